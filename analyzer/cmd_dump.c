@@ -1,0 +1,133 @@
+/*
+ * cmd_dump.c - `profinject-analyze dump FILE...`: every record as a line
+ * of text, header first. For looking at what the recorder wrote.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+
+void pi_warn_truncated(const struct pi_reader *reader)
+{
+    uint64_t offset, bytes;
+    if (pi_reader_truncated(reader, &offset, &bytes))
+        fprintf(stderr,
+                "profinject-analyze: %s: warning: file ends inside a frame at byte %" PRIu64
+                " (%" PRIu64 " bytes ignored); records up to there were read\n",
+                pi_reader_path(reader), offset, bytes);
+}
+
+void pi_print_header(FILE *out, const struct pi_reader *reader)
+{
+    const struct pi_trace_info *info = pi_reader_info(reader);
+    const struct pi_file_header *h = &info->header;
+    char when[64] = "?";
+    time_t seconds = (time_t)(h->start_realtime_ns / 1000000000u);
+    struct tm tm;
+    if (gmtime_r(&seconds, &tm))
+        strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(out, "file: %s\n", pi_reader_path(reader));
+    fprintf(out, "format: %u (header %u bytes, records %u bytes)\n", h->version, h->header_size,
+            h->record_size);
+    fprintf(out, "pid: %d  ppid: %d  outer pid: %d\n", h->pid, h->ppid, h->outer_pid);
+    fprintf(out, "host: %s\n", info->strings[PI_HDR_HOSTNAME]);
+    fprintf(out, "command: %s\n", info->strings[PI_HDR_CMDLINE]);
+    fprintf(out, "executable: %s\n", info->strings[PI_HDR_EXE]);
+    fprintf(out, "cgroup: %s\n", info->strings[PI_HDR_CGROUP]);
+    fprintf(out, "namespaces: pid %" PRIu64 "  mnt %" PRIu64 "\n", h->pid_ns, h->mnt_ns);
+    fprintf(out, "started: %s (monotonic %" PRIu64 " ns)\n", when, h->start_monotonic_ns);
+    fprintf(out, "clock: %s, %.6f ticks/ns\n",
+            h->clock_source == PI_CLOCK_TSC ? "invariant TSC" : "CLOCK_MONOTONIC",
+            h->ticks_per_second / 1e9);
+    fprintf(out, "flush every %.1f ms, process sample every %.1f ms\n",
+            (double)h->flush_interval_ns / 1e6, (double)h->sample_interval_ns / 1e6);
+}
+
+static const char *string_or(const struct pi_reader *reader, uint64_t id, const char *fallback)
+{
+    const char *s = id ? pi_reader_string(reader, id) : NULL;
+    return s ? s : fallback;
+}
+
+static void print_record(const struct pi_reader *reader, const struct pi_event *ev)
+{
+    const struct pi_record *r = &ev->rec;
+    const struct pi_file_header *h = &pi_reader_info(reader)->header;
+    double since = ((double)ev->ts_ns - (double)h->start_monotonic_ns) / 1e9;
+    if (pi_record_has_time(r->kind))
+        printf("%" PRIu64 " %+.9f tid=%u %s", ev->index, since, r->tid, pi_record_kind_name(r->kind));
+    else
+        printf("%" PRIu64 " - tid=%u %s", ev->index, r->tid, pi_record_kind_name(r->kind));
+    switch (r->kind) {
+    case PI_REC_STRING:
+        printf(" id=%" PRIu64 " \"%s\"", r->arg[0], string_or(reader, r->arg[0], ""));
+        break;
+    case PI_REC_LOST:
+        printf(" count=%" PRIu64 " reason=%" PRIu64, r->arg[0], r->arg[1]);
+        break;
+    case PI_REC_CLOCK_SYNC:
+        printf(" monotonic_ns=%" PRIu64 " realtime_ns=%" PRIu64, r->arg[0], r->arg[1]);
+        break;
+    case PI_REC_PROC_SAMPLE:
+        printf(" rss_bytes=%" PRIu64 " user_ns=%" PRIu64 " sys_ns=%" PRIu64, r->arg[0], r->arg[1],
+               r->arg[2]);
+        break;
+    case PI_REC_FORK:
+        printf(" child=%" PRId64 " dur_ns=%" PRIu64, (int64_t)r->arg[0], ev->dur_ns);
+        break;
+    case PI_REC_EXEC:
+        printf(" path=\"%s\"", string_or(reader, r->arg[0], "?"));
+        if (r->flags & PI_FLAG_FAILED)
+            printf(" failed errno=%" PRIu64, r->arg[1]);
+        break;
+    case PI_REC_PROCESS_END:
+        printf(" status=%" PRId64 " reason=%s", (int64_t)r->arg[0],
+               r->arg[1] == PI_END_SIGNAL ? "signal"
+               : r->arg[1] == PI_END__EXIT ? "_exit"
+                                           : "exit");
+        break;
+    case PI_REC_MARK:
+    case PI_REC_RANGE:
+        if (r->kind == PI_REC_RANGE)
+            printf(" dur_ns=%" PRIu64, ev->dur_ns);
+        printf(" value=%" PRIu64 " name=\"%s\"", r->arg[0], string_or(reader, r->arg[1], ""));
+        break;
+    default:
+        printf(" flags=0x%x dur_ns=%" PRIu64 " args=%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->flags,
+               ev->dur_ns, r->arg[0], r->arg[1], r->arg[2]);
+        break;
+    }
+    putchar('\n');
+}
+
+int pi_cmd_dump(int argc, char **argv)
+{
+    if (argc < 1) {
+        fprintf(stderr, "usage: profinject-analyze dump FILE...\n");
+        return PI_EXIT_USAGE;
+    }
+    int status = PI_EXIT_OK;
+    for (int i = 0; i < argc; i++) {
+        char error[600];
+        struct pi_reader *reader = pi_reader_open(argv[i], error, sizeof(error));
+        if (!reader) {
+            fprintf(stderr, "profinject-analyze: %s\n", error);
+            status = PI_EXIT_BAD_INPUT;
+            continue;
+        }
+        pi_print_header(stdout, reader);
+        struct pi_event ev;
+        int got;
+        while ((got = pi_reader_next(reader, &ev)) == PI_READ_EVENT)
+            print_record(reader, &ev);
+        if (got == PI_READ_ERROR) {
+            fprintf(stderr, "profinject-analyze: %s\n", pi_reader_error(reader));
+            status = PI_EXIT_BAD_INPUT;
+        }
+        pi_warn_truncated(reader);
+        pi_reader_close(reader);
+    }
+    return status;
+}

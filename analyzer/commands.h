@@ -1,0 +1,23 @@
+/*
+ * commands.h - the analyzer's subcommands, one file each.
+ * Each returns the process exit status: 0 ok, 1 usage, 2 bad input.
+ */
+#ifndef PI_COMMANDS_H
+#define PI_COMMANDS_H
+
+#include <stdio.h>
+
+#include "trace_reader.h"
+
+enum { PI_EXIT_OK = 0, PI_EXIT_USAGE = 1, PI_EXIT_BAD_INPUT = 2 };
+
+int pi_cmd_dump(int argc, char **argv);
+int pi_cmd_info(int argc, char **argv);
+
+/* pi_warn_truncated - print the standard warning when @reader's file was cut short */
+void pi_warn_truncated(const struct pi_reader *reader);
+
+/* pi_print_header - the header of one trace file, as "name: value" lines */
+void pi_print_header(FILE *out, const struct pi_reader *reader);
+
+#endif

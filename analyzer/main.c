@@ -1,0 +1,35 @@
+/*
+ * main.c - `profinject-analyze`: dispatch to one subcommand per file.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: profinject-analyze COMMAND [ARGS]\n"
+            "\n"
+            "commands:\n"
+            "  info FILE|DIR...   header, process tree, record counts, losses, time span\n"
+            "  dump FILE...       every record as text, header first\n"
+            "\n"
+            "Trace files are written by LD_PRELOAD=libprofinject.so into ./profinject-traces\n"
+            "(or $PROFINJECT_OUTPUT). Exit status: 0 ok, 1 usage, 2 unreadable input.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? PI_EXIT_USAGE : PI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "dump") == 0)
+        return pi_cmd_dump(argc - 2, argv + 2);
+    if (strcmp(argv[1], "info") == 0)
+        return pi_cmd_info(argc - 2, argv + 2);
+    fprintf(stderr, "profinject-analyze: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return PI_EXIT_USAGE;
+}

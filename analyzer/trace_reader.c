@@ -1,0 +1,438 @@
+/* trace_reader.c - streaming trace file reader (see trace_reader.h). */
+#define ZSTD_STATIC_LINKING_ONLY
+#include "trace_reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "profinject/record_codec.h"
+
+#define READ_CHUNK (1u << 20)
+#define MAX_FRAME_COMPRESSED (64u << 20)
+#define MAX_HEADER_SIZE 65535u
+#define MAX_FRAME_CONTENT (sizeof(struct pi_frame_header) + (size_t)PI_MAX_FRAME_RECORDS * PI_RECORD_SIZE)
+#define MAX_STRING_ID (1u << 24)
+/* Refine the tick rate only from sync points this far apart. */
+#define RATE_REFINE_MIN_NS 50000000u
+
+struct pi_reader {
+    char *path;
+    FILE *file;
+    ZSTD_DCtx *dctx;
+    struct pi_trace_info info;
+
+    /* compressed input window */
+    uint8_t *in;
+    size_t in_capacity, in_start, in_end;
+    uint64_t in_file_offset; /* file offset of in[0] */
+    int eof;
+
+    /* current frame */
+    uint8_t *raw;
+    struct pi_record *records;
+    uint32_t record_count, record_pos;
+    uint64_t frame_offset;
+    uint32_t frame_sequence;
+    uint64_t record_index;
+
+    /* clock mapping */
+    uint64_t base_ticks, base_ns;
+    double ticks_per_ns;
+
+    /* strings by id */
+    char **strings;
+    uint32_t string_capacity;
+
+    int truncated;
+    uint64_t truncated_offset, truncated_bytes;
+    char error[512];
+};
+
+const char *pi_record_kind_name(unsigned kind)
+{
+    static const char *const names[PI_REC_KIND_COUNT] = {
+        [PI_REC_INVALID] = "invalid",         [PI_REC_STRING] = "string",
+        [PI_REC_LOST] = "lost",               [PI_REC_CLOCK_SYNC] = "clock_sync",
+        [PI_REC_PROC_SAMPLE] = "proc_sample", [PI_REC_FORK] = "fork",
+        [PI_REC_EXEC] = "exec",               [PI_REC_PROCESS_END] = "process_end",
+        [PI_REC_MARK] = "mark",               [PI_REC_RANGE] = "range",
+        [PI_REC_THREAD_START] = "thread_start", [PI_REC_THREAD_EXIT] = "thread_exit",
+        [PI_REC_THREAD_NAME] = "thread_name",
+    };
+    return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
+}
+
+static void fail(struct pi_reader *r, uint64_t offset, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fail(struct pi_reader *r, uint64_t offset, const char *format, ...)
+{
+    char what[400];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(what, sizeof(what), format, args);
+    va_end(args);
+    snprintf(r->error, sizeof(r->error), "%s: byte %llu: %s", r->path,
+             (unsigned long long)offset, what);
+}
+
+/* Make sure at least @want bytes are buffered (fewer only at end of file). */
+static int fill(struct pi_reader *r, size_t want)
+{
+    while (r->in_end - r->in_start < want && !r->eof) {
+        if (r->in_start > 0) {
+            memmove(r->in, r->in + r->in_start, r->in_end - r->in_start);
+            r->in_file_offset += r->in_start;
+            r->in_end -= r->in_start;
+            r->in_start = 0;
+        }
+        size_t need = want > READ_CHUNK ? want : READ_CHUNK;
+        if (r->in_capacity < need + READ_CHUNK) {
+            uint8_t *grown = realloc(r->in, need + READ_CHUNK);
+            if (!grown) {
+                fail(r, r->in_file_offset, "out of memory");
+                return -1;
+            }
+            r->in = grown;
+            r->in_capacity = need + READ_CHUNK;
+        }
+        size_t n = fread(r->in + r->in_end, 1, r->in_capacity - r->in_end, r->file);
+        r->in_end += n;
+        if (n == 0) {
+            if (ferror(r->file)) {
+                fail(r, r->in_file_offset + r->in_end, "read error: %s", strerror(errno));
+                return -1;
+            }
+            r->eof = 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Decompress the next frame into r->raw. Return 1 with *@size set, 0 at
+ * a clean end (or a truncated tail, flagged), -1 on error.
+ */
+static int next_frame(struct pi_reader *r, size_t max_content, size_t *size)
+{
+    size_t want = 32;
+    for (;;) {
+        if (fill(r, want) != 0)
+            return -1;
+        size_t avail = r->in_end - r->in_start;
+        uint64_t offset = r->in_file_offset + r->in_start;
+        if (avail == 0)
+            return 0;
+        size_t csize = ZSTD_findFrameCompressedSize(r->in + r->in_start, avail);
+        if (!ZSTD_isError(csize))
+            break;
+        if (ZSTD_getErrorCode(csize) != ZSTD_error_srcSize_wrong) {
+            fail(r, offset, "not a zstd frame (%s)", ZSTD_getErrorName(csize));
+            return -1;
+        }
+        if (r->eof) {
+            r->truncated = 1;
+            r->truncated_offset = offset;
+            r->truncated_bytes = avail;
+            r->in_start = r->in_end;
+            return 0;
+        }
+        if (avail >= MAX_FRAME_COMPRESSED) {
+            fail(r, offset, "frame larger than %u bytes", MAX_FRAME_COMPRESSED);
+            return -1;
+        }
+        want = avail * 2;
+    }
+    uint8_t *src = r->in + r->in_start;
+    size_t csize = ZSTD_findFrameCompressedSize(src, r->in_end - r->in_start);
+    uint64_t offset = r->in_file_offset + r->in_start;
+    unsigned long long content = ZSTD_getFrameContentSize(src, csize);
+    if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR ||
+        content > max_content) {
+        fail(r, offset, "frame content size %s (at most %zu expected)",
+             content == ZSTD_CONTENTSIZE_UNKNOWN ? "not stated" : "out of range", max_content);
+        return -1;
+    }
+    size_t n = ZSTD_decompressDCtx(r->dctx, r->raw, max_content, src, csize);
+    if (ZSTD_isError(n) || n != content) {
+        fail(r, offset, "corrupt zstd frame (%s)",
+             ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch");
+        return -1;
+    }
+    r->frame_offset = offset;
+    r->in_start += csize;
+    *size = n;
+    return 1;
+}
+
+static char *copy_string(const void *bytes, size_t length)
+{
+    char *s = malloc(length + 1);
+    if (s) {
+        memcpy(s, bytes, length);
+        s[length] = '\0';
+    }
+    return s;
+}
+
+static int parse_header(struct pi_reader *r, size_t size)
+{
+    struct pi_file_header *h = &r->info.header;
+    if (size < PI_FILE_MAGIC_LEN || memcmp(r->raw, PI_FILE_MAGIC, PI_FILE_MAGIC_LEN) != 0) {
+        fail(r, 0, "not a profinject trace (bad magic)");
+        return -1;
+    }
+    if (size < sizeof(*h)) {
+        fail(r, 0, "header is %zu bytes, shorter than the %zu of format %d", size, sizeof(*h),
+             PI_FORMAT_VERSION);
+        return -1;
+    }
+    memcpy(h, r->raw, sizeof(*h));
+    if (h->endian != PI_ENDIAN_MARK) {
+        fail(r, 0, "written with another byte order (mark 0x%08x)", h->endian);
+        return -1;
+    }
+    if (h->version > PI_FORMAT_VERSION) {
+        fail(r, 0, "format version %u is newer than this analyzer reads (%d); update profinject",
+             h->version, PI_FORMAT_VERSION);
+        return -1;
+    }
+    if (h->version == 0 || h->record_size != PI_RECORD_SIZE) {
+        fail(r, 0, "unsupported format version %u / record size %u", h->version, h->record_size);
+        return -1;
+    }
+    if ((h->features & ~(uint32_t)PI_CODEC_FEATURES) != 0 || h->features != PI_CODEC_FEATURES) {
+        fail(r, 0, "unknown feature bits 0x%x", h->features);
+        return -1;
+    }
+    size_t total = sizeof(*h);
+    for (int i = 0; i < PI_HDR_STRING_COUNT; i++)
+        total += h->string_len[i];
+    if (h->header_size != size || total != size) {
+        fail(r, 0, "header size %u does not match its contents (%zu) and frame (%zu)",
+             h->header_size, total, size);
+        return -1;
+    }
+    if (!(h->ticks_per_second > 1e6 && h->ticks_per_second < 1e12)) {
+        fail(r, 0, "clock rate %g ticks/s is not plausible", h->ticks_per_second);
+        return -1;
+    }
+    size_t at = sizeof(*h);
+    for (int i = 0; i < PI_HDR_STRING_COUNT; i++) {
+        r->info.strings[i] = copy_string(r->raw + at, h->string_len[i]);
+        if (!r->info.strings[i]) {
+            fail(r, 0, "out of memory");
+            return -1;
+        }
+        at += h->string_len[i];
+    }
+    r->base_ticks = h->start_ticks;
+    r->base_ns = h->start_monotonic_ns;
+    r->ticks_per_ns = h->ticks_per_second / 1e9;
+    return 0;
+}
+
+struct pi_reader *pi_reader_open(const char *path, char *error, size_t error_size)
+{
+    struct pi_reader *r = calloc(1, sizeof(*r));
+    if (!r) {
+        snprintf(error, error_size, "%s: out of memory", path);
+        return NULL;
+    }
+    r->path = strdup(path);
+    r->dctx = ZSTD_createDCtx();
+    r->raw = malloc(MAX_FRAME_CONTENT);
+    r->records = malloc((size_t)PI_MAX_FRAME_RECORDS * sizeof(struct pi_record));
+    if (!r->path || !r->dctx || !r->raw || !r->records) {
+        snprintf(error, error_size, "%s: out of memory", path);
+        pi_reader_close(r);
+        return NULL;
+    }
+    r->file = fopen(path, "rb");
+    if (!r->file) {
+        snprintf(error, error_size, "%s: cannot open: %s", path, strerror(errno));
+        pi_reader_close(r);
+        return NULL;
+    }
+    size_t size = 0;
+    int got = next_frame(r, MAX_HEADER_SIZE, &size);
+    if (got == 0)
+        fail(r, 0, r->truncated ? "file ends inside its header frame" : "empty file");
+    if (got != 1 || parse_header(r, size) != 0) {
+        snprintf(error, error_size, "%s", r->error);
+        pi_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+void pi_reader_close(struct pi_reader *r)
+{
+    if (!r)
+        return;
+    if (r->file)
+        fclose(r->file);
+    ZSTD_freeDCtx(r->dctx);
+    for (int i = 0; i < PI_HDR_STRING_COUNT; i++)
+        free(r->info.strings[i]);
+    for (uint32_t i = 0; i < r->string_capacity; i++)
+        free(r->strings[i]);
+    free(r->strings);
+    free(r->in);
+    free(r->raw);
+    free(r->records);
+    free(r->path);
+    free(r);
+}
+
+const struct pi_trace_info *pi_reader_info(const struct pi_reader *r)
+{
+    return &r->info;
+}
+
+const char *pi_reader_error(const struct pi_reader *r)
+{
+    return r->error;
+}
+
+const char *pi_reader_path(const struct pi_reader *r)
+{
+    return r->path;
+}
+
+uint64_t pi_reader_bytes_read(const struct pi_reader *r)
+{
+    return r->in_file_offset + r->in_start;
+}
+
+int pi_reader_truncated(const struct pi_reader *r, uint64_t *offset, uint64_t *bytes)
+{
+    if (offset)
+        *offset = r->truncated_offset;
+    if (bytes)
+        *bytes = r->truncated_bytes;
+    return r->truncated;
+}
+
+const char *pi_reader_string(const struct pi_reader *r, uint64_t id)
+{
+    return id < r->string_capacity ? r->strings[id] : NULL;
+}
+
+uint64_t pi_reader_ticks_to_ns(const struct pi_reader *r, uint64_t ticks)
+{
+    double delta = (double)(int64_t)(ticks - r->base_ticks) / r->ticks_per_ns;
+    return r->base_ns + (uint64_t)(int64_t)delta;
+}
+
+static int load_record_frame(struct pi_reader *r)
+{
+    size_t size;
+    int got = next_frame(r, MAX_FRAME_CONTENT, &size);
+    if (got != 1)
+        return got;
+    struct pi_frame_header fh;
+    if (size < sizeof(fh)) {
+        fail(r, r->frame_offset, "frame of %zu bytes is shorter than a frame header", size);
+        return -1;
+    }
+    memcpy(&fh, r->raw, sizeof(fh));
+    if (fh.magic != PI_FRAME_MAGIC) {
+        fail(r, r->frame_offset, "bad frame magic 0x%08x", fh.magic);
+        return -1;
+    }
+    if (fh.record_count > PI_MAX_FRAME_RECORDS ||
+        size != sizeof(fh) + (size_t)fh.record_count * PI_RECORD_SIZE) {
+        fail(r, r->frame_offset, "frame says %u records but holds %zu bytes", fh.record_count,
+             size - sizeof(fh));
+        return -1;
+    }
+    if (fh.sequence != r->frame_sequence + 1) {
+        fail(r, r->frame_offset, "frame sequence %u follows %u: frames are missing", fh.sequence,
+             r->frame_sequence);
+        return -1;
+    }
+    r->frame_sequence = fh.sequence;
+    pi_codec_decode(r->raw + sizeof(fh), fh.record_count, r->records);
+    r->record_count = fh.record_count;
+    r->record_pos = 0;
+    return 1;
+}
+
+static int define_string(struct pi_reader *r, const struct pi_record *rec)
+{
+    uint64_t id = rec->arg[0], length = rec->arg[1];
+    uint32_t slots = pi_string_slots(length);
+    if (id == 0 || id >= MAX_STRING_ID || length > PI_MAX_STRING_LEN ||
+        slots > r->record_count - r->record_pos - 1) {
+        fail(r, r->frame_offset, "record %u: string id %llu of length %llu does not fit the frame",
+             r->record_pos, (unsigned long long)id, (unsigned long long)length);
+        return -1;
+    }
+    if (id >= r->string_capacity) {
+        uint32_t capacity = r->string_capacity ? r->string_capacity : 256;
+        while (capacity <= id)
+            capacity *= 2;
+        char **grown = realloc(r->strings, sizeof(char *) * capacity);
+        if (!grown) {
+            fail(r, r->frame_offset, "out of memory");
+            return -1;
+        }
+        memset(grown + r->string_capacity, 0, sizeof(char *) * (capacity - r->string_capacity));
+        r->strings = grown;
+        r->string_capacity = capacity;
+    }
+    char *text = copy_string(&r->records[r->record_pos + 1], length);
+    if (!text) {
+        fail(r, r->frame_offset, "out of memory");
+        return -1;
+    }
+    free(r->strings[id]);
+    r->strings[id] = text;
+    return 0;
+}
+
+/* A new sync point: map ticks from here, and refine the rate over the whole run. */
+static void apply_clock_sync(struct pi_reader *r, const struct pi_record *rec)
+{
+    const struct pi_file_header *h = &r->info.header;
+    uint64_t mono = rec->arg[0];
+    if (rec->ts > h->start_ticks && mono > h->start_monotonic_ns + RATE_REFINE_MIN_NS)
+        r->ticks_per_ns = (double)(rec->ts - h->start_ticks) / (double)(mono - h->start_monotonic_ns);
+    r->base_ticks = rec->ts;
+    r->base_ns = mono;
+}
+
+int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
+{
+    while (r->record_pos >= r->record_count) {
+        int got = load_record_frame(r);
+        if (got <= 0)
+            return got < 0 ? PI_READ_ERROR : PI_READ_END;
+    }
+    const struct pi_record *rec = &r->records[r->record_pos];
+    if (rec->kind == PI_REC_INVALID || rec->kind >= PI_REC_KIND_COUNT) {
+        fail(r, r->frame_offset, "record %u has unknown kind %u", r->record_pos, rec->kind);
+        return PI_READ_ERROR;
+    }
+    uint32_t consumed = 1;
+    if (rec->kind == PI_REC_STRING) {
+        if (define_string(r, rec) != 0)
+            return PI_READ_ERROR;
+        consumed += pi_string_slots(rec->arg[1]);
+    } else if (rec->kind == PI_REC_CLOCK_SYNC) {
+        apply_clock_sync(r, rec);
+    }
+    ev->rec = *rec;
+    ev->ts_ns = pi_reader_ticks_to_ns(r, rec->ts);
+    ev->dur_ns = (uint64_t)((double)rec->dur / r->ticks_per_ns);
+    ev->frame_offset = r->frame_offset;
+    ev->index = r->record_index++;
+    r->record_pos += consumed;
+    return PI_READ_EVENT;
+}

@@ -1,0 +1,78 @@
+/* clock.c - tick source selection and calibration (see clock.h). */
+#include "clock.h"
+
+#include "profinject/trace_format.h"
+
+#if PI_HAVE_TSC
+#include <cpuid.h>
+#endif
+
+int pi_clock_uses_tsc;
+
+static int cpu_has_invariant_tsc(void)
+{
+#if PI_HAVE_TSC
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) || eax < 0x80000007u)
+        return 0;
+    if (!__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx))
+        return 0;
+    return (edx >> 8) & 1;
+#else
+    return 0;
+#endif
+}
+
+void pi_clock_init(enum pi_clock_request request)
+{
+    switch (request) {
+    case PI_CLOCK_FORCE_MONOTONIC:
+        pi_clock_uses_tsc = 0;
+        break;
+    case PI_CLOCK_FORCE_TSC:
+        pi_clock_uses_tsc = PI_HAVE_TSC;
+        break;
+    default:
+        pi_clock_uses_tsc = cpu_has_invariant_tsc();
+        break;
+    }
+}
+
+int pi_clock_source(void)
+{
+    return pi_clock_uses_tsc ? PI_CLOCK_TSC : PI_CLOCK_MONOTONIC;
+}
+
+void pi_clock_sync_point(uint64_t *ticks, uint64_t *mono_ns)
+{
+    if (!pi_clock_uses_tsc) {
+        *mono_ns = pi_clock_ns(CLOCK_MONOTONIC);
+        *ticks = *mono_ns;
+        return;
+    }
+    /* Bracket the clock_gettime between two TSC reads and keep the tightest
+     * of a few tries: a preemption between the reads would skew the pair. */
+    uint64_t best_gap = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t before = pi_clock_ticks();
+        uint64_t mono = pi_clock_ns(CLOCK_MONOTONIC);
+        uint64_t after = pi_clock_ticks();
+        if (after - before < best_gap) {
+            best_gap = after - before;
+            *ticks = before + (after - before) / 2;
+            *mono_ns = mono;
+        }
+    }
+}
+
+double pi_clock_measure_rate(uint64_t spin_ns)
+{
+    if (!pi_clock_uses_tsc)
+        return 1e9;
+    uint64_t t0, m0, t1, m1;
+    pi_clock_sync_point(&t0, &m0);
+    do {
+        pi_clock_sync_point(&t1, &m1);
+    } while (m1 - m0 < spin_ns);
+    return (double)(t1 - t0) * 1e9 / (double)(m1 - m0);
+}

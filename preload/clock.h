@@ -1,0 +1,75 @@
+/*
+ * clock.h - the recorder's timestamp source.
+ *
+ * Hooks read the clock twice per event, so it must be cheap: the invariant
+ * TSC where the CPU has one (about 10 ns a read here), else
+ * CLOCK_MONOTONIC through the vDSO. The mapping from ticks to nanoseconds
+ * is measured off the hot path by the writer and stored in the trace.
+ */
+#ifndef PI_CLOCK_H
+#define PI_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define PI_HAVE_TSC 1
+#else
+#define PI_HAVE_TSC 0
+#endif
+
+enum pi_clock_request { PI_CLOCK_AUTO, PI_CLOCK_FORCE_TSC, PI_CLOCK_FORCE_MONOTONIC };
+
+/* Set once by pi_clock_init, read on every event. */
+extern int pi_clock_uses_tsc;
+
+/* pi_clock_ticks - current time in clock ticks (TSC cycles or monotonic ns) */
+static inline uint64_t pi_clock_ticks(void)
+{
+#if PI_HAVE_TSC
+    if (__builtin_expect(pi_clock_uses_tsc, 1))
+        return __rdtsc();
+#endif
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* pi_clock_ns - read CLOCK_MONOTONIC or CLOCK_REALTIME in nanoseconds */
+static inline uint64_t pi_clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * pi_clock_init - choose the tick source
+ * @request: what the user asked for (PROFINJECT_CLOCK)
+ *
+ * Uses the TSC only when the CPU reports it invariant (CPUID 0x80000007
+ * EDX bit 8), since a TSC that stops or changes rate in idle states cannot
+ * be compared across cores.
+ */
+void pi_clock_init(enum pi_clock_request request);
+
+/* pi_clock_source - PI_CLOCK_TSC or PI_CLOCK_MONOTONIC (trace_format.h) */
+int pi_clock_source(void);
+
+/**
+ * pi_clock_sync_point - read ticks and CLOCK_MONOTONIC as close together as possible
+ * @ticks: receives the tick count
+ * @mono_ns: receives the monotonic time matching @ticks
+ */
+void pi_clock_sync_point(uint64_t *ticks, uint64_t *mono_ns);
+
+/**
+ * pi_clock_measure_rate - ticks per second, measured by spinning
+ * @spin_ns: how long to measure; longer is more precise
+ *
+ * Called by the writer thread, never by the application.
+ */
+double pi_clock_measure_rate(uint64_t spin_ns);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * config.h - recorder settings, read from PROFINJECT_* environment variables.
+ */
+#ifndef PI_CONFIG_H
+#define PI_CONFIG_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "clock.h"
+
+struct pi_config {
+    char output_dir[PATH_MAX];
+    uint64_t flush_interval_ns;  /* PROFINJECT_FLUSH_MS, default 100 */
+    uint64_t sample_interval_ns; /* PROFINJECT_SAMPLE_MS, default 10, 0 = off */
+    uint32_t buffer_records;     /* PROFINJECT_BUFFER_KB per thread buffer, default 64 */
+    uint32_t buffer_count;       /* PROFINJECT_POOL_MB in all, default 16 */
+    int compression_level;       /* PROFINJECT_ZSTD_LEVEL, default 3 */
+    enum pi_clock_request clock; /* PROFINJECT_CLOCK=auto|tsc|monotonic */
+    int disabled;                /* PROFINJECT_DISABLE=1 */
+};
+
+/**
+ * pi_config_from_env - fill @config from the environment, defaults otherwise
+ *
+ * Malformed values keep their default and print one profinject: line.
+ * Uses getenv only: safe before the C library is fully set up.
+ */
+void pi_config_from_env(struct pi_config *config);
+
+#endif

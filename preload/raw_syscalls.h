@@ -1,0 +1,82 @@
+/*
+ * raw_syscalls.h - the profiler's own file and futex calls, made as direct
+ * system calls so they never enter the profiler's hooks (or anyone else's
+ * interposers) and never touch errno-visible state of libc beyond errno,
+ * which callers save.
+ */
+#ifndef PI_RAW_SYSCALLS_H
+#define PI_RAW_SYSCALLS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline int pi_sys_open(const char *path, int flags, mode_t mode)
+{
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+static inline ssize_t pi_sys_read(int fd, void *buf, size_t len)
+{
+    return syscall(SYS_read, fd, buf, len);
+}
+
+static inline ssize_t pi_sys_pread(int fd, void *buf, size_t len, off_t offset)
+{
+    return syscall(SYS_pread64, fd, buf, len, offset);
+}
+
+static inline int pi_sys_close(int fd)
+{
+    return (int)syscall(SYS_close, fd);
+}
+
+static inline uint32_t pi_sys_gettid(void)
+{
+    return (uint32_t)syscall(SYS_gettid);
+}
+
+/* pi_sys_write_all - write @len bytes, retrying short writes and EINTR; 0 or -1 with errno */
+static inline int pi_sys_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = syscall(SYS_write, fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (n == 0) {
+            errno = EIO;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* pi_futex_wait - sleep while *@word == @expected, at most @timeout_ns (0: no limit) */
+static inline void pi_futex_wait(void *word, uint32_t expected, uint64_t timeout_ns)
+{
+    int saved = errno;
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout_ns ? &ts : NULL, NULL, 0);
+    errno = saved;
+}
+
+/* pi_futex_wake - wake up to @count waiters on @word */
+static inline void pi_futex_wake(void *word, int count)
+{
+    int saved = errno;
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+    errno = saved;
+}
+
+#endif

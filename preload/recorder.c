@@ -1,0 +1,296 @@
+/*
+ * recorder.c - application side of the recorder: thread state, the hot
+ * path, start, stop and fork handling. The writer thread is in writer.c.
+ */
+#include "recorder_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diagnostics.h"
+#include "raw_syscalls.h"
+
+struct pi_recorder pi_rec;
+_Atomic int pi_recording;
+
+/* Per-thread state. initial-exec TLS: no allocation and no lock on first
+ * access, which a preloaded object can rely on (it is loaded at start). */
+struct pi_thread {
+    uint32_t generation; /* pi_rec.generation when this state was set up */
+    uint32_t tid;
+    struct pi_buffer *buf;
+    uint32_t pos;
+    struct pi_thread_slot *slot; /* where this thread counts its drops */
+};
+static __thread struct pi_thread pi_tls __attribute__((tls_model("initial-exec")));
+
+uint32_t pi_current_tid(void)
+{
+    struct pi_thread *t = &pi_tls;
+    uint32_t generation = atomic_load_explicit(&pi_rec.generation, memory_order_relaxed);
+    if (t->generation != generation || t->tid == 0)
+        return pi_sys_gettid(); /* not cached yet; pi_emit will cache it */
+    return t->tid;
+}
+
+int pi_recorder_pid(void)
+{
+    return pi_rec.pid;
+}
+
+int pi_recorder_state(void)
+{
+    return atomic_load(&pi_rec.state);
+}
+
+static void thread_key_destructor(void *value)
+{
+    (void)value;
+    pi_thread_exit();
+}
+
+static struct pi_thread_slot *claim_slot(uint32_t tid)
+{
+    for (uint32_t i = 1; i < PI_THREAD_SLOTS; i++) {
+        struct pi_thread_slot *slot = &pi_rec.thread_slots[(tid + i) % (PI_THREAD_SLOTS - 1) + 1];
+        uint32_t expected = 0;
+        if (atomic_load_explicit(&slot->in_use, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&slot->in_use, &expected, 1)) {
+            atomic_store(&slot->tid, tid);
+            return slot;
+        }
+    }
+    return &pi_rec.thread_slots[0];
+}
+
+/* A thread seen for the first time in this process (or after fork). */
+static void thread_adopt(struct pi_thread *t, uint32_t generation)
+{
+    t->generation = generation;
+    t->tid = pi_sys_gettid();
+    t->buf = NULL;
+    t->pos = 0;
+    t->slot = claim_slot(t->tid);
+    /* Register for the destructor so the buffer is handed over at thread
+     * exit. pthread_setspecific does not allocate for the first 32 keys. */
+    if (pi_rec.thread_key_ok)
+        pthread_setspecific(pi_rec.thread_key, (void *)1);
+}
+
+/* Slow path of pi_emit: get a buffer with room. NULL means drop. */
+static struct pi_buffer *thread_refill(struct pi_thread *t)
+{
+    uint32_t generation = atomic_load_explicit(&pi_rec.generation, memory_order_relaxed);
+    if (t->generation != generation)
+        thread_adopt(t, generation);
+    struct pi_buffer_pool *pool = &pi_rec.pool;
+    if (t->buf) {
+        pi_pool_retire(pool, t->buf);
+        t->buf = NULL;
+        if (atomic_load_explicit(&pool->free_count, memory_order_relaxed) < pool->count / 2)
+            pi_writer_wake();
+    }
+    struct pi_buffer *buf = pi_pool_acquire(pool);
+    if (!buf)
+        return NULL;
+    t->buf = buf;
+    t->pos = 0;
+    return buf;
+}
+
+void pi_emit(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur, uint64_t arg0,
+             uint64_t arg1, uint64_t arg2)
+{
+    if (!atomic_load_explicit(&pi_recording, memory_order_relaxed))
+        return;
+    struct pi_thread *t = &pi_tls;
+    struct pi_buffer *buf = t->buf;
+    if (__builtin_expect(t->generation != atomic_load_explicit(&pi_rec.generation,
+                                                               memory_order_relaxed) ||
+                             buf == NULL || t->pos >= buf->capacity,
+                         0)) {
+        buf = thread_refill(t);
+        if (!buf) {
+            /* uncontended: the slot is this thread's own cache line */
+            atomic_fetch_add_explicit(&t->slot->lost, 1, memory_order_relaxed);
+            return;
+        }
+    }
+    struct pi_record *r = &buf->records[t->pos];
+    r->kind = kind;
+    r->flags = flags;
+    r->tid = t->tid;
+    r->ts = ts;
+    r->dur = dur;
+    r->arg[0] = arg0;
+    r->arg[1] = arg1;
+    r->arg[2] = arg2;
+    t->pos++;
+    atomic_store_explicit(&buf->committed, t->pos, memory_order_release);
+}
+
+void pi_thread_exit(void)
+{
+    struct pi_thread *t = &pi_tls;
+    if (t->generation != atomic_load_explicit(&pi_rec.generation, memory_order_relaxed))
+        return;
+    if (t->buf) {
+        pi_pool_retire(&pi_rec.pool, t->buf);
+        t->buf = NULL;
+    }
+    if (t->slot != &pi_rec.thread_slots[0]) {
+        atomic_fetch_add(&pi_rec.orphan_lost, atomic_exchange(&t->slot->lost, 0));
+        atomic_store(&t->slot->in_use, 0);
+    }
+    t->slot = NULL;
+    t->generation = 0; /* a later event re-adopts the thread */
+}
+
+uint32_t pi_intern(const char *text, uint64_t length)
+{
+    if (atomic_load_explicit(&pi_rec.state, memory_order_relaxed) != PI_STATE_RUNNING)
+        return 0;
+    return pi_strings_intern(&pi_rec.strings, text, length);
+}
+
+uint32_t pi_intern_cstr(const char *text)
+{
+    return text ? pi_intern(text, strlen(text)) : 0;
+}
+
+int pi_recorder_start(const struct pi_config *config)
+{
+    int expected = PI_STATE_UNINIT;
+    if (!atomic_compare_exchange_strong(&pi_rec.state, &expected, PI_STATE_STARTING))
+        return atomic_load(&pi_rec.state) == PI_STATE_RUNNING ? 0 : -1;
+    pi_rec.config = *config;
+    if (config->disabled) {
+        atomic_store(&pi_rec.state, PI_STATE_STOPPED);
+        return -1;
+    }
+    pi_clock_init(config->clock);
+    pi_rec.pid = getpid();
+    atomic_store(&pi_rec.generation, 1);
+    if (pi_pool_init(&pi_rec.pool, config->buffer_count, config->buffer_records) != 0 ||
+        pi_strings_init(&pi_rec.strings, 65536, 8u << 20) != 0) {
+        pi_diag("cannot map %u KiB of trace buffers (%s); the program runs untraced",
+                (unsigned)((uint64_t)config->buffer_count * config->buffer_records *
+                           PI_RECORD_SIZE / 1024),
+                strerror(errno));
+        atomic_store(&pi_rec.state, PI_STATE_STOPPED);
+        return -1;
+    }
+    pi_rec.thread_key_ok = pthread_key_create(&pi_rec.thread_key, thread_key_destructor) == 0;
+    atomic_store(&pi_recording, 1);
+    atomic_store(&pi_rec.state, PI_STATE_RUNNING);
+    if (pi_writer_launch() != 0) {
+        atomic_store(&pi_recording, 0);
+        atomic_store(&pi_rec.state, PI_STATE_STOPPED);
+        return -1;
+    }
+    return 0;
+}
+
+/* Wait until *@word differs from @value or @timeout_ms passed; 0 if it changed. */
+static int wait_for_change(_Atomic uint32_t *word, uint32_t value, unsigned timeout_ms,
+                           int (*done)(uint32_t now, uint32_t value))
+{
+    uint64_t start = pi_clock_ns(CLOCK_MONOTONIC);
+    uint64_t limit = (uint64_t)timeout_ms * 1000000u;
+    for (;;) {
+        uint32_t now = atomic_load(word);
+        if (done(now, value))
+            return 0;
+        uint64_t elapsed = pi_clock_ns(CLOCK_MONOTONIC) - start;
+        if (elapsed >= limit || !atomic_load(&pi_rec.writer_running))
+            return done(atomic_load(word), value) ? 0 : -1;
+        uint64_t slice = limit - elapsed;
+        pi_futex_wait(word, now, slice < 10000000u ? slice : 10000000u);
+    }
+}
+
+static int reached(uint32_t now, uint32_t target)
+{
+    return (int32_t)(now - target) >= 0;
+}
+
+static int nonzero(uint32_t now, uint32_t unused)
+{
+    (void)unused;
+    return now != 0;
+}
+
+int pi_recorder_flush_sync(unsigned timeout_ms)
+{
+    if (atomic_load(&pi_rec.state) != PI_STATE_RUNNING || !atomic_load(&pi_rec.writer_running))
+        return -1;
+    uint32_t target = atomic_fetch_add(&pi_rec.flush_requested, 1) + 1;
+    pi_writer_wake();
+    return wait_for_change(&pi_rec.flush_done, target, timeout_ms, reached);
+}
+
+void pi_recorder_stop(int reason, int status)
+{
+    int expected = PI_STATE_RUNNING;
+    if (!atomic_compare_exchange_strong(&pi_rec.state, &expected, PI_STATE_STOPPED))
+        return;
+    pi_rec.end_reason = reason;
+    pi_rec.end_status = status;
+    if (!atomic_load(&pi_rec.writer_running)) {
+        atomic_store(&pi_recording, 0);
+        return;
+    }
+    /* The calling thread's last records are committed; the writer drains
+     * every buffer once more after recording is switched off. */
+    atomic_store(&pi_rec.stop_requested, 1);
+    pi_writer_wake();
+    wait_for_change(&pi_rec.writer_finished, 0, 5000, nonzero);
+}
+
+void pi_recorder_after_fork_child(void)
+{
+    if (atomic_load(&pi_rec.state) != PI_STATE_RUNNING)
+        return;
+    /* Only the forking thread exists now. Records in the buffers belong
+     * to the parent, which writes them; the child starts empty. */
+    atomic_fetch_add(&pi_rec.generation, 1);
+    pi_rec.pid = getpid();
+    pi_pool_reset(&pi_rec.pool);
+    pi_strings_forget_emitted(&pi_rec.strings);
+    atomic_store(&pi_rec.orphan_lost, 0);
+    for (uint32_t i = 0; i < PI_THREAD_SLOTS; i++) {
+        atomic_store(&pi_rec.thread_slots[i].lost, 0);
+        atomic_store(&pi_rec.thread_slots[i].in_use, 0);
+    }
+    atomic_store(&pi_rec.flush_requested, 0);
+    atomic_store(&pi_rec.flush_done, 0);
+    atomic_store(&pi_rec.stop_requested, 0);
+    atomic_store(&pi_rec.writer_finished, 0);
+    atomic_store(&pi_rec.writer_running, 0);
+    atomic_store(&pi_rec.writer_wake, 0);
+    atomic_store(&pi_rec.stat_records, 0);
+    atomic_store(&pi_rec.stat_lost, 0);
+    atomic_store(&pi_rec.stat_frames, 0);
+    atomic_store(&pi_rec.stat_bytes, 0);
+    atomic_store(&pi_rec.stat_raw_bytes, 0);
+    pi_rec.trace_path[0] = '\0';
+    if (pi_writer_launch() != 0) {
+        atomic_store(&pi_recording, 0);
+        atomic_store(&pi_rec.state, PI_STATE_STOPPED);
+    }
+}
+
+void pi_recorder_get_stats(struct pi_recorder_stats *stats)
+{
+    stats->records_written = atomic_load(&pi_rec.stat_records);
+    stats->records_lost = atomic_load(&pi_rec.stat_lost);
+    stats->frames_written = atomic_load(&pi_rec.stat_frames);
+    stats->bytes_written = atomic_load(&pi_rec.stat_bytes);
+    stats->bytes_uncompressed = atomic_load(&pi_rec.stat_raw_bytes);
+}
+
+const char *pi_recorder_trace_path(void)
+{
+    return pi_rec.trace_path;
+}

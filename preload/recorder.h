@@ -1,0 +1,105 @@
+/*
+ * recorder.h - the recorder core: per-thread buffers, the writer, one trace
+ * file per process. Hook files call pi_emit; nothing here knows about CUDA,
+ * files or threads as subjects of profiling. Unit tests drive this API
+ * directly, without any interposition.
+ */
+#ifndef PI_RECORDER_H
+#define PI_RECORDER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "config.h"
+#include "profinject/trace_format.h"
+
+enum pi_recorder_state {
+    PI_STATE_UNINIT = 0,
+    PI_STATE_STARTING = 1,
+    PI_STATE_RUNNING = 2,
+    PI_STATE_STOPPED = 3, /* finished, failed or disabled: hooks pass through */
+};
+
+/* Hot-path flag: nonzero while events are being recorded. */
+extern _Atomic int pi_recording;
+
+/**
+ * pi_recorder_start - set up buffers and strings, start the writer thread
+ * @config: settings; copied
+ *
+ * Return: 0 when recording, -1 when the profiler stays off (reason printed).
+ */
+int pi_recorder_start(const struct pi_config *config);
+
+/**
+ * pi_recorder_stop - record the end of the process, write everything, close the file
+ * @reason: enum pi_end_reason
+ * @status: exit status or signal number
+ *
+ * Waits for the writer at most a few seconds. Safe to call more than once.
+ */
+void pi_recorder_stop(int reason, int status);
+
+/* pi_recorder_state - enum pi_recorder_state */
+int pi_recorder_state(void);
+
+/**
+ * pi_recorder_after_fork_child - in a fork child: new file, new writer, no parent records
+ *
+ * Called from the fork hook in the child, after the real fork returned.
+ */
+void pi_recorder_after_fork_child(void);
+
+/**
+ * pi_recorder_flush_sync - write everything recorded so far and wait for it
+ * @timeout_ms: longest wait
+ *
+ * Async-signal-safe (atomics and futex only).
+ * Return: 0 when flushed, -1 on timeout or when not recording.
+ */
+int pi_recorder_flush_sync(unsigned timeout_ms);
+
+/**
+ * pi_emit - append one record to the calling thread's buffer
+ *
+ * The hot path: no lock, no malloc, no syscall except when a buffer fills.
+ * Drops and counts the record when no buffer is free.
+ */
+void pi_emit(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur, uint64_t arg0,
+             uint64_t arg1, uint64_t arg2);
+
+/**
+ * pi_intern - id of a string (name, path) for use in a record
+ * Return: the id, 0 when the table is full or the recorder is off.
+ */
+uint32_t pi_intern(const char *text, uint64_t length);
+
+/* pi_intern_cstr - pi_intern for a NUL-terminated string, NULL gives 0 */
+uint32_t pi_intern_cstr(const char *text);
+
+/* pi_thread_exit - the calling thread ends: hand its buffer to the writer */
+void pi_thread_exit(void);
+
+/* pi_current_tid - kernel thread id of the caller, cached per thread */
+uint32_t pi_current_tid(void);
+
+/* pi_recorder_pid - pid of the process the recorder writes for */
+int pi_recorder_pid(void);
+
+/* Statistics for tests and benchmarks. */
+struct pi_recorder_stats {
+    uint64_t records_written;
+    uint64_t records_lost;
+    uint64_t frames_written;
+    uint64_t bytes_written;
+    uint64_t bytes_uncompressed;
+};
+
+/* pi_recorder_get_stats - counters of the writer so far */
+void pi_recorder_get_stats(struct pi_recorder_stats *stats);
+
+/* pi_recorder_trace_path - path of this process's trace file, "" if none */
+const char *pi_recorder_trace_path(void);
+
+#endif

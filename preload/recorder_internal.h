@@ -1,0 +1,98 @@
+/*
+ * recorder_internal.h - state shared by recorder.c (application side) and
+ * writer.c (the writer thread). Not for hook files: they use recorder.h.
+ */
+#ifndef PI_RECORDER_INTERNAL_H
+#define PI_RECORDER_INTERNAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "buffer_pool.h"
+#include "config.h"
+#include "recorder.h"
+#include "string_table.h"
+
+struct ZSTD_CCtx_s;
+
+#define PI_THREAD_SLOTS 1024
+
+/*
+ * Where a thread counts the records it had to drop. The writer collects
+ * the counts every pass, so losses of threads still running at exit are
+ * counted too. One cache line each: a thread only ever touches its own.
+ */
+struct pi_thread_slot {
+    _Atomic uint64_t lost;
+    _Atomic uint32_t tid;
+    _Atomic uint32_t in_use;
+    char padding[48];
+};
+
+/* Everything the writer thread owns; touched by no other thread. */
+struct pi_writer {
+    int fd;
+    int statm_fd;
+    int failed;                 /* a write failed: drop everything from now on */
+    uint32_t frame_sequence;
+    struct pi_record *staging;  /* records waiting for the next frame */
+    uint32_t staged;
+    uint32_t staging_capacity;
+    uint8_t *encoded;           /* frame header + encoded records */
+    void *compressed;
+    size_t compressed_capacity;
+    struct ZSTD_CCtx_s *cctx;
+    uint32_t *snapshot_state;   /* per pool buffer, one pass */
+    uint32_t *snapshot_committed;
+    uint32_t *drain_order;      /* buffers with records to copy, oldest first */
+    uint64_t next_sample_ns;
+    uint64_t next_flush_ns;
+};
+
+struct pi_recorder {
+    struct pi_config config;
+    struct pi_buffer_pool pool;
+    struct pi_string_table strings;
+    _Atomic int state;            /* enum pi_recorder_state */
+    _Atomic uint32_t generation;  /* changes in a fork child: stale thread state is dropped */
+    int pid;
+    pthread_key_t thread_key;
+    int thread_key_ok;
+    double ticks_per_second;      /* measured once, inherited by fork children */
+
+    _Atomic uint64_t orphan_lost; /* dropped by threads that have ended */
+    /* slot 0 is shared by threads that found no free slot */
+    struct pi_thread_slot thread_slots[PI_THREAD_SLOTS] __attribute__((aligned(64)));
+
+    /* Writer coordination (futex words). */
+    _Atomic uint32_t writer_wake;
+    _Atomic uint32_t flush_requested;
+    _Atomic uint32_t flush_done;
+    _Atomic uint32_t stop_requested;
+    _Atomic uint32_t writer_finished;
+    _Atomic int writer_running;
+    int end_reason;
+    int end_status;
+
+    /* Statistics (the writer adds, anyone reads). */
+    _Atomic uint64_t stat_records;
+    _Atomic uint64_t stat_lost;
+    _Atomic uint64_t stat_frames;
+    _Atomic uint64_t stat_bytes;
+    _Atomic uint64_t stat_raw_bytes;
+
+    char trace_path[PATH_MAX];
+    struct pi_writer writer;
+};
+
+extern struct pi_recorder pi_rec;
+
+/* pi_writer_launch - start the writer thread; 0 or -1 (reason printed) */
+int pi_writer_launch(void);
+
+/* pi_writer_wake - nudge the writer (a buffer filled, a flush is wanted) */
+void pi_writer_wake(void);
+
+#endif

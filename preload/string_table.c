@@ -1,0 +1,151 @@
+/* string_table.c - lock-free string interning (see string_table.h). */
+#include "string_table.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "profinject/trace_format.h"
+
+static uint64_t fnv1a(const char *text, size_t length)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < length; i++) {
+        h ^= (unsigned char)text[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+int pi_strings_init(struct pi_string_table *table, uint32_t max_entries, size_t arena_size)
+{
+    uint32_t slots = 1;
+    while (slots < max_entries * 2u)
+        slots <<= 1;
+    size_t slot_bytes = sizeof(uint32_t) * slots;
+    size_t entry_bytes = sizeof(struct pi_string_entry) * max_entries;
+    size_t emitted_bytes = max_entries;
+    size_t size = slot_bytes + entry_bytes + emitted_bytes + arena_size + 64;
+    char *memory = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (memory == MAP_FAILED)
+        return -1;
+    memset(table, 0, sizeof(*table));
+    table->memory = memory;
+    table->memory_size = size;
+    table->entries = (struct pi_string_entry *)memory;
+    table->slots = (_Atomic uint32_t *)(memory + entry_bytes);
+    table->emitted = (uint8_t *)(memory + entry_bytes + slot_bytes);
+    table->arena = memory + entry_bytes + slot_bytes + emitted_bytes;
+    table->slot_mask = slots - 1;
+    table->max_entries = max_entries;
+    table->arena_size = arena_size;
+    atomic_store(&table->next_id, 1); /* id 0 means "no string" */
+    table->emit_from = 1;
+    return 0;
+}
+
+void pi_strings_destroy(struct pi_string_table *table)
+{
+    if (table->memory)
+        munmap(table->memory, table->memory_size);
+    memset(table, 0, sizeof(*table));
+}
+
+static int entry_matches(const struct pi_string_table *table, uint32_t id, uint64_t hash,
+                         const char *text, size_t length)
+{
+    const struct pi_string_entry *e = &table->entries[id];
+    return e->hash == hash && e->length == length &&
+           memcmp(table->arena + e->offset, text, length) == 0;
+}
+
+/* Create an entry for the string, not yet findable through the hash slots. */
+static uint32_t create_entry(struct pi_string_table *table, uint64_t hash, const char *text,
+                             size_t length)
+{
+    size_t offset = atomic_fetch_add_explicit(&table->arena_used, length, memory_order_relaxed);
+    if (offset + length > table->arena_size)
+        return 0;
+    uint32_t id = atomic_fetch_add_explicit(&table->next_id, 1, memory_order_relaxed);
+    if (id >= table->max_entries)
+        return 0;
+    struct pi_string_entry *e = &table->entries[id];
+    memcpy(table->arena + offset, text, length);
+    e->offset = offset;
+    e->length = (uint32_t)length;
+    e->hash = hash;
+    atomic_store_explicit(&e->ready, 1, memory_order_release);
+    return id;
+}
+
+uint32_t pi_strings_intern(struct pi_string_table *table, const char *text, size_t length)
+{
+    if (!table->memory)
+        return 0;
+    if (length > PI_MAX_STRING_LEN)
+        length = PI_MAX_STRING_LEN;
+    uint64_t hash = fnv1a(text, length);
+    uint32_t mine = 0;
+    for (uint32_t probe = 0; probe <= table->slot_mask; probe++) {
+        _Atomic uint32_t *slot = &table->slots[(hash + probe) & table->slot_mask];
+        uint32_t id = atomic_load_explicit(slot, memory_order_acquire);
+        if (id == 0) {
+            if (mine == 0 && (mine = create_entry(table, hash, text, length)) == 0)
+                return 0;
+            uint32_t expected = 0;
+            if (atomic_compare_exchange_strong_explicit(slot, &expected, mine,
+                                                        memory_order_release,
+                                                        memory_order_acquire))
+                return mine;
+            id = expected; /* someone else took the slot first */
+        }
+        if (entry_matches(table, id, hash, text, length))
+            return id;
+    }
+    return 0;
+}
+
+const char *pi_strings_get(const struct pi_string_table *table, uint32_t id, uint32_t *length)
+{
+    if (id == 0 || id >= table->max_entries ||
+        id >= atomic_load_explicit(&table->next_id, memory_order_acquire))
+        return NULL;
+    const struct pi_string_entry *e = &table->entries[id];
+    if (!atomic_load_explicit(&e->ready, memory_order_acquire))
+        return NULL;
+    *length = e->length;
+    return table->arena + e->offset;
+}
+
+void pi_strings_forget_emitted(struct pi_string_table *table)
+{
+    if (!table->memory)
+        return;
+    memset(table->emitted, 0, table->max_entries);
+    table->emit_from = 1;
+}
+
+uint32_t pi_strings_next_unemitted(struct pi_string_table *table)
+{
+    uint32_t end = atomic_load_explicit(&table->next_id, memory_order_acquire);
+    if (end > table->max_entries)
+        end = table->max_entries;
+    int all_done_so_far = 1;
+    for (uint32_t id = table->emit_from; id < end; id++) {
+        if (table->emitted[id])
+            goto skip;
+        if (!atomic_load_explicit(&table->entries[id].ready, memory_order_acquire)) {
+            all_done_so_far = 0; /* still being written by its thread */
+            continue;
+        }
+        table->emitted[id] = 1;
+        if (all_done_so_far)
+            table->emit_from = id + 1;
+        return id;
+    skip:
+        if (all_done_so_far)
+            table->emit_from = id + 1;
+    }
+    return 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * string_table.h - lock-free interning of names and paths.
+ *
+ * Any thread may intern; ids are small integers, 0 meaning "no string".
+ * An entry is fully written before its id is published in the hash table,
+ * so a record that refers to an id was always made after the string was
+ * complete. Two threads interning the same new string at once may both
+ * create an entry; the loser uses the winner's id and its own entry is
+ * written to the trace unused. No lock, no malloc: all memory is mapped at
+ * start.
+ */
+#ifndef PI_STRING_TABLE_H
+#define PI_STRING_TABLE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pi_string_entry {
+    _Atomic uint32_t ready;
+    uint32_t length;
+    uint64_t offset; /* into the arena */
+    uint64_t hash;
+};
+
+struct pi_string_table {
+    _Atomic uint32_t *slots; /* hash slot -> id, 0 when empty */
+    uint32_t slot_mask;
+    struct pi_string_entry *entries; /* indexed by id */
+    uint32_t max_entries;
+    _Atomic uint32_t next_id;
+    char *arena;
+    size_t arena_size;
+    _Atomic size_t arena_used;
+    uint8_t *emitted;  /* writer only: id already written to this file */
+    uint32_t emit_from; /* writer only: lowest id maybe not yet written */
+    void *memory;
+    size_t memory_size;
+};
+
+/**
+ * pi_strings_init - map memory for up to @max_entries strings of @arena_size bytes in all
+ * Return: 0, or -1 with errno set.
+ */
+int pi_strings_init(struct pi_string_table *table, uint32_t max_entries, size_t arena_size);
+
+void pi_strings_destroy(struct pi_string_table *table);
+
+/**
+ * pi_strings_intern - id of @length bytes at @text, adding them if new
+ * Return: the id, or 0 when the table or arena is full.
+ */
+uint32_t pi_strings_intern(struct pi_string_table *table, const char *text, size_t length);
+
+/**
+ * pi_strings_get - the bytes of a ready entry
+ * @length: receives the length
+ * Return: pointer into the arena, or NULL for an unknown or unfinished id.
+ */
+const char *pi_strings_get(const struct pi_string_table *table, uint32_t id, uint32_t *length);
+
+/* pi_strings_forget_emitted - in a fork child: the new file needs every string again */
+void pi_strings_forget_emitted(struct pi_string_table *table);
+
+/**
+ * pi_strings_next_unemitted - writer only: next ready string not yet written
+ * Return: its id (marked emitted), or 0 when there is none.
+ */
+uint32_t pi_strings_next_unemitted(struct pi_string_table *table);
+
+#endif

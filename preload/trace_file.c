@@ -1,0 +1,158 @@
+/* trace_file.c - trace file creation and header contents (see trace_file.h). */
+#include "trace_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "profinject/trace_format.h"
+#include "raw_syscalls.h"
+
+static int make_directories(const char *dir)
+{
+    char path[4096];
+    size_t len = strlen(dir);
+    if (len == 0 || len >= sizeof(path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(path, dir, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        char saved = path[i];
+        path[i] = '\0';
+        if (syscall(SYS_mkdirat, AT_FDCWD, path, 0700) != 0 && errno != EEXIST)
+            return -1;
+        path[i] = saved;
+    }
+    return 0;
+}
+
+/* Keep the host name usable in a file name. */
+static void sanitize(char *text)
+{
+    for (; *text; text++)
+        if (!((*text >= 'a' && *text <= 'z') || (*text >= 'A' && *text <= 'Z') ||
+              (*text >= '0' && *text <= '9') || *text == '-' || *text == '_'))
+            *text = '_';
+}
+
+int pi_trace_file_create(const char *dir, uint64_t start_realtime_ns, char *path,
+                         size_t path_size)
+{
+    if (make_directories(dir) != 0)
+        return -1;
+    struct utsname uts;
+    char host[65] = "host";
+    if (uname(&uts) == 0)
+        snprintf(host, sizeof(host), "%s", uts.nodename);
+    sanitize(host);
+    int n = snprintf(path, path_size, "%s/%s.%d.%llu.pitrace.zst", dir, host, (int)getpid(),
+                     (unsigned long long)start_realtime_ns);
+    if (n < 0 || (size_t)n >= path_size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return pi_sys_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+/* Read a small /proc file into @buf (NUL-terminated); its length, 0 on failure. */
+static size_t read_proc_file(const char *path, char *buf, size_t size)
+{
+    int fd = pi_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    size_t total = 0;
+    while (total + 1 < size) {
+        ssize_t n = pi_sys_read(fd, buf + total, size - 1 - total);
+        if (n <= 0)
+            break;
+        total += (size_t)n;
+    }
+    pi_sys_close(fd);
+    buf[total] = '\0';
+    return total;
+}
+
+static uint64_t namespace_inode(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* First pid on the NSpid line: the pid in the namespace of /proc's mount. */
+static int outer_pid(void)
+{
+    char status[4096];
+    if (read_proc_file("/proc/self/status", status, sizeof(status)) == 0)
+        return 0;
+    const char *line = strstr(status, "\nNSpid:");
+    int pid = 0;
+    if (line && sscanf(line + 7, "%d", &pid) != 1)
+        pid = 0;
+    return pid;
+}
+
+static size_t trim_newline(char *text, size_t len)
+{
+    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\0'))
+        text[--len] = '\0';
+    return len;
+}
+
+size_t pi_trace_header_build(uint8_t *out, size_t capacity, const struct pi_header_clock *clock)
+{
+    struct pi_file_header h;
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, PI_FILE_MAGIC, PI_FILE_MAGIC_LEN);
+    h.version = PI_FORMAT_VERSION;
+    h.endian = PI_ENDIAN_MARK;
+    h.features = PI_FEATURE_TS_DELTA | PI_FEATURE_SHUFFLE;
+    h.record_size = PI_RECORD_SIZE;
+    h.clock_source = (uint16_t)clock->clock_source;
+    h.pid = getpid();
+    h.ppid = getppid();
+    h.outer_pid = outer_pid();
+    h.pid_ns = namespace_inode("/proc/self/ns/pid");
+    h.mnt_ns = namespace_inode("/proc/self/ns/mnt");
+    h.start_realtime_ns = clock->start_realtime_ns;
+    h.start_monotonic_ns = clock->start_monotonic_ns;
+    h.start_ticks = clock->start_ticks;
+    h.ticks_per_second = clock->ticks_per_second;
+    h.flush_interval_ns = clock->flush_interval_ns;
+    h.sample_interval_ns = clock->sample_interval_ns;
+
+    static char strings[PI_HDR_STRING_COUNT][4096];
+    size_t lengths[PI_HDR_STRING_COUNT];
+    struct utsname uts;
+    lengths[PI_HDR_HOSTNAME] = 0;
+    if (uname(&uts) == 0)
+        lengths[PI_HDR_HOSTNAME] = (size_t)snprintf(strings[PI_HDR_HOSTNAME], 4096, "%s",
+                                                    uts.nodename);
+    size_t cmdline = read_proc_file("/proc/self/cmdline", strings[PI_HDR_CMDLINE], 4096);
+    for (size_t i = 0; i + 1 < cmdline; i++)
+        if (strings[PI_HDR_CMDLINE][i] == '\0')
+            strings[PI_HDR_CMDLINE][i] = ' ';
+    lengths[PI_HDR_CMDLINE] = trim_newline(strings[PI_HDR_CMDLINE], cmdline);
+    ssize_t exe = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", strings[PI_HDR_EXE], 4095);
+    lengths[PI_HDR_EXE] = exe > 0 ? (size_t)exe : 0;
+    size_t cgroup = read_proc_file("/proc/self/cgroup", strings[PI_HDR_CGROUP], 4096);
+    lengths[PI_HDR_CGROUP] = trim_newline(strings[PI_HDR_CGROUP], cgroup);
+
+    size_t used = sizeof(h);
+    for (int i = 0; i < PI_HDR_STRING_COUNT; i++) {
+        size_t room = capacity > used ? capacity - used : 0;
+        if (lengths[i] > room)
+            lengths[i] = room;
+        h.string_len[i] = (uint16_t)lengths[i];
+        memcpy(out + used, strings[i], lengths[i]);
+        used += lengths[i];
+    }
+    h.header_size = (uint16_t)used;
+    memcpy(out, &h, sizeof(h));
+    return used;
+}

@@ -1,0 +1,43 @@
+/*
+ * trace_file.h - creating a process's trace file and its header.
+ * Called by the writer thread only.
+ */
+#ifndef PI_TRACE_FILE_H
+#define PI_TRACE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * pi_trace_file_create - make the output directory and a new, private trace file
+ * @dir: output directory (created 0700 with its parents when missing)
+ * @start_realtime_ns: part of the name, which is unique without coordination
+ * @path: receives the file's path
+ * @path_size: size of @path
+ *
+ * The file is created 0600 with O_EXCL|O_NOFOLLOW|O_CLOEXEC: a name that
+ * exists, or a planted symlink, is never written through.
+ * Return: the file descriptor, or -1 with errno set.
+ */
+int pi_trace_file_create(const char *dir, uint64_t start_realtime_ns, char *path,
+                         size_t path_size);
+
+struct pi_header_clock {
+    int clock_source;
+    uint64_t start_realtime_ns;
+    uint64_t start_monotonic_ns;
+    uint64_t start_ticks;
+    double ticks_per_second;
+    uint64_t flush_interval_ns;
+    uint64_t sample_interval_ns;
+};
+
+/**
+ * pi_trace_header_build - the file header for this process, strings included
+ * @out: receives the header
+ * @capacity: size of @out; strings are truncated to fit
+ * Return: the header's size in bytes.
+ */
+size_t pi_trace_header_build(uint8_t *out, size_t capacity, const struct pi_header_clock *clock);
+
+#endif

@@ -1,0 +1,399 @@
+/*
+ * writer.c - the writer thread: drains thread buffers, adds process
+ * samples, compresses each batch into its own zstd frame and appends it to
+ * the trace file. It owns all of the profiler's I/O, blocks every signal,
+ * and never calls a hooked function (raw syscalls only).
+ */
+#include "recorder_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <zstd.h>
+
+#include "diagnostics.h"
+#include "profinject/record_codec.h"
+#include "raw_syscalls.h"
+#include "trace_file.h"
+
+#define STAGING_RECORDS 16384u
+#define HEADER_CAPACITY 16384u
+#define CALIBRATION_NS 5000000u
+
+void pi_writer_wake(void)
+{
+    if (atomic_exchange(&pi_rec.writer_wake, 1) == 0)
+        pi_futex_wake(&pi_rec.writer_wake, 1);
+}
+
+/* A write failed: say so once, stop recording, keep draining buffers. */
+static void writer_fail(struct pi_writer *w, const char *what)
+{
+    if (w->failed)
+        return;
+    w->failed = 1;
+    atomic_store(&pi_recording, 0);
+    pi_diag("cannot %s trace file %s: %s; tracing stopped, the program continues", what,
+            pi_rec.trace_path[0] ? pi_rec.trace_path : pi_rec.config.output_dir,
+            strerror(errno));
+}
+
+/* Compress @raw_len bytes of @raw into one frame and append it. */
+static void write_frame(struct pi_writer *w, const void *raw, size_t raw_len)
+{
+    if (w->failed)
+        return;
+    size_t n = ZSTD_compressCCtx(w->cctx, w->compressed, w->compressed_capacity, raw, raw_len,
+                                 pi_rec.config.compression_level);
+    if (ZSTD_isError(n)) {
+        errno = EIO;
+        writer_fail(w, "compress for");
+        return;
+    }
+    if (pi_sys_write_all(w->fd, w->compressed, n) != 0) {
+        writer_fail(w, "write");
+        return;
+    }
+    atomic_fetch_add(&pi_rec.stat_frames, 1);
+    atomic_fetch_add(&pi_rec.stat_bytes, n);
+    atomic_fetch_add(&pi_rec.stat_raw_bytes, raw_len);
+}
+
+/* Encode and write the staged records as one frame. */
+static void flush_staging(struct pi_writer *w)
+{
+    if (w->staged == 0)
+        return;
+    struct pi_frame_header fh = {PI_FRAME_MAGIC, w->staged, ++w->frame_sequence, 0};
+    memcpy(w->encoded, &fh, sizeof(fh));
+    pi_codec_encode(w->staging, w->staged, w->encoded + sizeof(fh));
+    write_frame(w, w->encoded, sizeof(fh) + (size_t)w->staged * PI_RECORD_SIZE);
+    if (!w->failed)
+        atomic_fetch_add(&pi_rec.stat_records, w->staged);
+    w->staged = 0;
+}
+
+/* Room for @slots more records, writing a frame first if needed. */
+static struct pi_record *stage(struct pi_writer *w, uint32_t slots)
+{
+    if (w->staged + slots > w->staging_capacity)
+        flush_staging(w);
+    struct pi_record *r = &w->staging[w->staged];
+    w->staged += slots;
+    return r;
+}
+
+static void stage_process_record(struct pi_writer *w, uint16_t kind, uint64_t ts, uint64_t a0,
+                                 uint64_t a1, uint64_t a2)
+{
+    struct pi_record *r = stage(w, 1);
+    memset(r, 0, sizeof(*r));
+    r->kind = kind;
+    r->ts = ts;
+    r->arg[0] = a0;
+    r->arg[1] = a1;
+    r->arg[2] = a2;
+}
+
+static void stage_new_strings(struct pi_writer *w)
+{
+    uint32_t id;
+    while ((id = pi_strings_next_unemitted(&pi_rec.strings)) != 0) {
+        uint32_t length;
+        const char *text = pi_strings_get(&pi_rec.strings, id, &length);
+        if (!text)
+            continue;
+        uint32_t slots = pi_string_slots(length);
+        struct pi_record *r = stage(w, 1 + slots);
+        memset(r, 0, sizeof(*r) * (1 + slots));
+        r->kind = PI_REC_STRING;
+        r->arg[0] = id;
+        r->arg[1] = length;
+        memcpy(r + 1, text, length);
+    }
+}
+
+static void stage_clock_sync(struct pi_writer *w)
+{
+    uint64_t ticks, mono;
+    pi_clock_sync_point(&ticks, &mono);
+    stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, pi_clock_ns(CLOCK_REALTIME), 0);
+}
+
+static void stage_sample(struct pi_writer *w)
+{
+    uint64_t rss = 0;
+    char statm[128];
+    if (w->statm_fd >= 0) {
+        ssize_t n = pi_sys_pread(w->statm_fd, statm, sizeof(statm) - 1, 0);
+        if (n > 0) {
+            statm[n] = '\0';
+            unsigned long long size, resident;
+            if (sscanf(statm, "%llu %llu", &size, &resident) == 2)
+                rss = resident * (uint64_t)sysconf(_SC_PAGESIZE);
+        }
+    }
+    struct rusage ru;
+    uint64_t user = 0, sys = 0;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        user = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+        sys = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+    }
+    stage_process_record(w, PI_REC_PROC_SAMPLE, pi_clock_ticks(), rss, user, sys);
+}
+
+static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count)
+{
+    struct pi_record *r = stage(w, 1);
+    memset(r, 0, sizeof(*r));
+    r->kind = PI_REC_LOST;
+    r->tid = tid;
+    r->ts = pi_clock_ticks();
+    r->arg[0] = count;
+    r->arg[1] = PI_LOST_NO_BUFFER;
+    atomic_fetch_add(&pi_rec.stat_lost, count);
+}
+
+/* Turn the drop counters of threads (live or ended) into LOST records. */
+static void stage_lost_counts(struct pi_writer *w)
+{
+    for (uint32_t i = 0; i < PI_THREAD_SLOTS; i++) {
+        struct pi_thread_slot *slot = &pi_rec.thread_slots[i];
+        if (atomic_load_explicit(&slot->lost, memory_order_relaxed) == 0)
+            continue;
+        uint64_t count = atomic_exchange(&slot->lost, 0);
+        if (count)
+            stage_lost(w, i ? atomic_load(&slot->tid) : 0, count);
+    }
+    uint64_t orphans = atomic_exchange(&pi_rec.orphan_lost, 0);
+    if (orphans)
+        stage_lost(w, 0, orphans);
+}
+
+/* Copy records [flushed, end) of @b into staging, writing frames as it fills. */
+static void copy_buffer(struct pi_writer *w, struct pi_buffer *b, uint32_t end)
+{
+    while (b->flushed < end) {
+        uint32_t room = w->staging_capacity - w->staged;
+        if (room == 0) {
+            flush_staging(w);
+            continue;
+        }
+        uint32_t count = end - b->flushed < room ? end - b->flushed : room;
+        const struct pi_record *src = &b->records[b->flushed];
+        memcpy(&w->staging[w->staged], src, (size_t)count * sizeof(*src));
+        w->staged += count;
+        b->flushed += count;
+    }
+}
+
+/* Order buffer indices by acquisition, so each thread's records stay in order. */
+static void sort_by_sequence(const struct pi_buffer_pool *pool, uint32_t *order, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t index = order[i];
+        uint64_t key = pool->buffers[index].sequence;
+        uint32_t j = i;
+        while (j > 0 && pool->buffers[order[j - 1]].sequence > key) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = index;
+    }
+}
+
+/*
+ * One pass over the pool. Buffers that threads retired are copied and
+ * freed; with @partial, the committed part of active buffers too (the
+ * periodic flush). Commit counts are read before strings are staged, so
+ * every string a copied record refers to is staged ahead of it.
+ */
+static void drain_buffers(struct pi_writer *w, int partial)
+{
+    struct pi_buffer_pool *pool = &pi_rec.pool;
+    uint32_t pending = 0;
+    for (uint32_t i = 0; i < pool->count; i++) {
+        struct pi_buffer *b = &pool->buffers[i];
+        uint32_t state = atomic_load_explicit(&b->state, memory_order_acquire);
+        w->snapshot_state[i] = state;
+        if (state == PI_BUF_FREE || (state == PI_BUF_ACTIVE && !partial))
+            continue;
+        /* acquire: the owner's records and its buffer's sequence are visible */
+        w->snapshot_committed[i] = atomic_load_explicit(&b->committed, memory_order_acquire);
+        if (w->snapshot_committed[i] > b->flushed || state == PI_BUF_RETIRED)
+            w->drain_order[pending++] = i;
+    }
+    stage_new_strings(w);
+    stage_lost_counts(w);
+    sort_by_sequence(pool, w->drain_order, pending);
+    for (uint32_t k = 0; k < pending; k++) {
+        uint32_t i = w->drain_order[k];
+        struct pi_buffer *b = &pool->buffers[i];
+        copy_buffer(w, b, w->snapshot_committed[i]);
+        if (w->snapshot_state[i] == PI_BUF_RETIRED)
+            pi_pool_release(pool, b);
+    }
+}
+
+static int writer_allocate(struct pi_writer *w)
+{
+    w->staging_capacity = STAGING_RECORDS;
+    size_t raw = sizeof(struct pi_frame_header) + (size_t)STAGING_RECORDS * PI_RECORD_SIZE;
+    if (!w->staging)
+        w->staging = malloc((size_t)STAGING_RECORDS * sizeof(struct pi_record));
+    if (!w->encoded)
+        w->encoded = malloc(raw > HEADER_CAPACITY ? raw : HEADER_CAPACITY);
+    w->compressed_capacity = ZSTD_compressBound(raw > HEADER_CAPACITY ? raw : HEADER_CAPACITY);
+    if (!w->compressed)
+        w->compressed = malloc(w->compressed_capacity);
+    if (!w->cctx)
+        w->cctx = ZSTD_createCCtx();
+    /* Pool size never changes, so these fit in a fork child as well. */
+    if (!w->snapshot_state)
+        w->snapshot_state = malloc(sizeof(uint32_t) * pi_rec.pool.count);
+    if (!w->snapshot_committed)
+        w->snapshot_committed = malloc(sizeof(uint32_t) * pi_rec.pool.count);
+    if (!w->drain_order)
+        w->drain_order = malloc(sizeof(uint32_t) * pi_rec.pool.count);
+    return w->staging && w->encoded && w->compressed && w->cctx && w->snapshot_state &&
+                   w->snapshot_committed && w->drain_order
+               ? 0
+               : -1;
+}
+
+/* Create the file and write the header frame; 0 or -1 (reason printed). */
+static int writer_open(struct pi_writer *w)
+{
+    struct pi_header_clock clock;
+    clock.clock_source = pi_clock_source();
+    if (pi_rec.ticks_per_second == 0)
+        pi_rec.ticks_per_second = pi_clock_measure_rate(CALIBRATION_NS);
+    clock.ticks_per_second = pi_rec.ticks_per_second;
+    pi_clock_sync_point(&clock.start_ticks, &clock.start_monotonic_ns);
+    clock.start_realtime_ns = pi_clock_ns(CLOCK_REALTIME);
+    clock.flush_interval_ns = pi_rec.config.flush_interval_ns;
+    clock.sample_interval_ns = pi_rec.config.sample_interval_ns;
+
+    w->fd = pi_trace_file_create(pi_rec.config.output_dir, clock.start_realtime_ns,
+                                 pi_rec.trace_path, sizeof(pi_rec.trace_path));
+    if (w->fd < 0) {
+        pi_diag("cannot create a trace file in %s: %s; set PROFINJECT_OUTPUT to a writable "
+                "directory. The program runs untraced",
+                pi_rec.config.output_dir, strerror(errno));
+        pi_rec.trace_path[0] = '\0';
+        return -1;
+    }
+    size_t header_size = pi_trace_header_build(w->encoded, HEADER_CAPACITY, &clock);
+    write_frame(w, w->encoded, header_size);
+    return w->failed ? -1 : 0;
+}
+
+/* Runs until stopped; owns every file descriptor it opens. */
+static void writer_loop(struct pi_writer *w)
+{
+    uint64_t now = pi_clock_ns(CLOCK_MONOTONIC);
+    w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
+    w->next_sample_ns = now;
+    for (;;) {
+        atomic_store(&pi_rec.writer_wake, 0);
+        int stopping = atomic_load(&pi_rec.stop_requested) != 0;
+        uint32_t requested = atomic_load(&pi_rec.flush_requested);
+        now = pi_clock_ns(CLOCK_MONOTONIC);
+        uint64_t sample_ns = pi_rec.config.sample_interval_ns;
+        if (sample_ns && now >= w->next_sample_ns && !w->failed) {
+            stage_sample(w);
+            w->next_sample_ns += sample_ns;
+            if (w->next_sample_ns <= now)
+                w->next_sample_ns = now + sample_ns;
+        }
+        int partial = stopping || now >= w->next_flush_ns ||
+                      requested != atomic_load(&pi_rec.flush_done);
+        if (stopping)
+            atomic_store(&pi_recording, 0);
+        drain_buffers(w, partial);
+        if (w->failed)
+            w->staged = 0;
+        if (partial) {
+            if (stopping)
+                stage_process_record(w, PI_REC_PROCESS_END, pi_clock_ticks(),
+                                     (uint64_t)(int64_t)pi_rec.end_status,
+                                     (uint64_t)pi_rec.end_reason, 0);
+            stage_clock_sync(w);
+            flush_staging(w);
+            w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
+            atomic_store(&pi_rec.flush_done, requested);
+            pi_futex_wake(&pi_rec.flush_done, INT32_MAX);
+        }
+        if (stopping)
+            return;
+        uint64_t deadline = w->next_flush_ns;
+        if (sample_ns && w->next_sample_ns < deadline)
+            deadline = w->next_sample_ns;
+        now = pi_clock_ns(CLOCK_MONOTONIC);
+        if (deadline > now)
+            pi_futex_wait(&pi_rec.writer_wake, 0, deadline - now);
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    struct pi_writer *w = &pi_rec.writer;
+    w->failed = 0;
+    w->staged = 0;
+    w->frame_sequence = 0;
+    w->statm_fd = pi_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
+    if (writer_open(w) == 0) {
+        writer_loop(w);
+    } else {
+        atomic_store(&pi_recording, 0);
+        atomic_store(&pi_rec.state, PI_STATE_STOPPED);
+    }
+    if (w->fd >= 0)
+        pi_sys_close(w->fd);
+    if (w->statm_fd >= 0)
+        pi_sys_close(w->statm_fd);
+    w->fd = -1;
+    w->statm_fd = -1;
+    atomic_store(&pi_rec.writer_running, 0);
+    atomic_store(&pi_rec.writer_finished, 1);
+    pi_futex_wake(&pi_rec.writer_finished, INT32_MAX);
+    pi_futex_wake(&pi_rec.flush_done, INT32_MAX);
+    return NULL;
+}
+
+int pi_writer_launch(void)
+{
+    struct pi_writer *w = &pi_rec.writer;
+    if (w->fd > 0)
+        pi_sys_close(w->fd); /* the parent's file, inherited through fork */
+    if (w->statm_fd > 0)
+        pi_sys_close(w->statm_fd);
+    w->fd = -1;
+    w->statm_fd = -1;
+    if (writer_allocate(w) != 0) {
+        pi_diag("cannot allocate the writer's buffers; the program runs untraced");
+        return -1;
+    }
+    /* The writer must never take a signal meant for the application. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    atomic_store(&pi_rec.writer_running, 1);
+    int err = pthread_create(&thread, &attr, writer_main, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err != 0) {
+        atomic_store(&pi_rec.writer_running, 0);
+        pi_diag("cannot start the writer thread: %s; the program runs untraced", strerror(err));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* prog_threads N M: N threads each record M marks valued (thread << 32 | sequence). */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "profinject/profinject.h"
+
+static uint64_t marks_per_thread;
+
+static void *run(void *arg)
+{
+    uint64_t thread = (uint64_t)(uintptr_t)arg;
+    for (uint64_t i = 0; i < marks_per_thread; i++)
+        PROFINJECT_MARK(NULL, thread << 32 | i);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 64;
+    int threads = atoi(argv[1]);
+    marks_per_thread = strtoull(argv[2], NULL, 10);
+    pthread_t ids[256];
+    for (int t = 0; t < threads && t < 256; t++)
+        pthread_create(&ids[t], NULL, run, (void *)(uintptr_t)(t + 1));
+    for (int t = 0; t < threads && t < 256; t++)
+        pthread_join(ids[t], NULL);
+    printf("done\n");
+    return 0;
+}

@@ -1,0 +1,270 @@
+/*
+ * Integration: programs run under LD_PRELOAD, checked through the reader.
+ * Threads, fork from a multithreaded process, fork + exec, SIGKILL, and
+ * hooks firing from a library constructor.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "helpers.h"
+
+#define MAX_FILES 64
+
+/* ---- 16 threads x 100k events: every one recorded or counted as lost ---- */
+
+struct thread_marks {
+    uint64_t per_thread[17];
+    uint64_t next_expected[17];
+    uint64_t out_of_order;
+    uint64_t foreign;
+};
+
+static void count_thread_marks(const struct pi_reader *reader, const struct pi_event *ev,
+                               struct traced_file *file, void *context)
+{
+    (void)reader;
+    (void)file;
+    struct thread_marks *m = context;
+    if (ev->rec.kind != PI_REC_MARK)
+        return;
+    uint64_t thread = ev->rec.arg[0] >> 32, seq = ev->rec.arg[0] & 0xffffffffu;
+    if (thread < 1 || thread > 16) {
+        m->foreign++;
+        return;
+    }
+    /* dropped records leave gaps, but never reorder or repeat */
+    if (seq < m->next_expected[thread])
+        m->out_of_order++;
+    m->next_expected[thread] = seq + 1;
+    m->per_thread[thread]++;
+}
+
+Test(process_tree, sixteen_threads_every_event_accounted_for, .timeout = 120)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_threads"), "16", "100000", NULL};
+    struct run_result result;
+    run_program(dir, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "program failed: %s", result.err);
+    cr_assert_str_eq(result.out, "done\n");
+
+    struct traced_file files[MAX_FILES];
+    struct thread_marks marks;
+    memset(&marks, 0, sizeof(marks));
+    int n = read_trace_dir(dir, files, MAX_FILES, count_thread_marks, &marks);
+    cr_assert_eq(n, 1);
+    cr_assert_not(files[0].read_error, "%s", files[0].error);
+    cr_assert_eq(marks.foreign, 0);
+    cr_assert_eq(marks.out_of_order, 0, "a thread's records came back out of order");
+    uint64_t recorded = 0;
+    for (int t = 1; t <= 16; t++)
+        recorded += marks.per_thread[t];
+    cr_assert_eq(recorded + files[0].lost, 16u * 100000u,
+                 "recorded %lu + lost %lu != emitted 1600000", (unsigned long)recorded,
+                 (unsigned long)files[0].lost);
+    cr_assert(files[0].has_end, "no end-of-process record");
+    cr_log_info("16x100k: recorded %lu, lost %lu", (unsigned long)recorded,
+                (unsigned long)files[0].lost);
+}
+
+/* ---- fork while other threads record ---- */
+
+struct fork_marks {
+    struct traced_file *files; /* per-file counters are indexed by position in this array */
+    uint64_t child_marks[MAX_FILES];   /* per file: marks valued as a child's */
+    uint64_t thread_marks[MAX_FILES];  /* per file: marks valued as the parent's threads' */
+    int child_index[MAX_FILES];
+    int file_index;
+};
+
+static void count_fork_marks(const struct pi_reader *reader, const struct pi_event *ev,
+                             struct traced_file *file, void *context)
+{
+    (void)reader;
+    struct fork_marks *m = context;
+    if (ev->rec.kind != PI_REC_MARK)
+        return;
+    uint64_t who = ev->rec.arg[0] >> 32;
+    long slot = file - m->files;
+    if (who >= 100) {
+        m->child_marks[slot]++;
+        m->child_index[slot] = (int)(who - 100);
+    } else {
+        m->thread_marks[slot]++;
+    }
+}
+
+Test(process_tree, fork_from_multithreaded_process, .timeout = 60)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_fork"), "5", NULL};
+    struct run_result result;
+    run_program(dir, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "children failed: status %d, %s",
+              result.status, result.err);
+
+    struct traced_file files[MAX_FILES];
+    static struct fork_marks marks;
+    memset(&marks, 0, sizeof(marks));
+    marks.files = files;
+    int n = read_trace_dir(dir, files, MAX_FILES, count_fork_marks, &marks);
+    cr_assert_eq(n, 6, "expected the parent's and 5 children's files, found %d", n);
+    int parent = -1;
+    for (int i = 0; i < n; i++) {
+        cr_assert_not(files[i].read_error, "%s", files[i].error);
+        if (files[i].counts[PI_REC_FORK] > 0)
+            parent = i;
+    }
+    cr_assert(parent >= 0, "no file recorded the forks");
+    cr_assert_eq(files[parent].counts[PI_REC_FORK], 5);
+    cr_assert_eq(marks.child_marks[parent], 0,
+                 "child records leaked into the parent's file");
+    cr_assert_gt(marks.thread_marks[parent], 0);
+    int seen[5] = {0};
+    for (int i = 0; i < n; i++) {
+        if (i == parent)
+            continue;
+        int slot = i;
+        cr_assert_eq(files[i].ppid, files[parent].pid, "child's parent pid is not the parent");
+        cr_assert_eq(marks.thread_marks[slot], 0, "parent thread records leaked into a child");
+        cr_assert_eq(marks.child_marks[slot] + files[i].lost, 1000);
+        cr_assert(files[i].has_end && files[i].end_reason == PI_END__EXIT);
+        cr_assert_eq(files[i].end_status, marks.child_index[slot]);
+        seen[marks.child_index[slot]]++;
+    }
+    for (int c = 0; c < 5; c++)
+        cr_assert_eq(seen[c], 1, "child %d has %d files", c, seen[c]);
+}
+
+/* ---- fork + exec ---- */
+
+struct named_marks {
+    uint64_t parent, before_exec, after_exec;
+};
+
+static void count_named_marks(const struct pi_reader *reader, const struct pi_event *ev,
+                              struct traced_file *file, void *context)
+{
+    (void)file;
+    struct named_marks *m = context;
+    if (ev->rec.kind != PI_REC_MARK)
+        return;
+    const char *name = pi_reader_string(reader, ev->rec.arg[1]);
+    cr_assert_not_null(name, "mark names an undefined string %lu", (unsigned long)ev->rec.arg[1]);
+    if (strcmp(name, "parent") == 0)
+        m->parent++;
+    else if (strcmp(name, "child-before-exec") == 0)
+        m->before_exec++;
+    else if (strcmp(name, "after-exec") == 0)
+        m->after_exec++;
+}
+
+Test(process_tree, fork_then_exec, .timeout = 60)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_exec"), NULL};
+    struct run_result result;
+    run_program(dir, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 5, "status %d: %s", result.status, result.err);
+
+    struct traced_file files[MAX_FILES];
+    struct named_marks marks = {0};
+    int n = read_trace_dir(dir, files, MAX_FILES, count_named_marks, &marks);
+    cr_assert_eq(n, 3, "parent, child before exec, child after exec: found %d files", n);
+    cr_assert_eq(marks.parent, 10);
+    cr_assert_eq(marks.before_exec, 20);
+    cr_assert_eq(marks.after_exec, 30);
+    int parent_pid = 0, exec_files = 0, same_pid = 0;
+    for (int i = 0; i < n; i++)
+        if (files[i].counts[PI_REC_FORK])
+            parent_pid = files[i].pid;
+    for (int i = 0; i < n; i++) {
+        if (files[i].pid == parent_pid)
+            continue;
+        cr_assert_eq(files[i].ppid, parent_pid);
+        exec_files += files[i].counts[PI_REC_EXEC] > 0;
+        same_pid = same_pid ? (same_pid == files[i].pid ? -1 : same_pid) : files[i].pid;
+    }
+    cr_assert_eq(exec_files, 1, "the image before exec ends with an exec record");
+    cr_assert_eq(same_pid, -1, "both child files carry the child's pid");
+}
+
+/* ---- SIGKILL mid-run: what was written still decodes ---- */
+
+struct loop_marks {
+    uint64_t count, gaps, next;
+};
+
+static void check_loop_marks(const struct pi_reader *reader, const struct pi_event *ev,
+                             struct traced_file *file, void *context)
+{
+    (void)reader;
+    (void)file;
+    struct loop_marks *m = context;
+    if (ev->rec.kind != PI_REC_MARK)
+        return;
+    if (ev->rec.arg[0] != m->next)
+        m->gaps++;
+    m->next = ev->rec.arg[0] + 1;
+    m->count++;
+}
+
+Test(process_tree, sigkill_leaves_a_readable_file, .timeout = 60)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_loop"), NULL};
+    char *env[] = {"PROFINJECT_FLUSH_MS=10", NULL};
+    struct run_result result;
+    run_program(dir, argv, env, NULL, 300, &result);
+    cr_assert(!result.exited && result.status == 9, "program was not killed");
+
+    struct traced_file files[MAX_FILES];
+    struct loop_marks marks = {0};
+    int n = read_trace_dir(dir, files, MAX_FILES, check_loop_marks, &marks);
+    cr_assert_eq(n, 1);
+    cr_assert_not(files[0].read_error, "%s", files[0].error);
+    cr_assert_not(files[0].has_end, "a killed process cannot have written its end");
+    cr_assert_gt(marks.count, 1000, "only %lu marks survived 300 ms", (unsigned long)marks.count);
+    cr_assert_eq(marks.gaps, 0, "marks 0..%lu should all be there", (unsigned long)marks.next);
+}
+
+/* ---- hooks firing from another library's constructor ---- */
+
+struct ctor_marks {
+    uint64_t ctor, main;
+};
+
+static void count_ctor_marks(const struct pi_reader *reader, const struct pi_event *ev,
+                             struct traced_file *file, void *context)
+{
+    (void)file;
+    struct ctor_marks *m = context;
+    if (ev->rec.kind != PI_REC_MARK)
+        return;
+    const char *name = pi_reader_string(reader, ev->rec.arg[1]);
+    if (name && strcmp(name, "ctor") == 0)
+        m->ctor++;
+    if (name && strcmp(name, "main") == 0)
+        m->main++;
+}
+
+Test(process_tree, events_from_a_library_constructor, .timeout = 60)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_ctor"), NULL};
+    struct run_result result;
+    run_program(dir, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "%s", result.err);
+    struct traced_file files[MAX_FILES];
+    struct ctor_marks marks = {0};
+    int n = read_trace_dir(dir, files, MAX_FILES, count_ctor_marks, &marks);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(marks.ctor, 25, "constructor marks: %lu of 25", (unsigned long)marks.ctor);
+    cr_assert_eq(marks.main, 1);
+}

@@ -1,0 +1,241 @@
+/*
+ * Unit: the reader against hand-made bad input. Every case is an error
+ * naming the file and the byte offset, or (for a file cut short) the
+ * records before the cut; never a crash.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "helpers.h"
+#include "profinject/record_codec.h"
+#include "trace_file.h"
+
+static char path[128];
+static FILE *out;
+static uint32_t sequence;
+
+static void begin_file(void)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/t.pitrace.zst", dir);
+    out = fopen(path, "wb");
+    sequence = 0;
+}
+
+static long append_frame(const void *raw, size_t size)
+{
+    long offset = ftell(out);
+    size_t bound = ZSTD_compressBound(size);
+    void *compressed = malloc(bound);
+    size_t n = ZSTD_compress(compressed, bound, raw, size, 3);
+    cr_assert_not(ZSTD_isError(n));
+    fwrite(compressed, 1, n, out);
+    free(compressed);
+    return offset;
+}
+
+static size_t good_header(uint8_t *buf)
+{
+    struct pi_header_clock clock = {PI_CLOCK_MONOTONIC, 1, 1000, 1000, 1e9, 100000000, 0};
+    return pi_trace_header_build(buf, 16384, &clock);
+}
+
+static long append_records(const struct pi_record *records, uint32_t count)
+{
+    size_t size = sizeof(struct pi_frame_header) + (size_t)count * PI_RECORD_SIZE;
+    uint8_t *raw = malloc(size);
+    struct pi_frame_header fh = {PI_FRAME_MAGIC, count, ++sequence, 0};
+    memcpy(raw, &fh, sizeof(fh));
+    pi_codec_encode(records, count, raw + sizeof(fh));
+    long offset = append_frame(raw, size);
+    free(raw);
+    return offset;
+}
+
+static void end_file(void)
+{
+    fclose(out);
+}
+
+/* Read the whole file; return the error message ("" when none) and count records. */
+static const char *read_all(uint64_t *records)
+{
+    static char error[700];
+    error[0] = '\0';
+    *records = 0;
+    struct pi_reader *reader = pi_reader_open(path, error, sizeof(error));
+    if (!reader)
+        return error;
+    struct pi_event ev;
+    int got;
+    while ((got = pi_reader_next(reader, &ev)) == PI_READ_EVENT)
+        (*records)++;
+    if (got == PI_READ_ERROR)
+        snprintf(error, sizeof(error), "%s", pi_reader_error(reader));
+    pi_reader_close(reader);
+    return error;
+}
+
+static void assert_error_at(long offset, const char *words)
+{
+    uint64_t records;
+    const char *error = read_all(&records);
+    char where[200];
+    snprintf(where, sizeof(where), "%s: byte %ld: ", path, offset);
+    cr_assert(strncmp(error, where, strlen(where)) == 0, "expected '%s...', got '%s'", where, error);
+    cr_assert(strstr(error, words), "expected '%s' in '%s'", words, error);
+}
+
+static struct pi_record mark(uint64_t value)
+{
+    struct pi_record r = {PI_REC_MARK, 0, 1, 1000 + value, 0, {value, 0, 0}};
+    return r;
+}
+
+Test(reader_input, empty_file)
+{
+    begin_file();
+    end_file();
+    assert_error_at(0, "empty file");
+}
+
+Test(reader_input, foreign_file)
+{
+    begin_file();
+    fputs("this is not a trace\n", out);
+    end_file();
+    assert_error_at(0, "not a zstd frame");
+}
+
+Test(reader_input, zstd_file_of_something_else)
+{
+    begin_file();
+    append_frame("hello, world, this is some zstd content", 39);
+    end_file();
+    assert_error_at(0, "bad magic");
+}
+
+Test(reader_input, newer_version)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    ((struct pi_file_header *)header)->version = PI_FORMAT_VERSION + 1;
+    begin_file();
+    append_frame(header, size);
+    end_file();
+    assert_error_at(0, "newer");
+}
+
+Test(reader_input, short_header)
+{
+    uint8_t header[16384];
+    good_header(header);
+    begin_file();
+    append_frame(header, 20);
+    end_file();
+    assert_error_at(0, "shorter");
+}
+
+Test(reader_input, header_size_lies)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    ((struct pi_file_header *)header)->header_size = (uint16_t)(size + 10);
+    begin_file();
+    append_frame(header, size);
+    end_file();
+    assert_error_at(0, "header size");
+}
+
+Test(reader_input, unknown_record_kind)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    struct pi_record records[3] = {mark(1), mark(2), mark(3)};
+    records[2].kind = 999;
+    begin_file();
+    append_frame(header, size);
+    append_records(records, 2);
+    long offset = append_records(records, 3);
+    end_file();
+    assert_error_at(offset, "unknown kind 999");
+}
+
+Test(reader_input, string_longer_than_its_frame)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    struct pi_record records[2] = {{PI_REC_STRING, 0, 0, 0, 0, {1, 500, 0}}, mark(1)};
+    begin_file();
+    append_frame(header, size);
+    long offset = append_records(records, 2);
+    end_file();
+    assert_error_at(offset, "does not fit");
+}
+
+Test(reader_input, missing_frame)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    struct pi_record records[1] = {mark(1)};
+    begin_file();
+    append_frame(header, size);
+    append_records(records, 1);
+    sequence++; /* as if a frame had been lost */
+    long offset = append_records(records, 1);
+    end_file();
+    assert_error_at(offset, "missing");
+}
+
+Test(reader_input, record_count_lies)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    uint8_t raw[16 + 2 * PI_RECORD_SIZE] = {0};
+    struct pi_frame_header fh = {PI_FRAME_MAGIC, 5, 1, 0};
+    memcpy(raw, &fh, sizeof(fh));
+    begin_file();
+    append_frame(header, size);
+    long offset = append_frame(raw, sizeof(raw));
+    end_file();
+    assert_error_at(offset, "5 records");
+}
+
+Test(reader_input, cut_at_every_offset, .timeout = 120)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    struct pi_record records[40];
+    for (int i = 0; i < 40; i++)
+        records[i] = mark((uint64_t)i);
+    begin_file();
+    append_frame(header, size);
+    for (int f = 0; f < 4; f++)
+        append_records(records + f * 10, 10);
+    end_file();
+    FILE *whole = fopen(path, "rb");
+    static uint8_t bytes[65536];
+    size_t total = fread(bytes, 1, sizeof(bytes), whole);
+    fclose(whole);
+    uint64_t previous = 0;
+    for (size_t cut = 0; cut < total; cut++) {
+        FILE *part = fopen(path, "wb");
+        fwrite(bytes, 1, cut, part);
+        fclose(part);
+        uint64_t count;
+        const char *error = read_all(&count);
+        if (*error) {
+            cr_assert(strstr(error, "header") || strstr(error, "empty file"),
+                      "cut at %zu: only a cut header is an error, got '%s'", cut, error);
+            cr_assert_eq(count, 0);
+        }
+        cr_assert_geq(count, previous, "a longer prefix never yields fewer records");
+        cr_assert_eq(count % 10, 0, "whole frames only");
+        previous = count;
+    }
+    cr_assert_eq(previous, 30, "all but the last frame read from the longest cut");
+}

@@ -1,0 +1,111 @@
+/* Unit: string interning, alone and from many threads at once. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "string_table.h"
+
+static struct pi_string_table table;
+
+static void setup(void)
+{
+    cr_assert_eq(pi_strings_init(&table, 4096, 1 << 20), 0);
+}
+
+static void teardown(void)
+{
+    pi_strings_destroy(&table);
+}
+
+TestSuite(string_table, .init = setup, .fini = teardown);
+
+Test(string_table, same_text_same_id)
+{
+    uint32_t a = pi_strings_intern(&table, "/data/train.bin", 15);
+    uint32_t b = pi_strings_intern(&table, "/data/valid.bin", 15);
+    cr_assert_neq(a, 0);
+    cr_assert_neq(b, 0);
+    cr_assert_neq(a, b);
+    cr_assert_eq(pi_strings_intern(&table, "/data/train.bin", 15), a);
+    uint32_t length;
+    const char *text = pi_strings_get(&table, a, &length);
+    cr_assert_eq(length, 15);
+    cr_assert(memcmp(text, "/data/train.bin", 15) == 0);
+    cr_assert_null(pi_strings_get(&table, 0, &length));
+    cr_assert_null(pi_strings_get(&table, 999, &length));
+}
+
+Test(string_table, prefix_is_a_different_string)
+{
+    uint32_t a = pi_strings_intern(&table, "abc", 3);
+    uint32_t b = pi_strings_intern(&table, "abc", 2);
+    cr_assert_neq(a, b);
+    cr_assert_neq(pi_strings_intern(&table, "", 0), 0, "the empty string is a string");
+}
+
+Test(string_table, full_table_returns_zero)
+{
+    char text[32];
+    uint32_t last = 1;
+    int i;
+    for (i = 0; i < 5000 && last != 0; i++) {
+        int n = snprintf(text, sizeof(text), "name-%d", i);
+        last = pi_strings_intern(&table, text, (size_t)n);
+    }
+    cr_assert_eq(last, 0, "a full table says so");
+    cr_assert_eq(i, 4096, "ids 1..4095 were handed out before it was full (got %d)", i);
+}
+
+Test(string_table, emitted_once_each_and_again_after_fork)
+{
+    uint32_t a = pi_strings_intern(&table, "one", 3);
+    uint32_t b = pi_strings_intern(&table, "two", 3);
+    cr_assert_eq(pi_strings_next_unemitted(&table), a);
+    cr_assert_eq(pi_strings_next_unemitted(&table), b);
+    cr_assert_eq(pi_strings_next_unemitted(&table), 0);
+    pi_strings_forget_emitted(&table);
+    cr_assert_eq(pi_strings_next_unemitted(&table), a);
+    cr_assert_eq(pi_strings_next_unemitted(&table), b);
+    cr_assert_eq(pi_strings_next_unemitted(&table), 0);
+}
+
+#define THREADS 8
+#define NAMES 500
+static uint32_t ids[THREADS][NAMES];
+
+static void *intern_all(void *arg)
+{
+    long t = (long)arg;
+    char text[32];
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < NAMES; i++) {
+            int k = (int)((i + t * 37) % NAMES); /* every thread, its own order */
+            int n = snprintf(text, sizeof(text), "kernel_%d", k);
+            uint32_t id = pi_strings_intern(&table, text, (size_t)n);
+            if (round == 0)
+                ids[t][k] = id;
+            else if (ids[t][k] != id)
+                ids[t][k] = 0; /* unstable id: the assertion below fails */
+        }
+    return NULL;
+}
+
+Test(string_table, threads_agree_on_ids)
+{
+    pthread_t threads[THREADS];
+    for (long t = 0; t < THREADS; t++)
+        pthread_create(&threads[t], NULL, intern_all, (void *)t);
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(threads[t], NULL);
+    for (int k = 0; k < NAMES; k++) {
+        cr_assert_neq(ids[0][k], 0);
+        for (int t = 1; t < THREADS; t++)
+            cr_assert_eq(ids[t][k], ids[0][k], "thread %d sees another id for name %d", t, k);
+        uint32_t length;
+        char expected[32];
+        int n = snprintf(expected, sizeof(expected), "kernel_%d", k);
+        const char *text = pi_strings_get(&table, ids[0][k], &length);
+        cr_assert(length == (uint32_t)n && memcmp(text, expected, length) == 0);
+    }
+}
