@@ -44,9 +44,11 @@ struct pi_buffer *pi_pool_acquire(struct pi_buffer_pool *pool)
 {
     if (atomic_load_explicit(&pool->free_count, memory_order_relaxed) == 0)
         return NULL;
-    uint32_t start = atomic_fetch_add_explicit(&pool->next_hint, 1, memory_order_relaxed);
+    /* First fit: the buffers released most recently by the writer are
+     * among the lowest, still in cache and resident. Cycling through the
+     * whole pool would page in all of it and fault on every fresh page. */
     for (uint32_t i = 0; i < pool->count; i++) {
-        struct pi_buffer *buf = &pool->buffers[(start + i) % pool->count];
+        struct pi_buffer *buf = &pool->buffers[i];
         uint32_t expected = PI_BUF_FREE;
         if (atomic_load_explicit(&buf->state, memory_order_relaxed) != PI_BUF_FREE)
             continue;

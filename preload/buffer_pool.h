@@ -35,7 +35,6 @@ struct pi_buffer_pool {
     uint32_t count;
     uint32_t records_per_buffer;
     _Atomic uint32_t free_count;
-    _Atomic uint32_t next_hint; /* where the next search starts, spreads threads out */
     _Atomic uint64_t next_sequence;
     void *memory;
     size_t memory_size;

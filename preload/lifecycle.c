@@ -3,6 +3,8 @@
  */
 #include "lifecycle.h"
 
+#include <stdlib.h>
+
 #include "config.h"
 #include "guard.h"
 #include "real_functions.h"
@@ -11,7 +13,22 @@
 __thread int pi_guard_depth __attribute__((tls_model("initial-exec")));
 _Atomic int pi_init_complete;
 static _Atomic int init_claimed;
-static int exit_status = -1;
+static int ends_at_exit;
+
+/*
+ * The end of the trace is written from an on_exit handler: it sees the
+ * status whether exit() was called or main returned, and because it is
+ * registered from a constructor, before libc registers the destructor
+ * pass, it runs after every other library's destructors and atexit
+ * handlers, so their calls are still traced.
+ */
+static void end_at_exit(int status, void *unused)
+{
+    (void)unused;
+    int guard = pi_guard_enter();
+    pi_recorder_stop(PI_END_EXIT, status);
+    pi_guard_restore(guard);
+}
 
 void pi_init_slow(void)
 {
@@ -23,15 +40,12 @@ void pi_init_slow(void)
     pi_real_resolve();
     struct pi_config config;
     pi_config_from_env(&config);
-    if (pi_recorder_start(&config) == 0)
+    if (pi_recorder_start(&config) == 0) {
         pi_install_signal_handlers();
+        ends_at_exit = on_exit(end_at_exit, NULL) == 0;
+    }
     atomic_store_explicit(&pi_init_complete, 1, memory_order_release);
     pi_guard_restore(guard);
-}
-
-void pi_note_exit_status(int status)
-{
-    exit_status = status;
 }
 
 __attribute__((constructor(101))) static void pi_constructor(void)
@@ -39,9 +53,12 @@ __attribute__((constructor(101))) static void pi_constructor(void)
     pi_ensure_init();
 }
 
+/* Only when no on_exit handler will do it (the library is being unloaded). */
 __attribute__((destructor(101))) static void pi_destructor(void)
 {
+    if (ends_at_exit)
+        return;
     int guard = pi_guard_enter();
-    pi_recorder_stop(PI_END_EXIT, exit_status);
+    pi_recorder_stop(PI_END_EXIT, -1);
     pi_guard_restore(guard);
 }

@@ -21,9 +21,6 @@ static inline void pi_ensure_init(void)
         pi_init_slow();
 }
 
-/* pi_note_exit_status - remember the status passed to exit() for the end record */
-void pi_note_exit_status(int status);
-
 /* pi_install_signal_handlers - see signal_hooks.c */
 void pi_install_signal_handlers(void);
 

@@ -157,14 +157,6 @@ PI_EXPORT int execle(const char *path, const char *arg, ...)
     return execve(path, argv, envp);
 }
 
-PI_EXPORT void exit(int status)
-{
-    pi_ensure_init();
-    pi_note_exit_status(status);
-    pi_real_exit(status);
-    __builtin_unreachable();
-}
-
 /* _exit skips destructors: end the trace here (DataLoader workers leave this way). */
 static void end_before__exit(int status)
 {

@@ -23,7 +23,6 @@
     X(execvp, int, (const char *, char *const[]), PI_REQUIRED)                                    \
     X(execvpe, int, (const char *, char *const[], char *const[]), PI_OPTIONAL)                    \
     X(fexecve, int, (int, char *const[], char *const[]), PI_OPTIONAL)                             \
-    X(exit, void, (int), PI_REQUIRED)                                                             \
     X(_exit, void, (int), PI_REQUIRED)                                                            \
     X(_Exit, void, (int), PI_REQUIRED)                                                            \
     X(sigaction, int, (int, const struct sigaction *, struct sigaction *), PI_REQUIRED)           \

@@ -23,6 +23,10 @@ Test(failures, exit_status_and_output_pass_through)
     cr_assert_eq(result.status, 42);
     cr_assert_str_eq(result.out, "ok\n");
     cr_assert_str_eq(result.err, "", "unexpected stderr: %s", result.err);
+    struct traced_file files[MAX_FILES];
+    cr_assert_eq(read_trace_dir(dir, files, MAX_FILES, NULL, NULL), 1);
+    cr_assert(files[0].has_end && files[0].end_reason == PI_END_EXIT);
+    cr_assert_eq(files[0].end_status, 42, "the trace records the exit status");
 }
 
 Test(failures, unwritable_output_directory)

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""A small but real training job to profile: a TransformerEncoder trained
+on a file-backed dataset through a DataLoader with worker processes.
+
+The dataset is one file per sample under --data-dir, written on the first
+run. Each sample is read from its file every epoch, so the input pipeline
+does real file I/O. --delay-ms adds a per-sample loading delay to make
+the job input-bound.
+
+    /usr/bin/python3 examples/pytorch_train.py --workers 2 --epochs 2
+"""
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+SEQ_LEN = 32
+D_MODEL = 64
+CLASSES = 4
+
+
+def sample_path(data_dir, index):
+    return os.path.join(data_dir, f"sample_{index:06d}.bin")
+
+
+def write_dataset(data_dir, samples, seed=1234):
+    """One file per sample: SEQ_LEN x D_MODEL float32 features, then an int64 label."""
+    os.makedirs(data_dir, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for i in range(samples):
+        path = sample_path(data_dir, i)
+        if os.path.exists(path):
+            continue
+        label = int(rng.integers(CLASSES))
+        features = rng.normal(size=(SEQ_LEN, D_MODEL)).astype(np.float32)
+        features[:, label] += 1.0  # learnable signal
+        with open(path + ".tmp", "wb") as f:
+            f.write(features.tobytes())
+            f.write(np.int64(label).tobytes())
+        os.replace(path + ".tmp", path)
+
+
+class FileDataset(Dataset):
+    def __init__(self, data_dir, samples, delay_s):
+        self.data_dir = data_dir
+        self.samples = samples
+        self.delay_s = delay_s
+
+    def __len__(self):
+        return self.samples
+
+    def __getitem__(self, index):
+        with open(sample_path(self.data_dir, index), "rb") as f:
+            raw = f.read()
+        if self.delay_s:
+            time.sleep(self.delay_s)  # stands in for decoding/augmentation
+        features = np.frombuffer(raw, dtype=np.float32, count=SEQ_LEN * D_MODEL)
+        label = np.frombuffer(raw, dtype=np.int64, offset=SEQ_LEN * D_MODEL * 4)[0]
+        return torch.from_numpy(features.reshape(SEQ_LEN, D_MODEL).copy()), int(label)
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d_model=D_MODEL, nhead=4, dim_feedforward=128,
+                                           batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, num_layers=2)
+        self.head = nn.Linear(D_MODEL, CLASSES)
+
+    def forward(self, x):
+        return self.head(self.encoder(x).mean(dim=1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "data"))
+    parser.add_argument("--samples", type=int, default=512)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--delay-ms", type=float, default=0.0,
+                        help="artificial per-sample loading delay")
+    parser.add_argument("--summary", help="write what the script did as JSON to this file")
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    write_dataset(args.data_dir, args.samples)
+    dataset = FileDataset(args.data_dir, args.samples, args.delay_ms / 1000.0)
+    loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True,
+                        num_workers=args.workers)
+    model = Classifier()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+
+    start = time.monotonic()
+    steps = 0
+    for epoch in range(args.epochs):
+        total, correct, loss_sum = 0, 0, 0.0
+        for features, labels in loader:
+            optimizer.zero_grad()
+            logits = model(features)
+            loss = loss_fn(logits, labels)
+            loss.backward()
+            optimizer.step()
+            steps += 1
+            loss_sum += loss.item() * len(labels)
+            correct += (logits.argmax(dim=1) == labels).sum().item()
+            total += len(labels)
+        print(f"epoch {epoch + 1}: loss {loss_sum / total:.4f}  accuracy {correct / total:.3f}",
+              flush=True)
+    elapsed = time.monotonic() - start
+    print(f"trained {steps} steps in {elapsed:.2f} s ({steps / elapsed:.1f} steps/s)", flush=True)
+
+    if args.summary:
+        files = [sample_path(args.data_dir, i) for i in range(args.samples)]
+        with open(args.summary, "w") as f:
+            json.dump({
+                "pid": os.getpid(),
+                "samples": args.samples,
+                "epochs": args.epochs,
+                "workers": args.workers,
+                "steps": steps,
+                "data_dir": os.path.abspath(args.data_dir),
+                "file_bytes": sum(os.path.getsize(p) for p in files),
+                "seconds": elapsed,
+            }, f)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+/*
+ * bench_recorder - figures of the recorder core, as "name value unit" lines.
+ *
+ *   hotpath_ns_per_event   added cost of one event with two clock reads,
+ *                          median over runs of (profiled - plain) / events
+ *   hotpath_record_only_ns the same without the two clock reads' share
+ *   clock_read_ns          one pi_clock_ticks() read
+ *   trace_bytes_per_event  file bytes per event on a mixed training-like stream
+ *   writer_records_per_sec how fast the writer drains full buffers
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <math.h>
+
+#include "recorder.h"
+
+#define RUNS 11
+#define EVENTS 200000
+
+static uint64_t now_ns(void)
+{
+    return pi_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* The "intercepted call": cheap, and opaque to the optimizer. */
+__attribute__((noinline)) static uint64_t work(uint64_t i)
+{
+    __asm__ volatile("" ::: "memory");
+    return i * 3;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof(double), compare_double);
+    return values[n / 2];
+}
+
+static double plain_loop(void)
+{
+    uint64_t sink = 0, start = now_ns();
+    for (uint64_t i = 0; i < EVENTS; i++)
+        sink += work(i);
+    uint64_t elapsed = now_ns() - start;
+    __asm__ volatile("" ::"r"(sink));
+    return (double)elapsed / EVENTS;
+}
+
+static double profiled_loop(void)
+{
+    uint64_t sink = 0, start = now_ns();
+    for (uint64_t i = 0; i < EVENTS; i++) {
+        uint64_t t0 = pi_clock_ticks();
+        sink += work(i);
+        uint64_t t1 = pi_clock_ticks();
+        pi_emit(PI_REC_RANGE, 0, t0, t1 - t0, i, 0, 0);
+    }
+    uint64_t elapsed = now_ns() - start;
+    __asm__ volatile("" ::"r"(sink));
+    return (double)elapsed / EVENTS;
+}
+
+/* The same loop with both clock reads but no record: isolates the record's cost. */
+static double clocks_only_loop(void)
+{
+    uint64_t sink = 0, start = now_ns();
+    for (uint64_t i = 0; i < EVENTS; i++) {
+        uint64_t t0 = pi_clock_ticks();
+        sink += work(i);
+        uint64_t t1 = pi_clock_ticks();
+        sink += t1 - t0;
+    }
+    uint64_t elapsed = now_ns() - start;
+    __asm__ volatile("" ::"r"(sink));
+    return (double)elapsed / EVENTS;
+}
+
+static double clock_read(void)
+{
+    uint64_t sink = 0, start = now_ns();
+    for (uint64_t i = 0; i < EVENTS; i++)
+        sink += pi_clock_ticks();
+    uint64_t elapsed = now_ns() - start;
+    __asm__ volatile("" ::"r"(sink));
+    return (double)elapsed / EVENTS;
+}
+
+static void bench_hotpath(void)
+{
+    double added[RUNS], clock[RUNS], record[RUNS];
+    struct pi_recorder_stats before, after;
+    pi_recorder_get_stats(&before);
+    for (int r = 0; r < RUNS; r++) {
+        double plain = plain_loop();
+        double profiled = profiled_loop();
+        added[r] = profiled - plain;
+        record[r] = profiled - clocks_only_loop();
+        clock[r] = clock_read();
+        pi_recorder_flush_sync(10000); /* buffers free again for the next run */
+    }
+    pi_recorder_get_stats(&after);
+    printf("hotpath_ns_per_event %.1f ns\n", median(added, RUNS));
+    printf("hotpath_record_only_ns %.1f ns\n", median(record, RUNS));
+    printf("clock_read_ns %.1f ns\n", median(clock, RUNS));
+    printf("hotpath_lost_events %llu events\n",
+           (unsigned long long)(after.records_lost - before.records_lost));
+}
+
+/* A stream shaped like a training step: data waits, reads, launches, copies, syncs. */
+static double lognormal(double median_ticks, double sigma)
+{
+    double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (rand() + 1.0) / (RAND_MAX + 2.0);
+    double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+    return median_ticks * exp(sigma * z);
+}
+
+static uint64_t emit_training_like(uint64_t steps)
+{
+    const double tick_per_ns = 2.1;
+    uint64_t ts = pi_clock_ticks(), events = 0;
+    uint32_t kernels[12], files[64];
+    char name[64];
+    for (int k = 0; k < 12; k++) {
+        snprintf(name, sizeof(name), "void at::native::kernel_%d<float>(float*, int)", k);
+        kernels[k] = pi_intern_cstr(name);
+    }
+    for (int f = 0; f < 64; f++) {
+        snprintf(name, sizeof(name), "/data/train/sample_%06d.bin", f);
+        files[f] = pi_intern_cstr(name);
+    }
+#define EMIT(kind, dur, a0, a1, a2)                                                                \
+    do {                                                                                           \
+        uint64_t d = (uint64_t)(dur);                                                              \
+        pi_emit((kind), 0, ts, d, (a0), (a1), (a2));                                               \
+        ts += d + (uint64_t)lognormal(300 * tick_per_ns, 0.5);                                     \
+        events++;                                                                                  \
+    } while (0)
+    for (uint64_t s = 0; s < steps; s++) {
+        EMIT(PI_REC_RANGE, lognormal(2e6 * tick_per_ns, 1.0), 1, 0, 0); /* wait for batch */
+        for (int f = 0; f < 8; f++)                                      /* a worker's reads */
+            EMIT(PI_REC_RANGE, lognormal(8e3 * tick_per_ns, 0.7), 8196, files[(s * 8 + f) % 64], 3);
+        for (int k = 0; k < 24; k++) /* launches */
+            EMIT(PI_REC_RANGE, lognormal(4e3 * tick_per_ns, 0.4), 0x7f0000001000ull + k * 64,
+                 kernels[k % 12], 7);
+        EMIT(PI_REC_RANGE, lognormal(50e3 * tick_per_ns, 0.5), 1 << 20, 0, 1); /* copy */
+        EMIT(PI_REC_RANGE, lognormal(3e6 * tick_per_ns, 0.3), 0, 0, 2);        /* sync */
+        for (int m = 0; m < 4; m++)                                            /* lock waits */
+            EMIT(PI_REC_RANGE, lognormal(40e3 * tick_per_ns, 1.0), 0x55550000 + m * 64, 0, 4);
+    }
+    return events;
+}
+
+static uint64_t directory_bytes(const char *dir)
+{
+    uint64_t total = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[1024];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (e->d_name[0] != '.' && stat(path, &st) == 0)
+            total += (uint64_t)st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return total;
+}
+
+static int start_recorder(char *dir)
+{
+    if (!mkdtemp(dir))
+        return -1;
+    struct pi_config config;
+    pi_config_from_env(&config);
+    snprintf(config.output_dir, sizeof(config.output_dir), "%s", dir);
+    config.buffer_count = 1024; /* 64 MiB: the runs below never wait for the writer */
+    config.sample_interval_ns = 0;
+    return pi_recorder_start(&config);
+}
+
+static void bench_stream(const char *dir)
+{
+    srand(42);
+    uint64_t events = emit_training_like(20000);
+    pi_recorder_stop(PI_END_EXIT, 0);
+    struct pi_recorder_stats stats;
+    pi_recorder_get_stats(&stats);
+    printf("trace_bytes_per_event %.2f bytes\n", (double)directory_bytes(dir) / (double)events);
+    printf("trace_stream_lost_events %llu events\n", (unsigned long long)stats.records_lost);
+}
+
+static void bench_writer(void)
+{
+    const uint64_t events = 1000000;
+    uint64_t ts = pi_clock_ticks();
+    for (uint64_t i = 0; i < events; i++)
+        pi_emit(PI_REC_RANGE, 0, ts + i * 1000 + (uint64_t)(rand() % 300), 2000 + rand() % 500,
+                (uint64_t)(rand() % 64), 0, 0);
+    struct pi_recorder_stats before, after;
+    pi_recorder_get_stats(&before);
+    uint64_t start = now_ns();
+    pi_recorder_flush_sync(60000);
+    uint64_t elapsed = now_ns() - start;
+    pi_recorder_get_stats(&after);
+    printf("writer_records_per_sec %.0f records/s\n",
+           (double)(after.records_written - before.records_written) * 1e9 / (double)elapsed);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "hotpath";
+    char dir[] = "/tmp/profinject-bench-XXXXXX";
+    if (start_recorder(dir) != 0)
+        return 1;
+    if (strcmp(mode, "hotpath") == 0)
+        bench_hotpath();
+    else if (strcmp(mode, "stream") == 0)
+        bench_stream(dir);
+    else if (strcmp(mode, "writer") == 0)
+        bench_writer();
+    else
+        return 2;
+    pi_recorder_stop(PI_END_EXIT, 0);
+    char command[128];
+    snprintf(command, sizeof(command), "rm -rf %s", dir);
+    return system(command) == 0 ? 0 : 1;
+}
