@@ -94,6 +94,23 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
             printf(" dur_ns=%" PRIu64, ev->dur_ns);
         printf(" value=%" PRIu64 " name=\"%s\"", r->arg[0], string_or(reader, r->arg[1], ""));
         break;
+    case PI_REC_IO:
+        printf(" %s fd=%" PRId64 " class=%s result=%" PRId64 " dur_ns=%" PRIu64,
+               pi_io_op_name(PI_IO_OP(r->flags)), (int64_t)r->arg[0],
+               pi_fd_class_name(PI_IO_CLASS(r->flags)), (int64_t)r->arg[1], ev->dur_ns);
+        if (r->arg[2])
+            printf(" path=\"%s\"", string_or(reader, r->arg[2], "?"));
+        break;
+    case PI_REC_WAIT:
+        printf(" %s object=0x%" PRIx64 " result=%" PRId64 " dur_ns=%" PRIu64,
+               pi_wait_kind_name((unsigned)r->arg[0]), r->arg[1], (int64_t)r->arg[2], ev->dur_ns);
+        break;
+    case PI_REC_THREAD_START:
+        printf(" creator=%" PRIu64, r->arg[0]);
+        break;
+    case PI_REC_THREAD_NAME:
+        printf(" name=\"%s\"", string_or(reader, r->arg[0], "?"));
+        break;
     default:
         printf(" flags=0x%x dur_ns=%" PRIu64 " args=%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->flags,
                ev->dur_ns, r->arg[0], r->arg[1], r->arg[2]);

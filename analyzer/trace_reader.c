@@ -62,9 +62,43 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_EXEC] = "exec",               [PI_REC_PROCESS_END] = "process_end",
         [PI_REC_MARK] = "mark",               [PI_REC_RANGE] = "range",
         [PI_REC_THREAD_START] = "thread_start", [PI_REC_THREAD_EXIT] = "thread_exit",
-        [PI_REC_THREAD_NAME] = "thread_name",
+        [PI_REC_THREAD_NAME] = "thread_name", [PI_REC_IO] = "io",
+        [PI_REC_WAIT] = "wait",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
+}
+
+const char *pi_io_op_name(unsigned op)
+{
+    static const char *const names[PI_IO_OP_COUNT] = {
+        [PI_IO_OPEN] = "open",       [PI_IO_CLOSE] = "close",     [PI_IO_READ] = "read",
+        [PI_IO_PREAD] = "pread",     [PI_IO_READV] = "readv",     [PI_IO_PREADV] = "preadv",
+        [PI_IO_WRITE] = "write",     [PI_IO_PWRITE] = "pwrite",   [PI_IO_WRITEV] = "writev",
+        [PI_IO_PWRITEV] = "pwritev", [PI_IO_RECV] = "recv",       [PI_IO_RECVFROM] = "recvfrom",
+        [PI_IO_RECVMSG] = "recvmsg", [PI_IO_SEND] = "send",       [PI_IO_SENDTO] = "sendto",
+        [PI_IO_SENDMSG] = "sendmsg", [PI_IO_POLL] = "poll",       [PI_IO_PPOLL] = "ppoll",
+        [PI_IO_SELECT] = "select",   [PI_IO_PSELECT] = "pselect", [PI_IO_EPOLL_WAIT] = "epoll_wait",
+        [PI_IO_MMAP] = "mmap",       [PI_IO_FOPEN] = "fopen",     [PI_IO_FCLOSE] = "fclose",
+        [PI_IO_FREAD] = "fread",     [PI_IO_FWRITE] = "fwrite",
+    };
+    return op < PI_IO_OP_COUNT && names[op] ? names[op] : "unknown";
+}
+
+const char *pi_fd_class_name(unsigned fd_class)
+{
+    static const char *const names[PI_FD_CLASS_COUNT] = {
+        [PI_FD_UNKNOWN] = "unknown", [PI_FD_FILE] = "file", [PI_FD_PIPE] = "pipe",
+        [PI_FD_SOCKET] = "socket",   [PI_FD_DEVICE] = "device", [PI_FD_TTY] = "tty",
+        [PI_FD_OTHER] = "other",
+    };
+    return fd_class < PI_FD_CLASS_COUNT ? names[fd_class] : "unknown";
+}
+
+const char *pi_wait_kind_name(unsigned kind)
+{
+    static const char *const names[PI_WAIT_KIND_COUNT] = {
+        [PI_WAIT_MUTEX] = "mutex", [PI_WAIT_COND] = "cond", [PI_WAIT_SEM] = "sem"};
+    return kind < PI_WAIT_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }
 
 static void fail(struct pi_reader *r, uint64_t offset, const char *format, ...)

@@ -80,4 +80,9 @@ uint64_t pi_reader_bytes_read(const struct pi_reader *reader);
 /* pi_record_kind_name - printable name of a record kind, "unknown" otherwise */
 const char *pi_record_kind_name(unsigned kind);
 
+/* pi_io_op_name, pi_fd_class_name, pi_wait_kind_name - names of the enums in trace_format.h */
+const char *pi_io_op_name(unsigned op);
+const char *pi_fd_class_name(unsigned fd_class);
+const char *pi_wait_kind_name(unsigned kind);
+
 #endif

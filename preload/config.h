@@ -13,6 +13,7 @@ struct pi_config {
     char output_dir[PATH_MAX];
     uint64_t flush_interval_ns;  /* PROFINJECT_FLUSH_MS, default 100 */
     uint64_t sample_interval_ns; /* PROFINJECT_SAMPLE_MS, default 10, 0 = off */
+    uint64_t wait_threshold_ns;  /* PROFINJECT_WAIT_US, default 20: shorter waits are not recorded */
     uint32_t buffer_records;     /* PROFINJECT_BUFFER_KB per thread buffer, default 64 */
     uint32_t buffer_count;       /* PROFINJECT_POOL_MB in all, default 16 */
     int compression_level;       /* PROFINJECT_ZSTD_LEVEL, default 3 */

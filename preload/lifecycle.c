@@ -3,6 +3,7 @@
  */
 #include "lifecycle.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 #include "config.h"
@@ -32,10 +33,14 @@ static void end_at_exit(int status, void *unused)
 
 void pi_init_slow(void)
 {
-    /* Only one thread sets up; others carry on untraced until it is done
-     * (their events are dropped by the recording flag). */
-    if (atomic_exchange(&init_claimed, 1))
+    /* Only one thread sets up; others wait for it, briefly. */
+    if (atomic_exchange(&init_claimed, 1)) {
+        if (pi_guarded())
+            return; /* a hook reached from our own set-up: it passes through */
+        while (!atomic_load_explicit(&pi_init_complete, memory_order_acquire))
+            sched_yield(); /* another thread is setting up; the real functions come next */
         return;
+    }
     int guard = pi_guard_enter();
     pi_real_resolve();
     struct pi_config config;

@@ -13,6 +13,7 @@
 
 struct pi_recorder pi_rec;
 _Atomic int pi_recording;
+uint64_t pi_wait_threshold_ticks;
 
 /* Per-thread state. initial-exec TLS: no allocation and no lock on first
  * access, which a preloaded object can rely on (it is loaded at start). */
@@ -54,9 +55,9 @@ static struct pi_thread_slot *claim_slot(uint32_t tid)
 {
     for (uint32_t i = 1; i < PI_THREAD_SLOTS; i++) {
         struct pi_thread_slot *slot = &pi_rec.thread_slots[(tid + i) % (PI_THREAD_SLOTS - 1) + 1];
-        uint32_t expected = 0;
-        if (atomic_load_explicit(&slot->in_use, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_strong(&slot->in_use, &expected, 1)) {
+        uint32_t expected = PI_SLOT_FREE;
+        if (atomic_load_explicit(&slot->state, memory_order_relaxed) == PI_SLOT_FREE &&
+            atomic_compare_exchange_strong(&slot->state, &expected, PI_SLOT_IN_USE)) {
             atomic_store(&slot->tid, tid);
             return slot;
         }
@@ -135,14 +136,14 @@ void pi_thread_exit(void)
     struct pi_thread *t = &pi_tls;
     if (t->generation != atomic_load_explicit(&pi_rec.generation, memory_order_relaxed))
         return;
+    pi_emit(PI_REC_THREAD_EXIT, 0, pi_clock_ticks(), 0, 0, 0, 0);
     if (t->buf) {
         pi_pool_retire(&pi_rec.pool, t->buf);
         t->buf = NULL;
     }
-    if (t->slot != &pi_rec.thread_slots[0]) {
-        atomic_fetch_add(&pi_rec.orphan_lost, atomic_exchange(&t->slot->lost, 0));
-        atomic_store(&t->slot->in_use, 0);
-    }
+    /* the writer reports what is left in the slot under this tid, then frees it */
+    if (t->slot && t->slot != &pi_rec.thread_slots[0])
+        atomic_store(&t->slot->state, PI_SLOT_ENDED);
     t->slot = NULL;
     t->generation = 0; /* a later event re-adopts the thread */
 }
@@ -170,6 +171,8 @@ int pi_recorder_start(const struct pi_config *config)
         return -1;
     }
     pi_clock_init(config->clock);
+    /* until the writer has measured the tick rate, assume at most 3 ticks per ns */
+    pi_wait_threshold_ticks = config->wait_threshold_ns * (pi_clock_uses_tsc ? 3 : 1);
     pi_rec.pid = getpid();
     atomic_store(&pi_rec.generation, 1);
     if (pi_pool_init(&pi_rec.pool, config->buffer_count, config->buffer_records) != 0 ||
@@ -258,10 +261,9 @@ void pi_recorder_after_fork_child(void)
     pi_rec.pid = getpid();
     pi_pool_reset(&pi_rec.pool);
     pi_strings_forget_emitted(&pi_rec.strings);
-    atomic_store(&pi_rec.orphan_lost, 0);
     for (uint32_t i = 0; i < PI_THREAD_SLOTS; i++) {
         atomic_store(&pi_rec.thread_slots[i].lost, 0);
-        atomic_store(&pi_rec.thread_slots[i].in_use, 0);
+        atomic_store(&pi_rec.thread_slots[i].state, PI_SLOT_FREE);
     }
     atomic_store(&pi_rec.flush_requested, 0);
     atomic_store(&pi_rec.flush_done, 0);

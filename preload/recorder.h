@@ -24,6 +24,10 @@ enum pi_recorder_state {
 /* Hot-path flag: nonzero while events are being recorded. */
 extern _Atomic int pi_recording;
 
+/* Waits shorter than this many clock ticks are not recorded (PROFINJECT_WAIT_US);
+ * estimated at start, exact once the writer has measured the clock. */
+extern uint64_t pi_wait_threshold_ticks;
+
 /**
  * pi_recorder_start - set up buffers and strings, start the writer thread
  * @config: settings; copied

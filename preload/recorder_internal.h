@@ -24,10 +24,12 @@ struct ZSTD_CCtx_s;
  * the counts every pass, so losses of threads still running at exit are
  * counted too. One cache line each: a thread only ever touches its own.
  */
+enum pi_slot_state { PI_SLOT_FREE = 0, PI_SLOT_IN_USE = 1, PI_SLOT_ENDED = 2 };
+
 struct pi_thread_slot {
     _Atomic uint64_t lost;
     _Atomic uint32_t tid;
-    _Atomic uint32_t in_use;
+    _Atomic uint32_t state; /* enum pi_slot_state; the writer frees ENDED slots */
     char padding[48];
 };
 
@@ -62,7 +64,6 @@ struct pi_recorder {
     int thread_key_ok;
     double ticks_per_second;      /* measured once, inherited by fork children */
 
-    _Atomic uint64_t orphan_lost; /* dropped by threads that have ended */
     /* slot 0 is shared by threads that found no free slot */
     struct pi_thread_slot thread_slots[PI_THREAD_SLOTS] __attribute__((aligned(64)));
 

@@ -162,15 +162,16 @@ static void stage_lost_counts(struct pi_writer *w)
 {
     for (uint32_t i = 0; i < PI_THREAD_SLOTS; i++) {
         struct pi_thread_slot *slot = &pi_rec.thread_slots[i];
-        if (atomic_load_explicit(&slot->lost, memory_order_relaxed) == 0)
-            continue;
-        uint64_t count = atomic_exchange(&slot->lost, 0);
-        if (count)
-            stage_lost(w, i ? atomic_load(&slot->tid) : 0, count);
+        /* read the state first: an ENDED thread adds nothing after it */
+        uint32_t state = atomic_load(&slot->state);
+        if (atomic_load_explicit(&slot->lost, memory_order_relaxed) != 0) {
+            uint64_t count = atomic_exchange(&slot->lost, 0);
+            if (count)
+                stage_lost(w, i ? atomic_load(&slot->tid) : 0, count);
+        }
+        if (state == PI_SLOT_ENDED)
+            atomic_store(&slot->state, PI_SLOT_FREE);
     }
-    uint64_t orphans = atomic_exchange(&pi_rec.orphan_lost, 0);
-    if (orphans)
-        stage_lost(w, 0, orphans);
 }
 
 /* Copy records [flushed, end) of @b into staging, writing frames as it fills. */
@@ -271,6 +272,8 @@ static int writer_open(struct pi_writer *w)
     clock.clock_source = pi_clock_source();
     if (pi_rec.ticks_per_second == 0)
         pi_rec.ticks_per_second = pi_clock_measure_rate(CALIBRATION_NS);
+    pi_wait_threshold_ticks =
+        (uint64_t)((double)pi_rec.config.wait_threshold_ns * pi_rec.ticks_per_second / 1e9);
     clock.ticks_per_second = pi_rec.ticks_per_second;
     pi_clock_sync_point(&clock.start_ticks, &clock.start_monotonic_ns);
     clock.start_realtime_ns = pi_clock_ns(CLOCK_REALTIME);

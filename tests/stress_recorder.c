@@ -40,7 +40,7 @@ static void *hammer(void *arg)
 }
 
 struct tally {
-    uint64_t marks, undefined_names;
+    uint64_t marks, exits, undefined_names;
 };
 
 static void tally_marks(const struct pi_reader *reader, const struct pi_event *ev,
@@ -48,6 +48,7 @@ static void tally_marks(const struct pi_reader *reader, const struct pi_event *e
 {
     (void)file;
     struct tally *t = context;
+    t->exits += ev->rec.kind == PI_REC_THREAD_EXIT;
     if (ev->rec.kind != PI_REC_MARK)
         return;
     t->marks++;
@@ -86,10 +87,12 @@ int main(int argc, char **argv)
     pi_recorder_stop(PI_END_EXIT, 0);
 
     struct traced_file files[4];
-    struct tally tally = {0, 0};
+    struct tally tally = {0, 0, 0};
     int n = read_trace_dir(dir, files, 4, tally_marks, &tally);
-    uint64_t total = atomic_load(&emitted);
-    int ok = n == 1 && !files[0].read_error && tally.marks + files[0].lost == total &&
+    /* every thread also records its exit */
+    uint64_t total = atomic_load(&emitted) + (uint64_t)threads * (uint64_t)waves;
+    int ok = n == 1 && !files[0].read_error &&
+             tally.marks + tally.exits + files[0].lost == total &&
              tally.undefined_names == 0;
     printf("stress: %d threads x %llu events x %d waves: recorded %llu, lost %llu, "
            "undefined names %llu%s%s\n",

@@ -88,7 +88,7 @@ Test(trace_files, preload_needs_only_libc)
     cr_assert_eq(command_output_number(command), 1);
 }
 
-#define HOOK_NAME(name, ret, params, required) #name,
+#define HOOK_NAME(name, ret, params, required, version) #name,
 #define EXTRA_NAME(name) #name,
 static const char *const hook_names[] = {PI_REAL_FUNCTIONS(HOOK_NAME) PI_EXTRA_HOOKS(EXTRA_NAME)};
 

@@ -106,9 +106,18 @@ enum pi_record_kind {
     PI_REC_MARK = 8,
     /* range from the control API: dur set, arg0 = value, arg1 = name id */
     PI_REC_RANGE = 9,
-    PI_REC_THREAD_START = 10, /* arg0 = creating thread's tid */
+    /* recorded by the new thread: arg0 = creating thread's tid, arg1 = its pthread_t */
+    PI_REC_THREAD_START = 10,
     PI_REC_THREAD_EXIT = 11,
-    PI_REC_THREAD_NAME = 12,  /* arg0 = name string id */
+    /* arg0 = name string id, arg1 = pthread_t of the named thread (0: the recording thread) */
+    PI_REC_THREAD_NAME = 12,
+    /* an I/O call; flags hold the operation and fd class (PI_IO_FLAGS),
+     * arg0 = fd, arg1 = result (bytes or fd; -errno on failure),
+     * arg2 = path string id for regular files (0 when unknown) */
+    PI_REC_IO = 13,
+    /* a lock or condition wait that blocked at least the wait threshold:
+     * arg0 = enum pi_wait_kind, arg1 = address of the object, arg2 = result */
+    PI_REC_WAIT = 14,
     PI_REC_KIND_COUNT
 };
 
@@ -127,6 +136,62 @@ enum pi_end_reason {
 /* Record flag bits. */
 enum pi_record_flag {
     PI_FLAG_FAILED = 1u << 0, /* the intercepted call returned an error */
+};
+
+/* What a file descriptor is, found once per descriptor. */
+enum pi_fd_class {
+    PI_FD_UNKNOWN = 0,
+    PI_FD_FILE = 1,
+    PI_FD_PIPE = 2,
+    PI_FD_SOCKET = 3,
+    PI_FD_DEVICE = 4,
+    PI_FD_TTY = 5,
+    PI_FD_OTHER = 6, /* directories, eventfd, epoll, ... */
+    PI_FD_CLASS_COUNT
+};
+
+/* The I/O operation of a PI_REC_IO record. Append only. */
+enum pi_io_op {
+    PI_IO_OPEN = 1, /* arg1 = fd; creat and openat too */
+    PI_IO_CLOSE,
+    PI_IO_READ,
+    PI_IO_PREAD,
+    PI_IO_READV,
+    PI_IO_PREADV,
+    PI_IO_WRITE,
+    PI_IO_PWRITE,
+    PI_IO_WRITEV,
+    PI_IO_PWRITEV,
+    PI_IO_RECV,
+    PI_IO_RECVFROM,
+    PI_IO_RECVMSG,
+    PI_IO_SEND,
+    PI_IO_SENDTO,
+    PI_IO_SENDMSG,
+    PI_IO_POLL, /* arg0 = first fd polled, arg1 = ready count */
+    PI_IO_PPOLL,
+    PI_IO_SELECT,
+    PI_IO_PSELECT,
+    PI_IO_EPOLL_WAIT,
+    PI_IO_MMAP, /* arg1 = length mapped */
+    PI_IO_FOPEN,
+    PI_IO_FCLOSE,
+    PI_IO_FREAD, /* arg1 = bytes */
+    PI_IO_FWRITE,
+    PI_IO_OP_COUNT
+};
+
+/* PI_REC_IO flags: bit 0 failed, bits 4-7 fd class, bits 8-15 operation. */
+#define PI_IO_FLAGS(op, fd_class, failed) \
+    ((uint16_t)(((op) << 8) | ((fd_class) << 4) | ((failed) ? PI_FLAG_FAILED : 0)))
+#define PI_IO_OP(flags) ((unsigned)(flags) >> 8)
+#define PI_IO_CLASS(flags) (((unsigned)(flags) >> 4) & 0xfu)
+
+enum pi_wait_kind {
+    PI_WAIT_MUTEX = 1, /* pthread_mutex_lock that did not get the lock at once */
+    PI_WAIT_COND = 2,  /* pthread_cond_wait, timedwait, clockwait */
+    PI_WAIT_SEM = 3,   /* sem_wait, sem_timedwait, sem_clockwait */
+    PI_WAIT_KIND_COUNT
 };
 
 /*

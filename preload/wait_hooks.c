@@ -1,0 +1,77 @@
+/*
+ * wait_hooks.c - lock and condition waits that actually block.
+ *
+ * A mutex is tried first: taking a free lock costs one trylock and
+ * records nothing. Waits are recorded when they last at least the wait
+ * threshold (PROFINJECT_WAIT_US, 20 us by default): on Python 3.11 the
+ * GIL waits in pthread_cond_timedwait, threading locks in sem_clockwait,
+ * multiprocessing locks in sem_timedwait.
+ */
+#include <errno.h>
+
+#include "hook.h"
+
+static inline void wait_record(unsigned kind, const void *object, uint64_t start, int result)
+{
+    uint64_t end = pi_clock_ticks();
+    if (end - start < pi_wait_threshold_ticks)
+        return;
+    int saved = errno;
+    pi_emit(PI_REC_WAIT, result ? PI_FLAG_FAILED : 0, start, end - start, kind,
+            (uint64_t)(uintptr_t)object, (uint64_t)(int64_t)result);
+    errno = saved;
+}
+
+PI_EXPORT int pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+    if (!pi_hook_active())
+        return PI_REAL(pthread_mutex_lock)(mutex);
+    int result = pthread_mutex_trylock(mutex);
+    if (result != EBUSY)
+        return result; /* got it (or an error the blocking call would give too) */
+    uint64_t start = pi_clock_ticks();
+    result = PI_REAL(pthread_mutex_lock)(mutex);
+    wait_record(PI_WAIT_MUTEX, mutex, start, result);
+    return result;
+}
+
+/* A hook for a wait that returns 0 or an error number (pthread style). */
+#define PI_WAIT_HOOK(name, kind, object, params, args)                                            \
+    PI_EXPORT int name params                                                                     \
+    {                                                                                             \
+        if (!pi_hook_active() || !PI_REAL(name))                                                  \
+            return PI_REAL(name) ? PI_REAL(name) args : ENOSYS;                                   \
+        uint64_t start = pi_clock_ticks();                                                        \
+        int result = PI_REAL(name) args;                                                          \
+        wait_record(kind, object, start, result);                                                 \
+        return result;                                                                            \
+    }
+
+PI_WAIT_HOOK(pthread_cond_wait, PI_WAIT_COND, cond, (pthread_cond_t *cond, pthread_mutex_t *m),
+             (cond, m))
+PI_WAIT_HOOK(pthread_cond_timedwait, PI_WAIT_COND, cond,
+             (pthread_cond_t *cond, pthread_mutex_t *m, const struct timespec *at), (cond, m, at))
+PI_WAIT_HOOK(pthread_cond_clockwait, PI_WAIT_COND, cond,
+             (pthread_cond_t *cond, pthread_mutex_t *m, clockid_t clock, const struct timespec *at),
+             (cond, m, clock, at))
+
+/* sem_* return -1 and set errno; the record keeps errno as the result. */
+#define PI_SEM_HOOK(name, params, args)                                                           \
+    PI_EXPORT int name params                                                                     \
+    {                                                                                             \
+        if (!pi_hook_active() || !PI_REAL(name)) {                                                \
+            if (PI_REAL(name))                                                                    \
+                return PI_REAL(name) args;                                                        \
+            errno = ENOSYS;                                                                       \
+            return -1;                                                                            \
+        }                                                                                         \
+        uint64_t start = pi_clock_ticks();                                                        \
+        int result = PI_REAL(name) args;                                                          \
+        wait_record(PI_WAIT_SEM, sem, start, result ? errno : 0);                                 \
+        return result;                                                                            \
+    }
+
+PI_SEM_HOOK(sem_wait, (sem_t *sem), (sem))
+PI_SEM_HOOK(sem_timedwait, (sem_t *sem, const struct timespec *at), (sem, at))
+PI_SEM_HOOK(sem_clockwait, (sem_t *sem, clockid_t clock, const struct timespec *at),
+            (sem, clock, at))

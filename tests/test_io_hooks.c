@@ -1,0 +1,81 @@
+/*
+ * Integration: the I/O hooks against prog_io, whose every call, size and
+ * descriptor kind is known.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "helpers.h"
+
+struct io_tally {
+    char path[256];
+    uint64_t count[PI_IO_OP_COUNT][PI_FD_CLASS_COUNT];
+    uint64_t bytes[PI_IO_OP_COUNT][PI_FD_CLASS_COUNT];
+    uint64_t file_ops_with_path, file_ops;
+};
+
+static void tally_io(const struct pi_reader *reader, const struct pi_event *ev,
+                     struct traced_file *file, void *context)
+{
+    (void)file;
+    struct io_tally *t = context;
+    const struct pi_record *r = &ev->rec;
+    if (r->kind != PI_REC_IO)
+        return;
+    unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
+    cr_assert_lt(op, PI_IO_OP_COUNT);
+    const char *path = r->arg[2] ? pi_reader_string(reader, r->arg[2]) : NULL;
+    if (op != PI_IO_OPEN && op != PI_IO_FOPEN && fd_class == PI_FD_FILE) {
+        t->file_ops++;
+        if (path && strcmp(path, t->path) == 0)
+            t->file_ops_with_path++;
+    }
+    if (op == PI_IO_OPEN && path && strcmp(path, t->path) != 0)
+        return; /* the loader's and libc's own opens */
+    t->count[op][fd_class]++;
+    if (!(r->flags & PI_FLAG_FAILED))
+        t->bytes[op][fd_class] += r->arg[1];
+}
+
+Test(io_hooks, known_workload_comes_back_exactly, .timeout = 60)
+{
+    char dir[64], work[64];
+    make_temp_dir(dir, sizeof(dir));
+    make_temp_dir(work, sizeof(work));
+    char *argv[] = {(char *)test_program("prog_io"), work, NULL};
+    struct run_result result;
+    run_program(dir, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "prog_io failed with %d", result.status);
+
+    struct traced_file files[4];
+    static struct io_tally t;
+    memset(&t, 0, sizeof(t));
+    snprintf(t.path, sizeof(t.path), "%s/data.bin", work);
+    cr_assert_eq(read_trace_dir(dir, files, 4, tally_io, &t), 1);
+
+    cr_assert_eq(t.count[PI_IO_OPEN][PI_FD_UNKNOWN], 3, "creat and two opens of the file");
+    cr_assert_eq(t.count[PI_IO_WRITE][PI_FD_FILE], 3);
+    cr_assert_eq(t.bytes[PI_IO_WRITE][PI_FD_FILE], 3 * 4096);
+    cr_assert_eq(t.count[PI_IO_READ][PI_FD_FILE], 4);
+    cr_assert_eq(t.bytes[PI_IO_READ][PI_FD_FILE], 12288);
+    cr_assert_eq(t.count[PI_IO_PREAD][PI_FD_FILE], 1);
+    cr_assert_eq(t.bytes[PI_IO_PREAD][PI_FD_FILE], 100);
+    cr_assert_eq(t.bytes[PI_IO_READV][PI_FD_FILE], 100);
+    cr_assert_eq(t.count[PI_IO_CLOSE][PI_FD_FILE], 3);
+    cr_assert_eq(t.count[PI_IO_FOPEN][PI_FD_UNKNOWN] + t.count[PI_IO_FOPEN][PI_FD_FILE], 1);
+    cr_assert_eq(t.bytes[PI_IO_FREAD][PI_FD_FILE], 12288, "stdio reads are seen");
+    cr_assert_eq(t.count[PI_IO_FCLOSE][PI_FD_FILE], 1);
+    cr_assert_eq(t.count[PI_IO_MMAP][PI_FD_FILE], 1);
+    cr_assert_eq(t.bytes[PI_IO_MMAP][PI_FD_FILE], 12288);
+    cr_assert_eq(t.file_ops_with_path, t.file_ops, "every file operation carries the path");
+
+    cr_assert_eq(t.bytes[PI_IO_WRITE][PI_FD_PIPE], 10);
+    cr_assert_eq(t.count[PI_IO_POLL][PI_FD_PIPE], 1);
+    cr_assert_eq(t.bytes[PI_IO_POLL][PI_FD_PIPE], 1, "one descriptor ready");
+    cr_assert_eq(t.bytes[PI_IO_READ][PI_FD_PIPE], 10);
+    cr_assert_eq(t.bytes[PI_IO_SEND][PI_FD_SOCKET], 20);
+    cr_assert_eq(t.bytes[PI_IO_RECV][PI_FD_SOCKET], 20);
+    cr_assert_eq(t.bytes[PI_IO_WRITE][PI_FD_TTY] + t.bytes[PI_IO_WRITE][PI_FD_FILE], 3 * 4096,
+                 "stdout goes through stdio, not the write hook");
+}
