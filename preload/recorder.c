@@ -59,6 +59,10 @@ static struct pi_thread_slot *claim_slot(uint32_t tid)
         if (atomic_load_explicit(&slot->state, memory_order_relaxed) == PI_SLOT_FREE &&
             atomic_compare_exchange_strong(&slot->state, &expected, PI_SLOT_IN_USE)) {
             atomic_store(&slot->tid, tid);
+            uint32_t index = (uint32_t)(slot - pi_rec.thread_slots), used;
+            while ((used = atomic_load(&pi_rec.thread_slots_used)) <= index &&
+                   !atomic_compare_exchange_weak(&pi_rec.thread_slots_used, &used, index + 1))
+                ;
             return slot;
         }
     }
@@ -261,7 +265,9 @@ void pi_recorder_after_fork_child(void)
     pi_rec.pid = getpid();
     pi_pool_reset(&pi_rec.pool);
     pi_strings_forget_emitted(&pi_rec.strings);
-    for (uint32_t i = 0; i < PI_THREAD_SLOTS; i++) {
+    /* only slots ever claimed were written: leave the rest untouched (no copy-on-write) */
+    uint32_t used = atomic_load(&pi_rec.thread_slots_used);
+    for (uint32_t i = 0; i < used && i < PI_THREAD_SLOTS; i++) {
         atomic_store(&pi_rec.thread_slots[i].lost, 0);
         atomic_store(&pi_rec.thread_slots[i].state, PI_SLOT_FREE);
     }

@@ -66,6 +66,7 @@ struct pi_recorder {
 
     /* slot 0 is shared by threads that found no free slot */
     struct pi_thread_slot thread_slots[PI_THREAD_SLOTS] __attribute__((aligned(64)));
+    _Atomic uint32_t thread_slots_used; /* slots at or above this were never claimed */
 
     /* Writer coordination (futex words). */
     _Atomic uint32_t writer_wake;

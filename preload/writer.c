@@ -21,7 +21,9 @@
 
 #define STAGING_RECORDS 16384u
 #define HEADER_CAPACITY 16384u
-#define CALIBRATION_NS 5000000u
+/* A short first estimate: the reader refines the rate from the sync
+ * points written at every flush, so this only has to carry 100 ms. */
+#define CALIBRATION_NS 1000000u
 
 void pi_writer_wake(void)
 {
@@ -160,7 +162,8 @@ static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count)
 /* Turn the drop counters of threads (live or ended) into LOST records. */
 static void stage_lost_counts(struct pi_writer *w)
 {
-    for (uint32_t i = 0; i < PI_THREAD_SLOTS; i++) {
+    uint32_t end = atomic_load(&pi_rec.thread_slots_used);
+    for (uint32_t i = 0; i < end && i < PI_THREAD_SLOTS; i++) {
         struct pi_thread_slot *slot = &pi_rec.thread_slots[i];
         /* read the state first: an ENDED thread adds nothing after it */
         uint32_t state = atomic_load(&slot->state);
@@ -301,7 +304,8 @@ static void writer_loop(struct pi_writer *w)
     w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
     w->next_sample_ns = now;
     for (;;) {
-        atomic_store(&pi_rec.writer_wake, 0);
+        /* nonzero when a thread asked for us (a buffer filled), not a timeout */
+        int woken = atomic_exchange(&pi_rec.writer_wake, 0) != 0;
         int stopping = atomic_load(&pi_rec.stop_requested) != 0;
         uint32_t requested = atomic_load(&pi_rec.flush_requested);
         now = pi_clock_ns(CLOCK_MONOTONIC);
@@ -316,7 +320,9 @@ static void writer_loop(struct pi_writer *w)
                       requested != atomic_load(&pi_rec.flush_done);
         if (stopping)
             atomic_store(&pi_recording, 0);
-        drain_buffers(w, partial);
+        /* a wake for a sample alone need not look at the buffers */
+        if (partial || woken)
+            drain_buffers(w, partial);
         if (w->failed)
             w->staged = 0;
         if (partial) {

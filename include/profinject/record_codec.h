@@ -23,17 +23,28 @@
 
 #define PI_CODEC_FEATURES (PI_FEATURE_TS_DELTA | PI_FEATURE_SHUFFLE)
 
+/* Records transposed per step: the block stays in L1 and each of the 48
+ * output columns gets one whole cache line per block. */
+#define PI_CODEC_BLOCK 64
+
 /* pi_codec_encode - transform @n records from @in into @out (n * PI_RECORD_SIZE bytes) */
 static inline void pi_codec_encode(const struct pi_record *in, size_t n, uint8_t *out)
 {
+    struct pi_record block[PI_CODEC_BLOCK];
     uint64_t prev_end = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct pi_record r = in[i];
-        r.ts = in[i].ts - prev_end;
-        prev_end = in[i].ts + in[i].dur;
-        const uint8_t *bytes = (const uint8_t *)&r;
-        for (size_t b = 0; b < PI_RECORD_SIZE; b++)
-            out[b * n + i] = bytes[b];
+    for (size_t base = 0; base < n; base += PI_CODEC_BLOCK) {
+        size_t count = n - base < PI_CODEC_BLOCK ? n - base : PI_CODEC_BLOCK;
+        for (size_t i = 0; i < count; i++) {
+            block[i] = in[base + i];
+            block[i].ts = in[base + i].ts - prev_end;
+            prev_end = in[base + i].ts + in[base + i].dur;
+        }
+        const uint8_t *bytes = (const uint8_t *)block;
+        for (size_t b = 0; b < PI_RECORD_SIZE; b++) {
+            uint8_t *column = out + b * n + base;
+            for (size_t i = 0; i < count; i++)
+                column[i] = bytes[i * PI_RECORD_SIZE + b];
+        }
     }
 }
 
@@ -41,12 +52,18 @@ static inline void pi_codec_encode(const struct pi_record *in, size_t n, uint8_t
 static inline void pi_codec_decode(const uint8_t *in, size_t n, struct pi_record *out)
 {
     uint64_t prev_end = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *bytes = (uint8_t *)&out[i];
-        for (size_t b = 0; b < PI_RECORD_SIZE; b++)
-            bytes[b] = in[b * n + i];
-        out[i].ts += prev_end;
-        prev_end = out[i].ts + out[i].dur;
+    for (size_t base = 0; base < n; base += PI_CODEC_BLOCK) {
+        size_t count = n - base < PI_CODEC_BLOCK ? n - base : PI_CODEC_BLOCK;
+        uint8_t *bytes = (uint8_t *)&out[base];
+        for (size_t b = 0; b < PI_RECORD_SIZE; b++) {
+            const uint8_t *column = in + b * n + base;
+            for (size_t i = 0; i < count; i++)
+                bytes[i * PI_RECORD_SIZE + b] = column[i];
+        }
+        for (size_t i = 0; i < count; i++) {
+            out[base + i].ts += prev_end;
+            prev_end = out[base + i].ts + out[base + i].dur;
+        }
     }
 }
 
