@@ -20,11 +20,16 @@
 
 #define PI_EXPORT __attribute__((visibility("default")))
 
-/* pi_hook_active - set up if needed; nonzero when this call is to be recorded */
+/* pi_hook_active - set up if needed; nonzero when this call is to be recorded.
+ * Recording is only ever on after set-up, so one load decides the common case. */
 static inline int pi_hook_active(void)
 {
-    pi_ensure_init();
-    return !pi_guarded() && atomic_load_explicit(&pi_recording, memory_order_relaxed);
+    if (__builtin_expect(!atomic_load_explicit(&pi_recording, memory_order_relaxed), 0)) {
+        pi_ensure_init();
+        if (!atomic_load_explicit(&pi_recording, memory_order_relaxed))
+            return 0;
+    }
+    return !pi_guarded();
 }
 
 #endif

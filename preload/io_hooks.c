@@ -13,16 +13,16 @@
 #include "fd_table.h"
 #include "hook.h"
 
-/* Record a finished call; @failed when it returned the error value. */
+/* Record a finished call; @failed when it returned the error value.
+ * Nothing here changes errno (pi_fd_lookup's slow path saves it). */
 static inline void io_record(unsigned op, int fd, uint64_t start, int64_t result, int failed)
 {
     uint64_t end = pi_clock_ticks();
-    int saved = errno;
+    if (__builtin_expect(failed, 0))
+        result = -(int64_t)errno;
     uint32_t word = pi_fd_lookup(fd);
     pi_emit(PI_REC_IO, PI_IO_FLAGS(op, PI_FD_WORD_CLASS(word), failed), start, end - start,
-            (uint64_t)(int64_t)fd, failed ? (uint64_t)-(int64_t)saved : (uint64_t)result,
-            PI_FD_WORD_PATH(word));
-    errno = saved;
+            (uint64_t)(int64_t)fd, (uint64_t)result, PI_FD_WORD_PATH(word));
 }
 
 /* A hook for a call on one descriptor that returns a count, -1 on error. */

@@ -15,21 +15,13 @@ struct pi_recorder pi_rec;
 _Atomic int pi_recording;
 uint64_t pi_wait_threshold_ticks;
 
-/* Per-thread state. initial-exec TLS: no allocation and no lock on first
- * access, which a preloaded object can rely on (it is loaded at start). */
-struct pi_thread {
-    uint32_t generation; /* pi_rec.generation when this state was set up */
-    uint32_t tid;
-    struct pi_buffer *buf;
-    uint32_t pos;
-    struct pi_thread_slot *slot; /* where this thread counts its drops */
-};
-static __thread struct pi_thread pi_tls __attribute__((tls_model("initial-exec")));
+__thread struct pi_thread pi_tls __attribute__((tls_model("initial-exec")));
+_Atomic uint32_t pi_generation;
 
 uint32_t pi_current_tid(void)
 {
     struct pi_thread *t = &pi_tls;
-    uint32_t generation = atomic_load_explicit(&pi_rec.generation, memory_order_relaxed);
+    uint32_t generation = atomic_load_explicit(&pi_generation, memory_order_relaxed);
     if (t->generation != generation || t->tid == 0)
         return pi_sys_gettid(); /* not cached yet; pi_emit will cache it */
     return t->tid;
@@ -84,9 +76,9 @@ static void thread_adopt(struct pi_thread *t, uint32_t generation)
 }
 
 /* Slow path of pi_emit: get a buffer with room. NULL means drop. */
-static struct pi_buffer *thread_refill(struct pi_thread *t)
+static struct pi_buffer *pi_thread_refill(struct pi_thread *t)
 {
-    uint32_t generation = atomic_load_explicit(&pi_rec.generation, memory_order_relaxed);
+    uint32_t generation = atomic_load_explicit(&pi_generation, memory_order_relaxed);
     if (t->generation != generation)
         thread_adopt(t, generation);
     struct pi_buffer_pool *pool = &pi_rec.pool;
@@ -104,41 +96,23 @@ static struct pi_buffer *thread_refill(struct pi_thread *t)
     return buf;
 }
 
-void pi_emit(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur, uint64_t arg0,
-             uint64_t arg1, uint64_t arg2)
+void pi_emit_slow(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur, uint64_t arg0,
+                  uint64_t arg1, uint64_t arg2)
 {
-    if (!atomic_load_explicit(&pi_recording, memory_order_relaxed))
-        return;
     struct pi_thread *t = &pi_tls;
-    struct pi_buffer *buf = t->buf;
-    if (__builtin_expect(t->generation != atomic_load_explicit(&pi_rec.generation,
-                                                               memory_order_relaxed) ||
-                             buf == NULL || t->pos >= buf->capacity,
-                         0)) {
-        buf = thread_refill(t);
-        if (!buf) {
-            /* uncontended: the slot is this thread's own cache line */
-            atomic_fetch_add_explicit(&t->slot->lost, 1, memory_order_relaxed);
-            return;
-        }
+    struct pi_buffer *buf = pi_thread_refill(t);
+    if (!buf) {
+        /* uncontended: the slot is this thread's own cache line */
+        atomic_fetch_add_explicit(&t->slot->lost, 1, memory_order_relaxed);
+        return;
     }
-    struct pi_record *r = &buf->records[t->pos];
-    r->kind = kind;
-    r->flags = flags;
-    r->tid = t->tid;
-    r->ts = ts;
-    r->dur = dur;
-    r->arg[0] = arg0;
-    r->arg[1] = arg1;
-    r->arg[2] = arg2;
-    t->pos++;
-    atomic_store_explicit(&buf->committed, t->pos, memory_order_release);
+    pi_emit_into(t, buf, kind, flags, ts, dur, arg0, arg1, arg2);
 }
 
 void pi_thread_exit(void)
 {
     struct pi_thread *t = &pi_tls;
-    if (t->generation != atomic_load_explicit(&pi_rec.generation, memory_order_relaxed))
+    if (t->generation != atomic_load_explicit(&pi_generation, memory_order_relaxed))
         return;
     pi_emit(PI_REC_THREAD_EXIT, 0, pi_clock_ticks(), 0, 0, 0, 0);
     if (t->buf) {
@@ -178,7 +152,7 @@ int pi_recorder_start(const struct pi_config *config)
     /* until the writer has measured the tick rate, assume at most 3 ticks per ns */
     pi_wait_threshold_ticks = config->wait_threshold_ns * (pi_clock_uses_tsc ? 3 : 1);
     pi_rec.pid = getpid();
-    atomic_store(&pi_rec.generation, 1);
+    atomic_store(&pi_generation, 1);
     if (pi_pool_init(&pi_rec.pool, config->buffer_count, config->buffer_records) != 0 ||
         pi_strings_init(&pi_rec.strings, 65536, 8u << 20) != 0) {
         pi_diag("cannot map %u KiB of trace buffers (%s); the program runs untraced",
@@ -261,7 +235,7 @@ void pi_recorder_after_fork_child(void)
         return;
     /* Only the forking thread exists now. Records in the buffers belong
      * to the parent, which writes them; the child starts empty. */
-    atomic_fetch_add(&pi_rec.generation, 1);
+    atomic_fetch_add(&pi_generation, 1);
     pi_rec.pid = getpid();
     pi_pool_reset(&pi_rec.pool);
     pi_strings_forget_emitted(&pi_rec.strings);

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "buffer_pool.h"
 #include "clock.h"
 #include "config.h"
 #include "profinject/trace_format.h"
@@ -64,14 +65,64 @@ void pi_recorder_after_fork_child(void);
  */
 int pi_recorder_flush_sync(unsigned timeout_ms);
 
+/* Per-thread state. initial-exec TLS: no allocation and no lock on first
+ * access, which a preloaded object can rely on (it is loaded at start). */
+struct pi_thread {
+    uint32_t generation; /* pi_generation when this state was set up */
+    uint32_t tid;
+    struct pi_buffer *buf;
+    uint32_t pos;
+    struct pi_thread_slot *slot; /* where this thread counts its drops */
+};
+extern __thread struct pi_thread pi_tls __attribute__((tls_model("initial-exec")));
+/* changes in a fork child: thread state from before the fork is stale */
+extern _Atomic uint32_t pi_generation;
+
+/* pi_emit_slow - pi_emit when the thread needs a (new) buffer; drops and counts if none */
+void pi_emit_slow(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur, uint64_t arg0,
+                  uint64_t arg1, uint64_t arg2);
+
+static inline void pi_emit_into(struct pi_thread *t, struct pi_buffer *buf, uint16_t kind,
+                                uint16_t flags, uint64_t ts, uint64_t dur, uint64_t arg0,
+                                uint64_t arg1, uint64_t arg2)
+{
+    struct pi_record *r = &buf->records[t->pos];
+    r->kind = kind;
+    r->flags = flags;
+    r->tid = t->tid;
+    r->ts = ts;
+    r->dur = dur;
+    r->arg[0] = arg0;
+    r->arg[1] = arg1;
+    r->arg[2] = arg2;
+    t->pos++;
+    /* release: the writer that reads this count sees the record */
+    atomic_store_explicit(&buf->committed, t->pos, memory_order_release);
+}
+
 /**
  * pi_emit - append one record to the calling thread's buffer
  *
- * The hot path: no lock, no malloc, no syscall except when a buffer fills.
- * Drops and counts the record when no buffer is free.
+ * The hot path, inlined into every hook: no lock, no malloc, no syscall
+ * except when a buffer fills. Drops and counts the record when no buffer
+ * is free.
  */
-void pi_emit(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur, uint64_t arg0,
-             uint64_t arg1, uint64_t arg2);
+static inline void pi_emit(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur,
+                           uint64_t arg0, uint64_t arg1, uint64_t arg2)
+{
+    if (!atomic_load_explicit(&pi_recording, memory_order_relaxed))
+        return;
+    struct pi_thread *t = &pi_tls;
+    struct pi_buffer *buf = t->buf;
+    if (__builtin_expect(t->generation != atomic_load_explicit(&pi_generation,
+                                                               memory_order_relaxed) ||
+                             buf == NULL || t->pos >= buf->capacity,
+                         0)) {
+        pi_emit_slow(kind, flags, ts, dur, arg0, arg1, arg2);
+        return;
+    }
+    pi_emit_into(t, buf, kind, flags, ts, dur, arg0, arg1, arg2);
+}
 
 /**
  * pi_intern - id of a string (name, path) for use in a record

@@ -58,7 +58,6 @@ struct pi_recorder {
     struct pi_buffer_pool pool;
     struct pi_string_table strings;
     _Atomic int state;            /* enum pi_recorder_state */
-    _Atomic uint32_t generation;  /* changes in a fork child: stale thread state is dropped */
     int pid;
     pthread_key_t thread_key;
     int thread_key_ok;
