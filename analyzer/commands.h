@@ -13,6 +13,8 @@ enum { PI_EXIT_OK = 0, PI_EXIT_USAGE = 1, PI_EXIT_BAD_INPUT = 2 };
 
 int pi_cmd_dump(int argc, char **argv);
 int pi_cmd_info(int argc, char **argv);
+int pi_cmd_report(int argc, char **argv);
+int pi_cmd_compare(int argc, char **argv);
 
 /* pi_warn_truncated - print the standard warning when @reader's file was cut short */
 void pi_warn_truncated(const struct pi_reader *reader);

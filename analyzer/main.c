@@ -9,9 +9,11 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: profinject-analyze COMMAND [ARGS]\n"
+            "usage: profinject-analyze [COMMAND] [ARGS]\n"
             "\n"
             "commands:\n"
+            "  report [options] FILE|DIR...   the report (default command); --help for options\n"
+            "  compare BASE NEW [--threshold p95=10%%]...   regression check, exit 3 if worse\n"
             "  info FILE|DIR...   header, process tree, record counts, losses, time span\n"
             "  dump FILE...       every record as text, header first\n"
             "\n"
@@ -29,7 +31,9 @@ int main(int argc, char **argv)
         return pi_cmd_dump(argc - 2, argv + 2);
     if (strcmp(argv[1], "info") == 0)
         return pi_cmd_info(argc - 2, argv + 2);
-    fprintf(stderr, "profinject-analyze: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return PI_EXIT_USAGE;
+    if (strcmp(argv[1], "report") == 0)
+        return pi_cmd_report(argc - 2, argv + 2);
+    if (strcmp(argv[1], "compare") == 0)
+        return pi_cmd_compare(argc - 2, argv + 2);
+    return pi_cmd_report(argc - 1, argv + 1);
 }

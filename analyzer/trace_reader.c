@@ -42,7 +42,7 @@ struct pi_reader {
 
     /* clock mapping */
     uint64_t base_ticks, base_ns;
-    double ticks_per_ns;
+    double ticks_per_ns, ns_per_tick;
 
     /* strings by id */
     char **strings;
@@ -268,6 +268,7 @@ static int parse_header(struct pi_reader *r, size_t size)
     r->base_ticks = h->start_ticks;
     r->base_ns = h->start_monotonic_ns;
     r->ticks_per_ns = h->ticks_per_second / 1e9;
+    r->ns_per_tick = 1.0 / r->ticks_per_ns;
     return 0;
 }
 
@@ -360,7 +361,7 @@ const char *pi_reader_string(const struct pi_reader *r, uint64_t id)
 
 uint64_t pi_reader_ticks_to_ns(const struct pi_reader *r, uint64_t ticks)
 {
-    double delta = (double)(int64_t)(ticks - r->base_ticks) / r->ticks_per_ns;
+    double delta = (double)(int64_t)(ticks - r->base_ticks) * r->ns_per_tick;
     return r->base_ns + (uint64_t)(int64_t)delta;
 }
 
@@ -437,7 +438,10 @@ static void apply_clock_sync(struct pi_reader *r, const struct pi_record *rec)
     const struct pi_file_header *h = &r->info.header;
     uint64_t mono = rec->arg[0];
     if (rec->ts > h->start_ticks && mono > h->start_monotonic_ns + RATE_REFINE_MIN_NS)
+    {
         r->ticks_per_ns = (double)(rec->ts - h->start_ticks) / (double)(mono - h->start_monotonic_ns);
+        r->ns_per_tick = 1.0 / r->ticks_per_ns;
+    }
     r->base_ticks = rec->ts;
     r->base_ns = mono;
 }
@@ -464,7 +468,7 @@ int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
     }
     ev->rec = *rec;
     ev->ts_ns = pi_reader_ticks_to_ns(r, rec->ts);
-    ev->dur_ns = (uint64_t)((double)rec->dur / r->ticks_per_ns);
+    ev->dur_ns = (uint64_t)((double)rec->dur * r->ns_per_tick);
     ev->frame_offset = r->frame_offset;
     ev->index = r->record_index++;
     r->record_pos += consumed;

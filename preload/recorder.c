@@ -149,6 +149,8 @@ int pi_recorder_start(const struct pi_config *config)
         return -1;
     }
     pi_clock_init(config->clock);
+    pi_clock_sync_point(&pi_rec.start_ticks, &pi_rec.start_monotonic_ns);
+    pi_rec.start_realtime_ns = pi_clock_ns(CLOCK_REALTIME);
     /* until the writer has measured the tick rate, assume at most 3 ticks per ns */
     pi_wait_threshold_ticks = config->wait_threshold_ns * (pi_clock_uses_tsc ? 3 : 1);
     pi_rec.pid = getpid();
@@ -237,6 +239,8 @@ void pi_recorder_after_fork_child(void)
      * to the parent, which writes them; the child starts empty. */
     atomic_fetch_add(&pi_generation, 1);
     pi_rec.pid = getpid();
+    pi_clock_sync_point(&pi_rec.start_ticks, &pi_rec.start_monotonic_ns);
+    pi_rec.start_realtime_ns = pi_clock_ns(CLOCK_REALTIME);
     pi_pool_reset(&pi_rec.pool);
     pi_strings_forget_emitted(&pi_rec.strings);
     /* only slots ever claimed were written: leave the rest untouched (no copy-on-write) */

@@ -62,6 +62,9 @@ struct pi_recorder {
     pthread_key_t thread_key;
     int thread_key_ok;
     double ticks_per_second;      /* measured once, inherited by fork children */
+    /* when this process's recording began: the header's time base, so no
+     * record is older than its file's start */
+    uint64_t start_ticks, start_monotonic_ns, start_realtime_ns;
 
     /* slot 0 is shared by threads that found no free slot */
     struct pi_thread_slot thread_slots[PI_THREAD_SLOTS] __attribute__((aligned(64)));

@@ -278,8 +278,9 @@ static int writer_open(struct pi_writer *w)
     pi_wait_threshold_ticks =
         (uint64_t)((double)pi_rec.config.wait_threshold_ns * pi_rec.ticks_per_second / 1e9);
     clock.ticks_per_second = pi_rec.ticks_per_second;
-    pi_clock_sync_point(&clock.start_ticks, &clock.start_monotonic_ns);
-    clock.start_realtime_ns = pi_clock_ns(CLOCK_REALTIME);
+    clock.start_ticks = pi_rec.start_ticks;
+    clock.start_monotonic_ns = pi_rec.start_monotonic_ns;
+    clock.start_realtime_ns = pi_rec.start_realtime_ns;
     clock.flush_interval_ns = pi_rec.config.flush_interval_ns;
     clock.sample_interval_ns = pi_rec.config.sample_interval_ns;
 

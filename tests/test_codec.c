@@ -56,3 +56,29 @@ Test(codec, string_slots)
     cr_assert_eq(pi_string_slots(PI_RECORD_SIZE + 1), 2);
     cr_assert_eq(pi_string_slots(PI_MAX_STRING_LEN), (PI_MAX_STRING_LEN + PI_RECORD_SIZE - 1) / PI_RECORD_SIZE);
 }
+
+Test(codec, layout_is_the_documented_one)
+{
+    /* an independent, naive statement of the format: gaps to the previous
+     * end in ts, then byte b of record i at b * n + i */
+    enum { N = 1000 };
+    static struct pi_record in[N], delta[N];
+    static uint8_t encoded[N * PI_RECORD_SIZE], expected[N * PI_RECORD_SIZE];
+    for (size_t i = 0; i < N; i++) {
+        in[i].kind = (uint16_t)next_random();
+        in[i].tid = (uint32_t)next_random();
+        in[i].ts = next_random();
+        in[i].dur = next_random() % 100000;
+        in[i].arg[0] = next_random();
+        in[i].arg[2] = next_random();
+    }
+    for (size_t i = 0; i < N; i++) {
+        delta[i] = in[i];
+        delta[i].ts = in[i].ts - (i ? in[i - 1].ts + in[i - 1].dur : 0);
+    }
+    for (size_t i = 0; i < N; i++)
+        for (size_t b = 0; b < PI_RECORD_SIZE; b++)
+            expected[b * N + i] = ((const uint8_t *)&delta[i])[b];
+    pi_codec_encode(in, N, encoded);
+    cr_assert_arr_eq(encoded, expected, sizeof(expected));
+}

@@ -18,6 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "trace_format.h"
 
@@ -26,6 +29,69 @@
 /* Records transposed per step: the block stays in L1 and each of the 48
  * output columns gets one whole cache line per block. */
 #define PI_CODEC_BLOCK 64
+
+#if defined(__SSE2__)
+/* Transpose a 16x16 byte matrix in registers: r[k] byte j becomes r[j] byte k.
+ * Four rounds of interleaving ever wider lanes. */
+static inline void pi_codec_transpose16(__m128i r[16])
+{
+    __m128i a[16], b[16], c[16];
+    for (int k = 0; k < 8; k++) {
+        a[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+        a[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+    }
+    for (int g = 0; g < 16; g += 4) {
+        b[g] = _mm_unpacklo_epi16(a[g], a[g + 2]);
+        b[g + 1] = _mm_unpackhi_epi16(a[g], a[g + 2]);
+        b[g + 2] = _mm_unpacklo_epi16(a[g + 1], a[g + 3]);
+        b[g + 3] = _mm_unpackhi_epi16(a[g + 1], a[g + 3]);
+    }
+    for (int g = 0; g < 16; g += 8)
+        for (int k = 0; k < 4; k++) {
+            c[g + 2 * k] = _mm_unpacklo_epi32(b[g + k], b[g + 4 + k]);
+            c[g + 2 * k + 1] = _mm_unpackhi_epi32(b[g + k], b[g + 4 + k]);
+        }
+    for (int k = 0; k < 8; k++) {
+        r[2 * k] = _mm_unpacklo_epi64(c[k], c[8 + k]);
+        r[2 * k + 1] = _mm_unpackhi_epi64(c[k], c[8 + k]);
+    }
+}
+#endif
+
+/* Rows to columns (@to_columns) or back, for @count records from @first;
+ * column b of record i lives at columns[b * n + i]. */
+static inline void pi_codec_shuffle(uint8_t *rows, uint8_t *columns, size_t n, size_t first,
+                                    size_t count, int to_columns)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 16 <= count; i += 16)
+        for (int part = 0; part < PI_RECORD_SIZE / 16; part++) {
+            __m128i r[16];
+            for (int k = 0; k < 16; k++)
+                r[k] = to_columns
+                           ? _mm_loadu_si128((const __m128i *)(rows + (i + k) * PI_RECORD_SIZE +
+                                                               16 * part))
+                           : _mm_loadu_si128((const __m128i *)(columns + (16 * part + k) * n +
+                                                               first + i));
+            pi_codec_transpose16(r);
+            for (int k = 0; k < 16; k++) {
+                if (to_columns)
+                    _mm_storeu_si128((__m128i *)(columns + (16 * part + k) * n + first + i), r[k]);
+                else
+                    _mm_storeu_si128((__m128i *)(rows + (i + k) * PI_RECORD_SIZE + 16 * part),
+                                     r[k]);
+            }
+        }
+#endif
+    for (; i < count; i++)
+        for (size_t b = 0; b < PI_RECORD_SIZE; b++) {
+            if (to_columns)
+                columns[b * n + first + i] = rows[i * PI_RECORD_SIZE + b];
+            else
+                rows[i * PI_RECORD_SIZE + b] = columns[b * n + first + i];
+        }
+}
 
 /* pi_codec_encode - transform @n records from @in into @out (n * PI_RECORD_SIZE bytes) */
 static inline void pi_codec_encode(const struct pi_record *in, size_t n, uint8_t *out)
@@ -39,12 +105,7 @@ static inline void pi_codec_encode(const struct pi_record *in, size_t n, uint8_t
             block[i].ts = in[base + i].ts - prev_end;
             prev_end = in[base + i].ts + in[base + i].dur;
         }
-        const uint8_t *bytes = (const uint8_t *)block;
-        for (size_t b = 0; b < PI_RECORD_SIZE; b++) {
-            uint8_t *column = out + b * n + base;
-            for (size_t i = 0; i < count; i++)
-                column[i] = bytes[i * PI_RECORD_SIZE + b];
-        }
+        pi_codec_shuffle((uint8_t *)block, out, n, base, count, 1);
     }
 }
 
@@ -54,12 +115,7 @@ static inline void pi_codec_decode(const uint8_t *in, size_t n, struct pi_record
     uint64_t prev_end = 0;
     for (size_t base = 0; base < n; base += PI_CODEC_BLOCK) {
         size_t count = n - base < PI_CODEC_BLOCK ? n - base : PI_CODEC_BLOCK;
-        uint8_t *bytes = (uint8_t *)&out[base];
-        for (size_t b = 0; b < PI_RECORD_SIZE; b++) {
-            const uint8_t *column = in + b * n + base;
-            for (size_t i = 0; i < count; i++)
-                bytes[i * PI_RECORD_SIZE + b] = column[i];
-        }
+        pi_codec_shuffle((uint8_t *)&out[base], (uint8_t *)in, n, base, count, 0);
         for (size_t i = 0; i < count; i++) {
             out[base + i].ts += prev_end;
             prev_end = out[base + i].ts + out[base + i].dur;

@@ -122,7 +122,11 @@ static double lognormal(double median_ticks, double sigma)
     return median_ticks * exp(sigma * z);
 }
 
-static uint64_t emit_training_like(uint64_t steps)
+#define IO(op, fd_class) PI_IO_FLAGS(op, fd_class, 0)
+
+/* @steps training steps' worth of records, as a DataLoader job makes them;
+ * a flush after every @flush_every steps keeps the writer from dropping. */
+static uint64_t emit_training_like(uint64_t steps, uint64_t flush_every)
 {
     const double tick_per_ns = 2.1;
     uint64_t ts = pi_clock_ticks(), events = 0;
@@ -136,24 +140,31 @@ static uint64_t emit_training_like(uint64_t steps)
         snprintf(name, sizeof(name), "/data/train/sample_%06d.bin", f);
         files[f] = pi_intern_cstr(name);
     }
-#define EMIT(kind, dur, a0, a1, a2)                                                                \
+#define EMIT(kind, flags, dur, a0, a1, a2)                                                         \
     do {                                                                                           \
         uint64_t d = (uint64_t)(dur);                                                              \
-        pi_emit((kind), 0, ts, d, (a0), (a1), (a2));                                               \
+        pi_emit((kind), (flags), ts, d, (a0), (a1), (a2));                                         \
         ts += d + (uint64_t)lognormal(300 * tick_per_ns, 0.5);                                     \
         events++;                                                                                  \
     } while (0)
     for (uint64_t s = 0; s < steps; s++) {
-        EMIT(PI_REC_RANGE, lognormal(2e6 * tick_per_ns, 1.0), 1, 0, 0); /* wait for batch */
-        for (int f = 0; f < 8; f++)                                      /* a worker's reads */
-            EMIT(PI_REC_RANGE, lognormal(8e3 * tick_per_ns, 0.7), 8196, files[(s * 8 + f) % 64], 3);
+        /* the main thread waits for a batch and reads it from the pipe */
+        EMIT(PI_REC_IO, IO(PI_IO_POLL, PI_FD_PIPE), lognormal(2e6 * tick_per_ns, 1.0), 5, 1, 0);
+        EMIT(PI_REC_IO, IO(PI_IO_READ, PI_FD_PIPE), lognormal(3e3 * tick_per_ns, 0.5), 5, 4, 0);
+        EMIT(PI_REC_IO, IO(PI_IO_READ, PI_FD_PIPE), lognormal(2e3 * tick_per_ns, 0.5), 5, 430, 0);
+        for (int f = 0; f < 8; f++) /* a worker's reads */
+            EMIT(PI_REC_IO, IO(PI_IO_READ, PI_FD_FILE), lognormal(8e3 * tick_per_ns, 0.7), 7, 8196,
+                 files[(s * 8 + f) % 64]);
         for (int k = 0; k < 24; k++) /* launches */
-            EMIT(PI_REC_RANGE, lognormal(4e3 * tick_per_ns, 0.4), 0x7f0000001000ull + k * 64,
+            EMIT(PI_REC_RANGE, 0, lognormal(4e3 * tick_per_ns, 0.4), 0x7f0000001000ull + k * 64,
                  kernels[k % 12], 7);
-        EMIT(PI_REC_RANGE, lognormal(50e3 * tick_per_ns, 0.5), 1 << 20, 0, 1); /* copy */
-        EMIT(PI_REC_RANGE, lognormal(3e6 * tick_per_ns, 0.3), 0, 0, 2);        /* sync */
-        for (int m = 0; m < 4; m++)                                            /* lock waits */
-            EMIT(PI_REC_RANGE, lognormal(40e3 * tick_per_ns, 1.0), 0x55550000 + m * 64, 0, 4);
+        EMIT(PI_REC_IO, IO(PI_IO_WRITE, PI_FD_SOCKET), lognormal(50e3 * tick_per_ns, 0.5), 9,
+             1 << 20, 0);
+        for (int m = 0; m < 4; m++) /* lock waits */
+            EMIT(PI_REC_WAIT, 0, lognormal(40e3 * tick_per_ns, 1.0), PI_WAIT_COND,
+                 0x55550000 + m * 64, 0);
+        if (flush_every && s % flush_every == flush_every - 1)
+            pi_recorder_flush_sync(60000);
     }
     return events;
 }
@@ -175,10 +186,8 @@ static uint64_t directory_bytes(const char *dir)
     return total;
 }
 
-static int start_recorder(char *dir)
+static int start_recorder(const char *dir)
 {
-    if (!mkdtemp(dir))
-        return -1;
     struct pi_config config;
     pi_config_from_env(&config);
     snprintf(config.output_dir, sizeof(config.output_dir), "%s", dir);
@@ -190,7 +199,7 @@ static int start_recorder(char *dir)
 static void bench_stream(const char *dir)
 {
     srand(42);
-    uint64_t events = emit_training_like(20000);
+    uint64_t events = emit_training_like(20000, 0);
     pi_recorder_stop(PI_END_EXIT, 0);
     struct pi_recorder_stats stats;
     pi_recorder_get_stats(&stats);
@@ -218,8 +227,19 @@ static void bench_writer(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "hotpath";
+    if (strcmp(mode, "generate") == 0) {
+        /* generate DIR STEPS: a trace of STEPS training steps for the analyzer benchmarks */
+        if (argc != 4 || start_recorder(argv[2]) != 0)
+            return 2;
+        uint64_t events = emit_training_like(strtoull(argv[3], NULL, 10), 2000);
+        pi_recorder_stop(PI_END_EXIT, 0);
+        struct pi_recorder_stats stats;
+        pi_recorder_get_stats(&stats);
+        printf("%llu %llu\n", (unsigned long long)events, (unsigned long long)stats.records_lost);
+        return stats.records_lost ? 1 : 0;
+    }
     char dir[] = "/tmp/profinject-bench-XXXXXX";
-    if (start_recorder(dir) != 0)
+    if (!mkdtemp(dir) || start_recorder(dir) != 0)
         return 1;
     if (strcmp(mode, "hotpath") == 0)
         bench_hotpath();

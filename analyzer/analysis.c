@@ -1,0 +1,384 @@
+/*
+ * analysis.c - one streaming pass over the trace files: every record is
+ * handed to the aggregators (latency tables, per-thread time, memory
+ * series, step detection) and, when asked, to the Chrome trace writer.
+ */
+#include "analysis.h"
+
+#include "commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *const pi_time_class_names[PI_TIME_CLASS_COUNT] = {
+    "data_wait", "file_io", "other_io", "lock_wait", "sync", "cpu"};
+
+void pi_series_add(struct pi_series *s, uint64_t t, uint64_t v)
+{
+    if (s->stride == 0)
+        s->stride = 1;
+    if (++s->pending < s->stride)
+        return;
+    s->pending = 0;
+    if (s->count == PI_SERIES_MAX) {
+        /* full: keep every other point and sample half as often from now on */
+        for (uint32_t i = 0; i < PI_SERIES_MAX / 2; i++) {
+            s->t[i] = s->t[2 * i];
+            s->v[i] = s->v[2 * i];
+        }
+        s->count = PI_SERIES_MAX / 2;
+        s->stride *= 2;
+    }
+    s->t[s->count] = t;
+    s->v[s->count] = v;
+    s->count++;
+}
+
+double pi_series_slope(const struct pi_series *s, uint64_t from_ns)
+{
+    double n = 0, st = 0, sv = 0, stt = 0, stv = 0;
+    for (uint32_t i = 0; i < s->count; i++) {
+        if (s->t[i] < from_ns)
+            continue;
+        double t = (double)(s->t[i] - from_ns) / 1e9, v = (double)s->v[i];
+        n++;
+        st += t;
+        sv += v;
+        stt += t * t;
+        stv += t * v;
+    }
+    double denominator = n * stt - st * st;
+    return n >= 2 && denominator > 0 ? (n * stv - st * sv) / denominator : 0.0;
+}
+
+static struct pi_thread_info *thread_of(struct pi_process_info *p, uint32_t tid)
+{
+    /* records come in runs of one thread: try the last one first */
+    if (p->thread_count && p->threads[p->last_thread].tid == tid)
+        return &p->threads[p->last_thread];
+    for (size_t i = 0; i < p->thread_count; i++)
+        if (p->threads[i].tid == tid) {
+            p->last_thread = i;
+            return &p->threads[i];
+        }
+    for (size_t i = 0; i < p->thread_count; i++)
+        if (p->threads[i].tid == tid)
+            return &p->threads[i];
+    if (p->thread_count == p->thread_capacity) {
+        size_t capacity = p->thread_capacity ? p->thread_capacity * 2 : 16;
+        struct pi_thread_info *grown = realloc(p->threads, capacity * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        p->threads = grown;
+        p->thread_capacity = capacity;
+    }
+    struct pi_thread_info *t = &p->threads[p->thread_count++];
+    memset(t, 0, sizeof(*t));
+    t->tid = tid;
+    t->first_ns = UINT64_MAX;
+    return t;
+}
+
+static int is_blocking_receive(unsigned op)
+{
+    return op == PI_IO_POLL || op == PI_IO_PPOLL || op == PI_IO_SELECT || op == PI_IO_PSELECT ||
+           op == PI_IO_EPOLL_WAIT || op == PI_IO_READ || op == PI_IO_READV ||
+           op == PI_IO_RECV || op == PI_IO_RECVFROM || op == PI_IO_RECVMSG;
+}
+
+static int moves_bytes(unsigned op)
+{
+    return (op >= PI_IO_READ && op <= PI_IO_SENDMSG) || op == PI_IO_FREAD || op == PI_IO_FWRITE;
+}
+
+enum { BY_ID_RANGE, BY_ID_FILE };
+
+/* The entry of @group/name-of-string-@id, cached by id for this file. */
+static struct pi_latency_entry *entry_by_string(struct pi_analysis *a, const struct pi_reader *reader,
+                                                int which, uint64_t id, const char *group)
+{
+    if (id >= (1u << 24))
+        return NULL;
+    if (id >= a->by_string_capacity[which]) {
+        size_t capacity = a->by_string_capacity[which] ? a->by_string_capacity[which] : 1024;
+        while (capacity <= id)
+            capacity *= 2;
+        struct pi_latency_entry **grown =
+            realloc(a->by_string_id[which], capacity * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        memset(grown + a->by_string_capacity[which], 0,
+               (capacity - a->by_string_capacity[which]) * sizeof(*grown));
+        a->by_string_id[which] = grown;
+        a->by_string_capacity[which] = capacity;
+    }
+    struct pi_latency_entry **slot = &a->by_string_id[which][id];
+    if (!*slot) {
+        const char *name = pi_reader_string(reader, id);
+        if (!name)
+            return NULL; /* not defined (yet): do not cache */
+        *slot = pi_latency_get(which == BY_ID_FILE ? &a->files : &a->calls, group, name, "");
+    }
+    return *slot;
+}
+
+/* I/O: latency tables, files, and which kind of time it was for its thread. */
+static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader,
+                           const struct pi_event *ev, int main_thread, int *receives_data)
+{
+    const struct pi_record *r = &ev->rec;
+    unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
+    int failed = (r->flags & PI_FLAG_FAILED) != 0;
+    uint64_t bytes = !failed && moves_bytes(op) ? r->arg[1] : 0;
+    if (op >= PI_IO_OP_COUNT)
+        op = 0;
+    struct pi_latency_entry **cached = &a->io_entries[op][fd_class];
+    if (!*cached)
+        *cached = pi_latency_get(&a->calls, "io", pi_io_op_name(op), pi_fd_class_name(fd_class));
+    struct pi_latency_entry *e = *cached;
+    if (e) {
+        pi_histogram_add(&e->durations, ev->dur_ns);
+        e->bytes += bytes;
+    }
+    int has_path = r->arg[2] != 0;
+    if (has_path && (fd_class == PI_FD_FILE || op == PI_IO_OPEN || op == PI_IO_FOPEN)) {
+        struct pi_latency_entry *f = entry_by_string(a, reader, BY_ID_FILE, r->arg[2], "file");
+        if (f) {
+            pi_histogram_add(&f->durations, ev->dur_ns);
+            f->bytes += bytes;
+            f->opens += !failed && (op == PI_IO_OPEN || op == PI_IO_FOPEN);
+        }
+    }
+    *receives_data = main_thread && fd_class == PI_FD_PIPE && !failed && r->arg[1] > 0 &&
+                     (op == PI_IO_READ || op == PI_IO_READV);
+    if ((fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && is_blocking_receive(op))
+        return main_thread ? PI_TIME_DATA_WAIT : PI_TIME_OTHER_IO;
+    if (fd_class == PI_FD_FILE || (has_path && (op == PI_IO_OPEN || op == PI_IO_FOPEN)))
+        return PI_TIME_FILE_IO;
+    return PI_TIME_OTHER_IO;
+}
+
+static void name_thread(struct pi_process_info *p, uint32_t tid, const char *name)
+{
+    struct pi_thread_info *t = thread_of(p, tid);
+    if (t && name)
+        snprintf(t->name, sizeof(t->name), "%s", name);
+}
+
+static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
+                          struct pi_process_info *p, const struct pi_event *ev)
+{
+    const struct pi_record *r = &ev->rec;
+    switch (r->kind) {
+    case PI_REC_PROC_SAMPLE:
+        pi_series_add(&p->rss, ev->ts_ns, r->arg[0]);
+        if (r->arg[0] > p->rss_peak) {
+            p->rss_peak = r->arg[0];
+            p->rss_peak_ns = ev->ts_ns;
+        }
+        p->cpu_user_ns = r->arg[1];
+        p->cpu_sys_ns = r->arg[2];
+        return;
+    case PI_REC_LOST:
+        p->lost += r->arg[0];
+        return;
+    case PI_REC_PROCESS_END:
+        p->ended = 1;
+        p->end_status = (int64_t)r->arg[0];
+        p->end_reason = r->arg[1];
+        return;
+    case PI_REC_FORK:
+        p->children++;
+        return;
+    case PI_REC_THREAD_NAME:
+        /* arg1 names another thread by pthread_t; ours record their own mostly */
+        if (r->arg[1] == 0)
+            name_thread(p, r->tid, pi_reader_string(reader, r->arg[0]));
+        return;
+    case PI_REC_STRING:
+    case PI_REC_CLOCK_SYNC:
+        return;
+    default:
+        break;
+    }
+    if (r->tid == 0)
+        return;
+    struct pi_thread_info *t = thread_of(p, r->tid);
+    if (!t)
+        return;
+    /* the main thread of a process that started others: its pipe and
+     * socket waits are waits for those (data-loader workers) */
+    int main_thread = (int)r->tid == p->header.pid && p->children > 0;
+    t->events++;
+    if (ev->ts_ns < t->first_ns)
+        t->first_ns = ev->ts_ns;
+    if (ev->ts_ns + ev->dur_ns > t->last_ns)
+        t->last_ns = ev->ts_ns + ev->dur_ns;
+    unsigned time_class = PI_TIME_CLASS_COUNT;
+    int receives_data = 0;
+    if (r->kind == PI_REC_IO) {
+        time_class = account_io(a, reader, ev, main_thread, &receives_data);
+    } else if (r->kind == PI_REC_WAIT) {
+        unsigned kind = r->arg[0] < PI_WAIT_KIND_COUNT ? (unsigned)r->arg[0] : 0;
+        if (!a->wait_entries[kind])
+            a->wait_entries[kind] = pi_latency_get(&a->calls, "wait", pi_wait_kind_name(kind), "");
+        if (a->wait_entries[kind])
+            pi_histogram_add(&a->wait_entries[kind]->durations, ev->dur_ns);
+        time_class = PI_TIME_LOCK_WAIT;
+    } else if (r->kind == PI_REC_RANGE) {
+        struct pi_latency_entry *e =
+            r->arg[1] ? entry_by_string(a, reader, BY_ID_RANGE, r->arg[1], "range")
+                      : pi_latency_get(&a->calls, "range", "?", "");
+        if (e)
+            pi_histogram_add(&e->durations, ev->dur_ns);
+    }
+    if (time_class < PI_TIME_CLASS_COUNT)
+        t->time[time_class] += ev->dur_ns;
+    if (main_thread && time_class < PI_TIME_CLASS_COUNT)
+        pi_steps_event(&p->steps, ev, time_class, receives_data);
+}
+
+static void progress(struct pi_analysis *a, const struct pi_reader *reader, uint64_t done_before)
+{
+    if (!a->options.progress || a->bytes_total < (64u << 20))
+        return;
+    uint64_t done = done_before + pi_reader_bytes_read(reader);
+    fprintf(stderr, "\rprofinject-analyze: %3.0f%% of %.0f MB", 100.0 * done / a->bytes_total,
+            a->bytes_total / 1e6);
+}
+
+static char *copy_or_empty(const char *text)
+{
+    return strdup(text ? text : "");
+}
+
+static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct pi_reader *reader)
+{
+    const struct pi_trace_info *info = pi_reader_info(reader);
+    p->header = info->header;
+    p->command = copy_or_empty(info->strings[PI_HDR_CMDLINE]);
+    p->host = copy_or_empty(info->strings[PI_HDR_HOSTNAME]);
+    p->cgroup = copy_or_empty(info->strings[PI_HDR_CGROUP]);
+    p->start_ns = p->end_ns = info->header.start_monotonic_ns;
+    pi_histogram_init(&p->steps.steady_ns, a->options.exact);
+    pi_histogram_init(&p->steps.warmup_ns, a->options.exact);
+    if (a->options.chrome_trace)
+        pi_chrome_process(a, p);
+    uint64_t done_before = a->bytes_done;
+    struct pi_event ev;
+    int got;
+    uint64_t n = 0;
+    while ((got = pi_reader_next(reader, &ev)) == PI_READ_EVENT) {
+        p->records++;
+        if (pi_record_has_time(ev.rec.kind)) {
+            if (ev.ts_ns < p->start_ns)
+                p->start_ns = ev.ts_ns;
+            if (ev.ts_ns + ev.dur_ns > p->end_ns)
+                p->end_ns = ev.ts_ns + ev.dur_ns;
+        }
+        account_event(a, reader, p, &ev);
+        if (a->options.chrome_trace)
+            pi_chrome_event(a, reader, p, &ev);
+        if ((++n & 0xfffff) == 0)
+            progress(a, reader, done_before);
+    }
+    a->bytes_done = done_before + pi_reader_bytes_read(reader);
+    p->truncated = pi_reader_truncated(reader, NULL, NULL);
+    pi_steps_finish(&p->steps, a->options.warmup_steps);
+    if (a->options.chrome_trace)
+        pi_chrome_thread_names(a, p);
+    if (got == PI_READ_ERROR) {
+        fprintf(stderr, "profinject-analyze: %s\n", pi_reader_error(reader));
+        return -1;
+    }
+    return 0;
+}
+
+static uint64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *options, char **paths,
+                    size_t count)
+{
+    memset(a, 0, sizeof(*a));
+    a->options = *options;
+    a->base_ns = UINT64_MAX;
+    a->chrome_first = 1;
+    pi_latency_table_init(&a->calls, options->exact);
+    pi_latency_table_init(&a->files, options->exact);
+    a->processes = calloc(count ? count : 1, sizeof(*a->processes));
+    if (!a->processes)
+        return -1;
+    /* headers first: the base time of the Chrome trace is the earliest start */
+    for (size_t i = 0; i < count; i++) {
+        char error[600];
+        struct pi_reader *reader = pi_reader_open(paths[i], error, sizeof(error));
+        if (!reader)
+            continue;
+        uint64_t start = pi_reader_info(reader)->header.start_monotonic_ns;
+        if (start < a->base_ns)
+            a->base_ns = start;
+        a->bytes_total += file_size(paths[i]);
+        pi_reader_close(reader);
+    }
+    if (a->base_ns == UINT64_MAX)
+        a->base_ns = 0;
+    if (options->chrome_trace)
+        pi_chrome_begin(a);
+    for (size_t i = 0; i < count; i++) {
+        char error[600];
+        struct pi_reader *reader = pi_reader_open(paths[i], error, sizeof(error));
+        if (!reader) {
+            fprintf(stderr, "profinject-analyze: %s\n", error);
+            a->bad_input = 1;
+            continue;
+        }
+        struct pi_process_info *p = &a->processes[a->process_count++];
+        p->path = strdup(paths[i]);
+        /* string ids are per file */
+        for (int w = 0; w < 2; w++)
+            if (a->by_string_id[w])
+                memset(a->by_string_id[w], 0, a->by_string_capacity[w] * sizeof(void *));
+        if (analyse_file(a, p, reader) != 0)
+            a->bad_input = 1;
+        pi_warn_truncated(reader);
+        pi_reader_close(reader);
+        a->records += p->records;
+        a->lost += p->lost;
+        if (p->start_ns < a->base_ns)
+            a->base_ns = p->start_ns;
+        if (p->end_ns > a->end_ns)
+            a->end_ns = p->end_ns;
+    }
+    if (options->chrome_trace)
+        pi_chrome_end(a);
+    if (a->options.progress && a->bytes_total >= (64u << 20))
+        fprintf(stderr, "\n");
+    return a->bad_input ? -1 : 0;
+}
+
+void pi_analysis_free(struct pi_analysis *a)
+{
+    for (size_t i = 0; i < a->process_count; i++) {
+        struct pi_process_info *p = &a->processes[i];
+        free(p->path);
+        free(p->command);
+        free(p->host);
+        free(p->cgroup);
+        free(p->threads);
+        pi_histogram_free(&p->steps.steady_ns);
+        pi_histogram_free(&p->steps.warmup_ns);
+        free(p->steps.early);
+    }
+    free(a->processes);
+    pi_latency_table_free(&a->calls);
+    pi_latency_table_free(&a->files);
+    free(a->by_string_id[0]);
+    free(a->by_string_id[1]);
+    memset(a, 0, sizeof(*a));
+}

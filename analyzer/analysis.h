@@ -1,0 +1,135 @@
+/*
+ * analysis.h - everything the reports are made from, built by streaming
+ * over the trace files once. Memory grows with the number of processes,
+ * threads, call kinds and files, never with the number of events.
+ */
+#ifndef PI_ANALYSIS_H
+#define PI_ANALYSIS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "histogram.h"
+#include "latency_table.h"
+#include "trace_reader.h"
+
+/* Where a thread's time went (ns). CPU is what is left of its wall time. */
+enum pi_time_class {
+    PI_TIME_DATA_WAIT, /* main thread of a process with children (data-loader workers)
+                        * blocked on pipes/sockets: waiting for them */
+    PI_TIME_FILE_IO,   /* reads, writes, opens of regular files */
+    PI_TIME_OTHER_IO,  /* other descriptors: devices, ttys, other threads' pipes */
+    PI_TIME_LOCK_WAIT, /* mutex, condition (the GIL), semaphore waits */
+    PI_TIME_SYNC,      /* blocked in CUDA synchronisation */
+    PI_TIME_CPU,       /* the rest */
+    PI_TIME_CLASS_COUNT
+};
+
+extern const char *const pi_time_class_names[PI_TIME_CLASS_COUNT];
+
+struct pi_thread_info {
+    uint32_t tid;
+    char name[64];
+    uint64_t first_ns, last_ns;
+    uint64_t time[PI_TIME_CLASS_COUNT];
+    uint64_t events;
+};
+
+/* A bounded series of (time, value) points: halves its resolution when full. */
+#define PI_SERIES_MAX 2048
+struct pi_series {
+    uint64_t t[PI_SERIES_MAX];
+    uint64_t v[PI_SERIES_MAX];
+    uint32_t count;
+    uint32_t stride, pending; /* keep one point in stride */
+};
+
+void pi_series_add(struct pi_series *series, uint64_t t, uint64_t v);
+
+/* Least-squares slope of @series (value units per second) over points at or after @from_ns. */
+double pi_series_slope(const struct pi_series *series, uint64_t from_ns);
+
+/* Training steps of one thread: each batch received from the data loader starts one. */
+struct pi_steps {
+    uint64_t count;  /* complete steps */
+    uint64_t warmup; /* the first steps, reported apart */
+    struct pi_histogram steady_ns, warmup_ns;
+    uint64_t steady_total_ns, steady_wait_ns, steady_sync_ns;
+    uint64_t warmup_total_ns, warmup_wait_ns;
+    /* detection state */
+    uint64_t step_start_ns, step_wait_ns, step_sync_ns;
+    int in_receive;
+    uint64_t receive_end_ns;
+    void *early; /* the first steps, until the warm-up length is known */
+};
+
+struct pi_process_info {
+    char *path;
+    struct pi_file_header header;
+    char *command, *host, *cgroup;
+    uint64_t start_ns, end_ns;
+    uint64_t records, lost;
+    int ended;
+    int64_t end_status;
+    uint64_t end_reason;
+    uint64_t children;     /* fork records */
+    int truncated;
+    uint64_t cpu_user_ns, cpu_sys_ns;
+    uint64_t rss_peak, rss_peak_ns;
+    struct pi_series rss;
+    struct pi_thread_info *threads;
+    size_t thread_count, thread_capacity, last_thread;
+    struct pi_steps steps; /* of the main thread */
+};
+
+struct pi_analysis_options {
+    int exact;
+    unsigned warmup_steps; /* 0: automatic (10% of steps, at least 1) */
+    FILE *chrome_trace;    /* events are streamed here when set */
+    int progress;          /* progress on stderr */
+};
+
+struct pi_analysis {
+    struct pi_analysis_options options;
+    struct pi_process_info *processes;
+    size_t process_count;
+    struct pi_latency_table calls; /* group/name/detail: io, wait, ... */
+    struct pi_latency_table files; /* group "file", name = path */
+    uint64_t base_ns, end_ns;
+    uint64_t records, lost;
+    uint64_t bytes_total, bytes_done;
+    int chrome_first; /* no event written yet */
+    int bad_input;
+    /* lookups by number instead of by name, on the per-event path */
+    struct pi_latency_entry *io_entries[PI_IO_OP_COUNT][PI_FD_CLASS_COUNT];
+    struct pi_latency_entry *wait_entries[PI_WAIT_KIND_COUNT];
+    struct pi_latency_entry **by_string_id[2]; /* this file's ranges, files; by string id */
+    size_t by_string_capacity[2];
+};
+
+/**
+ * pi_analysis_run - read every trace file in @paths and build the analysis
+ * Return: 0, or -1 when a file could not be read (message on stderr; the
+ * others are still analysed and bad_input is set).
+ */
+int pi_analysis_run(struct pi_analysis *analysis, const struct pi_analysis_options *options,
+                    char **paths, size_t count);
+
+void pi_analysis_free(struct pi_analysis *analysis);
+
+/* pi_steps_event - feed one main-thread event into step detection (steps.c) */
+void pi_steps_event(struct pi_steps *steps, const struct pi_event *ev, unsigned time_class,
+                    int receives_data);
+
+/* pi_steps_finish - settle warm-up against steady state once the thread ended */
+void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);
+
+/* Chrome trace output (chrome_trace.c). */
+void pi_chrome_begin(struct pi_analysis *analysis);
+void pi_chrome_process(struct pi_analysis *analysis, const struct pi_process_info *process);
+void pi_chrome_event(struct pi_analysis *analysis, const struct pi_reader *reader,
+                     const struct pi_process_info *process, const struct pi_event *ev);
+void pi_chrome_thread_names(struct pi_analysis *analysis, const struct pi_process_info *process);
+void pi_chrome_end(struct pi_analysis *analysis);
+
+#endif

@@ -1,0 +1,141 @@
+/*
+ * chrome_trace.c - Trace Event Format for Perfetto UI and chrome://tracing,
+ * streamed while the analysis reads the files: processes and threads
+ * named (M events), calls as complete slices (X), process events as
+ * instants (i), RSS as a counter (C). Timestamps are microseconds with
+ * three decimals (nanosecond precision) from the earliest process start.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "json_text.h"
+
+static void separator(struct pi_analysis *a)
+{
+    if (!a->chrome_first)
+        fputs(",\n", a->options.chrome_trace);
+    a->chrome_first = 0;
+}
+
+static double micros(const struct pi_analysis *a, uint64_t ns)
+{
+    return ns >= a->base_ns ? (double)(ns - a->base_ns) / 1e3 : -(double)(a->base_ns - ns) / 1e3;
+}
+
+void pi_chrome_begin(struct pi_analysis *a)
+{
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"profinject-analyze\"},"
+          "\"traceEvents\":[\n",
+          a->options.chrome_trace);
+}
+
+void pi_chrome_end(struct pi_analysis *a)
+{
+    fputs("\n]}\n", a->options.chrome_trace);
+}
+
+static void metadata(struct pi_analysis *a, int pid, uint32_t tid, const char *what,
+                     const char *name)
+{
+    FILE *out = a->options.chrome_trace;
+    separator(a);
+    fprintf(out, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"%s\",\"args\":{\"name\":", pid,
+            tid, what);
+    pi_json_string(out, name);
+    fputs("}}", out);
+}
+
+void pi_chrome_process(struct pi_analysis *a, const struct pi_process_info *p)
+{
+    char name[300];
+    snprintf(name, sizeof(name), "%.200s (pid %d)", p->command, p->header.pid);
+    metadata(a, p->header.pid, (uint32_t)p->header.pid, "process_name", name);
+}
+
+void pi_chrome_thread_names(struct pi_analysis *a, const struct pi_process_info *p)
+{
+    for (size_t i = 0; i < p->thread_count; i++) {
+        const struct pi_thread_info *t = &p->threads[i];
+        char name[100];
+        if (t->name[0])
+            snprintf(name, sizeof(name), "%s (%u)", t->name, t->tid);
+        else
+            snprintf(name, sizeof(name), "%s %u",
+                     (int)t->tid == p->header.pid ? "main thread" : "thread", t->tid);
+        metadata(a, p->header.pid, t->tid, "thread_name", name);
+    }
+}
+
+static void slice(struct pi_analysis *a, const struct pi_process_info *p, const struct pi_event *ev,
+                  const char *name, const char *category)
+{
+    FILE *out = a->options.chrome_trace;
+    separator(a);
+    fprintf(out, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"cat\":\"%s\","
+                 "\"name\":",
+            p->header.pid, ev->rec.tid, micros(a, ev->ts_ns), (double)ev->dur_ns / 1e3, category);
+    pi_json_string(out, name);
+}
+
+static void instant(struct pi_analysis *a, const struct pi_process_info *p,
+                    const struct pi_event *ev, const char *name)
+{
+    FILE *out = a->options.chrome_trace;
+    separator(a);
+    fprintf(out, "{\"ph\":\"i\",\"s\":\"p\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"name\":",
+            p->header.pid, ev->rec.tid ? ev->rec.tid : (uint32_t)p->header.pid,
+            micros(a, ev->ts_ns));
+    pi_json_string(out, name);
+}
+
+void pi_chrome_event(struct pi_analysis *a, const struct pi_reader *reader,
+                     const struct pi_process_info *p, const struct pi_event *ev)
+{
+    FILE *out = a->options.chrome_trace;
+    const struct pi_record *r = &ev->rec;
+    switch (r->kind) {
+    case PI_REC_IO: {
+        slice(a, p, ev, pi_io_op_name(PI_IO_OP(r->flags)), "io");
+        fprintf(out, ",\"args\":{\"fd\":%" PRId64 ",\"class\":\"%s\",\"result\":%" PRId64,
+                (int64_t)r->arg[0], pi_fd_class_name(PI_IO_CLASS(r->flags)), (int64_t)r->arg[1]);
+        const char *path = r->arg[2] ? pi_reader_string(reader, r->arg[2]) : NULL;
+        if (path) {
+            fputs(",\"path\":", out);
+            pi_json_string(out, path);
+        }
+        fputs("}}", out);
+        break;
+    }
+    case PI_REC_WAIT:
+        slice(a, p, ev, pi_wait_kind_name((unsigned)r->arg[0]), "wait");
+        fprintf(out, ",\"args\":{\"object\":\"0x%" PRIx64 "\"}}", r->arg[1]);
+        break;
+    case PI_REC_RANGE:
+        slice(a, p, ev, r->arg[1] ? pi_reader_string(reader, r->arg[1]) : "range", "user");
+        fprintf(out, ",\"args\":{\"value\":%" PRIu64 "}}", r->arg[0]);
+        break;
+    case PI_REC_MARK:
+        instant(a, p, ev, r->arg[1] ? pi_reader_string(reader, r->arg[1]) : "mark");
+        fprintf(out, ",\"args\":{\"value\":%" PRIu64 "}}", r->arg[0]);
+        break;
+    case PI_REC_FORK:
+        instant(a, p, ev, "fork");
+        fprintf(out, ",\"args\":{\"child\":%" PRId64 "}}", (int64_t)r->arg[0]);
+        break;
+    case PI_REC_EXEC:
+        instant(a, p, ev, "exec");
+        fputs(",\"args\":{\"path\":", out);
+        pi_json_string(out, r->arg[0] ? pi_reader_string(reader, r->arg[0]) : "?");
+        fputs("}}", out);
+        break;
+    case PI_REC_PROC_SAMPLE:
+        separator(a);
+        fprintf(out, "{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"rss\",\"args\":{\"MB\":%.3f}}",
+                p->header.pid, micros(a, ev->ts_ns), (double)r->arg[0] / 1e6);
+        break;
+    default:
+        break;
+    }
+}

@@ -1,0 +1,141 @@
+/*
+ * cmd_report.c - `profinject-analyze [report] [options] FILE|DIR...`: the
+ * report users run after every recording. Text on stdout; JSON, Chrome
+ * trace and HTML files on request.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "commands.h"
+#include "report.h"
+#include "trace_inputs.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: profinject-analyze [report] [options] FILE|DIR...\n"
+            "  --json FILE           the report as JSON (schema: analyzer/REPORT.md)\n"
+            "  --chrome-trace FILE   timeline for Perfetto UI / chrome://tracing\n"
+            "  --html FILE           one self-contained page with plots\n"
+            "  --exact               exact percentiles (keeps every duration in memory)\n"
+            "  --warmup N            steps counted as warm-up (default: 10%%, 1 to 10)\n"
+            "  --quiet               no text report on stdout\n");
+}
+
+struct report_options {
+    const char *json, *chrome, *html;
+    int quiet;
+    struct pi_analysis_options analysis;
+    char **inputs;
+    int input_count;
+};
+
+/* Options and inputs in any order; 0, or -1 on a usage error. */
+static int parse(int argc, char **argv, struct report_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->inputs = calloc((size_t)argc + 1, sizeof(char *));
+    if (!o->inputs)
+        return -1;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!(arg[0] == '-' && arg[1] == '-')) {
+            o->inputs[o->input_count++] = argv[i];
+            continue;
+        }
+        const char **target = strcmp(arg, "--json") == 0           ? &o->json
+                              : strcmp(arg, "--chrome-trace") == 0 ? &o->chrome
+                              : strcmp(arg, "--html") == 0         ? &o->html
+                                                                   : NULL;
+        if (target) {
+            if (++i == argc)
+                return -1;
+            *target = argv[i];
+        } else if (strcmp(arg, "--exact") == 0) {
+            o->analysis.exact = 1;
+        } else if (strcmp(arg, "--quiet") == 0) {
+            o->quiet = 1;
+        } else if (strcmp(arg, "--warmup") == 0 && i + 1 < argc) {
+            o->analysis.warmup_steps = (unsigned)atoi(argv[++i]);
+        } else if (strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            exit(PI_EXIT_OK);
+        } else {
+            fprintf(stderr, "profinject-analyze: unknown option %s\n", arg);
+            return -1;
+        }
+    }
+    return o->input_count > 0 ? 0 : -1;
+}
+
+static int written(const char *what, const char *path, int result)
+{
+    if (result != 0) {
+        fprintf(stderr, "profinject-analyze: cannot write %s %s: %s\n", what, path,
+                strerror(errno));
+        return PI_EXIT_BAD_INPUT;
+    }
+    fprintf(stderr, "profinject-analyze: wrote %s %s\n", what, path);
+    return PI_EXIT_OK;
+}
+
+/* pi_analyse_paths - run the analysis over files and directories (shared with compare) */
+int pi_analyse_paths(struct pi_analysis *analysis, const struct pi_analysis_options *options,
+                     char **args, int count)
+{
+    struct pi_trace_inputs inputs;
+    memset(analysis, 0, sizeof(*analysis));
+    if (pi_trace_inputs_collect(&inputs, args, count) != 0) {
+        pi_trace_inputs_free(&inputs);
+        return -1;
+    }
+    int result = pi_analysis_run(analysis, options, inputs.paths, inputs.count);
+    pi_trace_inputs_free(&inputs);
+    return result;
+}
+
+int pi_cmd_report(int argc, char **argv)
+{
+    struct report_options o;
+    if (parse(argc, argv, &o) != 0) {
+        free(o.inputs);
+        usage(stderr);
+        return PI_EXIT_USAGE;
+    }
+    o.analysis.progress = isatty(2);
+    char chrome_tmp[4096];
+    if (o.chrome) {
+        snprintf(chrome_tmp, sizeof(chrome_tmp), "%s.tmp", o.chrome);
+        o.analysis.chrome_trace = fopen(chrome_tmp, "w");
+        if (!o.analysis.chrome_trace) {
+            free(o.inputs);
+            return written("Chrome trace", o.chrome, -1);
+        }
+    }
+    struct pi_analysis analysis;
+    int status = pi_analyse_paths(&analysis, &o.analysis, o.inputs, o.input_count) == 0
+                     ? PI_EXIT_OK
+                     : PI_EXIT_BAD_INPUT;
+    if (o.chrome) {
+        int ok = fclose(o.analysis.chrome_trace) == 0 && rename(chrome_tmp, o.chrome) == 0;
+        if (!ok)
+            unlink(chrome_tmp);
+        if (written("Chrome trace", o.chrome, ok ? 0 : -1) != PI_EXIT_OK)
+            status = PI_EXIT_BAD_INPUT;
+    }
+    if (analysis.process_count > 0) {
+        if (!o.quiet)
+            pi_report_text(stdout, &analysis);
+        if (o.json && written("JSON report", o.json, pi_report_json(o.json, &analysis)))
+            status = PI_EXIT_BAD_INPUT;
+        if (o.html && written("HTML report", o.html, pi_report_html(o.html, &analysis)))
+            status = PI_EXIT_BAD_INPUT;
+    }
+    pi_analysis_free(&analysis);
+    free(o.inputs);
+    return status;
+}

@@ -1,0 +1,61 @@
+/*
+ * histogram.h - mergeable log-linear latency histograms.
+ *
+ * Values (nanoseconds, bytes) below 64 are counted exactly; above, each
+ * power of two is split into 64 equal buckets, so a bucket's midpoint is
+ * within 1/128 (0.78%) of any value in it: percentiles carry at most 1%
+ * relative error. Only the range of buckets actually used is allocated,
+ * so a histogram of similar values stays small. Two histograms merge by
+ * adding counts. In exact mode every value is kept as well and
+ * percentiles come from the sorted values (for checking, or --exact).
+ */
+#ifndef PI_HISTOGRAM_H
+#define PI_HISTOGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PI_HISTOGRAM_SUB_BITS 6
+#define PI_HISTOGRAM_RELATIVE_ERROR (1.0 / (2 << PI_HISTOGRAM_SUB_BITS))
+
+struct pi_histogram {
+    uint64_t count;
+    uint64_t sum;
+    uint64_t min, max;
+    uint32_t lo, hi;   /* bucket indices [lo, hi) held in counts */
+    uint64_t *counts;
+    /* exact mode */
+    int exact;
+    uint64_t *values;
+    size_t value_count, values_capacity;
+    int sorted;
+};
+
+/* pi_histogram_init - an empty histogram; @exact keeps every value too */
+void pi_histogram_init(struct pi_histogram *h, int exact);
+
+void pi_histogram_free(struct pi_histogram *h);
+
+/* pi_histogram_add - count one value; 0 or -1 when out of memory */
+int pi_histogram_add(struct pi_histogram *h, uint64_t value);
+
+/* pi_histogram_merge - add @from's counts into @into (same exactness) */
+int pi_histogram_merge(struct pi_histogram *into, const struct pi_histogram *from);
+
+/**
+ * pi_histogram_quantile - the @q quantile (0..1), interpolated between
+ * order statistics like numpy's default ("linear") method
+ * Return: the value, 0 for an empty histogram.
+ */
+double pi_histogram_quantile(struct pi_histogram *h, double q);
+
+/* pi_histogram_mean - average value, 0 when empty */
+double pi_histogram_mean(const struct pi_histogram *h);
+
+/* pi_histogram_bucket_of, pi_histogram_bucket_value - index of @value, midpoint of bucket @index */
+uint32_t pi_histogram_bucket_of(uint64_t value);
+double pi_histogram_bucket_value(uint32_t index);
+/* pi_histogram_bucket_low - smallest value in bucket @index */
+uint64_t pi_histogram_bucket_low(uint32_t index);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * report.h - the report outputs, one file each, all made from one
+ * struct pi_analysis.
+ */
+#ifndef PI_REPORT_H
+#define PI_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+
+/* The percentiles every latency table shows. */
+#define PI_QUANTILE_COUNT 6
+extern const double pi_quantiles[PI_QUANTILE_COUNT];
+extern const char *const pi_quantile_names[PI_QUANTILE_COUNT];
+
+void pi_report_text(FILE *out, struct pi_analysis *analysis);
+
+/* pi_report_json - write the JSON report (documented in analyzer/REPORT.md) to @path; 0 or -1 */
+int pi_report_json(const char *path, struct pi_analysis *analysis);
+
+/* pi_report_json_object - the same report as a cJSON tree (for compare); caller frees */
+struct cJSON *pi_report_json_object(struct pi_analysis *analysis);
+
+/* pi_report_html - the self-contained HTML page with SVG plots; 0 or -1 */
+int pi_report_html(const char *path, struct pi_analysis *analysis);
+
+/* pi_write_file_atomically - write @size bytes to @path through @path.tmp and rename; 0 or -1 */
+int pi_write_file_atomically(const char *path, const char *data, size_t size);
+
+#endif

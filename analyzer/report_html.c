@@ -1,0 +1,232 @@
+/*
+ * report_html.c - one self-contained page for people: the verdict, and
+ * SVG plots of memory over time, latency histograms of the busiest calls
+ * and each thread's time breakdown. No script, no network.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "report.h"
+#include "verdict.h"
+
+#define PLOT_W 760
+#define PLOT_H 220
+#define MARGIN 50
+#define TOP_HISTOGRAMS 4
+#define TOP_THREADS 16
+
+static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                     "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+static const char *const time_colors[PI_TIME_CLASS_COUNT] = {"#d62728", "#ff7f0e", "#bcbd22",
+                                                             "#9467bd", "#17becf", "#2ca02c"};
+
+static void html_text(FILE *out, const char *text)
+{
+    for (const char *c = text ? text : ""; *c; c++) {
+        if (*c == '<')
+            fputs("&lt;", out);
+        else if (*c == '>')
+            fputs("&gt;", out);
+        else if (*c == '&')
+            fputs("&amp;", out);
+        else if (*c == '"')
+            fputs("&quot;", out);
+        else
+            fputc(*c, out);
+    }
+}
+
+static void axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
+                       const char *y_label)
+{
+    fprintf(out, "<h2>%s</h2>\n<svg id=\"%s\" width=\"%d\" height=\"%d\" "
+                 "xmlns=\"http://www.w3.org/2000/svg\">\n",
+            title, id, PLOT_W + 2 * MARGIN + 80, PLOT_H + 2 * MARGIN);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
+            MARGIN - 4, MARGIN + PLOT_H);
+    fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",
+            MARGIN, MARGIN, PLOT_W, PLOT_H);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
+            MARGIN + PLOT_W / 2, PLOT_H + 2 * MARGIN - 8, x_label);
+    fprintf(out, "<text x=\"12\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 12 %d)\" "
+                 "text-anchor=\"middle\">%s</text>\n",
+            MARGIN + PLOT_H / 2, MARGIN + PLOT_H / 2, y_label);
+}
+
+static void memory_plot(FILE *out, const struct pi_analysis *a)
+{
+    uint64_t peak = 1;
+    for (size_t i = 0; i < a->process_count; i++)
+        if (a->processes[i].rss_peak > peak)
+            peak = a->processes[i].rss_peak;
+    double span = (double)(a->end_ns > a->base_ns ? a->end_ns - a->base_ns : 1);
+    axis_frame(out, "memory-plot", "Memory over time (RSS per process)", "time (s)", "RSS (MB)");
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.0f</text>\n",
+            MARGIN - 4, MARGIN + 4, (double)peak / 1e6);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
+            MARGIN + PLOT_W, MARGIN + PLOT_H + 14, span / 1e9);
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        if (p->rss.count == 0)
+            continue;
+        const char *color = colors[i % 8];
+        fprintf(out, "<polyline class=\"rss\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+                color);
+        for (uint32_t k = 0; k < p->rss.count; k++)
+            fprintf(out, "%.1f,%.1f ", MARGIN + PLOT_W * (double)(p->rss.t[k] - a->base_ns) / span,
+                    MARGIN + PLOT_H - PLOT_H * (double)p->rss.v[k] / (double)peak);
+        fprintf(out, "\"><title>pid %d</title></polyline>\n", p->header.pid);
+        fprintf(out, "<text x=\"%d\" y=\"%zu\" font-size=\"11\" fill=\"%s\">pid %d</text>\n",
+                MARGIN + PLOT_W + 4, MARGIN + 12 + 14 * (i % 14), color, p->header.pid);
+    }
+    fputs("</svg>\n", out);
+}
+
+/* One bar per power of two of duration. */
+static void histogram_plot(FILE *out, struct pi_latency_entry *e, int index)
+{
+    struct pi_histogram *h = &e->durations;
+    uint64_t bins[64] = {0}, most = 1;
+    int first = 63, last = 0;
+    for (uint32_t i = h->lo; i < h->hi; i++) {
+        uint64_t c = h->counts[i - h->lo];
+        if (!c)
+            continue;
+        uint64_t low = pi_histogram_bucket_low(i);
+        int bin = low ? 63 - __builtin_clzll(low) : 0;
+        bins[bin] += c;
+        if (bins[bin] > most)
+            most = bins[bin];
+        if (bin < first)
+            first = bin;
+        if (bin > last)
+            last = bin;
+    }
+    if (first > last)
+        return;
+    char id[32], title[400];
+    snprintf(id, sizeof(id), "latency-histogram-%d", index);
+    snprintf(title, sizeof(title), "Latency: %s %s (%" PRIu64 " calls)", e->name, e->detail,
+             h->count);
+    axis_frame(out, id, title, "duration (log2 bins)", "calls");
+    double width = (double)PLOT_W / (last - first + 1);
+    for (int b = first; b <= last; b++) {
+        double height = PLOT_H * (double)bins[b] / (double)most;
+        fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                     "fill=\"%s\"><title>%s: %" PRIu64 "</title></rect>\n",
+                MARGIN + width * (b - first) + 1, MARGIN + PLOT_H - height, width - 2, height,
+                colors[index % 8], pi_format_ns((double)(1ull << b)), bins[b]);
+        if ((b - first) % 2 == 0)
+            fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">%s</text>\n",
+                    MARGIN + width * (b - first), MARGIN + PLOT_H + 14,
+                    pi_format_ns((double)(1ull << b)));
+    }
+    fputs("</svg>\n", out);
+}
+
+static void thread_plot(FILE *out, const struct pi_analysis *a)
+{
+    fprintf(out, "<h2>Where each thread's time went</h2>\n<svg id=\"thread-breakdown\" width=\"%d\" "
+                 "height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+            PLOT_W + 2 * MARGIN + 100, 40 + 22 * TOP_THREADS);
+    for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+        fprintf(out, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                     "<text x=\"%d\" y=\"14\" font-size=\"11\">%s</text>\n",
+                160 + 110 * c, time_colors[c], 176 + 110 * c, pi_time_class_names[c]);
+    int row = 0;
+    for (size_t i = 0; i < a->process_count && row < TOP_THREADS; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        for (size_t k = 0; k < p->thread_count && row < TOP_THREADS; k++) {
+            const struct pi_thread_info *t = &p->threads[k];
+            double wall = (double)pi_thread_wall_ns(p, t);
+            if (wall <= 0 || t->events < 2)
+                continue;
+            int y = 28 + 22 * row++;
+            fprintf(out, "<text x=\"4\" y=\"%d\" font-size=\"11\">%d/%u %.12s</text>\n", y + 13,
+                    p->header.pid, t->tid, t->name);
+            double x = 160;
+            for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
+                double share = (c == PI_TIME_CPU ? (double)pi_thread_cpu_ns(p, t)
+                                                 : (double)t->time[c]) / wall;
+                if (share <= 0)
+                    continue;
+                double w = share * PLOT_W;
+                fprintf(out, "<rect class=\"segment\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                             "height=\"18\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
+                        x, y, w, time_colors[c], pi_time_class_names[c], 100 * share);
+                x += w;
+            }
+        }
+    }
+    fputs("</svg>\n", out);
+}
+
+static void verdict_section(FILE *out, const struct pi_analysis *a)
+{
+    struct pi_finding findings[PI_MAX_FINDINGS];
+    int n = pi_verdict(a, findings);
+    fputs("<h2>Verdict</h2>\n<ol id=\"verdict\">\n", out);
+    for (int i = 0; i < n; i++) {
+        fprintf(out, "<li><b>%s</b>: ", findings[i].kind);
+        html_text(out, findings[i].summary);
+        fputs("<br><i>try:</i> ", out);
+        html_text(out, findings[i].advice);
+        fputs("</li>\n", out);
+    }
+    fputs("</ol>\n", out);
+}
+
+static void latency_table(FILE *out, struct pi_latency_entry **list, size_t n)
+{
+    fputs("<h2>Latency</h2>\n<table id=\"latency\"><tr><th>call</th><th>class</th><th>count</th>"
+          "<th>total</th>",
+          out);
+    for (int q = 0; q < PI_QUANTILE_COUNT; q++)
+        fprintf(out, "<th>%s</th>", pi_quantile_names[q]);
+    fputs("</tr>\n", out);
+    for (size_t i = 0; i < n && i < 25; i++) {
+        fprintf(out, "<tr><td>%s %s</td><td>%s</td><td>%" PRIu64 "</td><td>%s</td>",
+                list[i]->group, list[i]->name, list[i]->detail, list[i]->durations.count,
+                pi_format_ns((double)list[i]->durations.sum));
+        for (int q = 0; q < PI_QUANTILE_COUNT; q++)
+            fprintf(out, "<td>%s</td>",
+                    pi_format_ns(pi_histogram_quantile(&list[i]->durations, pi_quantiles[q])));
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+int pi_report_html(const char *path, struct pi_analysis *a)
+{
+    char *page = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&page, &size);
+    if (!out)
+        return -1;
+    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>profinject report</title>\n"
+          "<style>body{font-family:sans-serif;margin:2em;max-width:1000px}"
+          "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
+          "text-align:right}td:first-child{text-align:left}</style></head><body>\n",
+          out);
+    fprintf(out, "<h1>profinject report</h1>\n<p>%zu processes, %s, %" PRIu64 " records, %" PRIu64
+                 " lost</p>\n",
+            a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost);
+    verdict_section(out, a);
+    memory_plot(out, a);
+    size_t n;
+    struct pi_latency_entry **list = pi_latency_sorted(&a->calls, NULL, &n);
+    for (size_t i = 0; list && i < n && i < TOP_HISTOGRAMS; i++)
+        histogram_plot(out, list[i], (int)i);
+    thread_plot(out, a);
+    if (list)
+        latency_table(out, list, n);
+    free(list);
+    fputs("</body></html>\n", out);
+    fclose(out);
+    int result = pi_write_file_atomically(path, page, size);
+    free(page);
+    return result;
+}

@@ -1,0 +1,203 @@
+/*
+ * report_json.c - the report for machines: the same content as the text
+ * report, schema "profinject-report" version 1, documented field by field
+ * in analyzer/REPORT.md. Times are integer nanoseconds, sizes bytes.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "verdict.h"
+
+#define JSON_SCHEMA_VERSION 1
+
+static void add_histogram(cJSON *object, struct pi_histogram *h)
+{
+    cJSON_AddNumberToObject(object, "count", (double)h->count);
+    cJSON_AddNumberToObject(object, "total_ns", (double)h->sum);
+    cJSON_AddNumberToObject(object, "mean_ns", pi_histogram_mean(h));
+    for (int q = 0; q < PI_QUANTILE_COUNT; q++) {
+        char key[16];
+        snprintf(key, sizeof(key), "%s_ns", pi_quantile_names[q]);
+        for (char *c = key; *c; c++)
+            if (*c == '.')
+                *c = '_';
+        cJSON_AddNumberToObject(object, key, pi_histogram_quantile(h, pi_quantiles[q]));
+    }
+}
+
+static cJSON *verdict_json(const struct pi_analysis *a)
+{
+    struct pi_finding findings[PI_MAX_FINDINGS];
+    int n = pi_verdict(a, findings);
+    cJSON *list = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) {
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "kind", findings[i].kind);
+        cJSON_AddNumberToObject(f, "score", findings[i].score);
+        cJSON_AddNumberToObject(f, "pid", findings[i].pid);
+        cJSON_AddStringToObject(f, "summary", findings[i].summary);
+        cJSON_AddStringToObject(f, "advice", findings[i].advice);
+        cJSON *evidence = cJSON_AddObjectToObject(f, "evidence");
+        for (int e = 0; e < findings[i].evidence_count; e++)
+            cJSON_AddNumberToObject(evidence, findings[i].evidence[e].name,
+                                    findings[i].evidence[e].value);
+        cJSON_AddItemToArray(list, f);
+    }
+    return list;
+}
+
+static cJSON *steps_json(struct pi_steps *s)
+{
+    cJSON *steps = cJSON_CreateObject();
+    cJSON_AddNumberToObject(steps, "count", (double)s->count);
+    cJSON_AddNumberToObject(steps, "warmup", (double)s->warmup);
+    cJSON *steady = cJSON_AddObjectToObject(steps, "steady");
+    add_histogram(steady, &s->steady_ns);
+    cJSON_AddNumberToObject(steady, "data_wait_ns", (double)s->steady_wait_ns);
+    cJSON_AddNumberToObject(steady, "sync_ns", (double)s->steady_sync_ns);
+    double cpu = (double)s->steady_total_ns - (double)s->steady_wait_ns - (double)s->steady_sync_ns;
+    cJSON_AddNumberToObject(steady, "cpu_ns", cpu > 0 ? cpu : 0);
+    cJSON *warmup = cJSON_AddObjectToObject(steps, "warmup_steps");
+    add_histogram(warmup, &s->warmup_ns);
+    cJSON_AddNumberToObject(warmup, "data_wait_ns", (double)s->warmup_wait_ns);
+    return steps;
+}
+
+static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "pid", p->header.pid);
+    cJSON_AddNumberToObject(o, "ppid", p->header.ppid);
+    cJSON_AddNumberToObject(o, "outer_pid", p->header.outer_pid);
+    cJSON_AddStringToObject(o, "command", p->command);
+    cJSON_AddStringToObject(o, "host", p->host);
+    cJSON_AddStringToObject(o, "cgroup", p->cgroup);
+    cJSON_AddStringToObject(o, "file", p->path);
+    cJSON_AddNumberToObject(o, "start_ns", (double)(p->start_ns - a->base_ns));
+    cJSON_AddNumberToObject(o, "end_ns", (double)(p->end_ns - a->base_ns));
+    cJSON_AddNumberToObject(o, "records", (double)p->records);
+    cJSON_AddNumberToObject(o, "lost", (double)p->lost);
+    cJSON_AddBoolToObject(o, "truncated", p->truncated);
+    cJSON *end = cJSON_AddObjectToObject(o, "end");
+    cJSON_AddStringToObject(end, "reason", !p->ended                         ? "unknown"
+                                           : p->end_reason == PI_END_SIGNAL  ? "signal"
+                                           : p->end_reason == PI_END__EXIT   ? "_exit"
+                                                                              : "exit");
+    cJSON_AddNumberToObject(end, "status", (double)p->end_status);
+    cJSON_AddNumberToObject(o, "children", (double)p->children);
+    cJSON *memory = cJSON_AddObjectToObject(o, "memory");
+    uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
+    cJSON_AddNumberToObject(memory, "rss_peak_bytes", (double)p->rss_peak);
+    cJSON_AddNumberToObject(memory, "rss_peak_at_ns",
+                            (double)(p->rss_peak_ns > a->base_ns ? p->rss_peak_ns - a->base_ns : 0));
+    cJSON_AddNumberToObject(memory, "rss_growth_bytes_per_s", pi_series_slope(&p->rss, 0));
+    cJSON_AddNumberToObject(memory, "rss_growth_second_half_bytes_per_s",
+                            pi_series_slope(&p->rss, middle));
+    cJSON *samples = cJSON_AddArrayToObject(memory, "rss_samples");
+    for (uint32_t i = 0; i < p->rss.count; i++) {
+        cJSON *point = cJSON_CreateArray();
+        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)(p->rss.t[i] - a->base_ns)));
+        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)p->rss.v[i]));
+        cJSON_AddItemToArray(samples, point);
+    }
+    cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
+    cJSON_AddNumberToObject(cpu, "user_ns", (double)p->cpu_user_ns);
+    cJSON_AddNumberToObject(cpu, "system_ns", (double)p->cpu_sys_ns);
+    cJSON *threads = cJSON_AddArrayToObject(o, "threads");
+    for (size_t i = 0; i < p->thread_count; i++) {
+        struct pi_thread_info *t = &p->threads[i];
+        cJSON *th = cJSON_CreateObject();
+        cJSON_AddNumberToObject(th, "tid", t->tid);
+        cJSON_AddStringToObject(th, "name", t->name);
+        cJSON_AddBoolToObject(th, "main", (int)t->tid == p->header.pid);
+        cJSON_AddNumberToObject(th, "wall_ns", (double)pi_thread_wall_ns(p, t));
+        cJSON_AddNumberToObject(th, "events", (double)t->events);
+        cJSON *time = cJSON_AddObjectToObject(th, "time_ns");
+        for (int c = 0; c < PI_TIME_CPU; c++)
+            cJSON_AddNumberToObject(time, pi_time_class_names[c], (double)t->time[c]);
+        cJSON_AddNumberToObject(time, "cpu", (double)pi_thread_cpu_ns(p, t));
+        cJSON_AddItemToArray(threads, th);
+    }
+    cJSON_AddItemToObject(o, "steps", steps_json(&p->steps));
+    return o;
+}
+
+static cJSON *latency_json(const struct pi_latency_table *table, int files)
+{
+    size_t n;
+    struct pi_latency_entry **list = pi_latency_sorted(table, NULL, &n);
+    cJSON *array = cJSON_CreateArray();
+    for (size_t i = 0; list && i < n; i++) {
+        cJSON *e = cJSON_CreateObject();
+        if (files) {
+            cJSON_AddStringToObject(e, "path", list[i]->name);
+            cJSON_AddNumberToObject(e, "opens", (double)list[i]->opens);
+        } else {
+            cJSON_AddStringToObject(e, "group", list[i]->group);
+            cJSON_AddStringToObject(e, "name", list[i]->name);
+            cJSON_AddStringToObject(e, "class", list[i]->detail);
+        }
+        add_histogram(e, &list[i]->durations);
+        cJSON_AddNumberToObject(e, "bytes", (double)list[i]->bytes);
+        cJSON_AddItemToArray(array, e);
+    }
+    free(list);
+    return array;
+}
+
+cJSON *pi_report_json_object(struct pi_analysis *a)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "profinject-report");
+    cJSON_AddNumberToObject(root, "version", JSON_SCHEMA_VERSION);
+    cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
+    cJSON_AddNumberToObject(inputs, "files", (double)a->process_count);
+    cJSON_AddNumberToObject(inputs, "records", (double)a->records);
+    cJSON_AddNumberToObject(inputs, "lost", (double)a->lost);
+    cJSON_AddNumberToObject(inputs, "span_ns", (double)(a->end_ns - a->base_ns));
+    cJSON_AddNumberToObject(inputs, "base_monotonic_ns", (double)a->base_ns);
+    cJSON_AddBoolToObject(inputs, "exact", a->options.exact);
+    cJSON_AddNumberToObject(inputs, "relative_error", a->options.exact ? 0 : PI_HISTOGRAM_RELATIVE_ERROR);
+    cJSON_AddItemToObject(root, "verdict", verdict_json(a));
+    cJSON *processes = cJSON_AddArrayToObject(root, "processes");
+    for (size_t i = 0; i < a->process_count; i++)
+        cJSON_AddItemToArray(processes, process_json(a, &a->processes[i]));
+    cJSON_AddItemToObject(root, "latency", latency_json(&a->calls, 0));
+    cJSON_AddItemToObject(root, "files", latency_json(&a->files, 1));
+    return root;
+}
+
+int pi_write_file_atomically(const char *path, const char *data, size_t size)
+{
+    char temporary[4096];
+    snprintf(temporary, sizeof(temporary), "%s.tmp", path);
+    FILE *out = fopen(temporary, "w");
+    if (!out)
+        return -1;
+    int ok = fwrite(data, 1, size, out) == size;
+    ok = fclose(out) == 0 && ok;
+    if (!ok || rename(temporary, path) != 0) {
+        int saved = errno;
+        unlink(temporary);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+int pi_report_json(const char *path, struct pi_analysis *a)
+{
+    cJSON *root = pi_report_json_object(a);
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return -1;
+    int result = pi_write_file_atomically(path, text, strlen(text));
+    free(text);
+    return result;
+}

@@ -1,0 +1,191 @@
+/*
+ * report_text.c - the report for terminals: the verdict first, then the
+ * steps, where each thread's time went, latency percentiles, the busiest
+ * files and memory.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "report.h"
+#include "verdict.h"
+
+#define TOP_CALLS 25
+#define TOP_FILES 10
+#define TOP_THREADS 16
+
+const double pi_quantiles[PI_QUANTILE_COUNT] = {0.50, 0.90, 0.95, 0.99, 0.999, 1.0};
+const char *const pi_quantile_names[PI_QUANTILE_COUNT] = {"p50", "p90", "p95", "p99", "p99.9",
+                                                          "max"};
+
+static void print_verdict(FILE *out, const struct pi_analysis *a)
+{
+    struct pi_finding findings[PI_MAX_FINDINGS];
+    int n = pi_verdict(a, findings);
+    fprintf(out, "VERDICT\n");
+    for (int i = 0; i < n; i++) {
+        const struct pi_finding *f = &findings[i];
+        fprintf(out, "  %d. %s: %s\n", i + 1, f->kind, f->summary);
+        fprintf(out, "     evidence:");
+        for (int e = 0; e < f->evidence_count; e++)
+            fprintf(out, "%s %s=%.3g%s", e ? "," : "", f->evidence[e].name, f->evidence[e].value,
+                    f->evidence[e].unit);
+        fprintf(out, "\n     try: %s\n", f->advice);
+    }
+}
+
+static void print_steps(FILE *out, const struct pi_analysis *a)
+{
+    const struct pi_process_info *p = pi_training_process(a);
+    if (!p || p->steps.count == 0)
+        return;
+    const struct pi_steps *s = &p->steps;
+    uint64_t steady = s->count - s->warmup;
+    fprintf(out, "\nSTEPS (pid %d, one per batch received from the data loader)\n", p->header.pid);
+    fprintf(out, "  %" PRIu64 " steps: %" PRIu64 " warm-up, %" PRIu64 " steady", s->count,
+            s->warmup, steady);
+    if (steady && s->steady_total_ns)
+        fprintf(out, " at %.2f steps/s", (double)steady * 1e9 / (double)s->steady_total_ns);
+    fprintf(out, "\n");
+    struct pi_histogram *h = (struct pi_histogram *)&s->steady_ns;
+    if (h->count) {
+        fprintf(out, "  steady step time  p50 %s  p90 %s  p99 %s  max %s\n",
+                pi_format_ns(pi_histogram_quantile(h, 0.5)),
+                pi_format_ns(pi_histogram_quantile(h, 0.9)),
+                pi_format_ns(pi_histogram_quantile(h, 0.99)), pi_format_ns((double)h->max));
+        double total = (double)s->steady_total_ns;
+        double cpu = total - (double)s->steady_wait_ns - (double)s->steady_sync_ns;
+        fprintf(out, "  steady split      waiting for data %.0f%%  CPU %.0f%%  sync %.0f%%\n",
+                100 * s->steady_wait_ns / total, 100 * (cpu > 0 ? cpu : 0) / total,
+                100 * s->steady_sync_ns / total);
+    }
+    if (s->warmup && s->warmup_total_ns)
+        fprintf(out, "  warm-up           %" PRIu64 " steps in %s, waiting for data %.0f%%\n",
+                s->warmup, pi_format_ns((double)s->warmup_total_ns),
+                100.0 * s->warmup_wait_ns / s->warmup_total_ns);
+}
+
+static void print_threads(FILE *out, const struct pi_analysis *a)
+{
+    fprintf(out, "\nTIME BY THREAD (share of each thread's wall time)\n");
+    fprintf(out, "  %7s %7s %-16s %10s %6s %6s %6s %6s %6s %6s\n", "pid", "tid", "name", "wall",
+            "data", "file", "oth-io", "locks", "sync", "cpu");
+    int shown = 0;
+    for (size_t i = 0; i < a->process_count && shown < TOP_THREADS; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        for (size_t k = 0; k < p->thread_count && shown < TOP_THREADS; k++) {
+            const struct pi_thread_info *t = &p->threads[k];
+            double wall = (double)pi_thread_wall_ns(p, t);
+            if (wall <= 0 || t->events < 2)
+                continue;
+            fprintf(out, "  %7d %7u %-16.16s %10s", p->header.pid, t->tid,
+                    t->name[0] ? t->name : ((int)t->tid == p->header.pid ? "(main)" : "-"),
+                    pi_format_ns(wall));
+            for (int c = 0; c < PI_TIME_CPU; c++)
+                fprintf(out, " %5.1f%%", 100 * t->time[c] / wall);
+            fprintf(out, " %5.1f%%\n", 100 * pi_thread_cpu_ns(p, t) / wall);
+            shown++;
+        }
+    }
+}
+
+static void print_latency_row(FILE *out, struct pi_latency_entry *e, int width)
+{
+    struct pi_histogram *h = &e->durations;
+    char name[256];
+    snprintf(name, sizeof(name), "%s%s%s", e->name, e->detail[0] ? " " : "", e->detail);
+    fprintf(out, "  %-*.*s %9" PRIu64 " %10s %10s", width, width, name, h->count,
+            pi_format_ns((double)h->sum), pi_format_ns(pi_histogram_mean(h)));
+    for (int q = 0; q < PI_QUANTILE_COUNT; q++)
+        fprintf(out, " %10s", pi_format_ns(pi_histogram_quantile(h, pi_quantiles[q])));
+    fprintf(out, " %10s\n", e->bytes ? pi_format_bytes((double)e->bytes) : "-");
+}
+
+static void print_latency_header(FILE *out, const char *first, int width)
+{
+    fprintf(out, "  %-*s %9s %10s %10s", width, first, "count", "total", "mean");
+    for (int q = 0; q < PI_QUANTILE_COUNT; q++)
+        fprintf(out, " %10s", pi_quantile_names[q]);
+    fprintf(out, " %10s\n", "bytes");
+}
+
+static void print_latency(FILE *out, const struct pi_analysis *a)
+{
+    size_t n;
+    struct pi_latency_entry **list = pi_latency_sorted(&a->calls, NULL, &n);
+    if (!list || n == 0) {
+        free(list);
+        return;
+    }
+    fprintf(out, "\nLATENCY (by total time%s)\n",
+            a->options.exact ? ", exact" : ", within 1% relative error");
+    const char *group = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        /* I/O first, then waits and the rest */
+        for (size_t i = 0, shown = 0; i < n && shown < TOP_CALLS; i++) {
+            int is_io = strcmp(list[i]->group, "io") == 0;
+            if (is_io != (pass == 0))
+                continue;
+            if (!group || strcmp(group, list[i]->group) != 0) {
+                group = list[i]->group;
+                print_latency_header(out, group, 20);
+            }
+            print_latency_row(out, list[i], 20);
+            shown++;
+        }
+    }
+    free(list);
+
+    list = pi_latency_sorted(&a->files, NULL, &n);
+    if (list && n) {
+        fprintf(out, "\nBUSIEST FILES (by total time in opens, reads, writes)\n");
+        fprintf(out, "  %-48s %7s %10s %10s %10s %10s\n", "path", "opens", "bytes", "total", "p50",
+                "p99");
+        for (size_t i = 0; i < n && i < TOP_FILES; i++) {
+            struct pi_latency_entry *e = list[i];
+            size_t len = strlen(e->name);
+            const char *shown = len > 48 ? e->name + len - 48 : e->name;
+            fprintf(out, "  %-48s %7" PRIu64 " %10s %10s %10s %10s\n", shown, e->opens,
+                    pi_format_bytes((double)e->bytes), pi_format_ns((double)e->durations.sum),
+                    pi_format_ns(pi_histogram_quantile(&e->durations, 0.5)),
+                    pi_format_ns(pi_histogram_quantile(&e->durations, 0.99)));
+        }
+        if (n > TOP_FILES)
+            fprintf(out, "  ... and %zu more files\n", n - TOP_FILES);
+    }
+    free(list);
+}
+
+static void print_memory(FILE *out, const struct pi_analysis *a)
+{
+    fprintf(out, "\nMEMORY AND CPU BY PROCESS\n");
+    fprintf(out, "  %7s %7s %10s %10s %12s %12s %10s %10s  %s\n", "pid", "ppid", "rss peak",
+            "at", "growth", "2nd half", "user cpu", "sys cpu", "command");
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
+        char whole[32], half[32];
+        snprintf(whole, sizeof(whole), "%.2f MB/s", pi_series_slope(&p->rss, 0) / 1e6);
+        snprintf(half, sizeof(half), "%.2f MB/s", pi_series_slope(&p->rss, middle) / 1e6);
+        fprintf(out, "  %7d %7d %10s %10s %12s %12s %10s %10s  %.40s\n", p->header.pid,
+                p->header.ppid, pi_format_bytes((double)p->rss_peak),
+                pi_format_ns((double)(p->rss_peak_ns > a->base_ns ? p->rss_peak_ns - a->base_ns : 0)),
+                whole, half, pi_format_ns((double)p->cpu_user_ns),
+                pi_format_ns((double)p->cpu_sys_ns), p->command);
+    }
+}
+
+void pi_report_text(FILE *out, struct pi_analysis *a)
+{
+    fprintf(out, "profinject report: %zu processes, %s, %" PRIu64 " records, %" PRIu64 " lost\n\n",
+            a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost);
+    if (a->lost)
+        fprintf(out, "warning: %" PRIu64 " records were dropped while recording (the writer fell "
+                     "behind); figures below undercount\n\n", a->lost);
+    print_verdict(out, a);
+    print_steps(out, a);
+    print_threads(out, a);
+    print_latency(out, a);
+    print_memory(out, a);
+}

@@ -1,0 +1,51 @@
+/*
+ * verdict.h - the ranked list of bottlenecks, with the numbers behind
+ * each and what to do about it. Text, JSON and HTML reports all print
+ * this same list.
+ */
+#ifndef PI_VERDICT_H
+#define PI_VERDICT_H
+
+#include "analysis.h"
+
+#define PI_MAX_FINDINGS 8
+#define PI_MAX_EVIDENCE 6
+
+struct pi_evidence {
+    const char *name;
+    double value;
+    const char *unit;
+};
+
+struct pi_finding {
+    const char *kind; /* "input-bound", "lock-bound", ... or "none" */
+    double score;     /* share of the time it explains, 0..1 */
+    int pid;
+    char summary[400];
+    char advice[400];
+    struct pi_evidence evidence[PI_MAX_EVIDENCE];
+    int evidence_count;
+};
+
+/**
+ * pi_verdict - findings, most important first; always at least one
+ * (kind "none" when nothing stands out)
+ * Return: the number of findings written to @out.
+ */
+int pi_verdict(const struct pi_analysis *analysis, struct pi_finding *out);
+
+/* pi_training_process - the process whose main thread runs the training loop, or NULL */
+const struct pi_process_info *pi_training_process(const struct pi_analysis *analysis);
+
+/* pi_main_thread - the main thread of @process, or NULL */
+const struct pi_thread_info *pi_main_thread(const struct pi_process_info *process);
+
+/* pi_thread_wall_ns - how long @thread was seen; the process span for the main thread */
+uint64_t pi_thread_wall_ns(const struct pi_process_info *process,
+                           const struct pi_thread_info *thread);
+
+/* pi_thread_cpu_ns - wall time not accounted to any wait */
+uint64_t pi_thread_cpu_ns(const struct pi_process_info *process,
+                          const struct pi_thread_info *thread);
+
+#endif

@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+"""The analyzer's reports checked against independent truths: numpy's
+percentiles of the same recorded durations, a JSON parser, headless
+Chromium rendering the HTML page, the real PyTorch example's known
+input-bound and compute-bound runs, and hand-broken trace files.
+
+Run by ctest with the build's paths in the environment."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+PROGRAMS = os.environ["PI_PROGRAMS"]
+SOURCE = os.environ["PI_SOURCE"]
+QUANTILES = {"p50": 50, "p90": 90, "p95": 95, "p99": 99, "p99_9": 99.9, "max": 100}
+
+
+def record(command, trace_dir, env=None):
+    """Run command under the preload, writing traces to trace_dir."""
+    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=trace_dir, **(env or {}))
+    subprocess.run(command, env=environment, check=True, stdout=subprocess.DEVNULL)
+
+
+def analyze(*args, check=True):
+    result = subprocess.run([ANALYZE, *args], capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError(f"analyzer failed ({result.returncode}): {result.stderr}")
+    return result
+
+
+def report(trace_dir, *options):
+    out = os.path.join(tempfile.mkdtemp(), "report.json")
+    analyze(trace_dir, "--quiet", "--json", out, *options)
+    with open(out) as f:
+        return json.load(f)
+
+
+def dumped_range_durations(trace_dir):
+    """Durations of the "work" ranges as the dump prints them."""
+    durations = []
+    for name in sorted(os.listdir(trace_dir)):
+        text = analyze("dump", os.path.join(trace_dir, name)).stdout
+        durations += [int(m) for m in re.findall(r' range dur_ns=(\d+) value=\d+ name="work"', text)]
+    return np.array(durations, dtype=np.float64)
+
+
+class Percentiles(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.traces = tempfile.mkdtemp()
+        record([os.path.join(PROGRAMS, "prog_ranges"), "3000", "1"], cls.traces)
+        cls.durations = dumped_range_durations(cls.traces)
+
+    def entry(self, rep):
+        [work] = [e for e in rep["latency"] if e["group"] == "range" and e["name"] == "work"]
+        return work
+
+    def test_histogram_within_one_percent_of_numpy(self):
+        self.assertEqual(len(self.durations), 3000)
+        work = self.entry(report(self.traces))
+        self.assertEqual(work["count"], 3000)
+        self.assertEqual(work["total_ns"], self.durations.sum())
+        for key, q in QUANTILES.items():
+            expected = np.percentile(self.durations, q)
+            self.assertLessEqual(abs(work[key + "_ns"] - expected) / expected, 0.01,
+                                 f"{key}: {work[key + '_ns']} vs numpy {expected}")
+
+    def test_exact_mode_equals_numpy(self):
+        work = self.entry(report(self.traces, "--exact"))
+        for key, q in QUANTILES.items():
+            self.assertAlmostEqual(work[key + "_ns"], np.percentile(self.durations, q), delta=0.5)
+
+
+class Outputs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.traces = tempfile.mkdtemp()
+        record([os.path.join(PROGRAMS, "prog_io"), tempfile.mkdtemp()], cls.traces)
+        record([os.path.join(PROGRAMS, "prog_fork"), "2"], cls.traces)
+        cls.out = tempfile.mkdtemp()
+
+    def test_json_schema(self):
+        rep = report(self.traces)
+        self.assertEqual(rep["schema"], "profinject-report")
+        self.assertEqual(rep["version"], 1)
+        self.assertEqual(rep["inputs"]["files"], 4)  # prog_io, prog_fork and its 2 children
+        self.assertGreaterEqual(len(rep["verdict"]), 1)
+        for key in ("kind", "score", "summary", "advice", "evidence"):
+            self.assertIn(key, rep["verdict"][0])
+        parents = {p["pid"] for p in rep["processes"] if p["children"] == 2}
+        self.assertEqual(len(parents), 1)
+        children = [p for p in rep["processes"] if p["ppid"] in parents]
+        self.assertEqual(len(children), 2)
+        for p in rep["processes"]:
+            self.assertIn(p["end"]["reason"], ("exit", "_exit"))
+            self.assertGreater(p["memory"]["rss_peak_bytes"], 0)
+            for t in p["threads"]:
+                self.assertEqual(set(t["time_ns"]), {"data_wait", "file_io", "other_io",
+                                                      "lock_wait", "sync", "cpu"})
+        reads = [e for e in rep["latency"] if (e["group"], e["name"], e["class"]) == ("io", "read", "file")]
+        self.assertEqual(reads[0]["bytes"], 12288)
+
+    def test_chrome_trace(self):
+        path = os.path.join(self.out, "trace.json")
+        analyze(self.traces, "--quiet", "--chrome-trace", path)
+        self.assertFalse(os.path.exists(path + ".tmp"))
+        with open(path) as f:
+            trace = json.load(f)
+        events = trace["traceEvents"]
+        names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+        self.assertEqual(len(names), 4)
+        self.assertTrue(any(e["ph"] == "M" and e["name"] == "thread_name" for e in events))
+        self.assertTrue(any(e["ph"] == "C" and e["name"] == "rss" for e in events))
+        slices = [e for e in events if e["ph"] == "X"]
+        self.assertTrue(any(e["name"] == "read" and e["args"].get("path", "").endswith("data.bin")
+                            for e in slices))
+        self.assertTrue(all(e["ts"] >= 0 for e in events if "ts" in e))
+        # slices on one thread nest properly: none starts inside another and ends after it
+        by_thread = {}
+        for e in slices:
+            by_thread.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+        for spans in by_thread.values():
+            spans.sort()
+            stack = []
+            for start, end in spans:
+                while stack and stack[-1] <= start:
+                    stack.pop()
+                self.assertTrue(not stack or end <= stack[-1] + 0.001, "overlapping slices")
+                stack.append(end)
+
+    def test_html_renders_with_plots(self):
+        chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not chromium:
+            self.fail("chromium is not installed (tools/setup installs it)")
+        path = os.path.join(self.out, "report.html")
+        analyze(self.traces, "--quiet", "--html", path)
+        with open(path) as f:
+            page = f.read()
+        self.assertNotIn("http://", page.replace('xmlns="http://www.w3.org/2000/svg"', ""))
+        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                              "--dump-dom", "file://" + path],
+                             capture_output=True, text=True, timeout=120).stdout
+        self.assertIn('id="memory-plot"', dom)
+        self.assertRegex(dom, r'<polyline class="rss"[^>]*points="[0-9., ]{20,}')
+        self.assertIn('id="latency-histogram-0"', dom)
+        self.assertRegex(dom, r'<rect class="bar"')
+        self.assertIn('id="thread-breakdown"', dom)
+        self.assertRegex(dom, r'<rect class="segment"')
+        self.assertIn('<ol id="verdict">', dom)
+
+
+class Compare(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.fast, cls.slow = tempfile.mkdtemp(), tempfile.mkdtemp()
+        record([os.path.join(PROGRAMS, "prog_ranges"), "1000", "1"], cls.fast)
+        record([os.path.join(PROGRAMS, "prog_ranges"), "1000", "1.5"], cls.slow)
+
+    def test_regression_fails(self):
+        result = analyze("compare", self.fast, self.slow, "--threshold", "p95=10%", check=False)
+        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        self.assertRegex(result.stdout, r"range work .*p95 .*REGRESSION")
+
+    def test_improvement_and_json_reports_pass(self):
+        out = tempfile.mkdtemp()
+        analyze(self.slow, "--quiet", "--json", os.path.join(out, "slow.json"))
+        analyze(self.fast, "--quiet", "--json", os.path.join(out, "fast.json"))
+        result = analyze("compare", os.path.join(out, "slow.json"), os.path.join(out, "fast.json"),
+                         "--threshold", "p95=10%", "--threshold", "p50=10%", check=False)
+        self.assertEqual(result.returncode, 0, result.stdout)
+
+    def test_bad_threshold_is_a_usage_error(self):
+        self.assertEqual(analyze("compare", self.fast, self.slow, "--threshold", "p42",
+                                 check=False).returncode, 1)
+
+
+class BadInput(unittest.TestCase):
+    def check(self, content):
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "x.pitrace.zst")
+        with open(path, "wb") as f:
+            f.write(content)
+        result = analyze(path, check=False)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(path + ": byte ", result.stderr)
+
+    def test_empty(self):
+        self.check(b"")
+
+    def test_foreign(self):
+        self.check(b"#!/bin/sh\necho not a trace\n")
+
+    def test_zstd_of_something_else(self):
+        self.check(subprocess.run(["zstd", "-c"], input=b"hello" * 100, capture_output=True).stdout)
+
+    def test_truncated_file_is_used_with_a_warning(self):
+        traces = tempfile.mkdtemp()
+        record([os.path.join(PROGRAMS, "prog_status"), "0", "50000"], traces,
+               env={"PROFINJECT_FLUSH_MS": "5"})
+        [name] = os.listdir(traces)
+        path = os.path.join(traces, name)
+        size = os.path.getsize(path)
+        with open(path, "r+b") as f:
+            f.truncate(size - 7)
+        result = analyze(traces, check=False)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("warning: file ends inside a frame", result.stderr)
+
+
+class PyTorchVerdict(unittest.TestCase):
+    """The real example: a large per-sample delay makes it input-bound, none does not."""
+
+    def run_example(self, delay_ms):
+        traces, data = tempfile.mkdtemp(), os.path.join(tempfile.gettempdir(), "pi-report-data")
+        record(["/usr/bin/python3", os.path.join(SOURCE, "examples", "pytorch_train.py"),
+                "--data-dir", data, "--samples", "256", "--batch-size", "16", "--epochs", "1",
+                "--workers", "2", "--delay-ms", str(delay_ms)], traces)
+        return report(traces)
+
+    def test_delay_is_input_bound_and_no_delay_is_not(self):
+        slow, fast = self.run_example(20), self.run_example(0)
+        self.assertEqual(slow["verdict"][0]["kind"], "input-bound", slow["verdict"])
+        self.assertNotIn("input-bound", [f["kind"] for f in fast["verdict"]], fast["verdict"])
+        [main] = [p for p in fast["processes"] if p["children"] == 2]
+        # 256 samples / 16 per batch = 16 batches, one step per batch received
+        self.assertGreaterEqual(main["steps"]["count"], 12)
+        self.assertLessEqual(main["steps"]["count"], 16)
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
