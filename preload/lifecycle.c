@@ -10,6 +10,9 @@
 #include "guard.h"
 #include "real_functions.h"
 #include "recorder.h"
+#ifdef PI_HAVE_CUDA
+#include "gpu_timing.h"
+#endif
 
 __thread int pi_guard_depth __attribute__((tls_model("initial-exec")));
 _Atomic int pi_init_complete;
@@ -26,6 +29,9 @@ static int ends_at_exit;
 static void end_at_exit(int status, void *unused)
 {
     (void)unused;
+#ifdef PI_HAVE_CUDA
+    pi_gpu_timing_drain();
+#endif
     int guard = pi_guard_enter();
     pi_recorder_stop(PI_END_EXIT, status);
     pi_guard_restore(guard);

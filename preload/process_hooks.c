@@ -16,6 +16,9 @@
 #include "lifecycle.h"
 #include "real_functions.h"
 #include "recorder.h"
+#ifdef PI_HAVE_CUDA
+#include "gpu_timing.h"
+#endif
 
 #define PI_EXPORT __attribute__((visibility("default")))
 #define EXEC_FLUSH_TIMEOUT_MS 2000
@@ -34,6 +37,9 @@ PI_EXPORT pid_t fork(void)
     if (pid == 0) {
         int guard = pi_guard_enter();
         pi_recorder_after_fork_child();
+#ifdef PI_HAVE_CUDA
+        pi_gpu_timing_after_fork();
+#endif
         pi_guard_restore(guard);
         return 0;
     }

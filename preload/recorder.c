@@ -27,6 +27,13 @@ uint32_t pi_current_tid(void)
     return t->tid;
 }
 
+double pi_recorder_ticks_per_second(void)
+{
+    if (pi_rec.ticks_per_second > 0)
+        return pi_rec.ticks_per_second;
+    return pi_clock_uses_tsc ? pi_clock_measure_rate(1000000) : 1e9;
+}
+
 int pi_recorder_pid(void)
 {
     return pi_rec.pid;

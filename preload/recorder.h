@@ -139,6 +139,9 @@ void pi_thread_exit(void);
 /* pi_current_tid - kernel thread id of the caller, cached per thread */
 uint32_t pi_current_tid(void);
 
+/* pi_recorder_ticks_per_second - clock rate; measured by the writer, estimated before */
+double pi_recorder_ticks_per_second(void);
+
 /* pi_recorder_pid - pid of the process the recorder writes for */
 int pi_recorder_pid(void);
 

@@ -118,6 +118,31 @@ enum pi_record_kind {
     /* a lock or condition wait that blocked at least the wait threshold:
      * arg0 = enum pi_wait_kind, arg1 = address of the object, arg2 = result */
     PI_REC_WAIT = 14,
+    /* CUDA records: flags are PI_CUDA_FLAGS(api, subtype, bits), arg2 is
+     * PI_CUDA_WHERE(stream id, device, call-site stack string id) */
+    /* arg0 = pointer, arg1 = bytes; subtype enum pi_gpu_alloc_kind */
+    PI_REC_GPU_ALLOC = 15,
+    /* arg0 = pointer, arg1 = bytes when the call says (VMM unmap), else 0 */
+    PI_REC_GPU_FREE = 16,
+    /* dur = host launch latency, arg0 = correlation id, arg1 = kernel name id;
+     * subtype enum pi_gpu_launch_kind */
+    PI_REC_GPU_LAUNCH = 17,
+    /* arg0 = bytes, arg1 = correlation id; subtype enum pi_gpu_copy_kind,
+     * PI_CUDA_PINNED when the host side is page-locked */
+    PI_REC_GPU_COPY = 18,
+    /* host blocked until the GPU caught up: subtype enum pi_gpu_sync_kind,
+     * arg0 = event or stream handle */
+    PI_REC_GPU_SYNC = 19,
+    /* GPU-side duration of a launch or copy: dur = GPU time, arg0 = its
+     * correlation id, arg1 = enum pi_gpu_timing_source; ts = the host end
+     * of the launch (the GPU start is not known with event timing) */
+    PI_REC_GPU_TIME = 20,
+    /* how GPU time is measured in this process: arg0 = enum
+     * pi_gpu_timing_source, arg1 = error code that ruled out the better
+     * source, arg2 = string id of the reason */
+    PI_REC_GPU_TIMING = 21,
+    /* an NVTX range: dur, arg0 = name string id, arg1 = nesting depth */
+    PI_REC_NVTX_RANGE = 22,
     PI_REC_KIND_COUNT
 };
 
@@ -186,6 +211,76 @@ enum pi_io_op {
     ((uint16_t)(((op) << 8) | ((fd_class) << 4) | ((failed) ? PI_FLAG_FAILED : 0)))
 #define PI_IO_OP(flags) ((unsigned)(flags) >> 8)
 #define PI_IO_CLASS(flags) (((unsigned)(flags) >> 4) & 0xfu)
+
+/* The CUDA calls intercepted; the id goes into the record's flags. Append only. */
+#define PI_CUDA_APIS(X)                                                                           \
+    X(cudaMalloc) X(cudaFree) X(cudaMallocAsync) X(cudaFreeAsync) X(cudaMallocManaged)            \
+    X(cudaMallocHost) X(cudaHostAlloc) X(cudaFreeHost) X(cudaHostRegister) X(cudaHostUnregister)  \
+    X(cudaMemcpy) X(cudaMemcpyAsync) X(cudaMemcpy2D) X(cudaMemcpy2DAsync) X(cudaMemset)           \
+    X(cudaMemsetAsync) X(cudaLaunchKernel) X(cudaLaunchKernelExC) X(cudaGraphLaunch)              \
+    X(cudaDeviceSynchronize) X(cudaStreamSynchronize) X(cudaEventSynchronize)                     \
+    X(cudaStreamWaitEvent) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync) X(cuMemFreeAsync)        \
+    X(cuMemAllocManaged) X(cuMemAllocHost) X(cuMemHostAlloc) X(cuMemFreeHost)                     \
+    X(cuMemHostRegister) X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap)                 \
+    X(cuMemcpy) X(cuMemcpyAsync) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)                  \
+    X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuLaunchKernel)              \
+    X(cuLaunchKernelEx) X(cuGraphLaunch) X(cuStreamSynchronize) X(cuCtxSynchronize)               \
+    X(cuEventSynchronize)
+
+#define PI_CUDA_API_ENUM(name) PI_CUDA_API_##name,
+enum pi_cuda_api { PI_CUDA_API_NONE = 0, PI_CUDA_APIS(PI_CUDA_API_ENUM) PI_CUDA_API_COUNT };
+#undef PI_CUDA_API_ENUM
+
+/* CUDA record flags: bit 0 failed, 1 driver level, 2 nested in a runtime
+ * call (its parent has the same meaning: not counted twice), 3 async,
+ * 4-6 subtype, 7 pinned host memory, 8-15 enum pi_cuda_api. */
+#define PI_CUDA_DRIVER (1u << 1)
+#define PI_CUDA_NESTED (1u << 2)
+#define PI_CUDA_ASYNC (1u << 3)
+#define PI_CUDA_PINNED (1u << 7)
+#define PI_CUDA_FLAGS(api, subtype, bits) ((uint16_t)(((api) << 8) | ((subtype) << 4) | (bits)))
+#define PI_CUDA_API(flags) ((unsigned)(flags) >> 8)
+#define PI_CUDA_SUBTYPE(flags) (((unsigned)(flags) >> 4) & 7u)
+#define PI_CUDA_WHERE(stream, device, stack)                                                       \
+    ((uint64_t)(uint32_t)(stream) | ((uint64_t)((device) & 0xff) << 32) | ((uint64_t)(stack) << 40))
+#define PI_CUDA_STREAM(where) ((uint32_t)(where))
+#define PI_CUDA_DEVICE(where) ((unsigned)((where) >> 32) & 0xffu)
+#define PI_CUDA_STACK(where) ((uint32_t)((where) >> 40))
+
+enum pi_gpu_alloc_kind {
+    PI_GPU_ALLOC_DEVICE = 1,  /* cudaMalloc, cuMemAlloc */
+    PI_GPU_ALLOC_POOL = 2,    /* stream-ordered: cudaMallocAsync */
+    PI_GPU_ALLOC_MANAGED = 3, /* unified memory */
+    PI_GPU_ALLOC_PINNED = 4,  /* page-locked host memory */
+    PI_GPU_ALLOC_REGISTERED = 5, /* host memory registered with the driver */
+    PI_GPU_ALLOC_VMM = 6,     /* physical memory of the virtual memory API (cuMemCreate) */
+    PI_GPU_ALLOC_KIND_COUNT
+};
+
+enum pi_gpu_copy_kind {
+    PI_GPU_MEMSET = 0,
+    PI_GPU_COPY_HTOD = 1,
+    PI_GPU_COPY_DTOH = 2,
+    PI_GPU_COPY_DTOD = 3,
+    PI_GPU_COPY_HTOH = 4,
+    PI_GPU_COPY_DEFAULT = 5, /* direction inferred by the driver (unified addressing) */
+    PI_GPU_COPY_KIND_COUNT
+};
+
+enum pi_gpu_launch_kind { PI_GPU_KERNEL = 1, PI_GPU_KERNEL_EX = 2, PI_GPU_GRAPH = 3 };
+
+enum pi_gpu_sync_kind {
+    PI_GPU_SYNC_DEVICE = 1,
+    PI_GPU_SYNC_STREAM = 2,
+    PI_GPU_SYNC_EVENT = 3,
+    PI_GPU_SYNC_STREAM_WAIT = 4, /* queued, the host does not block */
+};
+
+enum pi_gpu_timing_source {
+    PI_GPU_TIMING_ABSENT = 0,
+    PI_GPU_TIMING_EVENTS = 1,
+    PI_GPU_TIMING_CUPTI = 2,
+};
 
 enum pi_wait_kind {
     PI_WAIT_MUTEX = 1, /* pthread_mutex_lock that did not get the lock at once */

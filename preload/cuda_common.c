@@ -1,0 +1,263 @@
+/* cuda_common.c - shared pieces of the CUDA hooks (see cuda_common.h). */
+#include "cuda_common.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "guard.h"
+#include "real_functions.h"
+#include "recorder.h"
+
+__thread int pi_cuda_runtime_depth __attribute__((tls_model("initial-exec")));
+__thread uint32_t pi_cuda_last_kernel __attribute__((tls_model("initial-exec")));
+__thread uint64_t pi_cuda_parent_correlation __attribute__((tls_model("initial-exec")));
+
+int pi_in_self(const void *address)
+{
+    Dl_info self, other;
+    return dladdr((const void *)pi_in_self, &self) && dladdr(address, &other) &&
+           self.dli_fbase == other.dli_fbase;
+}
+
+struct symbol_search {
+    const char *name;
+    void *found;
+};
+
+static int search_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct symbol_search *search = data;
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0;
+    void *handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+        return 0;
+    void *found = dlsym(handle, search->name);
+    dlclose(handle);
+    if (found && !pi_in_self(found)) {
+        search->found = found;
+        return 1;
+    }
+    return 0;
+}
+
+void *pi_cuda_symbol(const char *name)
+{
+    int guard = pi_guard_enter();
+    void *found = dlsym(RTLD_NEXT, name);
+    if (!found || pi_in_self(found)) {
+        struct symbol_search search = {name, NULL};
+        dl_iterate_phdr(search_object, &search);
+        found = search.found;
+    }
+    pi_guard_restore(guard);
+    return found;
+}
+
+/* ---- pointer -> id, lock-free, for kernels and streams ---- */
+
+#define POINTER_SLOTS 16384
+
+struct pointer_slot {
+    _Atomic uintptr_t key;
+    _Atomic uint32_t value;
+};
+
+struct pointer_table {
+    struct pointer_slot slots[POINTER_SLOTS];
+};
+
+static struct pointer_table function_names, stream_ids;
+static _Atomic uint32_t next_stream_id = 3;
+
+static uint64_t hash_pointer(uintptr_t p)
+{
+    return (p ^ (p >> 17)) * 0x9E3779B97F4A7C15ull;
+}
+
+static uint32_t table_get(struct pointer_table *t, const void *pointer)
+{
+    uintptr_t key = (uintptr_t)pointer;
+    uint64_t h = hash_pointer(key);
+    for (unsigned probe = 0; probe < 64; probe++) {
+        struct pointer_slot *s = &t->slots[(h + probe) % POINTER_SLOTS];
+        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+        if (k == key)
+            return atomic_load_explicit(&s->value, memory_order_acquire);
+        if (k == 0)
+            return 0;
+    }
+    return 0;
+}
+
+static void table_put(struct pointer_table *t, const void *pointer, uint32_t value)
+{
+    uintptr_t key = (uintptr_t)pointer;
+    uint64_t h = hash_pointer(key);
+    for (unsigned probe = 0; probe < 64; probe++) {
+        struct pointer_slot *s = &t->slots[(h + probe) % POINTER_SLOTS];
+        uintptr_t expected = 0;
+        if (atomic_compare_exchange_strong(&s->key, &expected, key) || expected == key) {
+            atomic_store_explicit(&s->value, value, memory_order_release);
+            return;
+        }
+    }
+}
+
+uint32_t pi_cuda_function_name(const void *function)
+{
+    return function ? table_get(&function_names, function) : 0;
+}
+
+void pi_cuda_remember_function(const void *function, const char *name)
+{
+    if (!function || !name)
+        return;
+    int guard = pi_guard_enter();
+    uint32_t id = pi_intern_cstr(name);
+    pi_guard_restore(guard);
+    if (id)
+        table_put(&function_names, function, id);
+}
+
+uint32_t pi_cuda_host_stub_name(const void *stub)
+{
+    uint32_t id = pi_cuda_function_name(stub);
+    if (id || !stub)
+        return id;
+    /* once per kernel: the stub's symbol is the kernel's mangled name */
+    int saved = errno;
+    int guard = pi_guard_enter();
+    Dl_info info;
+    if (dladdr(stub, &info) && info.dli_sname && info.dli_saddr == stub)
+        pi_cuda_remember_function(stub, info.dli_sname);
+    pi_guard_restore(guard);
+    errno = saved;
+    return pi_cuda_function_name(stub);
+}
+
+uint32_t pi_cuda_stream_id(const void *stream)
+{
+    if ((uintptr_t)stream <= 2)
+        return (uint32_t)(uintptr_t)stream;
+    uint32_t id = table_get(&stream_ids, stream);
+    if (!id) {
+        id = atomic_fetch_add(&next_stream_id, 1);
+        table_put(&stream_ids, stream, id);
+    }
+    return id;
+}
+
+/* ---- page-locked host ranges ---- */
+
+#define PINNED_RANGES 4096
+static struct {
+    _Atomic uintptr_t begin;
+    _Atomic uintptr_t end;
+} pinned[PINNED_RANGES];
+static _Atomic uint32_t pinned_used;
+
+void pi_cuda_pinned_add(const void *pointer, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < PINNED_RANGES; i++) {
+        uintptr_t expected = 0;
+        if (atomic_compare_exchange_strong(&pinned[i].begin, &expected, (uintptr_t)pointer)) {
+            atomic_store(&pinned[i].end, (uintptr_t)pointer + bytes);
+            uint32_t used;
+            while ((used = atomic_load(&pinned_used)) <= i &&
+                   !atomic_compare_exchange_weak(&pinned_used, &used, i + 1))
+                ;
+            return;
+        }
+    }
+}
+
+void pi_cuda_pinned_remove(const void *pointer)
+{
+    uint32_t used = atomic_load(&pinned_used);
+    for (uint32_t i = 0; i < used; i++)
+        if (atomic_load(&pinned[i].begin) == (uintptr_t)pointer) {
+            atomic_store(&pinned[i].end, 0);
+            atomic_store(&pinned[i].begin, 0);
+            return;
+        }
+}
+
+int pi_cuda_is_pinned(const void *pointer)
+{
+    uintptr_t p = (uintptr_t)pointer;
+    uint32_t used = atomic_load_explicit(&pinned_used, memory_order_relaxed);
+    for (uint32_t i = 0; i < used; i++) {
+        uintptr_t begin = atomic_load_explicit(&pinned[i].begin, memory_order_relaxed);
+        if (begin && p >= begin && p < atomic_load_explicit(&pinned[i].end, memory_order_relaxed))
+            return 1;
+    }
+    return 0;
+}
+
+static _Atomic uint64_t correlation;
+
+uint64_t pi_cuda_next_correlation(void)
+{
+    return atomic_fetch_add_explicit(&correlation, 1, memory_order_relaxed) + 1;
+}
+
+/* ---- records ---- */
+
+static uint64_t where(const void *stream, uint32_t stack)
+{
+    return PI_CUDA_WHERE(pi_cuda_stream_id(stream), 0, stack);
+}
+
+static uint16_t flags(unsigned api, unsigned subtype, unsigned bits, int failed)
+{
+    return PI_CUDA_FLAGS(api, subtype, bits | (failed ? PI_FLAG_FAILED : 0));
+}
+
+void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t pointer,
+                        uint64_t bytes, const void *stream, uint64_t start, int failed)
+{
+    uint64_t end = pi_clock_ticks();
+    int saved = errno;
+    /* nested driver records repeat their parent: no stack walk for them */
+    uint32_t stack = (bits & PI_CUDA_NESTED) || failed ? 0 : pi_cuda_alloc_stack();
+    pi_emit(PI_REC_GPU_ALLOC, flags(api, kind, bits, failed), start, end - start, pointer, bytes,
+            where(stream, stack));
+    errno = saved;
+}
+
+void pi_cuda_emit_free(unsigned api, unsigned kind, unsigned bits, uint64_t pointer,
+                       uint64_t bytes, const void *stream, uint64_t start, int failed)
+{
+    uint64_t end = pi_clock_ticks();
+    pi_emit(PI_REC_GPU_FREE, flags(api, kind, bits, failed), start, end - start, pointer, bytes,
+            where(stream, 0));
+}
+
+void pi_cuda_emit_copy(unsigned api, unsigned kind, unsigned bits, uint64_t bytes,
+                       uint64_t correlation_id, const void *stream, uint64_t start, int failed)
+{
+    uint64_t end = pi_clock_ticks();
+    pi_emit(PI_REC_GPU_COPY, flags(api, kind, bits, failed), start, end - start, bytes,
+            correlation_id, where(stream, 0));
+}
+
+void pi_cuda_emit_launch(unsigned api, unsigned kind, unsigned bits, uint64_t correlation_id,
+                         uint32_t name, const void *stream, uint64_t start, int failed)
+{
+    uint64_t end = pi_clock_ticks();
+    pi_emit(PI_REC_GPU_LAUNCH, flags(api, kind, bits, failed), start, end - start, correlation_id,
+            name, where(stream, 0));
+}
+
+void pi_cuda_emit_sync(unsigned api, unsigned kind, unsigned bits, const void *handle,
+                       uint64_t start, int failed)
+{
+    uint64_t end = pi_clock_ticks();
+    pi_emit(PI_REC_GPU_SYNC, flags(api, kind, bits, failed), start, end - start,
+            (uint64_t)(uintptr_t)handle, 0, where(NULL, 0));
+}

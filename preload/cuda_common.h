@@ -1,0 +1,75 @@
+/*
+ * cuda_common.h - what the CUDA hook files share: finding real CUDA
+ * functions wherever the application loaded them, small ids for kernels
+ * and streams, page-locked host ranges, the runtime-call nesting mark, and
+ * one emit function per CUDA record kind.
+ *
+ * Nothing here links against CUDA: types come from the toolkit's headers,
+ * functions are looked up at run time.
+ */
+#ifndef PI_CUDA_COMMON_H
+#define PI_CUDA_COMMON_H
+
+#include <stdint.h>
+
+#include "profinject/trace_format.h"
+
+/**
+ * pi_cuda_symbol - the real definition of @name in an object other than
+ * this one: the global scope after us first (RTLD_NEXT), then every loaded
+ * object, since Python loads CUDA libraries with RTLD_LOCAL.
+ * Return: the function, or NULL.
+ */
+void *pi_cuda_symbol(const char *name);
+
+/* pi_in_self - nonzero when @address lies inside libprofinject.so */
+int pi_in_self(const void *address);
+
+/* Runtime calls that reach the driver: the driver records are marked nested. */
+extern __thread int pi_cuda_runtime_depth __attribute__((tls_model("initial-exec")));
+/* The correlation id of the runtime call in progress: nested driver records carry it. */
+extern __thread uint64_t pi_cuda_parent_correlation __attribute__((tls_model("initial-exec")));
+/* The kernel name a nested driver launch saw, for the runtime launch around it. */
+extern __thread uint32_t pi_cuda_last_kernel __attribute__((tls_model("initial-exec")));
+
+/* pi_cuda_function_name - name id remembered for a CUfunction/CUkernel/host stub, 0 if none */
+uint32_t pi_cuda_function_name(const void *function);
+
+/* pi_cuda_remember_function - @function is called @name (from cuModuleGetFunction...) */
+void pi_cuda_remember_function(const void *function, const char *name);
+
+/* pi_cuda_host_stub_name - name id of a runtime launch's host stub (dladdr, cached) */
+uint32_t pi_cuda_host_stub_name(const void *stub);
+
+/* pi_cuda_stream_id - small id for a stream handle: 0 legacy default, 2 per-thread default */
+uint32_t pi_cuda_stream_id(const void *stream);
+
+/* Page-locked host ranges, to tell pinned copies from pageable ones. */
+void pi_cuda_pinned_add(const void *pointer, uint64_t bytes);
+void pi_cuda_pinned_remove(const void *pointer);
+int pi_cuda_is_pinned(const void *pointer);
+
+/* pi_cuda_next_correlation - id linking a launch or copy to its GPU time */
+uint64_t pi_cuda_next_correlation(void);
+
+/* pi_cuda_alloc_stack - interned call stack of the current allocation, 0 if unavailable */
+uint32_t pi_cuda_alloc_stack(void);
+
+/* pi_cuda_nesting_bits - PI_CUDA_NESTED when a runtime call is in progress on this thread */
+static inline unsigned pi_cuda_nesting_bits(void)
+{
+    return pi_cuda_runtime_depth > 0 ? PI_CUDA_NESTED : 0;
+}
+
+void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t pointer,
+                        uint64_t bytes, const void *stream, uint64_t start, int failed);
+void pi_cuda_emit_free(unsigned api, unsigned kind, unsigned bits, uint64_t pointer,
+                       uint64_t bytes, const void *stream, uint64_t start, int failed);
+void pi_cuda_emit_copy(unsigned api, unsigned kind, unsigned bits, uint64_t bytes,
+                       uint64_t correlation, const void *stream, uint64_t start, int failed);
+void pi_cuda_emit_launch(unsigned api, unsigned kind, unsigned bits, uint64_t correlation,
+                         uint32_t name, const void *stream, uint64_t start, int failed);
+void pi_cuda_emit_sync(unsigned api, unsigned kind, unsigned bits, const void *handle,
+                       uint64_t start, int failed);
+
+#endif

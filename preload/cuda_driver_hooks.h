@@ -1,0 +1,43 @@
+/*
+ * cuda_driver_hooks.h - the CUDA driver API (libcuda), reached three ways:
+ * by exported symbol, through dlsym on the driver, and through
+ * cuGetProcAddress / cudaGetDriverEntryPoint, which cudart, cuBLAS, cuDNN
+ * and Triton use. Every path hands out the same wrappers; each wrapper
+ * calls the real function of its own flavour (legacy or per-thread
+ * default stream).
+ */
+#ifndef PI_CUDA_DRIVER_HOOKS_H
+#define PI_CUDA_DRIVER_HOOKS_H
+
+#include <stdint.h>
+
+/**
+ * pi_cuda_wrap_driver - the wrapper to hand out for driver entry @name
+ * @name: base name as given to cuGetProcAddress ("cuMemAlloc")
+ * @version: the CUDA version asked for; older ABIs are not wrapped
+ * @flags: cuGetProcAddress flags (per-thread default stream or not)
+ * @real: what the driver returned
+ * Return: our wrapper, or @real when this entry is not one we record.
+ */
+void *pi_cuda_wrap_driver(const char *name, int version, unsigned long long flags, void *real);
+
+/**
+ * pi_cuda_wrap_symbol - the wrapper for a driver symbol looked up by its
+ * full name with dlsym ("cuMemAlloc_v2", "cuLaunchKernel_ptsz")
+ * Return: our wrapper, or @real.
+ */
+void *pi_cuda_wrap_symbol(const char *symbol, void *real);
+
+/**
+ * pi_cuda_wrap_proc_address - our cuGetProcAddress wrapper of the form
+ * @version asks for (the four-argument one before 12.0), remembering @real
+ */
+void *pi_cuda_wrap_proc_address(int version, void *real);
+
+/* pi_is_cuda_driver_name - "cu" then an upper-case letter: never cudnn*, cublas*, cuda* */
+static inline int pi_is_cuda_driver_name(const char *name)
+{
+    return name && name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';
+}
+
+#endif

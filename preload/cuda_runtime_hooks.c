@@ -1,0 +1,370 @@
+/*
+ * cuda_runtime_hooks.c - the CUDA runtime API (libcudart), interposed by
+ * symbol: allocations, copies, launches, synchronisation, and the entry
+ * points through which applications fetch driver functions. The
+ * per-thread-default-stream flavours (_ptsz, _ptds) that code built with
+ * --default-stream per-thread calls are hooked alongside.
+ *
+ * While a runtime call runs, driver calls it makes are marked nested, so
+ * each logical operation is counted once.
+ */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <string.h>
+
+#include "cuda_common.h"
+#include "cuda_driver_hooks.h"
+#include "gpu_timing.h"
+#include "hook.h"
+
+/* The real function behind hook @name, found on first use. */
+#define RUNTIME_REAL(type, name)                                                                  \
+    static type name##_real;                                                                      \
+    if (!name##_real)                                                                             \
+        name##_real = (type)pi_cuda_symbol(#name);                                                \
+    if (!name##_real)                                                                             \
+        return cudaErrorInitializationError;
+
+#define ENTER() pi_cuda_runtime_depth++
+#define LEAVE() pi_cuda_runtime_depth--
+
+/* ---- allocations ---- */
+
+typedef cudaError_t (*alloc_fn)(void **, size_t);
+
+static cudaError_t record_alloc(unsigned api, unsigned kind, alloc_fn real, void **ptr, size_t size)
+{
+    if (!pi_hook_active())
+        return real(ptr, size);
+    uint64_t start = pi_clock_ticks();
+    ENTER();
+    cudaError_t r = real(ptr, size);
+    LEAVE();
+    if (r == cudaSuccess && (kind == PI_GPU_ALLOC_PINNED))
+        pi_cuda_pinned_add(*ptr, size);
+    pi_cuda_emit_alloc(api, kind, 0, r == cudaSuccess ? (uint64_t)(uintptr_t)*ptr : 0, size, NULL,
+                       start, r != cudaSuccess);
+    return r;
+}
+
+PI_EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+    RUNTIME_REAL(alloc_fn, cudaMalloc);
+    return record_alloc(PI_CUDA_API_cudaMalloc, PI_GPU_ALLOC_DEVICE, cudaMalloc_real, ptr, size);
+}
+
+PI_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+    RUNTIME_REAL(alloc_fn, cudaMallocHost);
+    return record_alloc(PI_CUDA_API_cudaMallocHost, PI_GPU_ALLOC_PINNED, cudaMallocHost_real, ptr,
+                        size);
+}
+
+/* Three-argument allocations: managed (flags), pinned (flags), async (stream). */
+#define ALLOC3_HOOK(name, api, kind, third_t, is_stream)                                          \
+    PI_EXPORT cudaError_t name(void **ptr, size_t size, third_t third)                            \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(void **, size_t, third_t);                                      \
+        RUNTIME_REAL(fn, name);                                                                   \
+        if (!pi_hook_active())                                                                    \
+            return name##_real(ptr, size, third);                                                 \
+        uint64_t start = pi_clock_ticks();                                                        \
+        ENTER();                                                                                  \
+        cudaError_t r = name##_real(ptr, size, third);                                            \
+        LEAVE();                                                                                  \
+        if (r == cudaSuccess && kind == PI_GPU_ALLOC_PINNED)                                      \
+            pi_cuda_pinned_add(*ptr, size);                                                       \
+        pi_cuda_emit_alloc(api, kind, is_stream ? PI_CUDA_ASYNC : 0,                              \
+                           r == cudaSuccess ? (uint64_t)(uintptr_t)*ptr : 0, size,                \
+                           is_stream ? (const void *)(uintptr_t)third : NULL, start,              \
+                           r != cudaSuccess);                                                     \
+        return r;                                                                                 \
+    }
+
+ALLOC3_HOOK(cudaMallocManaged, PI_CUDA_API_cudaMallocManaged, PI_GPU_ALLOC_MANAGED, unsigned, 0)
+ALLOC3_HOOK(cudaHostAlloc, PI_CUDA_API_cudaHostAlloc, PI_GPU_ALLOC_PINNED, unsigned, 0)
+ALLOC3_HOOK(cudaMallocAsync, PI_CUDA_API_cudaMallocAsync, PI_GPU_ALLOC_POOL, cudaStream_t, 1)
+ALLOC3_HOOK(cudaMallocAsync_ptsz, PI_CUDA_API_cudaMallocAsync, PI_GPU_ALLOC_POOL, cudaStream_t, 1)
+
+#define FREE_HOOK(name, api, kind, params, args, pointer, stream, bits)                           \
+    PI_EXPORT cudaError_t name params                                                             \
+    {                                                                                             \
+        typedef cudaError_t(*fn) params;                                                          \
+        RUNTIME_REAL(fn, name);                                                                   \
+        if (!pi_hook_active() || !(pointer))                                                      \
+            return name##_real args;                                                              \
+        uint64_t start = pi_clock_ticks();                                                        \
+        ENTER();                                                                                  \
+        cudaError_t r = name##_real args;                                                         \
+        LEAVE();                                                                                  \
+        if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED)                       \
+            pi_cuda_pinned_remove(pointer);                                                       \
+        pi_cuda_emit_free(api, kind, bits, (uint64_t)(uintptr_t)(pointer), 0, stream, start,      \
+                          r != cudaSuccess);                                                      \
+        return r;                                                                                 \
+    }
+
+FREE_HOOK(cudaFree, PI_CUDA_API_cudaFree, PI_GPU_ALLOC_DEVICE, (void *p), (p), p, NULL, 0)
+FREE_HOOK(cudaFreeHost, PI_CUDA_API_cudaFreeHost, PI_GPU_ALLOC_PINNED, (void *p), (p), p, NULL, 0)
+FREE_HOOK(cudaHostUnregister, PI_CUDA_API_cudaHostUnregister, PI_GPU_ALLOC_REGISTERED, (void *p),
+          (p), p, NULL, 0)
+FREE_HOOK(cudaFreeAsync, PI_CUDA_API_cudaFreeAsync, PI_GPU_ALLOC_POOL, (void *p, cudaStream_t s),
+          (p, s), p, s, PI_CUDA_ASYNC)
+FREE_HOOK(cudaFreeAsync_ptsz, PI_CUDA_API_cudaFreeAsync, PI_GPU_ALLOC_POOL,
+          (void *p, cudaStream_t s), (p, s), p, s, PI_CUDA_ASYNC)
+
+PI_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    typedef cudaError_t (*fn)(void *, size_t, unsigned);
+    RUNTIME_REAL(fn, cudaHostRegister);
+    if (!pi_hook_active())
+        return cudaHostRegister_real(ptr, size, flags);
+    uint64_t start = pi_clock_ticks();
+    ENTER();
+    cudaError_t r = cudaHostRegister_real(ptr, size, flags);
+    LEAVE();
+    if (r == cudaSuccess)
+        pi_cuda_pinned_add(ptr, size);
+    pi_cuda_emit_alloc(PI_CUDA_API_cudaHostRegister, PI_GPU_ALLOC_REGISTERED, 0,
+                       (uint64_t)(uintptr_t)ptr, size, NULL, start, r != cudaSuccess);
+    return r;
+}
+
+/* ---- copies and sets ---- */
+
+static unsigned copy_kind(enum cudaMemcpyKind kind)
+{
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+        return PI_GPU_COPY_HTOD;
+    case cudaMemcpyDeviceToHost:
+        return PI_GPU_COPY_DTOH;
+    case cudaMemcpyDeviceToDevice:
+        return PI_GPU_COPY_DTOD;
+    case cudaMemcpyHostToHost:
+        return PI_GPU_COPY_HTOH;
+    default:
+        return PI_GPU_COPY_DEFAULT;
+    }
+}
+
+/* The host side of a copy, for the pinned/pageable question. */
+static unsigned pinned_bits(unsigned kind, const void *dst, const void *src)
+{
+    const void *host = kind == PI_GPU_COPY_HTOD ? src : kind == PI_GPU_COPY_DTOH ? dst : NULL;
+    return host && pi_cuda_is_pinned(host) ? PI_CUDA_PINNED : 0;
+}
+
+/* One timed copy: the real call is made by @call with the pair running. */
+#define TIMED_COPY(api, kind_value, bits_value, bytes, stream, per_thread, call)                  \
+    do {                                                                                          \
+        if (!pi_hook_active())                                                                    \
+            return call;                                                                          \
+        uint64_t start = pi_clock_ticks();                                                        \
+        struct pi_gpu_pair pair;                                                                  \
+        pi_gpu_timing_start(&pair, stream, per_thread);                                           \
+        uint64_t corr = pi_cuda_next_correlation();                                               \
+        pi_cuda_parent_correlation = corr;                                                        \
+        ENTER();                                                                                  \
+        cudaError_t r = call;                                                                     \
+        LEAVE();                                                                                  \
+        pi_gpu_timing_finish(&pair, corr, r != cudaSuccess);                                      \
+        pi_cuda_emit_copy(api, kind_value, bits_value, bytes, corr, stream, start,                \
+                          r != cudaSuccess);                                                      \
+        return r;                                                                                 \
+    } while (0)
+
+#define MEMCPY_HOOK(name, api, per_thread)                                                        \
+    PI_EXPORT cudaError_t name(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(void *, const void *, size_t, enum cudaMemcpyKind);             \
+        RUNTIME_REAL(fn, name);                                                                   \
+        unsigned k = copy_kind(kind);                                                             \
+        TIMED_COPY(api, k, pinned_bits(k, dst, src), count, NULL, per_thread,                     \
+                   name##_real(dst, src, count, kind));                                           \
+    }
+
+#define MEMCPY_ASYNC_HOOK(name, api, per_thread)                                                  \
+    PI_EXPORT cudaError_t name(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, \
+                               cudaStream_t stream)                                               \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(void *, const void *, size_t, enum cudaMemcpyKind,              \
+                                  cudaStream_t);                                                  \
+        RUNTIME_REAL(fn, name);                                                                   \
+        unsigned k = copy_kind(kind);                                                             \
+        TIMED_COPY(api, k, pinned_bits(k, dst, src) | PI_CUDA_ASYNC, count, stream, per_thread,   \
+                   name##_real(dst, src, count, kind, stream));                                   \
+    }
+
+MEMCPY_HOOK(cudaMemcpy, PI_CUDA_API_cudaMemcpy, 0)
+MEMCPY_HOOK(cudaMemcpy_ptds, PI_CUDA_API_cudaMemcpy, 1)
+MEMCPY_ASYNC_HOOK(cudaMemcpyAsync, PI_CUDA_API_cudaMemcpyAsync, 0)
+MEMCPY_ASYNC_HOOK(cudaMemcpyAsync_ptsz, PI_CUDA_API_cudaMemcpyAsync, 1)
+
+#define MEMCPY2D_HOOK(name, api, per_thread, async_params, async_args, stream, bits)              \
+    PI_EXPORT cudaError_t name(void *dst, size_t dpitch, const void *src, size_t spitch,          \
+                               size_t width, size_t height,                                       \
+                               enum cudaMemcpyKind kind async_params)                             \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(void *, size_t, const void *, size_t, size_t, size_t,           \
+                                  enum cudaMemcpyKind async_params);                              \
+        RUNTIME_REAL(fn, name);                                                                   \
+        unsigned k = copy_kind(kind);                                                             \
+        TIMED_COPY(api, k, pinned_bits(k, dst, src) | (bits), (uint64_t)width * height, stream,   \
+                   per_thread,                                                                    \
+                   name##_real(dst, dpitch, src, spitch, width, height, kind async_args));        \
+    }
+
+#define NO_PARAMS
+#define PI_STREAM_PARAM , cudaStream_t stream
+#define PI_STREAM_ARG , stream
+MEMCPY2D_HOOK(cudaMemcpy2D, PI_CUDA_API_cudaMemcpy2D, 0, NO_PARAMS, NO_PARAMS, NULL, 0)
+MEMCPY2D_HOOK(cudaMemcpy2D_ptds, PI_CUDA_API_cudaMemcpy2D, 1, NO_PARAMS, NO_PARAMS, NULL, 0)
+MEMCPY2D_HOOK(cudaMemcpy2DAsync, PI_CUDA_API_cudaMemcpy2DAsync, 0, PI_STREAM_PARAM,
+              PI_STREAM_ARG, stream, PI_CUDA_ASYNC)
+MEMCPY2D_HOOK(cudaMemcpy2DAsync_ptsz, PI_CUDA_API_cudaMemcpy2DAsync, 1, PI_STREAM_PARAM,
+              PI_STREAM_ARG, stream, PI_CUDA_ASYNC)
+
+#define MEMSET_HOOK(name, api, per_thread, async_params, async_args, stream, bits)                \
+    PI_EXPORT cudaError_t name(void *ptr, int value, size_t count async_params)                   \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(void *, int, size_t async_params);                              \
+        RUNTIME_REAL(fn, name);                                                                   \
+        TIMED_COPY(api, PI_GPU_MEMSET, bits, count, stream, per_thread,                           \
+                   name##_real(ptr, value, count async_args));                                    \
+    }
+
+MEMSET_HOOK(cudaMemset, PI_CUDA_API_cudaMemset, 0, NO_PARAMS, NO_PARAMS, NULL, 0)
+MEMSET_HOOK(cudaMemset_ptds, PI_CUDA_API_cudaMemset, 1, NO_PARAMS, NO_PARAMS, NULL, 0)
+MEMSET_HOOK(cudaMemsetAsync, PI_CUDA_API_cudaMemsetAsync, 0, PI_STREAM_PARAM, PI_STREAM_ARG,
+            stream, PI_CUDA_ASYNC)
+MEMSET_HOOK(cudaMemsetAsync_ptsz, PI_CUDA_API_cudaMemsetAsync, 1, PI_STREAM_PARAM, PI_STREAM_ARG,
+            stream, PI_CUDA_ASYNC)
+
+/* ---- launches ---- */
+
+/* Time and record one launch; @call is the real launch. */
+#define TIMED_LAUNCH(api, kind, stub, stream, per_thread, call)                                   \
+    do {                                                                                          \
+        if (!pi_hook_active())                                                                    \
+            return call;                                                                          \
+        uint64_t start = pi_clock_ticks();                                                        \
+        struct pi_gpu_pair pair;                                                                  \
+        pi_gpu_timing_start(&pair, stream, per_thread);                                           \
+        pi_cuda_last_kernel = 0;                                                                  \
+        uint64_t corr = pi_cuda_next_correlation();                                               \
+        pi_cuda_parent_correlation = corr;                                                        \
+        ENTER();                                                                                  \
+        cudaError_t r = call;                                                                     \
+        LEAVE();                                                                                  \
+        pi_gpu_timing_finish(&pair, corr, r != cudaSuccess);                                      \
+        uint32_t name = pi_cuda_host_stub_name(stub);                                             \
+        pi_cuda_emit_launch(api, kind, 0, corr, name ? name : pi_cuda_last_kernel, stream, start, \
+                            r != cudaSuccess);                                                    \
+        return r;                                                                                 \
+    } while (0)
+
+#define LAUNCH_HOOK(name, per_thread)                                                             \
+    PI_EXPORT cudaError_t name(const void *func, dim3 grid, dim3 block, void **args,              \
+                               size_t shared, cudaStream_t stream)                                \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(const void *, dim3, dim3, void **, size_t, cudaStream_t);       \
+        RUNTIME_REAL(fn, name);                                                                   \
+        TIMED_LAUNCH(PI_CUDA_API_cudaLaunchKernel, PI_GPU_KERNEL, func, stream, per_thread,       \
+                     name##_real(func, grid, block, args, shared, stream));                       \
+    }
+
+LAUNCH_HOOK(cudaLaunchKernel, 0)
+LAUNCH_HOOK(cudaLaunchKernel_ptsz, 1)
+
+#define LAUNCH_EX_HOOK(name, per_thread)                                                          \
+    PI_EXPORT cudaError_t name(const cudaLaunchConfig_t *config, const void *func, void **args)   \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(const cudaLaunchConfig_t *, const void *, void **);             \
+        RUNTIME_REAL(fn, name);                                                                   \
+        TIMED_LAUNCH(PI_CUDA_API_cudaLaunchKernelExC, PI_GPU_KERNEL_EX, func,                     \
+                     config ? config->stream : NULL, per_thread, name##_real(config, func, args)); \
+    }
+
+LAUNCH_EX_HOOK(cudaLaunchKernelExC, 0)
+LAUNCH_EX_HOOK(cudaLaunchKernelExC_ptsz, 1)
+
+#define GRAPH_HOOK(name, per_thread)                                                              \
+    PI_EXPORT cudaError_t name(cudaGraphExec_t graph, cudaStream_t stream)                        \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(cudaGraphExec_t, cudaStream_t);                                 \
+        RUNTIME_REAL(fn, name);                                                                   \
+        TIMED_LAUNCH(PI_CUDA_API_cudaGraphLaunch, PI_GPU_GRAPH, NULL, stream, per_thread,         \
+                     name##_real(graph, stream));                                                 \
+    }
+
+GRAPH_HOOK(cudaGraphLaunch, 0)
+GRAPH_HOOK(cudaGraphLaunch_ptsz, 1)
+
+/* ---- synchronisation ---- */
+
+#define SYNC_HOOK(name, api, kind, params, args, handle)                                          \
+    PI_EXPORT cudaError_t name params                                                             \
+    {                                                                                             \
+        typedef cudaError_t(*fn) params;                                                          \
+        RUNTIME_REAL(fn, name);                                                                   \
+        if (!pi_hook_active())                                                                    \
+            return name##_real args;                                                              \
+        uint64_t start = pi_clock_ticks();                                                        \
+        ENTER();                                                                                  \
+        cudaError_t r = name##_real args;                                                         \
+        LEAVE();                                                                                  \
+        pi_cuda_emit_sync(api, kind, 0, handle, start, r != cudaSuccess);                         \
+        return r;                                                                                 \
+    }
+
+SYNC_HOOK(cudaDeviceSynchronize, PI_CUDA_API_cudaDeviceSynchronize, PI_GPU_SYNC_DEVICE, (void), (),
+          NULL)
+SYNC_HOOK(cudaStreamSynchronize, PI_CUDA_API_cudaStreamSynchronize, PI_GPU_SYNC_STREAM,
+          (cudaStream_t s), (s), s)
+SYNC_HOOK(cudaStreamSynchronize_ptsz, PI_CUDA_API_cudaStreamSynchronize, PI_GPU_SYNC_STREAM,
+          (cudaStream_t s), (s), s)
+SYNC_HOOK(cudaEventSynchronize, PI_CUDA_API_cudaEventSynchronize, PI_GPU_SYNC_EVENT,
+          (cudaEvent_t e), (e), e)
+SYNC_HOOK(cudaStreamWaitEvent, PI_CUDA_API_cudaStreamWaitEvent, PI_GPU_SYNC_STREAM_WAIT,
+          (cudaStream_t s, cudaEvent_t e, unsigned f), (s, e, f), e)
+SYNC_HOOK(cudaStreamWaitEvent_ptsz, PI_CUDA_API_cudaStreamWaitEvent, PI_GPU_SYNC_STREAM_WAIT,
+          (cudaStream_t s, cudaEvent_t e, unsigned f), (s, e, f), e)
+
+/* ---- driver entry points handed to the application: wrap what they return ---- */
+
+#define ENTRY_POINT_HOOK(name)                                                                    \
+    PI_EXPORT cudaError_t name(const char *symbol, void **pfn, unsigned int version,              \
+                               unsigned long long flags,                                          \
+                               enum cudaDriverEntryPointQueryResult *status)                      \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(const char *, void **, unsigned, unsigned long long,            \
+                                  enum cudaDriverEntryPointQueryResult *);                        \
+        RUNTIME_REAL(fn, name);                                                                   \
+        pi_ensure_init();                                                                         \
+        cudaError_t r = name##_real(symbol, pfn, version, flags, status);                         \
+        if (r == cudaSuccess && pfn && *pfn)                                                      \
+            *pfn = pi_cuda_wrap_driver(symbol, (int)version, flags, *pfn);                        \
+        return r;                                                                                 \
+    }
+
+ENTRY_POINT_HOOK(cudaGetDriverEntryPointByVersion)
+ENTRY_POINT_HOOK(cudaGetDriverEntryPointByVersion_ptsz)
+
+#define OLD_ENTRY_POINT_HOOK(name)                                                                \
+    PI_EXPORT cudaError_t name(const char *symbol, void **pfn, unsigned long long flags,          \
+                               enum cudaDriverEntryPointQueryResult *status)                      \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(const char *, void **, unsigned long long,                      \
+                                  enum cudaDriverEntryPointQueryResult *);                        \
+        RUNTIME_REAL(fn, name);                                                                   \
+        pi_ensure_init();                                                                         \
+        cudaError_t r = name##_real(symbol, pfn, flags, status);                                  \
+        if (r == cudaSuccess && pfn && *pfn)                                                      \
+            *pfn = pi_cuda_wrap_driver(symbol, CUDA_VERSION, flags, *pfn);                        \
+        return r;                                                                                 \
+    }
+
+OLD_ENTRY_POINT_HOOK(cudaGetDriverEntryPoint)
+OLD_ENTRY_POINT_HOOK(cudaGetDriverEntryPoint_ptsz)
