@@ -6,6 +6,7 @@
 #include "analysis.h"
 
 #include "commands.h"
+#include "gpu_analysis.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,10 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_STRING:
     case PI_REC_CLOCK_SYNC:
         return;
+    case PI_REC_GPU_TIMING:
+    case PI_REC_GPU_TIME:
+        pi_gpu_event(a, reader, p, ev);
+        return;
     default:
         break;
     }
@@ -227,6 +232,14 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         if (a->wait_entries[kind])
             pi_histogram_add(&a->wait_entries[kind]->durations, ev->dur_ns);
         time_class = PI_TIME_LOCK_WAIT;
+    } else if (r->kind >= PI_REC_GPU_ALLOC && r->kind <= PI_REC_GPU_SYNC) {
+        pi_gpu_event(a, reader, p, ev);
+        /* the host waits for the GPU in synchronisation and synchronous copies */
+        int blocks = (r->kind == PI_REC_GPU_SYNC && PI_CUDA_SUBTYPE(r->flags) != 0 &&
+                      PI_CUDA_SUBTYPE(r->flags) != PI_GPU_SYNC_STREAM_WAIT) ||
+                     (r->kind == PI_REC_GPU_COPY && !(r->flags & PI_CUDA_ASYNC));
+        if (blocks && !(r->flags & PI_CUDA_NESTED))
+            time_class = PI_TIME_SYNC;
     } else if (r->kind == PI_REC_RANGE) {
         struct pi_latency_entry *e =
             r->arg[1] ? entry_by_string(a, reader, BY_ID_RANGE, r->arg[1], "range")
@@ -287,6 +300,7 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     a->bytes_done = done_before + pi_reader_bytes_read(reader);
     p->truncated = pi_reader_truncated(reader, NULL, NULL);
     pi_steps_finish(&p->steps, a->options.warmup_steps);
+    pi_gpu_finish_process(a, reader, p);
     if (a->options.chrome_trace)
         pi_chrome_thread_names(a, p);
     if (got == PI_READ_ERROR) {
@@ -309,6 +323,7 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
     a->options = *options;
     a->base_ns = UINT64_MAX;
     a->chrome_first = 1;
+    a->gpu.timing_source = -1;
     pi_latency_table_init(&a->calls, options->exact);
     pi_latency_table_init(&a->files, options->exact);
     a->processes = calloc(count ? count : 1, sizeof(*a->processes));
@@ -374,6 +389,7 @@ void pi_analysis_free(struct pi_analysis *a)
         pi_histogram_free(&p->steps.steady_ns);
         pi_histogram_free(&p->steps.warmup_ns);
         free(p->steps.early);
+        pi_gpu_free_process(p);
     }
     free(a->processes);
     pi_latency_table_free(&a->calls);

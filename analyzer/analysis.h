@@ -63,6 +63,8 @@ struct pi_steps {
     void *early; /* the first steps, until the warm-up length is known */
 };
 
+struct pi_gpu_memory;
+
 struct pi_process_info {
     char *path;
     struct pi_file_header header;
@@ -80,6 +82,7 @@ struct pi_process_info {
     struct pi_thread_info *threads;
     size_t thread_count, thread_capacity, last_thread;
     struct pi_steps steps; /* of the main thread */
+    struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
 };
 
 struct pi_analysis_options {
@@ -89,8 +92,15 @@ struct pi_analysis_options {
     int progress;          /* progress on stderr */
 };
 
+struct pi_gpu_totals {
+    int timing_source; /* enum pi_gpu_timing_source, -1 when no process said */
+    char timing_reason[300];
+    uint64_t gpu_busy_ns; /* sum of GPU durations */
+};
+
 struct pi_analysis {
     struct pi_analysis_options options;
+    struct pi_gpu_totals gpu;
     struct pi_process_info *processes;
     size_t process_count;
     struct pi_latency_table calls; /* group/name/detail: io, wait, ... */

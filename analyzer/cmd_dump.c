@@ -105,6 +105,44 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         printf(" %s object=0x%" PRIx64 " result=%" PRId64 " dur_ns=%" PRIu64,
                pi_wait_kind_name((unsigned)r->arg[0]), r->arg[1], (int64_t)r->arg[2], ev->dur_ns);
         break;
+    case PI_REC_GPU_ALLOC:
+    case PI_REC_GPU_FREE:
+        printf(" %s %s ptr=0x%" PRIx64 " bytes=%" PRIu64 " stream=%u%s dur_ns=%" PRIu64,
+               pi_cuda_api_name(PI_CUDA_API(r->flags)),
+               pi_gpu_alloc_kind_name(PI_CUDA_SUBTYPE(r->flags)), r->arg[0], r->arg[1],
+               PI_CUDA_STREAM(r->arg[2]), (r->flags & PI_CUDA_NESTED) ? " nested" : "",
+               ev->dur_ns);
+        if (PI_CUDA_STACK(r->arg[2]))
+            printf(" stack=\"%s\"", string_or(reader, PI_CUDA_STACK(r->arg[2]), "?"));
+        break;
+    case PI_REC_GPU_LAUNCH:
+        printf(" %s correlation=%" PRIu64 " kernel=\"%s\" stream=%u%s dur_ns=%" PRIu64,
+               pi_cuda_api_name(PI_CUDA_API(r->flags)), r->arg[0], string_or(reader, r->arg[1], "?"),
+               PI_CUDA_STREAM(r->arg[2]), (r->flags & PI_CUDA_NESTED) ? " nested" : "", ev->dur_ns);
+        break;
+    case PI_REC_GPU_COPY:
+        printf(" %s %s%s bytes=%" PRIu64 " correlation=%" PRIu64 " stream=%u%s dur_ns=%" PRIu64,
+               pi_cuda_api_name(PI_CUDA_API(r->flags)),
+               pi_gpu_copy_kind_name(PI_CUDA_SUBTYPE(r->flags)),
+               (r->flags & PI_CUDA_PINNED) ? " pinned" : "", r->arg[0], r->arg[1],
+               PI_CUDA_STREAM(r->arg[2]), (r->flags & PI_CUDA_NESTED) ? " nested" : "", ev->dur_ns);
+        break;
+    case PI_REC_GPU_SYNC:
+        printf(" %s kind=%u%s dur_ns=%" PRIu64, pi_cuda_api_name(PI_CUDA_API(r->flags)),
+               PI_CUDA_SUBTYPE(r->flags), (r->flags & PI_CUDA_NESTED) ? " nested" : "", ev->dur_ns);
+        break;
+    case PI_REC_GPU_TIME:
+        printf(" correlation=%" PRIu64 " gpu_ns=%" PRIu64 " source=%" PRIu64, r->arg[0],
+               ev->dur_ns, r->arg[1]);
+        break;
+    case PI_REC_GPU_TIMING:
+        printf(" source=%" PRIu64 " code=%" PRId64 " reason=\"%s\"", r->arg[0], (int64_t)r->arg[1],
+               string_or(reader, r->arg[2], ""));
+        break;
+    case PI_REC_NVTX_RANGE:
+        printf(" dur_ns=%" PRIu64 " name=\"%s\" depth=%" PRIu64, ev->dur_ns,
+               string_or(reader, r->arg[0], "?"), r->arg[1]);
+        break;
     case PI_REC_THREAD_START:
         printf(" creator=%" PRIu64, r->arg[0]);
         break;

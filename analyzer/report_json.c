@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpu_analysis.h"
 #include "report.h"
 #include "verdict.h"
 
@@ -68,6 +69,44 @@ static cJSON *steps_json(struct pi_steps *s)
     return steps;
 }
 
+static cJSON *sites_json(const struct pi_site_bytes *sites, size_t n)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *site = cJSON_CreateObject();
+        cJSON_AddNumberToObject(site, "bytes", (double)sites[i].bytes);
+        cJSON_AddNumberToObject(site, "count", (double)sites[i].count);
+        cJSON_AddStringToObject(site, "stack", sites[i].text ? sites[i].text : "");
+        cJSON_AddItemToArray(list, site);
+    }
+    return list;
+}
+
+static cJSON *gpu_memory_json(const struct pi_analysis *a, const struct pi_gpu_memory *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    uint64_t leaked = 0;
+    for (size_t i = 0; i < m->leak_count; i++)
+        leaked += m->leaks[i].bytes;
+    cJSON_AddNumberToObject(o, "peak_bytes", (double)m->peak);
+    cJSON_AddNumberToObject(o, "peak_at_ns", (double)(m->peak_ns > a->base_ns ? m->peak_ns - a->base_ns : 0));
+    cJSON_AddNumberToObject(o, "allocations", (double)m->allocations);
+    cJSON_AddNumberToObject(o, "frees", (double)m->frees);
+    cJSON_AddNumberToObject(o, "allocated_bytes", (double)m->allocated_bytes);
+    cJSON_AddNumberToObject(o, "live_at_end_bytes", (double)leaked);
+    cJSON_AddNumberToObject(o, "pinned_host_peak_bytes", (double)m->pinned_peak);
+    cJSON_AddItemToObject(o, "never_freed", sites_json(m->leaks, m->leak_count));
+    cJSON_AddItemToObject(o, "live_at_peak", sites_json(m->at_peak, (size_t)m->at_peak_count));
+    cJSON *samples = cJSON_AddArrayToObject(o, "samples");
+    for (uint32_t i = 0; i < m->series.count; i++) {
+        cJSON *point = cJSON_CreateArray();
+        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)(m->series.t[i] - a->base_ns)));
+        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)m->series.v[i]));
+        cJSON_AddItemToArray(samples, point);
+    }
+    return o;
+}
+
 static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
 {
     cJSON *o = cJSON_CreateObject();
@@ -124,6 +163,8 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
         cJSON_AddItemToArray(threads, th);
     }
     cJSON_AddItemToObject(o, "steps", steps_json(&p->steps));
+    if (p->gpu)
+        cJSON_AddItemToObject(o, "gpu_memory", gpu_memory_json(a, p->gpu));
     return o;
 }
 
@@ -167,6 +208,12 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON *processes = cJSON_AddArrayToObject(root, "processes");
     for (size_t i = 0; i < a->process_count; i++)
         cJSON_AddItemToArray(processes, process_json(a, &a->processes[i]));
+    cJSON *gpu = cJSON_AddObjectToObject(root, "gpu");
+    cJSON_AddStringToObject(gpu, "timing", a->gpu.timing_source == PI_GPU_TIMING_CUPTI    ? "cupti"
+                                           : a->gpu.timing_source == PI_GPU_TIMING_EVENTS ? "events"
+                                                                                          : "absent");
+    cJSON_AddStringToObject(gpu, "timing_reason", a->gpu.timing_reason);
+    cJSON_AddNumberToObject(gpu, "busy_ns", (double)a->gpu.gpu_busy_ns);
     cJSON_AddItemToObject(root, "latency", latency_json(&a->calls, 0));
     cJSON_AddItemToObject(root, "files", latency_json(&a->files, 1));
     return root;

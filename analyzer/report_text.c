@@ -125,13 +125,14 @@ static void print_latency(FILE *out, const struct pi_analysis *a)
         /* I/O first, then waits and the rest */
         for (size_t i = 0, shown = 0; i < n && shown < TOP_CALLS; i++) {
             int is_io = strcmp(list[i]->group, "io") == 0;
-            if (is_io != (pass == 0))
+            if (is_io != (pass == 0) || strcmp(list[i]->group, "gpu") == 0 ||
+                strcmp(list[i]->group, "kernel") == 0 || strcmp(list[i]->group, "copy") == 0)
                 continue;
             if (!group || strcmp(group, list[i]->group) != 0) {
                 group = list[i]->group;
-                print_latency_header(out, group, 20);
+                print_latency_header(out, group, 30);
             }
-            print_latency_row(out, list[i], 20);
+            print_latency_row(out, list[i], 30);
             shown++;
         }
     }
@@ -185,6 +186,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
                      "behind); figures below undercount\n\n", a->lost);
     print_verdict(out, a);
     print_steps(out, a);
+    pi_report_gpu_text(out, a);
     print_threads(out, a);
     print_latency(out, a);
     print_memory(out, a);

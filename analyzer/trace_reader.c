@@ -63,7 +63,11 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_MARK] = "mark",               [PI_REC_RANGE] = "range",
         [PI_REC_THREAD_START] = "thread_start", [PI_REC_THREAD_EXIT] = "thread_exit",
         [PI_REC_THREAD_NAME] = "thread_name", [PI_REC_IO] = "io",
-        [PI_REC_WAIT] = "wait",
+        [PI_REC_WAIT] = "wait",               [PI_REC_GPU_ALLOC] = "gpu_alloc",
+        [PI_REC_GPU_FREE] = "gpu_free",       [PI_REC_GPU_LAUNCH] = "gpu_launch",
+        [PI_REC_GPU_COPY] = "gpu_copy",       [PI_REC_GPU_SYNC] = "gpu_sync",
+        [PI_REC_GPU_TIME] = "gpu_time",       [PI_REC_GPU_TIMING] = "gpu_timing",
+        [PI_REC_NVTX_RANGE] = "nvtx_range",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }
@@ -82,6 +86,31 @@ const char *pi_io_op_name(unsigned op)
         [PI_IO_FREAD] = "fread",     [PI_IO_FWRITE] = "fwrite",
     };
     return op < PI_IO_OP_COUNT && names[op] ? names[op] : "unknown";
+}
+
+const char *pi_cuda_api_name(unsigned api)
+{
+#define PI_CUDA_API_NAME(name) [PI_CUDA_API_##name] = #name,
+    static const char *const names[PI_CUDA_API_COUNT] = {PI_CUDA_APIS(PI_CUDA_API_NAME)};
+#undef PI_CUDA_API_NAME
+    return api < PI_CUDA_API_COUNT && names[api] ? names[api] : "unknown";
+}
+
+const char *pi_gpu_copy_kind_name(unsigned kind)
+{
+    static const char *const names[PI_GPU_COPY_KIND_COUNT] = {
+        [PI_GPU_MEMSET] = "memset",  [PI_GPU_COPY_HTOD] = "HtoD", [PI_GPU_COPY_DTOH] = "DtoH",
+        [PI_GPU_COPY_DTOD] = "DtoD", [PI_GPU_COPY_HTOH] = "HtoH", [PI_GPU_COPY_DEFAULT] = "default"};
+    return kind < PI_GPU_COPY_KIND_COUNT ? names[kind] : "unknown";
+}
+
+const char *pi_gpu_alloc_kind_name(unsigned kind)
+{
+    static const char *const names[PI_GPU_ALLOC_KIND_COUNT] = {
+        [PI_GPU_ALLOC_DEVICE] = "device",   [PI_GPU_ALLOC_POOL] = "pool",
+        [PI_GPU_ALLOC_MANAGED] = "managed", [PI_GPU_ALLOC_PINNED] = "pinned host",
+        [PI_GPU_ALLOC_REGISTERED] = "registered host", [PI_GPU_ALLOC_VMM] = "vmm"};
+    return kind < PI_GPU_ALLOC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }
 
 const char *pi_fd_class_name(unsigned fd_class)

@@ -84,5 +84,8 @@ const char *pi_record_kind_name(unsigned kind);
 const char *pi_io_op_name(unsigned op);
 const char *pi_fd_class_name(unsigned fd_class);
 const char *pi_wait_kind_name(unsigned kind);
+const char *pi_cuda_api_name(unsigned api);
+const char *pi_gpu_copy_kind_name(unsigned kind);
+const char *pi_gpu_alloc_kind_name(unsigned kind);
 
 #endif

@@ -5,6 +5,8 @@
  */
 #include "verdict.h"
 
+#include "gpu_analysis.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +151,108 @@ static int memory_growth(const struct pi_process_info *p, struct pi_finding *f)
     return 1;
 }
 
+/* Many kernels so short that launching them costs as much as running them. */
+static int launch_bound(const struct pi_analysis *a, const struct pi_process_info *p,
+                        struct pi_finding *f)
+{
+    size_t n;
+    struct pi_latency_entry **kernels = pi_latency_sorted(&a->calls, "kernel", &n);
+    uint64_t launches = 0, short_launches = 0, launch_ns = 0;
+    for (size_t i = 0; kernels && i < n; i++) {
+        struct pi_latency_entry *g =
+            pi_latency_get((struct pi_latency_table *)&a->calls, "gpu", kernels[i]->name, "kernel");
+        double gpu_p50 = g && g->durations.count ? pi_histogram_quantile(&g->durations, 0.5) : 1e18;
+        double host_p50 = pi_histogram_quantile(&kernels[i]->durations, 0.5);
+        launches += kernels[i]->durations.count;
+        launch_ns += kernels[i]->durations.sum;
+        if (gpu_p50 < 2 * host_p50 || gpu_p50 < 10000)
+            short_launches += kernels[i]->durations.count;
+    }
+    free(kernels);
+    const struct pi_thread_info *main = pi_main_thread(p);
+    double wall = main ? (double)pi_thread_wall_ns(p, main) : 0;
+    if (launches < 1000 || short_launches * 2 < launches || wall <= 0)
+        return 0;
+    f->kind = "launch-bound";
+    f->score = (double)launch_ns / wall > 0.05 ? (double)launch_ns / wall : 0.05;
+    f->pid = p->header.pid;
+    snprintf(f->summary, sizeof(f->summary),
+             "%llu of %llu kernel launches run about as long on the GPU as launching them takes "
+             "on the CPU",
+             (unsigned long long)short_launches, (unsigned long long)launches);
+    snprintf(f->advice, sizeof(f->advice),
+             "fewer, larger kernels: CUDA graphs (torch.cuda.graphs, mode=\"reduce-overhead\"), "
+             "torch.compile to fuse operations, larger batches");
+    add_evidence(f, "launches", (double)launches, "");
+    add_evidence(f, "short_launches", (double)short_launches, "");
+    add_evidence(f, "launch_time_s", (double)launch_ns / 1e9, "s");
+    return 1;
+}
+
+/* Copies from pageable host memory, or copies the host waits for. */
+static int copy_bound(const struct pi_analysis *a, const struct pi_process_info *p,
+                      struct pi_finding *f)
+{
+    size_t n;
+    struct pi_latency_entry **copies = pi_latency_sorted(&a->calls, "copy", &n);
+    uint64_t copy_ns = 0, pageable_bytes = 0, host_bytes = 0;
+    for (size_t i = 0; copies && i < n; i++) {
+        copy_ns += copies[i]->durations.sum;
+        int host = strcmp(copies[i]->name, "HtoD") == 0 || strcmp(copies[i]->name, "DtoH") == 0;
+        if (host)
+            host_bytes += copies[i]->bytes;
+        if (host && strncmp(copies[i]->detail, "pageable", 8) == 0)
+            pageable_bytes += copies[i]->bytes;
+    }
+    free(copies);
+    const struct pi_thread_info *main = pi_main_thread(p);
+    double wall = main ? (double)pi_thread_wall_ns(p, main) : 0;
+    if (wall <= 0 || (double)copy_ns / wall < WAIT_BOUND_SHARE)
+        return 0;
+    f->kind = "copy-bound";
+    f->score = (double)copy_ns / wall;
+    f->pid = p->header.pid;
+    snprintf(f->summary, sizeof(f->summary),
+             "the main thread of pid %d spent %.0f%% of its time in memory copies; %.0f%% of the "
+             "host-device bytes came from pageable memory",
+             p->header.pid, 100 * f->score,
+             host_bytes ? 100.0 * (double)pageable_bytes / (double)host_bytes : 0.0);
+    snprintf(f->advice, sizeof(f->advice),
+             "pin_memory=True in the DataLoader, .to(device, non_blocking=True), keep tensors on "
+             "the GPU between steps instead of copying them back");
+    add_evidence(f, "copy_time_s", (double)copy_ns / 1e9, "s");
+    add_evidence(f, "pageable_bytes", (double)pageable_bytes, "B");
+    add_evidence(f, "host_device_bytes", (double)host_bytes, "B");
+    return 1;
+}
+
+static int device_memory_growth(const struct pi_process_info *p, struct pi_finding *f)
+{
+    const struct pi_gpu_memory *m = p->gpu;
+    if (!m || m->series.count < 20 || m->peak == 0)
+        return 0;
+    uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
+    double slope = pi_series_slope(&m->series, middle);
+    double grown = slope * (double)(p->end_ns - middle) / 1e9;
+    if (slope < GROWTH_MIN_BYTES_PER_S || grown < GROWTH_MIN_FRACTION * (double)m->peak)
+        return 0;
+    f->kind = "memory-growth";
+    f->score = grown / (double)m->peak > 1 ? 1 : grown / (double)m->peak;
+    f->pid = p->header.pid;
+    snprintf(f->summary, sizeof(f->summary),
+             "device memory of pid %d still grows by %.1f MB/s in the second half of the run "
+             "(peak %.0f MB)%s%.120s",
+             p->header.pid, slope / 1e6, (double)m->peak / 1e6,
+             m->leak_count ? "; largest never-freed call site: " : "",
+             m->leak_count ? m->leaks[0].text : "");
+    snprintf(f->advice, sizeof(f->advice),
+             "look for tensors kept across steps (accumulated losses, stored outputs, growing "
+             "caches); the report lists the call sites of what was never freed");
+    add_evidence(f, "growth_mb_per_s", slope / 1e6, "MB/s");
+    add_evidence(f, "device_peak_mb", (double)m->peak / 1e6, "MB");
+    return 1;
+}
+
 static int by_score(const void *x, const void *y)
 {
     const struct pi_finding *a = x, *b = y;
@@ -169,9 +273,18 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
         n += wait_bound(p, &out[n], PI_TIME_FILE_IO, "file-io-bound", "in file I/O",
                         "load data in DataLoader worker processes (num_workers > 0) so that file "
                         "reads overlap with training; faster storage or a cache");
+        n += wait_bound(p, &out[n], PI_TIME_SYNC, "sync-bound",
+                        "blocked until the GPU caught up (synchronisation, synchronous copies)",
+                        "look for .item(), .cpu(), .numpy(), print(tensor) and synchronous copies "
+                        "in the loop; if the GPU is busy all that time, the job is GPU-bound: "
+                        "speed up the kernels");
+        n += launch_bound(a, p, &out[n]);
+        n += copy_bound(a, p, &out[n]);
     }
-    for (size_t i = 0; i < a->process_count && n < PI_MAX_FINDINGS; i++)
+    for (size_t i = 0; i < a->process_count && n + 1 < PI_MAX_FINDINGS; i++) {
         n += memory_growth(&a->processes[i], &out[n]);
+        n += device_memory_growth(&a->processes[i], &out[n]);
+    }
     qsort(out, (size_t)n, sizeof(*out), by_score);
     if (n == 0) {
         struct pi_finding *f = &out[n++];

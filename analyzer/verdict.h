@@ -8,7 +8,7 @@
 
 #include "analysis.h"
 
-#define PI_MAX_FINDINGS 8
+#define PI_MAX_FINDINGS 16
 #define PI_MAX_EVIDENCE 6
 
 struct pi_evidence {

@@ -1,0 +1,292 @@
+/*
+ * gpu_analysis.c - CUDA records into memory, latency and GPU-time figures
+ * (see gpu_analysis.h). Records marked nested repeat a runtime call that
+ * is recorded itself: they count in the per-call latency table only.
+ */
+#include "gpu_analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "u64_map.h"
+
+/* The GPU-time entry a correlation id belongs to; value[1] holds a GPU
+ * time that arrived before its launch (they come from different threads). */
+enum { CORR_ENTRY = 0, CORR_EARLY_TIME = 1, CORR_HAS_EARLY = 2 };
+
+static struct pi_gpu_memory *memory_of(struct pi_process_info *p)
+{
+    if (!p->gpu) {
+        p->gpu = calloc(1, sizeof(*p->gpu));
+        if (p->gpu) {
+            p->gpu->live_map = pi_u64_map_new();
+            p->gpu->site_map = pi_u64_map_new();
+            p->gpu->correlations = pi_u64_map_new();
+        }
+    }
+    return p->gpu && p->gpu->live_map && p->gpu->site_map && p->gpu->correlations ? p->gpu : NULL;
+}
+
+static const char *level(uint16_t flags)
+{
+    return (flags & PI_CUDA_NESTED)   ? "driver in runtime"
+           : (flags & PI_CUDA_DRIVER) ? "driver"
+                                      : "runtime";
+}
+
+static const char *size_class(uint64_t bytes)
+{
+    return bytes < (64u << 10) ? "<64KiB" : bytes < (1u << 20) ? "64KiB-1MiB"
+                                          : bytes < (16u << 20) ? "1-16MiB"
+                                                                : ">=16MiB";
+}
+
+static void add(struct pi_latency_entry *e, uint64_t ns, uint64_t bytes)
+{
+    if (e) {
+        pi_histogram_add(&e->durations, ns);
+        e->bytes += bytes;
+    }
+}
+
+static char *stack_text(const struct pi_reader *reader, uint32_t stack)
+{
+    const char *text = stack ? pi_reader_string(reader, stack) : NULL;
+    return strdup(text ? text : "(no call stack)");
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+    const struct pi_site_bytes *x = a, *y = b;
+    return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
+}
+
+/* The biggest call sites of what is live now: the picture at a new peak. */
+static void snapshot_sites(struct pi_gpu_memory *m, const struct pi_reader *reader)
+{
+    struct pi_u64_map *sites = m->site_map;
+    struct pi_site_bytes top[PI_TOP_SITES + 1];
+    int n = 0;
+    for (size_t i = 0; i < sites->capacity; i++) {
+        struct pi_u64_entry *e = &sites->slots[i];
+        if (!e->key || !e->value[0])
+            continue;
+        top[n] = (struct pi_site_bytes){(uint32_t)(e->key - 1), NULL, e->value[0], e->value[1]};
+        for (int k = n; k > 0 && top[k].bytes > top[k - 1].bytes; k--) {
+            struct pi_site_bytes t = top[k];
+            top[k] = top[k - 1];
+            top[k - 1] = t;
+        }
+        if (n < PI_TOP_SITES)
+            n++;
+    }
+    for (int i = 0; i < m->at_peak_count; i++)
+        free(m->at_peak[i].text);
+    for (int i = 0; i < n; i++) {
+        m->at_peak[i] = top[i];
+        m->at_peak[i].text = stack_text(reader, top[i].stack);
+    }
+    m->at_peak_count = n;
+}
+
+static void allocated(struct pi_gpu_memory *m, const struct pi_reader *reader,
+                      const struct pi_event *ev)
+{
+    const struct pi_record *r = &ev->rec;
+    unsigned kind = PI_CUDA_SUBTYPE(r->flags);
+    struct pi_u64_entry *e = pi_u64_map_put(m->live_map, r->arg[0] ? r->arg[0] : 1);
+    if (!e)
+        return;
+    uint32_t stack = PI_CUDA_STACK(r->arg[2]);
+    e->value[0] = r->arg[1];
+    e->value[1] = kind;
+    e->value[2] = stack;
+    if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED) {
+        m->pinned_live += r->arg[1];
+        if (m->pinned_live > m->pinned_peak)
+            m->pinned_peak = m->pinned_live;
+        return;
+    }
+    m->allocations++;
+    m->allocated_bytes += r->arg[1];
+    m->live += r->arg[1];
+    struct pi_u64_entry *site = pi_u64_map_put(m->site_map, (uint64_t)stack + 1);
+    if (site) {
+        site->value[0] += r->arg[1];
+        site->value[1]++;
+    }
+    pi_series_add(&m->series, ev->ts_ns, m->live);
+    if (m->live > m->peak) {
+        /* the sites are looked at again only when the peak grew by 1% */
+        int again = m->live > m->peak + m->peak / 100 || m->at_peak_count == 0;
+        m->peak = m->live;
+        m->peak_ns = ev->ts_ns;
+        if (again)
+            snapshot_sites(m, reader);
+    }
+}
+
+static void released(struct pi_gpu_memory *m, const struct pi_event *ev)
+{
+    struct pi_u64_entry *e = pi_u64_map_get(m->live_map, ev->rec.arg[0] ? ev->rec.arg[0] : 1);
+    if (!e)
+        return; /* allocated before recording began */
+    uint64_t bytes = e->value[0];
+    unsigned kind = (unsigned)e->value[1];
+    if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED) {
+        m->pinned_live -= bytes;
+    } else {
+        m->frees++;
+        m->live -= bytes;
+        struct pi_u64_entry *site = pi_u64_map_get(m->site_map, e->value[2] + 1);
+        if (site) {
+            site->value[0] -= bytes;
+            site->value[1]--;
+        }
+        pi_series_add(&m->series, ev->ts_ns, m->live);
+    }
+    pi_u64_map_remove(m->live_map, ev->rec.arg[0] ? ev->rec.arg[0] : 1);
+}
+
+/* A launch or copy whose GPU time may come: remember where it goes. */
+static void expect_gpu_time(struct pi_analysis *a, struct pi_gpu_memory *m, uint64_t corr,
+                            struct pi_latency_entry *gpu_entry)
+{
+    struct pi_u64_entry *c = pi_u64_map_put(m->correlations, corr ? corr : 1);
+    if (!c)
+        return;
+    if (c->value[CORR_HAS_EARLY]) {
+        add(gpu_entry, c->value[CORR_EARLY_TIME], 0);
+        a->gpu.gpu_busy_ns += c->value[CORR_EARLY_TIME];
+        pi_u64_map_remove(m->correlations, corr ? corr : 1);
+        return;
+    }
+    c->value[CORR_ENTRY] = (uint64_t)(uintptr_t)gpu_entry;
+}
+
+static void gpu_time(struct pi_analysis *a, struct pi_gpu_memory *m, const struct pi_event *ev)
+{
+    uint64_t corr = ev->rec.arg[0] ? ev->rec.arg[0] : 1;
+    struct pi_u64_entry *c = pi_u64_map_get(m->correlations, corr);
+    if (c && c->value[CORR_ENTRY]) {
+        add((struct pi_latency_entry *)(uintptr_t)c->value[CORR_ENTRY], ev->dur_ns, 0);
+        a->gpu.gpu_busy_ns += ev->dur_ns;
+        pi_u64_map_remove(m->correlations, corr);
+    } else if ((c = pi_u64_map_put(m->correlations, corr)) != NULL) {
+        c->value[CORR_EARLY_TIME] = ev->dur_ns;
+        c->value[CORR_HAS_EARLY] = 1;
+    }
+}
+
+void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct pi_process_info *p,
+                  const struct pi_event *ev)
+{
+    const struct pi_record *r = &ev->rec;
+    struct pi_gpu_memory *m = memory_of(p);
+    if (!m)
+        return;
+    if (r->kind == PI_REC_GPU_TIMING) {
+        if (a->gpu.timing_source < (int)r->arg[0] || a->gpu.timing_reason[0] == '\0') {
+            const char *why = pi_reader_string(reader, r->arg[2]);
+            a->gpu.timing_source = (int)r->arg[0];
+            snprintf(a->gpu.timing_reason, sizeof(a->gpu.timing_reason), "%s", why ? why : "");
+        }
+        return;
+    }
+    if (r->kind == PI_REC_GPU_TIME) {
+        gpu_time(a, m, ev);
+        return;
+    }
+    add(pi_latency_get(&a->calls, "cuda", pi_cuda_api_name(PI_CUDA_API(r->flags)), level(r->flags)),
+        ev->dur_ns, 0);
+    int nested = (r->flags & PI_CUDA_NESTED) != 0, failed = (r->flags & PI_FLAG_FAILED) != 0;
+    if (nested || failed)
+        return;
+    char name[1024];
+    switch (r->kind) {
+    case PI_REC_GPU_ALLOC:
+        allocated(m, reader, ev);
+        break;
+    case PI_REC_GPU_FREE:
+        released(m, ev);
+        break;
+    case PI_REC_GPU_LAUNCH: {
+        const char *kernel = r->arg[1] ? pi_reader_string(reader, r->arg[1]) : NULL;
+        if (PI_CUDA_SUBTYPE(r->flags) == PI_GPU_GRAPH)
+            kernel = "(CUDA graph)";
+        pi_demangle(kernel ? kernel : "(unknown kernel)", name, sizeof(name));
+        add(pi_latency_get(&a->calls, "kernel", name, "launch"), ev->dur_ns, 0);
+        expect_gpu_time(a, m, r->arg[0],
+                        pi_latency_get(&a->calls, "gpu", name, "kernel"));
+        break;
+    }
+    case PI_REC_GPU_COPY: {
+        const char *direction = pi_gpu_copy_kind_name(PI_CUDA_SUBTYPE(r->flags));
+        int host_side = PI_CUDA_SUBTYPE(r->flags) == PI_GPU_COPY_HTOD ||
+                        PI_CUDA_SUBTYPE(r->flags) == PI_GPU_COPY_DTOH;
+        snprintf(name, sizeof(name), "%s %s", host_side ? ((r->flags & PI_CUDA_PINNED) ? "pinned" : "pageable") : "-",
+                 size_class(r->arg[0]));
+        add(pi_latency_get(&a->calls, "copy", direction, name), ev->dur_ns, r->arg[0]);
+        expect_gpu_time(a, m, r->arg[1], pi_latency_get(&a->calls, "gpu", direction, "copy"));
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader,
+                           struct pi_process_info *p)
+{
+    (void)a;
+    struct pi_gpu_memory *m = p->gpu;
+    if (!m || !m->live_map)
+        return;
+    /* what is still live, by call site */
+    struct pi_u64_map *by_site = pi_u64_map_new();
+    struct pi_u64_map *live = m->live_map;
+    for (size_t i = 0; by_site && i < live->capacity; i++) {
+        struct pi_u64_entry *e = &live->slots[i];
+        if (!e->key || e->value[1] == PI_GPU_ALLOC_PINNED || e->value[1] == PI_GPU_ALLOC_REGISTERED)
+            continue;
+        struct pi_u64_entry *s = pi_u64_map_put(by_site, e->value[2] + 1);
+        if (s) {
+            s->value[0] += e->value[0];
+            s->value[1]++;
+        }
+    }
+    m->leak_count = 0;
+    m->leaks = by_site ? calloc(by_site->count + 1, sizeof(*m->leaks)) : NULL;
+    for (size_t i = 0; m->leaks && i < by_site->capacity; i++) {
+        struct pi_u64_entry *s = &by_site->slots[i];
+        if (s->key)
+            m->leaks[m->leak_count++] = (struct pi_site_bytes){
+                (uint32_t)(s->key - 1), stack_text(reader, (uint32_t)(s->key - 1)), s->value[0],
+                s->value[1]};
+    }
+    if (m->leaks)
+        qsort(m->leaks, m->leak_count, sizeof(*m->leaks), by_bytes);
+    pi_u64_map_free(by_site);
+    pi_u64_map_free(m->live_map);
+    pi_u64_map_free(m->site_map);
+    pi_u64_map_free(m->correlations);
+    m->live_map = m->site_map = m->correlations = NULL;
+}
+
+void pi_gpu_free_process(struct pi_process_info *p)
+{
+    struct pi_gpu_memory *m = p->gpu;
+    if (!m)
+        return;
+    for (int i = 0; i < m->at_peak_count; i++)
+        free(m->at_peak[i].text);
+    for (size_t i = 0; i < m->leak_count; i++)
+        free(m->leaks[i].text);
+    free(m->leaks);
+    pi_u64_map_free(m->live_map);
+    pi_u64_map_free(m->site_map);
+    pi_u64_map_free(m->correlations);
+    free(m);
+    p->gpu = NULL;
+}

@@ -1,0 +1,47 @@
+/*
+ * gpu_analysis.h - what the CUDA records add up to: live device memory
+ * per process (with the call sites of what was never freed and of what
+ * was live at the peak), GPU time per kernel and copy (joined to launches
+ * by correlation id), and how GPU time was measured.
+ */
+#ifndef PI_GPU_ANALYSIS_H
+#define PI_GPU_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "analysis.h"
+
+#define PI_TOP_SITES 5
+
+struct pi_site_bytes {
+    uint32_t stack; /* string id in the file it came from, resolved to text below */
+    char *text;
+    uint64_t bytes, count;
+};
+
+struct pi_gpu_memory {
+    uint64_t live, peak, peak_ns;
+    uint64_t pinned_live, pinned_peak;
+    uint64_t allocations, frees, allocated_bytes;
+    struct pi_series series; /* device bytes over time */
+    struct pi_site_bytes at_peak[PI_TOP_SITES];
+    int at_peak_count;
+    struct pi_site_bytes *leaks; /* still live at the end, by call site, largest first */
+    size_t leak_count;
+    /* working state */
+    void *live_map;   /* pointer -> allocation */
+    void *site_map;   /* stack id -> live bytes */
+    void *correlations; /* correlation id -> latency entry for GPU time */
+};
+
+/* pi_gpu_event - account one CUDA record of @process (analysis.c calls this) */
+void pi_gpu_event(struct pi_analysis *analysis, const struct pi_reader *reader,
+                  struct pi_process_info *process, const struct pi_event *ev);
+
+/* pi_gpu_finish_process - resolve the end-of-file state (leaks, sites) while strings are known */
+void pi_gpu_finish_process(struct pi_analysis *analysis, const struct pi_reader *reader,
+                           struct pi_process_info *process);
+
+void pi_gpu_free_process(struct pi_process_info *process);
+
+#endif

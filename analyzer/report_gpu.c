@@ -1,0 +1,114 @@
+/*
+ * report_gpu.c - the GPU part of the text report: how GPU time was
+ * measured, kernels (host launch latency beside GPU duration), copies by
+ * direction, host memory kind and size, CUDA calls, and device memory per
+ * process with the call sites of what was never freed.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "gpu_analysis.h"
+#include "report.h"
+
+#define TOP_KERNELS 20
+#define TOP_LEAKS 5
+
+static const char *source_name(int source)
+{
+    return source == PI_GPU_TIMING_CUPTI    ? "CUPTI"
+           : source == PI_GPU_TIMING_EVENTS ? "event pairs"
+                                            : "absent";
+}
+
+static void print_kernels(FILE *out, struct pi_analysis *a)
+{
+    size_t n;
+    struct pi_latency_entry **list = pi_latency_sorted(&a->calls, "kernel", &n);
+    if (!list || n == 0) {
+        free(list);
+        return;
+    }
+    fprintf(out, "  %-40s %8s %10s %10s | %10s %10s %10s %10s %10s\n", "kernel", "launches",
+            "launch p50", "launch p99", "gpu total", "gpu p50", "gpu p90", "gpu p99", "gpu max");
+    for (size_t i = 0; i < n && i < TOP_KERNELS; i++) {
+        struct pi_histogram *host = &list[i]->durations;
+        struct pi_latency_entry *g = pi_latency_get(&a->calls, "gpu", list[i]->name, "kernel");
+        struct pi_histogram *gpu = g ? &g->durations : NULL;
+        fprintf(out, "  %-40.40s %8" PRIu64 " %10s %10s | ", list[i]->name, host->count,
+                pi_format_ns(pi_histogram_quantile(host, 0.5)),
+                pi_format_ns(pi_histogram_quantile(host, 0.99)));
+        if (gpu && gpu->count)
+            fprintf(out, "%10s %10s %10s %10s %10s\n", pi_format_ns((double)gpu->sum),
+                    pi_format_ns(pi_histogram_quantile(gpu, 0.5)),
+                    pi_format_ns(pi_histogram_quantile(gpu, 0.9)),
+                    pi_format_ns(pi_histogram_quantile(gpu, 0.99)), pi_format_ns((double)gpu->max));
+        else
+            fprintf(out, "%10s\n", "-");
+    }
+    free(list);
+}
+
+static void print_copies(FILE *out, struct pi_analysis *a)
+{
+    size_t n;
+    struct pi_latency_entry **list = pi_latency_sorted(&a->calls, "copy", &n);
+    if (list && n) {
+        fprintf(out, "\n  %-8s %-22s %7s %10s %10s %10s | %10s\n", "copy", "host memory, size",
+                "count", "bytes", "host p50", "host total", "gpu total");
+        for (size_t i = 0; i < n; i++) {
+            struct pi_latency_entry *g = pi_latency_get(&a->calls, "gpu", list[i]->name, "copy");
+            fprintf(out, "  %-8s %-22s %7" PRIu64 " %10s %10s %10s | %10s\n", list[i]->name,
+                    list[i]->detail, list[i]->durations.count,
+                    pi_format_bytes((double)list[i]->bytes),
+                    pi_format_ns(pi_histogram_quantile(&list[i]->durations, 0.5)),
+                    pi_format_ns((double)list[i]->durations.sum),
+                    g && g->durations.count ? pi_format_ns((double)g->durations.sum) : "-");
+        }
+    }
+    free(list);
+}
+
+static void print_memory(FILE *out, struct pi_analysis *a)
+{
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        const struct pi_gpu_memory *m = p->gpu;
+        if (!m || (m->allocations == 0 && m->pinned_peak == 0))
+            continue;
+        uint64_t leaked = 0;
+        for (size_t k = 0; k < m->leak_count; k++)
+            leaked += m->leaks[k].bytes;
+        fprintf(out, "\n  device memory of pid %d: peak %s at %s, %" PRIu64 " allocations, %" PRIu64
+                     " frees, %s still allocated at the end; pinned host peak %s\n",
+                p->header.pid, pi_format_bytes((double)m->peak),
+                pi_format_ns((double)(m->peak_ns > a->base_ns ? m->peak_ns - a->base_ns : 0)),
+                m->allocations, m->frees, pi_format_bytes((double)leaked),
+                pi_format_bytes((double)m->pinned_peak));
+        for (size_t k = 0; k < m->leak_count && k < TOP_LEAKS; k++)
+            fprintf(out, "    never freed: %s in %" PRIu64 " allocations from %.160s\n",
+                    pi_format_bytes((double)m->leaks[k].bytes), m->leaks[k].count,
+                    m->leaks[k].text);
+        for (int k = 0; k < m->at_peak_count && k < 3; k++)
+            fprintf(out, "    live at the peak: %s from %.160s\n",
+                    pi_format_bytes((double)m->at_peak[k].bytes), m->at_peak[k].text);
+    }
+}
+
+void pi_report_gpu_text(FILE *out, struct pi_analysis *a)
+{
+    if (a->gpu.timing_source < 0) {
+        int any = 0;
+        for (size_t i = 0; i < a->process_count; i++)
+            any |= a->processes[i].gpu != NULL;
+        if (!any)
+            return;
+    }
+    fprintf(out, "\nGPU (GPU time: %s%s%s; GPU busy %s in all)\n", source_name(a->gpu.timing_source),
+            a->gpu.timing_reason[0] ? " - " : "", a->gpu.timing_reason,
+            pi_format_ns((double)a->gpu.gpu_busy_ns));
+    print_kernels(out, a);
+    print_copies(out, a);
+    print_memory(out, a);
+}
