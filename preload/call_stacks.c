@@ -19,10 +19,11 @@
 #include "recorder.h"
 
 #define MAX_FRAMES 24
-#define SKIP_FRAMES 3 /* this file, the emit helper, the hook */
+#define OWN_FRAMES_MAX 8 /* frames of the profiler itself, dropped from the top */
 #define CACHE_SLOTS 4096
 
 static int (*backtrace_fn)(void **, int);
+static const void *own_base;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static struct {
@@ -36,6 +37,19 @@ static void load_unwinder(void)
     void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (lib)
         backtrace_fn = (int (*)(void **, int))dlsym(lib, "unw_backtrace");
+    Dl_info self;
+    if (dladdr((const void *)pi_cuda_alloc_stack, &self))
+        own_base = self.dli_fbase;
+}
+
+/* Frames at the top that are the profiler's own (how many depends on inlining). */
+static int own_frames(void *const *frames, int n)
+{
+    int skip = 0;
+    Dl_info info;
+    while (skip < n && dladdr(frames[skip], &info) && info.dli_fbase == own_base)
+        skip++;
+    return skip;
 }
 
 static uint64_t hash_frames(void *const *frames, int n)
@@ -83,12 +97,13 @@ uint32_t pi_cuda_alloc_stack(void)
         return 0;
     int saved = errno;
     int guard = pi_guard_enter();
-    void *frames[MAX_FRAMES + SKIP_FRAMES];
-    int n = backtrace_fn(frames, MAX_FRAMES + SKIP_FRAMES);
+    void *frames[MAX_FRAMES + OWN_FRAMES_MAX];
+    int n = backtrace_fn(frames, MAX_FRAMES + OWN_FRAMES_MAX);
+    int skip = own_frames(frames, n);
     uint32_t id = 0;
-    if (n > SKIP_FRAMES) {
-        void **mine = frames + SKIP_FRAMES;
-        n -= SKIP_FRAMES;
+    if (n > skip) {
+        void **mine = frames + skip;
+        n -= skip;
         uint64_t h = hash_frames(mine, n);
         pthread_mutex_lock(&cache_lock);
         unsigned slot = (unsigned)(h % CACHE_SLOTS);

@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""CUDA interception against the test double (tests/fake_cuda): programs
+whose allocations, copies and kernel durations are fixed in their source
+run under the preload, and the report must give those numbers back.
+
+Run by ctest with the build's paths in the environment."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+PROGRAMS = os.environ["PI_PROGRAMS"]
+MiB = 1 << 20
+
+
+def record(program, env=None, *args):
+    traces = tempfile.mkdtemp()
+    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **(env or {}))
+    result = subprocess.run([os.path.join(PROGRAMS, program), *args], env=environment,
+                            capture_output=True, text=True, timeout=120)
+    return traces, result
+
+
+def report(traces):
+    out = os.path.join(tempfile.mkdtemp(), "r.json")
+    subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
+    with open(out) as f:
+        return json.load(f)
+
+
+def dump(traces):
+    return "".join(subprocess.run([ANALYZE, "dump", os.path.join(traces, name)], check=True,
+                                  capture_output=True, text=True).stdout
+                   for name in sorted(os.listdir(traces)))
+
+
+def entries(rep, group):
+    return {(e["name"], e["class"]): e for e in rep["latency"] if e["group"] == group}
+
+
+class RuntimeProgram(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.traces, result = record("prog_cuda_runtime")
+        assert result.returncode == 0 and result.stdout == "ok\n", result
+        cls.report = report(cls.traces)
+        [cls.process] = cls.report["processes"]
+
+    def test_allocations_frees_and_leaks_come_back_exactly(self):
+        memory = self.process["gpu_memory"]
+        self.assertEqual(memory["allocations"], 3)
+        self.assertEqual(memory["frees"], 2)
+        self.assertEqual(memory["allocated_bytes"], 7 * MiB)
+        self.assertEqual(memory["peak_bytes"], 7 * MiB)
+        self.assertEqual(memory["live_at_end_bytes"], 4 * MiB)
+        self.assertEqual(memory["pinned_host_peak_bytes"], 1 * MiB)
+        [leak] = memory["never_freed"]
+        self.assertEqual((leak["bytes"], leak["count"]), (4 * MiB, 1))
+        self.assertTrue(leak["stack"].startswith("main+"), leak["stack"])
+
+    def test_kernel_names_demangled_and_each_launch_counted_once(self):
+        kernels = entries(self.report, "kernel")
+        self.assertEqual({name for name, _ in kernels},
+                         {"scale(float*, int)", "void reduce<float>(float const*, float*)"})
+        # 20 on the default stream, 1 per-thread-stream, 2 threads x 10
+        self.assertEqual(kernels[("scale(float*, int)", "launch")]["count"], 41)
+        self.assertEqual(kernels[("void reduce<float>(float const*, float*)", "launch")]["count"], 10)
+
+    def test_gpu_durations_match_the_programs_within_5_percent(self):
+        gpu = entries(self.report, "gpu")
+        reduce = gpu[("void reduce<float>(float const*, float*)", "kernel")]
+        self.assertEqual(reduce["count"], 10)
+        for key in ("p50_ns", "max_ns"):
+            self.assertAlmostEqual(reduce[key], 5e6, delta=0.05 * 5e6)
+        scale = gpu[("scale(float*, int)", "kernel")]
+        self.assertEqual(scale["count"], 41)
+        expected = 20 * 2e6 + 21 * 1e6
+        self.assertAlmostEqual(scale["total_ns"], expected, delta=0.05 * expected)
+        self.assertEqual(self.report["gpu"]["timing"], "events")
+        self.assertTrue(self.report["gpu"]["timing_reason"])
+
+    def test_copies_by_direction_and_pinned_or_pageable(self):
+        copies = entries(self.report, "copy")
+        expected = {("HtoD", "pageable 64KiB-1MiB"): 256 << 10,
+                    ("HtoD", "pinned 64KiB-1MiB"): 256 << 10,
+                    ("DtoH", "pageable 64KiB-1MiB"): 128 << 10,
+                    ("DtoD", "- 64KiB-1MiB"): 64 << 10,
+                    ("memset", "- <64KiB"): 32 << 10}
+        self.assertEqual({k: (v["count"], v["bytes"]) for k, v in copies.items()},
+                         {k: (1, b) for k, b in expected.items()})
+
+    def test_threads_on_their_own_streams(self):
+        launches = re.findall(r"tid=(\d+) gpu_launch cudaLaunchKernel .* stream=(\d+) dur_ns",
+                              dump(self.traces))
+        by_thread = {}
+        for tid, stream in launches:
+            by_thread.setdefault(tid, set()).add(int(stream))
+        workers = [streams for tid, streams in by_thread.items() if tid != str(self.process["pid"])]
+        self.assertEqual(len(workers), 2)
+        self.assertEqual(len(workers[0] | workers[1]), 2, "one stream each")
+        self.assertTrue(all(min(s) >= 3 for s in workers), "created streams, not the default")
+
+    def test_synchronisation_is_the_verdict(self):
+        self.assertEqual(self.report["verdict"][0]["kind"], "sync-bound")
+
+
+class DriverOnlyProgram(unittest.TestCase):
+    """Reaches the driver only through dlsym and cuGetProcAddress, as cuBLAS does."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.traces, result = record("prog_cuda_driver")
+        assert result.returncode == 0 and result.stdout == "ok\n", result
+        cls.report = report(cls.traces)
+        [cls.process] = cls.report["processes"]
+
+    def test_memory_through_proc_address_dlsym_and_vmm(self):
+        memory = self.process["gpu_memory"]
+        self.assertEqual(memory["allocations"], 3)  # 8 MiB, 16 MiB, 2 MiB VMM chunk
+        self.assertEqual(memory["peak_bytes"], 26 * MiB)
+        self.assertEqual(memory["live_at_end_bytes"], 16 * MiB)
+
+    def test_kernels_named_from_module_and_library_lookups(self):
+        gpu = entries(self.report, "gpu")
+        self.assertEqual(gpu[("kernel(float*)", "kernel")]["count"], 5)
+        self.assertEqual(gpu[("gemm()", "kernel")]["count"], 4)
+        self.assertAlmostEqual(gpu[("kernel(float*)", "kernel")]["p50_ns"], 3e6, delta=0.05 * 3e6)
+        self.assertAlmostEqual(gpu[("gemm()", "kernel")]["p50_ns"], 2e6, delta=0.05 * 2e6)
+
+
+class WithoutCuda(unittest.TestCase):
+    def test_program_without_cuda_is_unaffected(self):
+        traces, result = record("prog_status", None, "0", "1000")
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "ok\n", ""))
+        text = dump(traces)
+        self.assertNotIn(" gpu_", text)
+
+    def test_real_runtime_without_driver_runs_and_says_why(self):
+        if not os.path.exists(os.path.join(PROGRAMS, "prog_real_cudart")):
+            self.skipTest("the CUDA toolkit's libcudart is not installed")
+        traces, result = record("prog_real_cudart")
+        self.assertEqual(result.returncode, 0, result)
+        self.assertEqual(result.stderr, "")
+        match = re.search(r'gpu_timing source=0 code=-?\d+ reason="([^"]+)"', dump(traces))
+        self.assertIsNotNone(match, "the trace says GPU time is absent")
+        self.assertIn("no usable CUDA driver", match.group(1))
+
+    def test_dlsym_rtld_next_keeps_its_meaning(self):
+        traces, result = record("prog_dlsym_next")
+        self.assertEqual(result.stdout, "2\n", "RTLD_NEXT from a library finds the next library")
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
