@@ -10,7 +10,12 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "demangle.h"
+#include "gpu_analysis.h"
 #include "json_text.h"
+
+/* GPU work goes on a track of its own in each process. */
+#define GPU_TRACK_TID 999999999u
 
 static void separator(struct pi_analysis *a)
 {
@@ -56,6 +61,8 @@ void pi_chrome_process(struct pi_analysis *a, const struct pi_process_info *p)
 
 void pi_chrome_thread_names(struct pi_analysis *a, const struct pi_process_info *p)
 {
+    if (p->gpu)
+        metadata(a, p->header.pid, GPU_TRACK_TID, "thread_name", "GPU");
     for (size_t i = 0; i < p->thread_count; i++) {
         const struct pi_thread_info *t = &p->threads[i];
         char name[100];
@@ -88,6 +95,76 @@ static void instant(struct pi_analysis *a, const struct pi_process_info *p,
             p->header.pid, ev->rec.tid ? ev->rec.tid : (uint32_t)p->header.pid,
             micros(a, ev->ts_ns));
     pi_json_string(out, name);
+}
+
+/* A flow arrow end from a launch (ph "s") to its GPU work (ph "f"). */
+static void flow(struct pi_analysis *a, const struct pi_process_info *p, uint32_t tid, uint64_t ns,
+                 uint64_t correlation, int start)
+{
+    separator(a);
+    fprintf(a->options.chrome_trace,
+            "{\"ph\":\"%s\",%s\"cat\":\"gpu\",\"name\":\"launch\",\"id\":%" PRIu64
+            ",\"pid\":%d,\"tid\":%u,\"ts\":%.3f}",
+            start ? "s" : "f", start ? "" : "\"bp\":\"e\",",
+            ((uint64_t)(uint32_t)p->header.pid << 32) | (correlation & 0xffffffffu), p->header.pid,
+            tid, micros(a, ns));
+}
+
+static void cuda_event(struct pi_analysis *a, const struct pi_reader *reader,
+                       const struct pi_process_info *p, const struct pi_event *ev)
+{
+    FILE *out = a->options.chrome_trace;
+    const struct pi_record *r = &ev->rec;
+    if (r->flags & PI_CUDA_NESTED)
+        return;
+    char name[600];
+    switch (r->kind) {
+    case PI_REC_GPU_LAUNCH: {
+        const char *kernel = r->arg[1] ? pi_reader_string(reader, r->arg[1]) : NULL;
+        pi_demangle(kernel ? kernel : "(kernel)", name, sizeof(name));
+        slice(a, p, ev, name, "cuda");
+        fprintf(out, ",\"args\":{\"api\":\"%s\",\"correlation\":%" PRIu64 "}}",
+                pi_cuda_api_name(PI_CUDA_API(r->flags)), r->arg[0]);
+        flow(a, p, r->tid, ev->ts_ns + ev->dur_ns, r->arg[0], 1);
+        break;
+    }
+    case PI_REC_GPU_COPY:
+        snprintf(name, sizeof(name), "%s %s", pi_cuda_api_name(PI_CUDA_API(r->flags)),
+                 pi_gpu_copy_kind_name(PI_CUDA_SUBTYPE(r->flags)));
+        slice(a, p, ev, name, "cuda");
+        fprintf(out, ",\"args\":{\"bytes\":%" PRIu64 ",\"pinned\":%s}}", r->arg[0],
+                (r->flags & PI_CUDA_PINNED) ? "true" : "false");
+        flow(a, p, r->tid, ev->ts_ns + ev->dur_ns, r->arg[1], 1);
+        break;
+    case PI_REC_GPU_ALLOC:
+    case PI_REC_GPU_FREE:
+        slice(a, p, ev, pi_cuda_api_name(PI_CUDA_API(r->flags)), "cuda");
+        fprintf(out, ",\"args\":{\"pointer\":\"0x%" PRIx64 "\",\"bytes\":%" PRIu64 "}}",
+                r->arg[0], r->arg[1]);
+        if (p->gpu) {
+            separator(a);
+            fprintf(out, "{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"device memory\","
+                         "\"args\":{\"MB\":%.3f}}",
+                    p->header.pid, micros(a, ev->ts_ns), (double)p->gpu->live / 1e6);
+        }
+        break;
+    case PI_REC_GPU_SYNC:
+        slice(a, p, ev, pi_cuda_api_name(PI_CUDA_API(r->flags)), "cuda");
+        fputs(",\"args\":{}}", out);
+        break;
+    case PI_REC_GPU_TIME: {
+        /* event timing knows the duration, not the start: drawn from the launch's end */
+        separator(a);
+        fprintf(out, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,"
+                     "\"cat\":\"gpu\",\"name\":\"GPU work\",\"args\":{\"correlation\":%" PRIu64 "}}",
+                p->header.pid, GPU_TRACK_TID, micros(a, ev->ts_ns), (double)ev->dur_ns / 1e3,
+                r->arg[0]);
+        flow(a, p, GPU_TRACK_TID, ev->ts_ns, r->arg[0], 0);
+        break;
+    }
+    default:
+        break;
+    }
 }
 
 void pi_chrome_event(struct pi_analysis *a, const struct pi_reader *reader,
@@ -129,6 +206,14 @@ void pi_chrome_event(struct pi_analysis *a, const struct pi_reader *reader,
         fputs(",\"args\":{\"path\":", out);
         pi_json_string(out, r->arg[0] ? pi_reader_string(reader, r->arg[0]) : "?");
         fputs("}}", out);
+        break;
+    case PI_REC_GPU_ALLOC:
+    case PI_REC_GPU_FREE:
+    case PI_REC_GPU_LAUNCH:
+    case PI_REC_GPU_COPY:
+    case PI_REC_GPU_SYNC:
+    case PI_REC_GPU_TIME:
+        cuda_event(a, reader, p, ev);
         break;
     case PI_REC_PROC_SAMPLE:
         separator(a);

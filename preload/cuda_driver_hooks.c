@@ -401,24 +401,25 @@ PI_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *kernel, CUlibrary librar
 
 /* ---- launches ---- */
 
+/* A launch inside a runtime launch is that launch: it only lends its
+ * kernel name (launches are the hot path; no second record for them). */
 #define DRIVER_LAUNCH(id, api, kind, function, stream, call)                                      \
     do {                                                                                          \
         if (!pi_hook_active())                                                                    \
             return call;                                                                          \
+        if (pi_cuda_runtime_depth > 0) {                                                          \
+            CUresult nested_result = call;                                                        \
+            pi_cuda_last_kernel = kernel_name(function);                                          \
+            return nested_result;                                                                 \
+        }                                                                                         \
         uint64_t start = pi_clock_ticks();                                                        \
-        unsigned nested = pi_cuda_nesting_bits();                                                 \
-        struct pi_gpu_pair pair = {NULL, NULL, 0};                                                   \
-        if (!nested)                                                                              \
-            pi_gpu_timing_start(&pair, stream, flavour);                                          \
-        uint64_t corr = CORRELATION();                                                            \
+        struct pi_gpu_pair pair = {NULL, NULL, 0};                                                \
+        pi_gpu_timing_start(&pair, stream, flavour);                                              \
+        uint64_t corr = pi_cuda_next_correlation();                                               \
         CUresult r = call;                                                                        \
-        if (!nested)                                                                              \
-            pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS);                                 \
-        uint32_t name = kernel_name(function);                                                    \
-        if (nested)                                                                               \
-            pi_cuda_last_kernel = name;                                                           \
-        pi_cuda_emit_launch(api, kind, PI_CUDA_DRIVER | nested, corr, name, stream, start,        \
-                            r != CUDA_SUCCESS);                                                   \
+        pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS);                                     \
+        pi_cuda_emit_launch(api, kind, PI_CUDA_DRIVER, corr, kernel_name(function), stream,       \
+                            start, r != CUDA_SUCCESS);                                            \
         return r;                                                                                 \
     } while (0)
 

@@ -105,6 +105,20 @@ class RuntimeProgram(unittest.TestCase):
         self.assertEqual(len(workers[0] | workers[1]), 2, "one stream each")
         self.assertTrue(all(min(s) >= 3 for s in workers), "created streams, not the default")
 
+    def test_chrome_trace_links_launches_to_gpu_work(self):
+        path = os.path.join(tempfile.mkdtemp(), "trace.json")
+        subprocess.run([ANALYZE, self.traces, "--quiet", "--chrome-trace", path], check=True,
+                       capture_output=True)
+        with open(path) as f:
+            events = json.load(f)["traceEvents"]
+        starts = {e["id"] for e in events if e["ph"] == "s"}
+        ends = {e["id"] for e in events if e["ph"] == "f"}
+        self.assertEqual(len(ends), 41 + 10 + 4 + 1, "every timed launch and copy has an arrow")
+        self.assertLessEqual(ends, starts, "each arrow starts at a launch")
+        self.assertTrue(any(e["ph"] == "M" and e["args"]["name"] == "GPU" for e in events))
+        counters = [e["args"]["MB"] for e in events if e["ph"] == "C" and e["name"] == "device memory"]
+        self.assertAlmostEqual(max(counters), 7 * MiB / 1e6, places=3)
+
     def test_synchronisation_is_the_verdict(self):
         self.assertEqual(self.report["verdict"][0]["kind"], "sync-bound")
 
