@@ -94,7 +94,7 @@ static int moves_bytes(unsigned op)
     return (op >= PI_IO_READ && op <= PI_IO_SENDMSG) || op == PI_IO_FREAD || op == PI_IO_FWRITE;
 }
 
-enum { BY_ID_RANGE, BY_ID_FILE };
+enum { BY_ID_RANGE, BY_ID_FILE, BY_ID_NVTX };
 
 /* The entry of @group/name-of-string-@id, cached by id for this file. */
 static struct pi_latency_entry *entry_by_string(struct pi_analysis *a, const struct pi_reader *reader,
@@ -240,6 +240,10 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
                      (r->kind == PI_REC_GPU_COPY && !(r->flags & PI_CUDA_ASYNC));
         if (blocks && !(r->flags & PI_CUDA_NESTED))
             time_class = PI_TIME_SYNC;
+    } else if (r->kind == PI_REC_NVTX_RANGE) {
+        struct pi_latency_entry *e = entry_by_string(a, reader, BY_ID_NVTX, r->arg[0], "nvtx");
+        if (e)
+            pi_histogram_add(&e->durations, ev->dur_ns);
     } else if (r->kind == PI_REC_RANGE) {
         struct pi_latency_entry *e =
             r->arg[1] ? entry_by_string(a, reader, BY_ID_RANGE, r->arg[1], "range")
@@ -356,7 +360,7 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
         struct pi_process_info *p = &a->processes[a->process_count++];
         p->path = strdup(paths[i]);
         /* string ids are per file */
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < 3; w++)
             if (a->by_string_id[w])
                 memset(a->by_string_id[w], 0, a->by_string_capacity[w] * sizeof(void *));
         if (analyse_file(a, p, reader) != 0)
@@ -394,7 +398,7 @@ void pi_analysis_free(struct pi_analysis *a)
     free(a->processes);
     pi_latency_table_free(&a->calls);
     pi_latency_table_free(&a->files);
-    free(a->by_string_id[0]);
-    free(a->by_string_id[1]);
+    for (int w = 0; w < 3; w++)
+        free(a->by_string_id[w]);
     memset(a, 0, sizeof(*a));
 }

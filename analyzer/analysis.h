@@ -113,8 +113,8 @@ struct pi_analysis {
     /* lookups by number instead of by name, on the per-event path */
     struct pi_latency_entry *io_entries[PI_IO_OP_COUNT][PI_FD_CLASS_COUNT];
     struct pi_latency_entry *wait_entries[PI_WAIT_KIND_COUNT];
-    struct pi_latency_entry **by_string_id[2]; /* this file's ranges, files; by string id */
-    size_t by_string_capacity[2];
+    struct pi_latency_entry **by_string_id[3]; /* this file's ranges, files, NVTX ranges */
+    size_t by_string_capacity[3];
 };
 
 /**

@@ -189,6 +189,10 @@ void pi_chrome_event(struct pi_analysis *a, const struct pi_reader *reader,
         slice(a, p, ev, pi_wait_kind_name((unsigned)r->arg[0]), "wait");
         fprintf(out, ",\"args\":{\"object\":\"0x%" PRIx64 "\"}}", r->arg[1]);
         break;
+    case PI_REC_NVTX_RANGE:
+        slice(a, p, ev, r->arg[0] ? pi_reader_string(reader, r->arg[0]) : "(NVTX range)", "nvtx");
+        fputs(",\"args\":{}}", out);
+        break;
     case PI_REC_RANGE:
         slice(a, p, ev, r->arg[1] ? pi_reader_string(reader, r->arg[1]) : "range", "user");
         fprintf(out, ",\"args\":{\"value\":%" PRIu64 "}}", r->arg[0]);

@@ -147,6 +147,26 @@ class DriverOnlyProgram(unittest.TestCase):
         self.assertAlmostEqual(gpu[("gemm()", "kernel")]["p50_ns"], 2e6, delta=0.05 * 2e6)
 
 
+class Nvtx(unittest.TestCase):
+    def test_ranges_through_the_injection_interface(self):
+        traces, result = record("prog_nvtx", {"NVTX_INJECTION64_PATH": PRELOAD})
+        self.assertEqual(result.stdout, "ok\n")
+        ranges = re.findall(r'nvtx_range dur_ns=(\d+) name="(\w+)" depth=(\d+)', dump(traces))
+        by_name = {}
+        for duration, name, level in ranges:
+            by_name.setdefault(name, []).append((int(duration), int(level)))
+        self.assertEqual({n: len(v) for n, v in by_name.items()},
+                         {"epoch": 1, "step": 3, "forward": 3, "io": 1})
+        self.assertEqual({lvl for _, lvl in by_name["step"]}, {1}, "steps nest in the epoch")
+        self.assertEqual({lvl for _, lvl in by_name["forward"]}, {2})
+        for duration, _ in by_name["forward"]:
+            self.assertGreaterEqual(duration, 4e6)
+            self.assertLess(duration, 4e6 * 1.5)
+        self.assertGreaterEqual(by_name["io"][0][0], 5e6)
+        nvtx = entries(report(traces), "nvtx")
+        self.assertEqual(nvtx[("step", "")]["count"], 3)
+
+
 class WithoutCuda(unittest.TestCase):
     def test_program_without_cuda_is_unaffected(self):
         traces, result = record("prog_status", None, "0", "1000")
