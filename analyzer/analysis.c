@@ -244,6 +244,11 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         struct pi_latency_entry *e = entry_by_string(a, reader, BY_ID_NVTX, r->arg[0], "nvtx");
         if (e)
             pi_histogram_add(&e->durations, ev->dur_ns);
+        if ((int)r->tid == p->header.pid && r->arg[1] == 0) {
+            /* a top-level range of the main thread: one step */
+            pi_steps_record(&p->nvtx_steps, ev->dur_ns, p->nvtx_wait_ns, p->nvtx_sync_ns);
+            p->nvtx_wait_ns = p->nvtx_sync_ns = 0;
+        }
     } else if (r->kind == PI_REC_RANGE) {
         struct pi_latency_entry *e =
             r->arg[1] ? entry_by_string(a, reader, BY_ID_RANGE, r->arg[1], "range")
@@ -255,6 +260,10 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         t->time[time_class] += ev->dur_ns;
     if (main_thread && time_class < PI_TIME_CLASS_COUNT)
         pi_steps_event(&p->steps, ev, time_class, receives_data);
+    if ((int)r->tid == p->header.pid) {
+        p->nvtx_wait_ns += time_class == PI_TIME_DATA_WAIT ? ev->dur_ns : 0;
+        p->nvtx_sync_ns += time_class == PI_TIME_SYNC ? ev->dur_ns : 0;
+    }
 }
 
 static void progress(struct pi_analysis *a, const struct pi_reader *reader, uint64_t done_before)
@@ -281,6 +290,8 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     p->start_ns = p->end_ns = info->header.start_monotonic_ns;
     pi_histogram_init(&p->steps.steady_ns, a->options.exact);
     pi_histogram_init(&p->steps.warmup_ns, a->options.exact);
+    pi_histogram_init(&p->nvtx_steps.steady_ns, a->options.exact);
+    pi_histogram_init(&p->nvtx_steps.warmup_ns, a->options.exact);
     if (a->options.chrome_trace)
         pi_chrome_process(a, p);
     uint64_t done_before = a->bytes_done;
@@ -304,6 +315,14 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     a->bytes_done = done_before + pi_reader_bytes_read(reader);
     p->truncated = pi_reader_truncated(reader, NULL, NULL);
     pi_steps_finish(&p->steps, a->options.warmup_steps);
+    pi_steps_finish(&p->nvtx_steps, a->options.warmup_steps);
+    p->steps_from = p->steps.count ? "data loader" : NULL;
+    if (!p->steps.count && p->nvtx_steps.count >= 2) {
+        struct pi_steps dataloader = p->steps;
+        p->steps = p->nvtx_steps;
+        p->nvtx_steps = dataloader;
+        p->steps_from = "NVTX";
+    }
     pi_gpu_finish_process(a, reader, p);
     if (a->options.chrome_trace)
         pi_chrome_thread_names(a, p);
@@ -393,6 +412,9 @@ void pi_analysis_free(struct pi_analysis *a)
         pi_histogram_free(&p->steps.steady_ns);
         pi_histogram_free(&p->steps.warmup_ns);
         free(p->steps.early);
+        pi_histogram_free(&p->nvtx_steps.steady_ns);
+        pi_histogram_free(&p->nvtx_steps.warmup_ns);
+        free(p->nvtx_steps.early);
         pi_gpu_free_process(p);
     }
     free(a->processes);

@@ -82,6 +82,11 @@ struct pi_process_info {
     struct pi_thread_info *threads;
     size_t thread_count, thread_capacity, last_thread;
     struct pi_steps steps; /* of the main thread */
+    /* top-level NVTX ranges of the main thread: the steps when no data loader shows them */
+    struct pi_steps nvtx_steps;
+    uint64_t nvtx_wait_ns, nvtx_sync_ns; /* since the last top-level range ended */
+    const char *steps_from;               /* "data loader", "NVTX" or NULL */
+    uint64_t gpu_busy_ns;
     struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
 };
 
@@ -130,6 +135,9 @@ void pi_analysis_free(struct pi_analysis *analysis);
 /* pi_steps_event - feed one main-thread event into step detection (steps.c) */
 void pi_steps_event(struct pi_steps *steps, const struct pi_event *ev, unsigned time_class,
                     int receives_data);
+
+/* pi_steps_record - one finished step of @total ns, @wait of it waiting for data, @sync for the GPU */
+void pi_steps_record(struct pi_steps *steps, uint64_t total, uint64_t wait, uint64_t sync);
 
 /* pi_steps_finish - settle warm-up against steady state once the thread ended */
 void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);

@@ -99,8 +99,9 @@ static void allocated(struct pi_gpu_memory *m, const struct pi_reader *reader,
     if (!e)
         return;
     uint32_t stack = PI_CUDA_STACK(r->arg[2]);
+    unsigned device = PI_CUDA_DEVICE(r->arg[2]) % PI_MAX_DEVICES;
     e->value[0] = r->arg[1];
-    e->value[1] = kind;
+    e->value[1] = kind | (uint64_t)device << 8;
     e->value[2] = stack;
     if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED) {
         m->pinned_live += r->arg[1];
@@ -111,6 +112,11 @@ static void allocated(struct pi_gpu_memory *m, const struct pi_reader *reader,
     m->allocations++;
     m->allocated_bytes += r->arg[1];
     m->live += r->arg[1];
+    m->device_live[device] += r->arg[1];
+    if (m->device_live[device] > m->device_peak[device])
+        m->device_peak[device] = m->device_live[device];
+    if (device + 1 > m->devices_seen)
+        m->devices_seen = device + 1;
     struct pi_u64_entry *site = pi_u64_map_put(m->site_map, (uint64_t)stack + 1);
     if (site) {
         site->value[0] += r->arg[1];
@@ -133,12 +139,13 @@ static void released(struct pi_gpu_memory *m, const struct pi_event *ev)
     if (!e)
         return; /* allocated before recording began */
     uint64_t bytes = e->value[0];
-    unsigned kind = (unsigned)e->value[1];
+    unsigned kind = (unsigned)(e->value[1] & 0xff), device = (unsigned)(e->value[1] >> 8);
     if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED) {
         m->pinned_live -= bytes;
     } else {
         m->frees++;
         m->live -= bytes;
+        m->device_live[device % PI_MAX_DEVICES] -= bytes;
         struct pi_u64_entry *site = pi_u64_map_get(m->site_map, e->value[2] + 1);
         if (site) {
             site->value[0] -= bytes;
@@ -150,7 +157,8 @@ static void released(struct pi_gpu_memory *m, const struct pi_event *ev)
 }
 
 /* A launch or copy whose GPU time may come: remember where it goes. */
-static void expect_gpu_time(struct pi_analysis *a, struct pi_gpu_memory *m, uint64_t corr,
+static void expect_gpu_time(struct pi_analysis *a, struct pi_process_info *p,
+                            struct pi_gpu_memory *m, uint64_t corr,
                             struct pi_latency_entry *gpu_entry)
 {
     struct pi_u64_entry *c = pi_u64_map_put(m->correlations, corr ? corr : 1);
@@ -159,19 +167,22 @@ static void expect_gpu_time(struct pi_analysis *a, struct pi_gpu_memory *m, uint
     if (c->value[CORR_HAS_EARLY]) {
         add(gpu_entry, c->value[CORR_EARLY_TIME], 0);
         a->gpu.gpu_busy_ns += c->value[CORR_EARLY_TIME];
+        p->gpu_busy_ns += c->value[CORR_EARLY_TIME];
         pi_u64_map_remove(m->correlations, corr ? corr : 1);
         return;
     }
     c->value[CORR_ENTRY] = (uint64_t)(uintptr_t)gpu_entry;
 }
 
-static void gpu_time(struct pi_analysis *a, struct pi_gpu_memory *m, const struct pi_event *ev)
+static void gpu_time(struct pi_analysis *a, struct pi_process_info *p, struct pi_gpu_memory *m,
+                     const struct pi_event *ev)
 {
     uint64_t corr = ev->rec.arg[0] ? ev->rec.arg[0] : 1;
     struct pi_u64_entry *c = pi_u64_map_get(m->correlations, corr);
     if (c && c->value[CORR_ENTRY]) {
         add((struct pi_latency_entry *)(uintptr_t)c->value[CORR_ENTRY], ev->dur_ns, 0);
         a->gpu.gpu_busy_ns += ev->dur_ns;
+        p->gpu_busy_ns += ev->dur_ns;
         pi_u64_map_remove(m->correlations, corr);
     } else if ((c = pi_u64_map_put(m->correlations, corr)) != NULL) {
         c->value[CORR_EARLY_TIME] = ev->dur_ns;
@@ -195,7 +206,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         return;
     }
     if (r->kind == PI_REC_GPU_TIME) {
-        gpu_time(a, m, ev);
+        gpu_time(a, p, m, ev);
         return;
     }
     add(pi_latency_get(&a->calls, "cuda", pi_cuda_api_name(PI_CUDA_API(r->flags)), level(r->flags)),
@@ -217,7 +228,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
             kernel = "(CUDA graph)";
         pi_demangle(kernel ? kernel : "(unknown kernel)", name, sizeof(name));
         add(pi_latency_get(&a->calls, "kernel", name, "launch"), ev->dur_ns, 0);
-        expect_gpu_time(a, m, r->arg[0],
+        expect_gpu_time(a, p, m, r->arg[0],
                         pi_latency_get(&a->calls, "gpu", name, "kernel"));
         break;
     }
@@ -228,7 +239,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         snprintf(name, sizeof(name), "%s %s", host_side ? ((r->flags & PI_CUDA_PINNED) ? "pinned" : "pageable") : "-",
                  size_class(r->arg[0]));
         add(pi_latency_get(&a->calls, "copy", direction, name), ev->dur_ns, r->arg[0]);
-        expect_gpu_time(a, m, r->arg[1], pi_latency_get(&a->calls, "gpu", direction, "copy"));
+        expect_gpu_time(a, p, m, r->arg[1], pi_latency_get(&a->calls, "gpu", direction, "copy"));
         break;
     }
     default:
@@ -248,7 +259,8 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
     struct pi_u64_map *live = m->live_map;
     for (size_t i = 0; by_site && i < live->capacity; i++) {
         struct pi_u64_entry *e = &live->slots[i];
-        if (!e->key || e->value[1] == PI_GPU_ALLOC_PINNED || e->value[1] == PI_GPU_ALLOC_REGISTERED)
+        unsigned kind = (unsigned)(e->value[1] & 0xff);
+        if (!e->key || kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED)
             continue;
         struct pi_u64_entry *s = pi_u64_map_put(by_site, e->value[2] + 1);
         if (s) {

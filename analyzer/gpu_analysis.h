@@ -19,8 +19,12 @@ struct pi_site_bytes {
     uint64_t bytes, count;
 };
 
+#define PI_MAX_DEVICES 16
+
 struct pi_gpu_memory {
     uint64_t live, peak, peak_ns;
+    uint64_t device_live[PI_MAX_DEVICES], device_peak[PI_MAX_DEVICES];
+    unsigned devices_seen; /* one past the highest device number seen */
     uint64_t pinned_live, pinned_peak;
     uint64_t allocations, frees, allocated_bytes;
     struct pi_series series; /* device bytes over time */

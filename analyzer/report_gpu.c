@@ -86,6 +86,10 @@ static void print_memory(FILE *out, struct pi_analysis *a)
                 pi_format_ns((double)(m->peak_ns > a->base_ns ? m->peak_ns - a->base_ns : 0)),
                 m->allocations, m->frees, pi_format_bytes((double)leaked),
                 pi_format_bytes((double)m->pinned_peak));
+        for (unsigned d = 0; m->devices_seen > 1 && d < m->devices_seen; d++)
+            fprintf(out, "    device %u: peak %s, %s at the end\n", d,
+                    pi_format_bytes((double)m->device_peak[d]),
+                    pi_format_bytes((double)m->device_live[d]));
         for (size_t k = 0; k < m->leak_count && k < TOP_LEAKS; k++)
             fprintf(out, "    never freed: %s in %" PRIu64 " allocations from %.160s\n",
                     pi_format_bytes((double)m->leaks[k].bytes), m->leaks[k].count,

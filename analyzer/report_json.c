@@ -95,6 +95,14 @@ static cJSON *gpu_memory_json(const struct pi_analysis *a, const struct pi_gpu_m
     cJSON_AddNumberToObject(o, "allocated_bytes", (double)m->allocated_bytes);
     cJSON_AddNumberToObject(o, "live_at_end_bytes", (double)leaked);
     cJSON_AddNumberToObject(o, "pinned_host_peak_bytes", (double)m->pinned_peak);
+    cJSON *devices = cJSON_AddArrayToObject(o, "devices");
+    for (unsigned d = 0; d < m->devices_seen; d++) {
+        cJSON *device = cJSON_CreateObject();
+        cJSON_AddNumberToObject(device, "device", d);
+        cJSON_AddNumberToObject(device, "peak_bytes", (double)m->device_peak[d]);
+        cJSON_AddNumberToObject(device, "live_at_end_bytes", (double)m->device_live[d]);
+        cJSON_AddItemToArray(devices, device);
+    }
     cJSON_AddItemToObject(o, "never_freed", sites_json(m->leaks, m->leak_count));
     cJSON_AddItemToObject(o, "live_at_peak", sites_json(m->at_peak, (size_t)m->at_peak_count));
     cJSON *samples = cJSON_AddArrayToObject(o, "samples");
@@ -162,7 +170,10 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
         cJSON_AddNumberToObject(time, "cpu", (double)pi_thread_cpu_ns(p, t));
         cJSON_AddItemToArray(threads, th);
     }
-    cJSON_AddItemToObject(o, "steps", steps_json(&p->steps));
+    cJSON *steps = steps_json(&p->steps);
+    cJSON_AddStringToObject(steps, "found_from", p->steps_from ? p->steps_from : "none");
+    cJSON_AddItemToObject(o, "steps", steps);
+    cJSON_AddNumberToObject(o, "gpu_busy_ns", (double)p->gpu_busy_ns);
     if (p->gpu)
         cJSON_AddItemToObject(o, "gpu_memory", gpu_memory_json(a, p->gpu));
     return o;

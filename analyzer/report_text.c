@@ -42,7 +42,10 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
         return;
     const struct pi_steps *s = &p->steps;
     uint64_t steady = s->count - s->warmup;
-    fprintf(out, "\nSTEPS (pid %d, one per batch received from the data loader)\n", p->header.pid);
+    fprintf(out, "\nSTEPS (pid %d, %s)\n", p->header.pid,
+            p->steps_from && strcmp(p->steps_from, "NVTX") == 0
+                ? "one per top-level NVTX range of the main thread"
+                : "one per batch received from the data loader");
     fprintf(out, "  %" PRIu64 " steps: %" PRIu64 " warm-up, %" PRIu64 " steady", s->count,
             s->warmup, steady);
     if (steady && s->steady_total_ns)
@@ -60,6 +63,10 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
                 100 * s->steady_wait_ns / total, 100 * (cpu > 0 ? cpu : 0) / total,
                 100 * s->steady_sync_ns / total);
     }
+    if (p->gpu_busy_ns && p->end_ns > p->start_ns)
+        fprintf(out, "  GPU busy          %.0f%% of the process's run (%s of GPU work)\n",
+                100.0 * (double)p->gpu_busy_ns / (double)(p->end_ns - p->start_ns),
+                pi_format_ns((double)p->gpu_busy_ns));
     if (s->warmup && s->warmup_total_ns)
         fprintf(out, "  warm-up           %" PRIu64 " steps in %s, waiting for data %.0f%%\n",
                 s->warmup, pi_format_ns((double)s->warmup_total_ns),

@@ -29,20 +29,24 @@ static struct early_step *early(struct pi_steps *s)
     return s->early;
 }
 
-static void end_step(struct pi_steps *s, uint64_t end)
+void pi_steps_record(struct pi_steps *s, uint64_t total, uint64_t wait, uint64_t sync)
 {
-    uint64_t total = end - s->step_start_ns;
     if (s->count < EARLY_STEPS) {
         struct early_step *e = early(s);
         if (e)
-            e[s->count] = (struct early_step){total, s->step_wait_ns, s->step_sync_ns};
+            e[s->count] = (struct early_step){total, wait, sync};
     } else {
         pi_histogram_add(&s->steady_ns, total);
         s->steady_total_ns += total;
-        s->steady_wait_ns += s->step_wait_ns;
-        s->steady_sync_ns += s->step_sync_ns;
+        s->steady_wait_ns += wait;
+        s->steady_sync_ns += sync;
     }
     s->count++;
+}
+
+static void end_step(struct pi_steps *s, uint64_t end)
+{
+    pi_steps_record(s, end - s->step_start_ns, s->step_wait_ns, s->step_sync_ns);
 }
 
 /* A receipt ended at @at: the step before it ends, a new one starts. */

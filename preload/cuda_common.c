@@ -1,6 +1,8 @@
 /* cuda_common.c - shared pieces of the CUDA hooks (see cuda_common.h). */
 #include "cuda_common.h"
 
+#include <cuda.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -213,6 +215,21 @@ static uint64_t where(const void *stream, uint32_t stack)
     return PI_CUDA_WHERE(pi_cuda_stream_id(stream), 0, stack);
 }
 
+/* The device of the calling thread's current context (allocations only: one driver call). */
+static unsigned current_device(void)
+{
+    static CUresult (*get_device)(CUdevice *);
+    static int looked;
+    if (!looked) {
+        get_device = (CUresult(*)(CUdevice *))pi_cuda_symbol("cuCtxGetDevice");
+        looked = 1;
+    }
+    CUdevice device = 0;
+    if (!get_device || get_device(&device) != CUDA_SUCCESS)
+        return 0;
+    return (unsigned)device;
+}
+
 static uint16_t flags(unsigned api, unsigned subtype, unsigned bits, int failed)
 {
     return PI_CUDA_FLAGS(api, subtype, bits | (failed ? PI_FLAG_FAILED : 0));
@@ -224,9 +241,13 @@ void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t poi
     uint64_t end = pi_clock_ticks();
     int saved = errno;
     /* nested driver records repeat their parent: no stack walk for them */
-    uint32_t stack = (bits & PI_CUDA_NESTED) || failed ? 0 : pi_cuda_alloc_stack();
+    int full = !(bits & PI_CUDA_NESTED) && !failed;
+    uint32_t stack = full ? pi_cuda_alloc_stack() : 0;
+    unsigned device = full && kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED
+                          ? current_device()
+                          : 0;
     pi_emit(PI_REC_GPU_ALLOC, flags(api, kind, bits, failed), start, end - start, pointer, bytes,
-            where(stream, stack));
+            PI_CUDA_WHERE(pi_cuda_stream_id(stream), device, stack));
     errno = saved;
 }
 

@@ -59,6 +59,8 @@ class RuntimeProgram(unittest.TestCase):
         self.assertEqual(memory["peak_bytes"], 7 * MiB)
         self.assertEqual(memory["live_at_end_bytes"], 4 * MiB)
         self.assertEqual(memory["pinned_host_peak_bytes"], 1 * MiB)
+        self.assertEqual(memory["devices"], [{"device": 0, "peak_bytes": 7 * MiB,
+                                              "live_at_end_bytes": 4 * MiB}])
         [leak] = memory["never_freed"]
         self.assertEqual((leak["bytes"], leak["count"]), (4 * MiB, 1))
         self.assertTrue(leak["stack"].startswith("main+"), leak["stack"])
@@ -165,6 +167,16 @@ class Nvtx(unittest.TestCase):
         self.assertGreaterEqual(by_name["io"][0][0], 5e6)
         nvtx = entries(report(traces), "nvtx")
         self.assertEqual(nvtx[("step", "")]["count"], 3)
+
+    def test_top_level_ranges_are_steps(self):
+        traces, result = record("prog_nvtx", {"NVTX_INJECTION64_PATH": PRELOAD}, "steps")
+        self.assertEqual(result.stdout, "ok\n")
+        [process] = report(traces)["processes"]
+        steps = process["steps"]
+        self.assertEqual((steps["found_from"], steps["count"]), ("NVTX", 6))
+        self.assertEqual(steps["steady"]["count"] + steps["warmup_steps"]["count"], 6)
+        self.assertGreaterEqual(steps["steady"]["p50_ns"], 10e6)
+        self.assertLess(steps["steady"]["p50_ns"], 15e6)
 
 
 class WithoutCuda(unittest.TestCase):

@@ -92,12 +92,13 @@ Test(trace_files, preload_needs_only_libc)
 #define EXTRA_NAME(name) #name,
 static const char *const hook_names[] = {PI_REAL_FUNCTIONS(HOOK_NAME) PI_EXTRA_HOOKS(EXTRA_NAME)};
 
-/* CUDA runtime and driver entry points, and dlsym through which they are found */
+/* CUDA runtime and driver entry points, dlsym through which they are found,
+ * and the entry point of NVTX's injection interface */
 static int is_cuda_hook(const char *name)
 {
     return (strncmp(name, "cuda", 4) == 0 && name[4] >= 'A' && name[4] <= 'Z') ||
            (strncmp(name, "cu", 2) == 0 && name[2] >= 'A' && name[2] <= 'Z') ||
-           strcmp(name, "dlsym") == 0;
+           strcmp(name, "dlsym") == 0 || strcmp(name, "InitializeInjectionNvtx2") == 0;
 }
 
 static int is_expected_export(const char *name)
