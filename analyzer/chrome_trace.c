@@ -132,8 +132,8 @@ static void cuda_event(struct pi_analysis *a, const struct pi_reader *reader,
         snprintf(name, sizeof(name), "%s %s", pi_cuda_api_name(PI_CUDA_API(r->flags)),
                  pi_gpu_copy_kind_name(PI_CUDA_SUBTYPE(r->flags)));
         slice(a, p, ev, name, "cuda");
-        fprintf(out, ",\"args\":{\"bytes\":%" PRIu64 ",\"pinned\":%s}}", r->arg[0],
-                (r->flags & PI_CUDA_PINNED) ? "true" : "false");
+        fprintf(out, ",\"args\":{\"bytes\":%" PRIu64 ",\"pinned\":%s,\"correlation\":%" PRIu64 "}}",
+                r->arg[0], (r->flags & PI_CUDA_PINNED) ? "true" : "false", r->arg[1]);
         flow(a, p, r->tid, ev->ts_ns + ev->dur_ns, r->arg[1], 1);
         break;
     case PI_REC_GPU_ALLOC:

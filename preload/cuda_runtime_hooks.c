@@ -163,8 +163,8 @@ static unsigned pinned_bits(unsigned kind, const void *dst, const void *src)
             return call;                                                                          \
         uint64_t start = pi_clock_ticks();                                                        \
         struct pi_gpu_pair pair;                                                                  \
-        pi_gpu_timing_start(&pair, stream, per_thread);                                           \
         uint64_t corr = pi_cuda_next_correlation();                                               \
+        pi_gpu_timing_start(&pair, stream, per_thread, corr);                                     \
         pi_cuda_parent_correlation = corr;                                                        \
         ENTER();                                                                                  \
         cudaError_t r = call;                                                                     \
@@ -251,9 +251,9 @@ MEMSET_HOOK(cudaMemsetAsync_ptsz, PI_CUDA_API_cudaMemsetAsync, 1, PI_STREAM_PARA
             return call;                                                                          \
         uint64_t start = pi_clock_ticks();                                                        \
         struct pi_gpu_pair pair;                                                                  \
-        pi_gpu_timing_start(&pair, stream, per_thread);                                           \
         pi_cuda_last_kernel = 0;                                                                  \
         uint64_t corr = pi_cuda_next_correlation();                                               \
+        pi_gpu_timing_start(&pair, stream, per_thread, corr);                                     \
         pi_cuda_parent_correlation = corr;                                                        \
         ENTER();                                                                                  \
         cudaError_t r = call;                                                                     \

@@ -4,13 +4,12 @@
  * Chosen once per process, on the first timed launch, and written down as
  * a GPU_TIMING record:
  *   1. CUPTI's activity API, when libcupti loads and activity recording
- *      can be enabled. The activity buffers themselves are not read yet:
- *      where CUPTI works, the reason records that and event pairs are used.
+ *      can be enabled (cupti_source.c);
  *   2. event pairs around launches and copies on their own stream, resolved
  *      by a thread of ours off the application's path;
  *   3. absent, with the reason (no driver loaded, events unusable).
  *
- * PROFINJECT_GPU_TIMING=auto|events|off, PROFINJECT_GPU_SAMPLE=N times
+ * PROFINJECT_GPU_TIMING=auto|cupti|events|off, PROFINJECT_GPU_SAMPLE=N times
  * every Nth launch (default 1). The event pool and the queue of pending
  * pairs take a mutex: timing costs two event records per launch anyway.
  */
@@ -27,6 +26,7 @@
 #include <time.h>
 
 #include "cuda_common.h"
+#include "cupti_source.h"
 #include "diagnostics.h"
 #include "guard.h"
 #include "recorder.h"
@@ -34,6 +34,7 @@
 #define PENDING_MAX 65536
 #define POOL_MAX 8192
 #define RESOLVE_PERIOD_NS 2000000
+#define CUPTI_FLUSH_PERIOD 50 /* resolver rounds: 100 ms */
 
 struct pending {
     uint64_t correlation;
@@ -71,42 +72,23 @@ static void emit_choice(int chosen, uint64_t code, const char *reason)
     pi_emit(PI_REC_GPU_TIMING, 0, pi_clock_ticks(), 0, (uint64_t)chosen, code, id);
 }
 
-/* CUPTI: can activity recording be enabled here? Returns 0, or its error code. */
-static int cupti_status(char *reason, size_t size)
-{
-    static const char *const names[] = {"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
-    void *lib = NULL;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !lib; i++)
-        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(reason, size, "libcupti not found");
-        return -1;
-    }
-    int (*enable)(int) = (int (*)(int))dlsym(lib, "cuptiActivityEnable");
-    int (*disable)(int) = (int (*)(int))dlsym(lib, "cuptiActivityDisable");
-    int (*describe)(int, const char **) = (int (*)(int, const char **))dlsym(lib,
-                                                                            "cuptiGetResultString");
-    if (!enable || !disable) {
-        snprintf(reason, size, "libcupti has no activity API");
-        return -1;
-    }
-    enum { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL = 10 };
-    int code = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (code == 0) {
-        disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        snprintf(reason, size, "CUPTI activity works here but its records are not read yet; "
-                               "using event pairs");
-        return 0;
-    }
-    const char *text = NULL;
-    if (describe)
-        describe(code, &text);
-    snprintf(reason, size, "CUPTI refused activity recording: error %d (%s)", code,
-             text ? text : "?");
-    return code;
-}
-
 static void *resolver(void *unused);
+
+/* The resolver (events) or flusher (CUPTI) thread; signals stay with the application. */
+static int start_thread(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int result = pthread_create(&thread, &attr, resolver, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return result;
+}
 
 static void choose(void)
 {
@@ -121,9 +103,20 @@ static void choose(void)
         pi_guard_restore(guard);
         return;
     }
-    int cupti = mode && strcmp(mode, "events") == 0 ? -1 : cupti_status(reason, sizeof(reason));
-    if (mode && strcmp(mode, "events") == 0)
+    int events_only = mode && strcmp(mode, "events") == 0;
+    int cupti = events_only ? -1 : pi_cupti_start(reason, sizeof(reason));
+    if (events_only)
         snprintf(reason, sizeof(reason), "event pairs asked for (PROFINJECT_GPU_TIMING=events)");
+    if (cupti == 0) {
+        if (start_thread() == 0) {
+            source = PI_GPU_TIMING_CUPTI;
+            emit_choice(PI_GPU_TIMING_CUPTI, 0, reason);
+        } else {
+            emit_choice(PI_GPU_TIMING_ABSENT, 0, "cannot start the GPU timing thread");
+        }
+        pi_guard_restore(guard);
+        return;
+    }
     drv.event_create = (CUresult(*)(CUevent *, unsigned))pi_cuda_symbol("cuEventCreate");
     drv.event_record = (CUresult(*)(CUevent, CUstream))pi_cuda_symbol("cuEventRecord");
     drv.event_record_pt = (CUresult(*)(CUevent, CUstream))pi_cuda_symbol("cuEventRecord_ptsz");
@@ -142,17 +135,7 @@ static void choose(void)
         pi_guard_restore(guard);
         return;
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int started = pthread_create(&thread, &attr, resolver, NULL) == 0;
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (started) {
+    if (start_thread() == 0) {
         source = PI_GPU_TIMING_EVENTS;
         emit_choice(PI_GPU_TIMING_EVENTS, (uint64_t)(int64_t)cupti, reason);
     } else {
@@ -189,12 +172,21 @@ static CUresult record_on(const struct pi_gpu_pair *pair, CUevent event)
     return drv.event_record(event, (CUstream)pair->stream);
 }
 
-void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_thread_stream)
+void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_thread_stream,
+                         uint64_t correlation)
 {
     pair->start_event = NULL;
     pair->stream = stream;
     pair->per_thread_stream = per_thread_stream;
+    pair->correlation_pushed = 0;
     pthread_once(&once, choose);
+    if (source == PI_GPU_TIMING_CUPTI) {
+        int guard = pi_guard_enter();
+        pi_cupti_push(correlation);
+        pi_guard_restore(guard);
+        pair->correlation_pushed = 1;
+        return;
+    }
     if (source != PI_GPU_TIMING_EVENTS)
         return;
     if (sample_every > 1 && atomic_fetch_add(&launches, 1) % sample_every != 0)
@@ -211,6 +203,13 @@ void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_t
 
 void pi_gpu_timing_finish(struct pi_gpu_pair *pair, uint64_t correlation, int failed)
 {
+    if (pair->correlation_pushed) {
+        int guard = pi_guard_enter();
+        pi_cupti_pop();
+        pi_guard_restore(guard);
+        pair->correlation_pushed = 0;
+        return;
+    }
     if (!pair->start_event)
         return;
     int guard = pi_guard_enter();
@@ -272,9 +271,14 @@ static void *resolver(void *unused)
 {
     (void)unused;
     pi_guard_enter(); /* our CUDA calls are not the application's */
-    for (;;) {
+    for (unsigned round = 1;; round++) {
         struct timespec pause = {0, RESOLVE_PERIOD_NS};
         nanosleep(&pause, NULL);
+        if (source == PI_GPU_TIMING_CUPTI) {
+            if (round % CUPTI_FLUSH_PERIOD == 0)
+                pi_cupti_flush();
+            continue;
+        }
         resolve_ready(pi_recorder_ticks_per_second() / 1000.0);
     }
     return NULL;
@@ -282,10 +286,11 @@ static void *resolver(void *unused)
 
 void pi_gpu_timing_drain(void)
 {
-    if (source != PI_GPU_TIMING_EVENTS)
-        return;
     int guard = pi_guard_enter();
-    resolve_ready(pi_recorder_ticks_per_second() / 1000.0);
+    if (source == PI_GPU_TIMING_CUPTI)
+        pi_cupti_flush();
+    else if (source == PI_GPU_TIMING_EVENTS)
+        resolve_ready(pi_recorder_ticks_per_second() / 1000.0);
     pi_guard_restore(guard);
 }
 

@@ -149,6 +149,47 @@ class DriverOnlyProgram(unittest.TestCase):
         self.assertAlmostEqual(gpu[("gemm()", "kernel")]["p50_ns"], 2e6, delta=0.05 * 2e6)
 
 
+class Cupti(unittest.TestCase):
+    """CUPTI's activity API, through the fake libcupti (real record layouts)."""
+
+    def env(self, **extra):
+        return dict(LD_LIBRARY_PATH=os.environ["PI_FAKE_CUDA"], **extra)
+
+    def test_gpu_time_from_cupti_records(self):
+        traces, result = record("prog_cuda_runtime", self.env())
+        self.assertEqual(result.stdout, "ok\n", result.stderr)
+        rep = report(traces)
+        self.assertEqual(rep["gpu"]["timing"], "cupti")
+        gpu = entries(rep, "gpu")
+        reduce = gpu[("void reduce<float>(float const*, float*)", "kernel")]
+        self.assertEqual(reduce["count"], 10)
+        self.assertAlmostEqual(reduce["p50_ns"], 5e6, delta=0.05 * 5e6)
+        scale = gpu[("scale(float*, int)", "kernel")]
+        self.assertEqual(scale["count"], 41)
+        self.assertAlmostEqual(scale["total_ns"], 61e6, delta=0.05 * 61e6)
+        # CUPTI knows when the GPU started: no GPU work begins before its launch did
+        path = os.path.join(tempfile.mkdtemp(), "trace.json")
+        subprocess.run([ANALYZE, traces, "--quiet", "--chrome-trace", path], check=True,
+                       capture_output=True)
+        with open(path) as f:
+            events = json.load(f)["traceEvents"]
+        called = {(e["pid"] << 32) | e["args"]["correlation"]: e["ts"] for e in events
+                  if e["ph"] == "X" and e["cat"] == "cuda" and "correlation" in e["args"]}
+        started = {e["id"]: e["ts"] for e in events if e["ph"] == "f"}
+        self.assertEqual(len(started), 56)
+        early = [i for i in started if started[i] < called[i] - 1]
+        self.assertEqual(early, [], "GPU work starts after its call began, on the host's clock")
+
+    def test_refused_cupti_falls_back_to_events_and_says_why(self):
+        traces, result = record("prog_cuda_runtime", self.env(FAKE_CUPTI_ERROR="35"))
+        self.assertEqual(result.stdout, "ok\n")
+        rep = report(traces)
+        self.assertEqual(rep["gpu"]["timing"], "events")
+        self.assertIn("error 35", rep["gpu"]["timing_reason"])
+        reduce = entries(rep, "gpu")[("void reduce<float>(float const*, float*)", "kernel")]
+        self.assertAlmostEqual(reduce["p50_ns"], 5e6, delta=0.05 * 5e6)
+
+
 class Nvtx(unittest.TestCase):
     def test_ranges_through_the_injection_interface(self):
         traces, result = record("prog_nvtx", {"NVTX_INJECTION64_PATH": PRELOAD})

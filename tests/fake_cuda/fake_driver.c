@@ -25,6 +25,21 @@ struct fake_event {
 };
 
 static int initialised;
+
+/* Where a fake CUPTI wants to hear of finished GPU work (kind 0 kernel, 1 copy, 2 set). */
+typedef void (*activity_sink)(int kind, uint64_t start, uint64_t end);
+static activity_sink sink;
+
+EXPORT void fake_cuda_set_activity_sink(activity_sink s)
+{
+    sink = s;
+}
+
+static void report(int kind, uint64_t start, uint64_t end)
+{
+    if (sink)
+        sink(kind, start, end);
+}
 static int fake_context = 1;
 
 /* ---- set-up ---- */
@@ -195,7 +210,9 @@ static CUresult copy(void *dst, const void *src, size_t bytes, CUstream stream, 
     struct fake_stream *s = fake_stream_of(stream);
     if (!async)
         fake_sleep_until(fake_device_end());
-    uint64_t end = fake_enqueue(s, (uint64_t)(bytes / FAKE_COPY_BYTES_PER_NS) + 1000);
+    uint64_t duration = (uint64_t)(bytes / FAKE_COPY_BYTES_PER_NS) + 1000;
+    uint64_t end = fake_enqueue(s, duration);
+    report(1, end - duration, end);
     memmove(dst, src, bytes);
     if (!async)
         fake_sleep_until(end);
@@ -233,6 +250,8 @@ ASYNC_COPY(cuMemcpyAsync_ptsz, CUdeviceptr, CUdeviceptr)
 EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n)
 {
     fake_sleep_until(fake_device_end());
+    uint64_t end = fake_enqueue(fake_stream_of(NULL), 1000);
+    report(2, end - 1000, end);
     memset((void *)dst, value, n);
     return CUDA_SUCCESS;
 }
@@ -392,7 +411,9 @@ EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, u
                                        CUstream stream, void **params, void **extra)
 {
     (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)extra;
-    fake_enqueue(fake_stream_of(stream), kernel_duration(params));
+    uint64_t duration = kernel_duration(params);
+    uint64_t end = fake_enqueue(fake_stream_of(stream), duration);
+    report(0, end - duration, end);
     return CUDA_SUCCESS;
 }
 EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -406,7 +427,9 @@ EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunctio
                                          void **params, void **extra)
 {
     (void)f, (void)extra;
-    fake_enqueue(fake_stream_of(config->hStream), kernel_duration(params));
+    uint64_t duration = kernel_duration(params);
+    uint64_t end = fake_enqueue(fake_stream_of(config->hStream), duration);
+    report(0, end - duration, end);
     return CUDA_SUCCESS;
 }
 EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
