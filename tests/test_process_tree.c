@@ -307,3 +307,28 @@ Test(process_tree, events_from_a_library_constructor, .timeout = 60)
     cr_assert_eq(marks.ctor, 25, "constructor marks: %lu of 25", (unsigned long)marks.ctor);
     cr_assert_eq(marks.main, 1);
 }
+
+/* ---- posix_spawn and system: the children's images start their own files ---- */
+
+Test(process_tree, posix_spawn_and_system_children, .timeout = 60)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_spawn"), NULL};
+    struct run_result result;
+    run_program(dir, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "status %d: %s", result.status, result.err);
+    struct traced_file files[MAX_FILES];
+    int n = read_trace_dir(dir, files, MAX_FILES, NULL, NULL);
+    /* prog_spawn, prog_status, and for system(): the shell and true */
+    cr_assert_geq(n, 3, "files: %d", n);
+    int parent = -1, spawned = 0;
+    for (int i = 0; i < n; i++)
+        if (files[i].has_end && files[i].end_reason == PI_END_EXIT && files[i].end_status == 4)
+            spawned = i + 1;
+    cr_assert(spawned, "the posix_spawn'ed program has its own file ending with its status 4");
+    for (int i = 0; i < n; i++)
+        if (files[i].pid == files[spawned - 1].ppid)
+            parent = i;
+    cr_assert_geq(parent, 0, "its parent pid is prog_spawn's");
+}
