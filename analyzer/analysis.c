@@ -133,8 +133,11 @@ static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader
     unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
     int failed = (r->flags & PI_FLAG_FAILED) != 0;
     uint64_t bytes = !failed && moves_bytes(op) ? r->arg[1] : 0;
+    /* fields come from the file: out-of-range values must not index tables */
     if (op >= PI_IO_OP_COUNT)
         op = 0;
+    if (fd_class >= PI_FD_CLASS_COUNT)
+        fd_class = PI_FD_UNKNOWN;
     struct pi_latency_entry **cached = &a->io_entries[op][fd_class];
     if (!*cached)
         *cached = pi_latency_get(&a->calls, "io", pi_io_op_name(op), pi_fd_class_name(fd_class));

@@ -1,0 +1,42 @@
+/* fuzz_common.c - runs the reader and all reports on one file (see fuzz_common.h). */
+#define _GNU_SOURCE
+#include "fuzz_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "report.h"
+
+void pi_fuzz_analyse_fd(int fd)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    /* the reader, record by record, the way dump uses it */
+    char error[600];
+    struct pi_reader *reader = pi_reader_open(path, error, sizeof(error));
+    if (!reader)
+        return;
+    struct pi_event ev;
+    while (pi_reader_next(reader, &ev) == PI_READ_EVENT)
+        if (ev.rec.kind == PI_REC_STRING)
+            (void)pi_reader_string(reader, ev.rec.arg[0]);
+    pi_reader_close(reader);
+    /* every report, with the Chrome trace streamed to nowhere */
+    FILE *sink = fopen("/dev/null", "w");
+    struct pi_analysis_options options;
+    memset(&options, 0, sizeof(options));
+    options.chrome_trace = sink;
+    char *paths[1] = {path};
+    struct pi_analysis analysis;
+    pi_analysis_run(&analysis, &options, paths, 1);
+    pi_report_text(sink, &analysis);
+    struct cJSON *json = pi_report_json_object(&analysis);
+    extern void cJSON_Delete(struct cJSON *);
+    cJSON_Delete(json);
+    pi_report_html("/dev/null", &analysis);
+    pi_analysis_free(&analysis);
+    fclose(sink);
+}
