@@ -53,6 +53,11 @@ void pi_config_from_env(struct pi_config *config)
     else if (clock && *clock && strcmp(clock, "auto") != 0)
         pi_diag("PROFINJECT_CLOCK=%s is not auto, tsc or monotonic; using auto", clock);
 
+    config->test_writer_stall_ns =
+        env_number("PROFINJECT_TEST_WRITER_STALL_MS", 0, 0, 600000) * 1000000u;
+    config->test_fail_write_after =
+        env_number("PROFINJECT_TEST_FAIL_WRITE_AFTER", 0, 0, UINT64_MAX / 2);
+
     const char *disable = getenv("PROFINJECT_DISABLE");
     config->disabled = disable && *disable && strcmp(disable, "0") != 0;
 }

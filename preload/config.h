@@ -19,6 +19,9 @@ struct pi_config {
     int compression_level;       /* PROFINJECT_ZSTD_LEVEL, default 3 */
     enum pi_clock_request clock; /* PROFINJECT_CLOCK=auto|tsc|monotonic */
     int disabled;                /* PROFINJECT_DISABLE=1 */
+    /* fault injection, for the reliability tests */
+    uint64_t test_writer_stall_ns;  /* PROFINJECT_TEST_WRITER_STALL_MS: a slow disk */
+    uint64_t test_fail_write_after; /* PROFINJECT_TEST_FAIL_WRITE_AFTER bytes: a full disk */
 };
 
 /**

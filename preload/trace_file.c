@@ -46,18 +46,35 @@ int pi_trace_file_create(const char *dir, uint64_t start_realtime_ns, char *path
 {
     if (make_directories(dir) != 0)
         return -1;
+    /* The directory itself must not be a symbolic link: in a shared place
+     * (/tmp) someone else could have planted one pointing anywhere. */
+    int dir_fd = pi_sys_open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+    if (dir_fd < 0) {
+        if (errno == ELOOP || errno == ENOTDIR)
+            errno = ELOOP;
+        return -1;
+    }
     struct utsname uts;
     char host[65] = "host";
     if (uname(&uts) == 0)
         snprintf(host, sizeof(host), "%s", uts.nodename);
     sanitize(host);
-    int n = snprintf(path, path_size, "%s/%s.%d.%llu.pitrace.zst", dir, host, (int)getpid(),
-                     (unsigned long long)start_realtime_ns);
+    char name[256];
+    snprintf(name, sizeof(name), "%s.%d.%llu.pitrace.zst", host, (int)getpid(),
+             (unsigned long long)start_realtime_ns);
+    int n = snprintf(path, path_size, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= path_size) {
+        pi_sys_close(dir_fd);
         errno = ENAMETOOLONG;
         return -1;
     }
-    return pi_sys_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* relative to the directory we checked, never through a link */
+    int fd = (int)syscall(SYS_openat, dir_fd, name,
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int saved = errno;
+    pi_sys_close(dir_fd);
+    errno = saved;
+    return fd;
 }
 
 /* Read a small /proc file into @buf (NUL-terminated); its length, 0 on failure. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <zstd.h>
 
 #include "diagnostics.h"
@@ -53,6 +54,17 @@ static void write_frame(struct pi_writer *w, const void *raw, size_t raw_len)
     if (ZSTD_isError(n)) {
         errno = EIO;
         writer_fail(w, "compress for");
+        return;
+    }
+    if (pi_rec.config.test_writer_stall_ns) {
+        struct timespec stall = {(time_t)(pi_rec.config.test_writer_stall_ns / 1000000000u),
+                                 (long)(pi_rec.config.test_writer_stall_ns % 1000000000u)};
+        nanosleep(&stall, NULL);
+    }
+    uint64_t limit = pi_rec.config.test_fail_write_after;
+    if (limit && atomic_load(&pi_rec.stat_bytes) + n > limit) {
+        errno = ENOSPC; /* injected: the disk is full */
+        writer_fail(w, "write");
         return;
     }
     if (pi_sys_write_all(w->fd, w->compressed, n) != 0) {
@@ -288,8 +300,10 @@ static int writer_open(struct pi_writer *w)
                                  pi_rec.trace_path, sizeof(pi_rec.trace_path));
     if (w->fd < 0) {
         pi_diag("cannot create a trace file in %s: %s; set PROFINJECT_OUTPUT to a writable "
-                "directory. The program runs untraced",
-                pi_rec.config.output_dir, strerror(errno));
+                "directory%s. The program runs untraced",
+                pi_rec.config.output_dir,
+                errno == ELOOP ? "it is a symbolic link" : strerror(errno),
+                errno == ELOOP ? " that is not a link" : "");
         pi_rec.trace_path[0] = '\0';
         return -1;
     }

@@ -47,8 +47,38 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
+struct kill_later {
+    unsigned ms;
+};
+
+static void kill_after(int pid, void *context)
+{
+    sleep_ms(((struct kill_later *)context)->ms);
+    kill(pid, SIGKILL);
+}
+
+static void run(const char *trace_dir, char *const argv[], char *const extra_env[],
+                void (*before_exec)(void), void (*during)(int, void *), void *context,
+                struct run_result *result);
+
 void run_program(const char *trace_dir, char *const argv[], char *const extra_env[],
                  void (*before_exec)(void), unsigned kill_after_ms, struct run_result *result)
+{
+    struct kill_later later = {kill_after_ms};
+    run(trace_dir, argv, extra_env, before_exec, kill_after_ms ? kill_after : NULL, &later,
+        result);
+}
+
+void run_program_during(const char *trace_dir, char *const argv[], char *const extra_env[],
+                        void (*during)(int pid, void *context), void *context,
+                        struct run_result *result)
+{
+    run(trace_dir, argv, extra_env, NULL, during, context, result);
+}
+
+static void run(const char *trace_dir, char *const argv[], char *const extra_env[],
+                void (*before_exec)(void), void (*during)(int, void *), void *context,
+                struct run_result *result)
 {
     char out_path[] = "/tmp/profinject-out-XXXXXX", err_path[] = "/tmp/profinject-err-XXXXXX";
     int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
@@ -77,7 +107,7 @@ void run_program(const char *trace_dir, char *const argv[], char *const extra_en
         execve(argv[0], argv, env);
         _exit(127);
     }
-    if (kill_after_ms) {
+    if (during) {
         /* wait for the first line, so the program is surely running */
         for (int i = 0; i < 5000; i++) {
             struct stat st;
@@ -85,8 +115,7 @@ void run_program(const char *trace_dir, char *const argv[], char *const extra_en
                 break;
             sleep_ms(1);
         }
-        sleep_ms(kill_after_ms);
-        kill(pid, SIGKILL);
+        during(pid, context);
     }
     int status = 0;
     waitpid(pid, &status, 0);

@@ -30,6 +30,14 @@ void make_temp_dir(char *path, size_t size);
 void run_program(const char *trace_dir, char *const argv[], char *const extra_env[],
                  void (*before_exec)(void), unsigned kill_after_ms, struct run_result *result);
 
+/**
+ * run_program_during - run_program, calling @during(pid, @context) once the
+ * program has printed its first line; @during is responsible for ending it
+ */
+void run_program_during(const char *trace_dir, char *const argv[], char *const extra_env[],
+                        void (*during)(int pid, void *context), void *context,
+                        struct run_result *result);
+
 /* test_program - absolute path of a test program built beside the tests */
 const char *test_program(const char *name);
 
