@@ -5,6 +5,9 @@
 
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "control_channel.h"
 
 #include "config.h"
 #include "guard.h"
@@ -33,6 +36,7 @@ static void end_at_exit(int status, void *unused)
     pi_gpu_timing_drain();
 #endif
     int guard = pi_guard_enter();
+    pi_control_stop();
     pi_recorder_stop(PI_END_EXIT, status);
     pi_guard_restore(guard);
 }
@@ -54,6 +58,11 @@ void pi_init_slow(void)
     if (pi_recorder_start(&config) == 0) {
         pi_install_signal_handlers();
         ends_at_exit = on_exit(end_at_exit, NULL) == 0;
+        /* started paused (profinject run --paused): hooks see one flag until a window opens */
+        const char *paused = getenv("PROFINJECT_PAUSED");
+        if (paused && *paused && strcmp(paused, "0") != 0)
+            atomic_store(&pi_recording, 0);
+        pi_control_start();
     }
     atomic_store_explicit(&pi_init_complete, 1, memory_order_release);
     pi_guard_restore(guard);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "control_channel.h"
 #include "guard.h"
 #include "lifecycle.h"
 #include "real_functions.h"
@@ -37,6 +38,7 @@ PI_EXPORT pid_t fork(void)
     if (pid == 0) {
         int guard = pi_guard_enter();
         pi_recorder_after_fork_child();
+        pi_control_after_fork();
 #ifdef PI_HAVE_CUDA
         pi_gpu_timing_after_fork();
 #endif
@@ -169,6 +171,7 @@ static void end_before__exit(int status)
     if (!is_recorder_process())
         return;
     int guard = pi_guard_enter();
+    pi_control_stop();
     pi_recorder_stop(PI_END__EXIT, status);
     pi_guard_restore(guard);
 }

@@ -143,6 +143,8 @@ enum pi_record_kind {
     PI_REC_GPU_TIMING = 21,
     /* an NVTX range: dur, arg0 = name string id, arg1 = nesting depth */
     PI_REC_NVTX_RANGE = 22,
+    /* a capture window opened (arg0 = 1) or closed (arg0 = 0) on request */
+    PI_REC_CAPTURE = 23,
     PI_REC_KIND_COUNT
 };
 

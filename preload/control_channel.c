@@ -1,0 +1,211 @@
+/*
+ * control_channel.c - capture windows on demand (see control_channel.h).
+ *
+ * Socket directory: $PROFINJECT_CONTROL_DIR or /tmp/profinject-<uid>,
+ * created 0700 and used only when it is a real directory owned by us with
+ * no access for others. Socket: <pid>.sock, 0600; a connecting process
+ * must have our uid (or be root), checked with SO_PEERCRED. Protocol: one
+ * line ("start", "stop", "status", "capture <ms>"), one line back.
+ */
+#include "control_channel.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "diagnostics.h"
+#include "guard.h"
+#include "raw_syscalls.h"
+#include "recorder.h"
+
+static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static int listen_fd = -1;
+static _Atomic uint64_t capture_deadline_ns;
+
+void pi_capture_set(int on)
+{
+    if (pi_recorder_state() != PI_STATE_RUNNING)
+        return;
+    if (on) {
+        atomic_store(&pi_recording, 1);
+        pi_emit(PI_REC_CAPTURE, 0, pi_clock_ticks(), 0, 1, 0, 0);
+    } else if (atomic_load(&pi_recording)) {
+        pi_emit(PI_REC_CAPTURE, 0, pi_clock_ticks(), 0, 0, 0, 0);
+        atomic_store(&pi_recording, 0);
+        pi_recorder_flush_sync(2000);
+    }
+}
+
+/* A private directory for the sockets, or NULL when it cannot be trusted. */
+static const char *control_directory(char *buf, size_t size)
+{
+    const char *dir = getenv("PROFINJECT_CONTROL_DIR");
+    if (dir && *dir)
+        snprintf(buf, size, "%s", dir);
+    else
+        snprintf(buf, size, "/tmp/profinject-%u", (unsigned)geteuid());
+    if (syscall(SYS_mkdirat, AT_FDCWD, buf, 0700) != 0 && errno != EEXIST)
+        return NULL;
+    struct stat st;
+    if (lstat(buf, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077) != 0) {
+        pi_diag("control directory %s is not a private directory of this user; on-demand "
+                "capture is off (set PROFINJECT_CONTROL_DIR)",
+                buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void answer(int fd, const char *text)
+{
+    pi_sys_write_all(fd, text, strlen(text));
+}
+
+static void serve(int client)
+{
+    struct ucred peer;
+    socklen_t length = sizeof(peer);
+    if (getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
+        (peer.uid != geteuid() && peer.uid != 0)) {
+        answer(client, "refused\n");
+        return;
+    }
+    char line[64] = {0};
+    ssize_t n = pi_sys_read(client, line, sizeof(line) - 1);
+    if (n <= 0)
+        return;
+    line[n] = '\0';
+    long ms = 0;
+    if (strncmp(line, "start", 5) == 0) {
+        atomic_store(&capture_deadline_ns, 0);
+        pi_capture_set(1);
+    } else if (strncmp(line, "stop", 4) == 0) {
+        atomic_store(&capture_deadline_ns, 0);
+        pi_capture_set(0);
+    } else if (sscanf(line, "capture %ld", &ms) == 1 && ms > 0) {
+        pi_capture_set(1);
+        atomic_store(&capture_deadline_ns, pi_clock_ns(CLOCK_MONOTONIC) + (uint64_t)ms * 1000000u);
+    } else if (strncmp(line, "status", 6) != 0) {
+        answer(client, "unknown command\n");
+        return;
+    }
+    char reply[128];
+    snprintf(reply, sizeof(reply), "%s %d %s\n", atomic_load(&pi_recording) ? "recording" : "paused",
+             pi_recorder_pid(), pi_recorder_trace_path());
+    answer(client, reply);
+}
+
+static void *listener(void *arg)
+{
+    int fd = (int)(intptr_t)arg;
+    pi_guard_enter(); /* our socket I/O is not the application's */
+    for (;;) {
+        /* asleep until a request comes, or every 10 ms while a timed capture runs */
+        struct pollfd p = {fd, POLLIN, 0};
+        int ready = (int)syscall(SYS_poll, &p, 1, atomic_load(&capture_deadline_ns) ? 10 : -1);
+        uint64_t deadline = atomic_load(&capture_deadline_ns);
+        if (deadline && pi_clock_ns(CLOCK_MONOTONIC) >= deadline) {
+            atomic_store(&capture_deadline_ns, 0);
+            pi_capture_set(0);
+        }
+        if (ready <= 0)
+            continue;
+        int client = (int)syscall(SYS_accept4, fd, NULL, NULL, SOCK_CLOEXEC);
+        if (client < 0)
+            continue;
+        serve(client);
+        pi_sys_close(client);
+    }
+    return NULL;
+}
+
+static void on_control_signal(int sig, siginfo_t *info, void *context)
+{
+    (void)sig, (void)context;
+    int saved = errno;
+    if (info->si_code == SI_QUEUE)
+        pi_capture_set(info->si_value.sival_int == 1);
+    errno = saved;
+}
+
+static void listen_here(void)
+{
+    char dir[sizeof(socket_path) - 16];
+    if (!control_directory(dir, sizeof(dir)))
+        return;
+    snprintf(socket_path, sizeof(socket_path), "%.80s/%d.sock", dir, (int)getpid());
+    int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof(address.sun_path), "%s", socket_path);
+    unlink(socket_path); /* a stale socket of a process that had our pid */
+    if (syscall(SYS_bind, fd, &address, sizeof(address)) != 0 || chmod(socket_path, 0600) != 0 ||
+        syscall(SYS_listen, fd, 8) != 0) {
+        pi_sys_close(fd);
+        socket_path[0] = '\0';
+        return;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&thread, &attr, listener, (void *)(intptr_t)fd) != 0) {
+        pi_sys_close(fd);
+        unlink(socket_path);
+        socket_path[0] = '\0';
+    } else {
+        listen_fd = fd;
+    }
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void pi_control_start(void)
+{
+    const char *control = getenv("PROFINJECT_CONTROL");
+    if (control && strcmp(control, "0") == 0)
+        return;
+    /* the fallback signal, unless the application uses it */
+    int sig = SIGRTMIN + PI_CONTROL_SIGNAL_OFFSET;
+    struct sigaction current;
+    if (sigaction(sig, NULL, &current) == 0 && current.sa_handler == SIG_DFL) {
+        struct sigaction act;
+        memset(&act, 0, sizeof(act));
+        act.sa_sigaction = on_control_signal;
+        act.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&act.sa_mask);
+        sigaction(sig, &act, NULL);
+    }
+    listen_here();
+}
+
+void pi_control_after_fork(void)
+{
+    if (listen_fd >= 0)
+        pi_sys_close(listen_fd); /* the parent's; its listener thread is not here */
+    listen_fd = -1;
+    socket_path[0] = '\0';
+    const char *control = getenv("PROFINJECT_CONTROL");
+    if (!(control && strcmp(control, "0") == 0))
+        listen_here();
+}
+
+void pi_control_stop(void)
+{
+    if (socket_path[0])
+        unlink(socket_path);
+    socket_path[0] = '\0';
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""The profinject launcher: run passes the command's status through,
+capture windows open and close in a running process (also across a PID
+namespace), another user cannot touch them, and --duration stops
+recording on time. Checked against what the traces contain."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+LAUNCHER = os.environ["PI_LAUNCHER"]
+ANALYZE = os.environ["PI_ANALYZE"]
+PROGRAMS = os.environ["PI_PROGRAMS"]
+LOOP = os.path.join(PROGRAMS, "prog_loop")
+
+
+def ctl(pid, *command, user=None):
+    argv = [LAUNCHER, "ctl", str(pid), *command]
+    if user:
+        argv = ["setpriv", f"--reuid={user}", "--regid=nogroup", "--clear-groups", *argv]
+    return subprocess.run(argv, capture_output=True, text=True)
+
+
+def timeline(traces):
+    """(kind, seconds) of capture records and marks, in time order."""
+    events = []
+    for name in os.listdir(traces):
+        text = subprocess.run([ANALYZE, "dump", os.path.join(traces, name)], capture_output=True,
+                              text=True).stdout
+        for time_text, kind, rest in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ (capture|mark)(.*)$",
+                                                text, re.M):
+            value = int(re.search(r"value=(\d+)", rest).group(1)) if kind == "mark" else None
+            opened = kind == "capture" and " args=1," in rest
+            events.append((float(time_text), kind, opened if kind == "capture" else value))
+    return sorted(events)
+
+
+def children_of(pid):
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return f.read().split()
+
+
+def wait_for_loop(launcher_pid):
+    """prog_loop's pid once it has started under the launcher."""
+    for _ in range(200):
+        children = children_of(launcher_pid)
+        if children:
+            return int(children[0])
+        time.sleep(0.01)
+    raise AssertionError("prog_loop did not start")
+
+
+class Run(unittest.TestCase):
+    def test_status_passes_through_and_traces_are_announced(self):
+        out = tempfile.mkdtemp()
+        result = subprocess.run([LAUNCHER, "run", "-o", out, "--",
+                                 os.path.join(PROGRAMS, "prog_status"), "5", "100"],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 5)
+        self.assertEqual(result.stdout, "ok\n")
+        self.assertIn(f"profinject: traces in {out}", result.stderr)
+        self.assertIn(f"profinject analyze {out}", result.stderr)
+        self.assertEqual(len([f for f in os.listdir(out) if f.endswith(".pitrace.zst")]), 1)
+
+    def test_help_everywhere(self):
+        for command in ([], ["run"], ["ctl"], ["analyze"]):
+            result = subprocess.run([LAUNCHER, *command, "--help"], capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, command)
+            self.assertIn("usage", result.stdout.lower())
+
+    def test_analyze_forwards(self):
+        out = tempfile.mkdtemp()
+        subprocess.run([LAUNCHER, "run", "-o", out, "--", os.path.join(PROGRAMS, "prog_status"),
+                        "0", "10"], capture_output=True, check=True)
+        result = subprocess.run([LAUNCHER, "analyze", "info", out], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0)
+        self.assertIn("trace files: 1", result.stdout)
+
+
+class Windows(unittest.TestCase):
+    def test_paused_start_windows_and_timed_capture(self):
+        out = tempfile.mkdtemp()
+        launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o", out, "--", LOOP],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_loop(launcher.pid)
+            time.sleep(0.2)
+            self.assertIn("paused", ctl(launcher.pid, "status").stdout)
+            self.assertEqual(ctl(launcher.pid, "start").returncode, 0)
+            time.sleep(0.15)
+            self.assertEqual(ctl(launcher.pid, "stop").returncode, 0)
+            time.sleep(0.15)
+            self.assertEqual(ctl(launcher.pid, "capture", "150ms").returncode, 0)
+            time.sleep(0.5)
+            self.assertIn("paused", ctl(launcher.pid, "status").stdout, "the timed window closed")
+        finally:
+            launcher.send_signal(signal.SIGTERM)
+            launcher.wait(timeout=10)
+        events = timeline(out)
+        windows, inside, outside, open_at = 0, 0, 0, None
+        for t, kind, what in events:
+            if kind == "capture":
+                if what:
+                    open_at = t
+                    windows += 1
+                else:
+                    open_at = None
+            elif open_at is not None:
+                inside += 1
+            else:
+                outside += 1
+        self.assertEqual(windows, 2)
+        self.assertGreater(inside, 1000)
+        self.assertEqual(outside, 0, "nothing recorded while paused")
+
+    def test_another_user_cannot_control(self):
+        out = tempfile.mkdtemp()
+        launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o", out, "--", LOOP],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            loop = wait_for_loop(launcher.pid)
+            time.sleep(0.2)
+            refused = ctl(loop, "start", user="nobody")
+            self.assertNotEqual(refused.returncode, 0)
+            self.assertIn("paused", ctl(loop, "status").stdout)
+            socket_dir = f"/tmp/profinject-{os.geteuid()}"
+            self.assertEqual(os.stat(socket_dir).st_mode & 0o777, 0o700)
+            self.assertEqual(os.stat(f"{socket_dir}/{loop}.sock").st_mode & 0o777, 0o600)
+        finally:
+            launcher.send_signal(signal.SIGTERM)
+            launcher.wait(timeout=10)
+
+    def test_duration_stops_recording(self):
+        out = tempfile.mkdtemp()
+        launcher = subprocess.Popen([LAUNCHER, "run", "--duration", "200ms", "-o", out, "--", LOOP],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.8)
+        launcher_alive = launcher.poll() is None
+        for child in children_of(launcher.pid):
+            os.kill(int(child), signal.SIGTERM)
+        launcher.wait(timeout=10)
+        self.assertTrue(launcher_alive, "the job goes on after the recording stopped")
+        marks = [t for t, kind, _ in timeline(out) if kind == "mark"]
+        self.assertGreater(len(marks), 100)
+        self.assertLess(max(marks) - min(marks), 0.45, "no marks long after 200 ms")
+
+
+class Container(unittest.TestCase):
+    def test_capture_from_outside_a_pid_namespace(self):
+        if not shutil.which("unshare"):
+            self.skipTest("unshare not installed")
+        out = tempfile.mkdtemp()
+        inner = subprocess.Popen(["unshare", "--fork", "--pid", "--mount-proc", LAUNCHER, "run",
+                                  "--paused", "-o", out, "--", LOOP],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            loop = None
+            for _ in range(300):
+                found = subprocess.run(["pgrep", "-f", "-n", "^" + LOOP + "$"], capture_output=True,
+                                       text=True).stdout.split()
+                if found:
+                    loop = int(found[0])
+                    break
+                time.sleep(0.01)
+            self.assertIsNotNone(loop, "the job started in its namespace")
+            time.sleep(0.2)
+            result = ctl(loop, "capture", "150ms")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            time.sleep(0.4)
+        finally:
+            subprocess.run(["pkill", "-TERM", "-f", "^" + LOOP + "$"])
+            inner.wait(timeout=10)
+        [name] = [f for f in os.listdir(out) if f.endswith(".pitrace.zst")]
+        header = subprocess.run([ANALYZE, "info", os.path.join(out, name)], capture_output=True,
+                                text=True).stdout
+        inner_pid = int(re.search(r"^pid: (\d+)", header, re.M).group(1))
+        self.assertNotEqual(inner_pid, loop, "the trace has the pid inside the namespace")
+        marks = [t for t, kind, _ in timeline(out) if kind == "mark"]
+        self.assertGreater(len(marks), 100, "the window opened from outside was recorded")
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)

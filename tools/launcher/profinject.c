@@ -1,0 +1,369 @@
+/*
+ * profinject - the launcher: run a command under the profiler, control
+ * capture windows of running processes, forward to the analyzer.
+ *
+ *   profinject run [-o DIR] [--paused] [--duration 30s] -- COMMAND...
+ *   profinject ctl PID start|stop|status|capture 10s
+ *   profinject analyze ...
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CONTROL_SIGNAL_OFFSET 7 /* preload/control_channel.h */
+#define MAX_TREE 4096
+
+static void usage_run(FILE *out)
+{
+    fprintf(out, "usage: profinject run [-o DIR] [--paused] [--duration TIME] -- COMMAND...\n"
+                 "  -o DIR          where the trace files go (default ./profinject-traces)\n"
+                 "  --paused        start with recording off; open windows with 'profinject ctl'\n"
+                 "  --duration TIME record for TIME (e.g. 30s, 500ms, 2m), then stop recording\n"
+                 "The command's exit status is passed through.\n");
+}
+
+static void usage_ctl(FILE *out)
+{
+    fprintf(out, "usage: profinject ctl PID start|stop|status|capture TIME\n"
+                 "Applies to PID and all its descendants that run under the profiler.\n");
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: profinject COMMAND [ARGS]\n"
+                 "  run [-o DIR] [--paused] [--duration TIME] -- COMMAND...   record a command\n"
+                 "  ctl PID start|stop|status|capture TIME                    capture windows\n"
+                 "  analyze ARGS...                                           profinject-analyze\n"
+                 "Each command takes --help.\n");
+}
+
+/* "30s", "500ms", "2m", "1.5s" -> milliseconds; -1 when malformed */
+static long parse_ms(const char *text)
+{
+    char *end;
+    double value = strtod(text, &end);
+    if (end == text || value < 0)
+        return -1;
+    if (strcmp(end, "ms") == 0)
+        return (long)value;
+    if (strcmp(end, "s") == 0 || *end == '\0')
+        return (long)(value * 1000);
+    if (strcmp(end, "m") == 0)
+        return (long)(value * 60000);
+    return -1;
+}
+
+/* Files installed or built beside this program: ../preload, ../analyzer. */
+static void sibling(char *out, size_t size, const char *relative)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(out, size, "%s/%s", self, relative);
+}
+
+static void control_dir(char *out, size_t size)
+{
+    const char *dir = getenv("PROFINJECT_CONTROL_DIR");
+    if (dir && *dir)
+        snprintf(out, size, "%s", dir);
+    else
+        snprintf(out, size, "/tmp/profinject-%u", (unsigned)geteuid());
+}
+
+/* PID and its descendants, from /proc/PID/task/TID/children. */
+static int collect_tree(int pid, int *pids, int n)
+{
+    if (n >= MAX_TREE)
+        return n;
+    pids[n++] = pid;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    struct dirent *task;
+    while (tasks && (task = readdir(tasks))) {
+        if (task->d_name[0] == '.')
+            continue;
+        char children[128];
+        snprintf(children, sizeof(children), "/proc/%d/task/%s/children", pid, task->d_name);
+        FILE *f = fopen(children, "r");
+        int child;
+        while (f && fscanf(f, "%d", &child) == 1)
+            n = collect_tree(child, pids, n);
+        if (f)
+            fclose(f);
+    }
+    if (tasks)
+        closedir(tasks);
+    return n;
+}
+
+static int connect_to(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof(address.sun_path), "%s", path);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&address, sizeof(address)) == 0)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+/* The socket of @pid: <pid>.sock, or (another pid namespace) the one whose peer is @pid. */
+static int open_control(const char *dir, int pid)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/%d.sock", dir, pid);
+    int fd = connect_to(path);
+    if (fd >= 0)
+        return fd;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strstr(e->d_name, ".sock"))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        fd = connect_to(path);
+        struct ucred peer;
+        socklen_t length = sizeof(peer);
+        if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0 &&
+            peer.pid == pid)
+            break;
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+    }
+    if (d)
+        closedir(d);
+    return fd;
+}
+
+/* Is libprofinject.so mapped in @pid? Only then may the fallback signal go
+ * there: for any other process a real-time signal's default is to die. */
+static int runs_profiler(int pid)
+{
+    char path[64], line[4096];
+    snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+    FILE *maps = fopen(path, "r");
+    int found = 0;
+    while (maps && !found && fgets(line, sizeof(line), maps))
+        found = strstr(line, "/libprofinject.so") != NULL;
+    if (maps)
+        fclose(maps);
+    return found;
+}
+
+/* Send @request to one process; print its answer. 0 when it answered. */
+static int control_one(const char *dir, int pid, const char *request, int fallback_value)
+{
+    int fd = open_control(dir, pid);
+    if (fd < 0) {
+        /* no socket we can reach: the signal, for start and stop */
+        if (!fallback_value || !runs_profiler(pid))
+            return -1;
+        union sigval value = {.sival_int = fallback_value};
+        if (sigqueue(pid, SIGRTMIN + CONTROL_SIGNAL_OFFSET, value) != 0)
+            return -1;
+        printf("%d: signalled (%s)\n", pid, fallback_value == 1 ? "start" : "stop");
+        return 0;
+    }
+    char reply[512] = {0};
+    int ok = write(fd, request, strlen(request)) == (ssize_t)strlen(request) &&
+             read(fd, reply, sizeof(reply) - 1) > 0;
+    close(fd);
+    if (ok)
+        printf("%d: %s", pid, reply);
+    return ok && strncmp(reply, "refused", 7) != 0 ? 0 : -1;
+}
+
+/* Returns how many processes answered; prints why when none did. */
+static int control_tree(int pid, const char *request)
+{
+    char dir[PATH_MAX];
+    control_dir(dir, sizeof(dir));
+    int fallback = strncmp(request, "start", 5) == 0 ? 1 : strncmp(request, "stop", 4) == 0 ? 2 : 0;
+    static int pids[MAX_TREE];
+    int n = collect_tree(pid, pids, 0), answered = 0;
+    for (int i = 0; i < n; i++)
+        answered += control_one(dir, pids[i], request, fallback) == 0;
+    return answered;
+}
+
+static int cmd_ctl(int argc, char **argv)
+{
+    if (argc >= 1 && strcmp(argv[0], "--help") == 0) {
+        usage_ctl(stdout);
+        return 0;
+    }
+    if (argc < 2) {
+        usage_ctl(stderr);
+        return 1;
+    }
+    int pid = atoi(argv[0]);
+    char request[64];
+    if (strcmp(argv[1], "capture") == 0) {
+        long ms = argc > 2 ? parse_ms(argv[2]) : -1;
+        if (ms <= 0) {
+            usage_ctl(stderr);
+            return 1;
+        }
+        snprintf(request, sizeof(request), "capture %ld\n", ms);
+    } else if (strcmp(argv[1], "start") == 0 || strcmp(argv[1], "stop") == 0 ||
+               strcmp(argv[1], "status") == 0) {
+        snprintf(request, sizeof(request), "%s\n", argv[1]);
+    } else {
+        usage_ctl(stderr);
+        return 1;
+    }
+    if (pid <= 0 || control_tree(pid, request) == 0) {
+        fprintf(stderr, "profinject: no process under the profiler answered at pid %d (is it "
+                        "running under profinject, as this user?)\n", pid);
+        return 2;
+    }
+    return 0;
+}
+
+static int wait_child(pid_t child, long duration_ms)
+{
+    int status;
+    if (duration_ms > 0) {
+        struct timespec start, now;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+            pid_t done = waitpid(child, &status, WNOHANG);
+            if (done == child)
+                goto finished;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+            if (elapsed >= duration_ms)
+                break;
+            struct timespec pause = {0, 10000000};
+            nanosleep(&pause, NULL);
+        }
+        control_tree(child, "stop\n");
+    }
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+finished:
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *output = getenv("PROFINJECT_OUTPUT");
+    int paused = 0, i = 0;
+    long duration = 0;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0) {
+            usage_run(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            output = argv[++i];
+        } else if (strcmp(argv[i], "--paused") == 0) {
+            paused = 1;
+        } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc &&
+                   (duration = parse_ms(argv[i + 1])) > 0) {
+            i++;
+        } else {
+            usage_run(stderr);
+            return 1;
+        }
+    }
+    if (i + 1 >= argc) {
+        usage_run(stderr);
+        return 1;
+    }
+    char library[PATH_MAX], absolute_output[PATH_MAX];
+    const char *configured = getenv("PROFINJECT_LIB");
+    if (configured && *configured)
+        snprintf(library, sizeof(library), "%s", configured);
+    else
+        sibling(library, sizeof(library), "preload/libprofinject.so");
+    if (access(library, R_OK) != 0) {
+        fprintf(stderr, "profinject: %s not found; set PROFINJECT_LIB to libprofinject.so\n",
+                library);
+        return 1;
+    }
+    if (!output || !*output)
+        output = "profinject-traces";
+    if (output[0] != '/') {
+        char cwd[PATH_MAX];
+        snprintf(absolute_output, sizeof(absolute_output), "%s/%s",
+                 getcwd(cwd, sizeof(cwd)) ? cwd : ".", output);
+        output = absolute_output;
+    }
+    /* keep whatever else the user preloads, after us */
+    const char *existing = getenv("LD_PRELOAD");
+    char preload[2 * PATH_MAX];
+    snprintf(preload, sizeof(preload), "%s%s%s", library, existing && *existing ? ":" : "",
+             existing ? existing : "");
+    setenv("LD_PRELOAD", preload, 1);
+    setenv("PROFINJECT_OUTPUT", output, 1);
+    if (paused)
+        setenv("PROFINJECT_PAUSED", "1", 1);
+    /* NVTX ranges come through the injection interface, when the program has any */
+    if (!getenv("NVTX_INJECTION64_PATH"))
+        setenv("NVTX_INJECTION64_PATH", library, 1);
+    pid_t child = fork();
+    if (child == 0) {
+        execvp(argv[i + 1], argv + i + 1);
+        fprintf(stderr, "profinject: cannot run %s: %s\n", argv[i + 1], strerror(errno));
+        _exit(127);
+    }
+    if (child < 0) {
+        fprintf(stderr, "profinject: cannot start %s: %s\n", argv[i + 1], strerror(errno));
+        return 1;
+    }
+    signal(SIGINT, SIG_IGN); /* Ctrl-C is for the command; its status comes back */
+    int status = wait_child(child, duration);
+    fprintf(stderr, "profinject: traces in %s\nprofinject: analyse them with: profinject analyze %s\n",
+            output, output);
+    return status;
+}
+
+static int cmd_analyze(int argc, char **argv)
+{
+    char analyzer[PATH_MAX];
+    sibling(analyzer, sizeof(analyzer), "analyzer/profinject-analyze");
+    if (access(analyzer, X_OK) != 0)
+        snprintf(analyzer, sizeof(analyzer), "profinject-analyze");
+    argv[-1] = analyzer;
+    (void)argc;
+    execvp(analyzer, argv - 1);
+    fprintf(stderr, "profinject: cannot run %s: %s\n", analyzer, strerror(errno));
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 1 : 0;
+    }
+    if (strcmp(argv[1], "run") == 0)
+        return cmd_run(argc - 2, argv + 2);
+    if (strcmp(argv[1], "ctl") == 0)
+        return cmd_ctl(argc - 2, argv + 2);
+    if (strcmp(argv[1], "analyze") == 0)
+        return cmd_analyze(argc - 2, argv + 2);
+    fprintf(stderr, "profinject: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 1;
+}
