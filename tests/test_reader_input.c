@@ -177,6 +177,19 @@ Test(reader_input, string_longer_than_its_frame)
     assert_error_at(offset, "does not fit");
 }
 
+Test(reader_input, string_id_out_of_range)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    struct pi_record records[2] = {{PI_REC_STRING, 0, 0, 0, 0, {1u << 30, 3, 0}}, mark(1)};
+    memcpy(&records[1], "abc", 3);
+    begin_file();
+    append_frame(header, size);
+    long offset = append_records(records, 2);
+    end_file();
+    assert_error_at(offset, "string id");
+}
+
 Test(reader_input, missing_frame)
 {
     uint8_t header[16384];
