@@ -21,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "background_thread.h"
 #include "diagnostics.h"
 #include "guard.h"
 #include "raw_syscalls.h"
@@ -155,22 +156,13 @@ static void listen_here(void)
         socket_path[0] = '\0';
         return;
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&thread, &attr, listener, (void *)(intptr_t)fd) != 0) {
+    if (pi_background_thread(listener, (void *)(intptr_t)fd) != 0) {
         pi_sys_close(fd);
         unlink(socket_path);
         socket_path[0] = '\0';
     } else {
         listen_fd = fd;
     }
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void pi_control_start(void)

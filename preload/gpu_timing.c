@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "background_thread.h"
 #include "cuda_common.h"
 #include "cupti_source.h"
 #include "diagnostics.h"
@@ -74,20 +75,10 @@ static void emit_choice(int chosen, uint64_t code, const char *reason)
 
 static void *resolver(void *unused);
 
-/* The resolver (events) or flusher (CUPTI) thread; signals stay with the application. */
+/* The resolver (events) or flusher (CUPTI) thread. */
 static int start_thread(void)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int result = pthread_create(&thread, &attr, resolver, NULL);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return result;
+    return pi_background_thread(resolver, NULL);
 }
 
 static void choose(void)

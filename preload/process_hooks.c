@@ -118,52 +118,41 @@ PI_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 
 /* The execl family is variadic: gather the list, then use the vector form. */
 #define EXECL_MAX_ARGS 4096
-#define GATHER_ARGS(first, args, argv, count)                                                    \
-    do {                                                                                          \
-        (argv)[0] = (char *)(first);                                                              \
-        for ((count) = 1; (argv)[(count) - 1] != NULL; (count)++) {                               \
-            if ((count) == EXECL_MAX_ARGS) {                                                      \
-                va_end(args);                                                                     \
-                errno = E2BIG;                                                                    \
-                return -1;                                                                        \
-            }                                                                                     \
-            (argv)[(count)] = va_arg(args, char *);                                               \
-        }                                                                                         \
-    } while (0)
 
-PI_EXPORT int execl(const char *path, const char *arg, ...)
+/* The argument list after @first, up to its NULL, into @argv; 0, or -1 (E2BIG). */
+static int gather_args(const char *first, va_list *args, char **argv)
 {
-    char *argv[EXECL_MAX_ARGS];
-    size_t count;
-    va_list args;
-    va_start(args, arg);
-    GATHER_ARGS(arg, args, argv, count);
-    va_end(args);
-    return execv(path, argv);
+    argv[0] = (char *)first;
+    for (size_t count = 1; argv[count - 1] != NULL; count++) {
+        if (count == EXECL_MAX_ARGS) {
+            errno = E2BIG;
+            return -1;
+        }
+        argv[count] = va_arg(*args, char *);
+    }
+    return 0;
 }
 
-PI_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-    char *argv[EXECL_MAX_ARGS];
-    size_t count;
-    va_list args;
-    va_start(args, arg);
-    GATHER_ARGS(arg, args, argv, count);
-    va_end(args);
-    return execvp(file, argv);
-}
+/* @kind: 'v' execv, 'p' execvp, 'e' execve with the environment after the list */
+#define EXECL_HOOK(name, kind)                                                                    \
+    PI_EXPORT int name(const char *path, const char *arg, ...)                                    \
+    {                                                                                             \
+        char *argv[EXECL_MAX_ARGS];                                                               \
+        va_list args;                                                                             \
+        va_start(args, arg);                                                                      \
+        int gathered = gather_args(arg, &args, argv);                                             \
+        char *const *envp = kind == 'e' && gathered == 0 ? va_arg(args, char *const *) : NULL;   \
+        va_end(args);                                                                             \
+        if (gathered != 0)                                                                        \
+            return -1;                                                                            \
+        return kind == 'e' ? execve(path, argv, envp)                                             \
+               : kind == 'p' ? execvp(path, argv)                                                 \
+                             : execv(path, argv);                                                 \
+    }
 
-PI_EXPORT int execle(const char *path, const char *arg, ...)
-{
-    char *argv[EXECL_MAX_ARGS];
-    size_t count;
-    va_list args;
-    va_start(args, arg);
-    GATHER_ARGS(arg, args, argv, count);
-    char *const *envp = va_arg(args, char *const *);
-    va_end(args);
-    return execve(path, argv, envp);
-}
+EXECL_HOOK(execl, 'v')
+EXECL_HOOK(execlp, 'p')
+EXECL_HOOK(execle, 'e')
 
 /* _exit skips destructors: end the trace here (DataLoader workers leave this way). */
 static void end_before__exit(int status)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <zstd.h>
 
+#include "background_thread.h"
 #include "diagnostics.h"
 #include "profinject/record_codec.h"
 #include "raw_syscalls.h"
@@ -403,17 +404,8 @@ int pi_writer_launch(void)
         return -1;
     }
     /* The writer must never take a signal meant for the application. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t thread;
     atomic_store(&pi_rec.writer_running, 1);
-    int err = pthread_create(&thread, &attr, writer_main, NULL);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int err = pi_background_thread(writer_main, NULL);
     if (err != 0) {
         atomic_store(&pi_rec.writer_running, 0);
         pi_diag("cannot start the writer thread: %s; the program runs untraced", strerror(err));

@@ -204,7 +204,7 @@ class Nvtx(unittest.TestCase):
         self.assertEqual({lvl for _, lvl in by_name["forward"]}, {2})
         for duration, _ in by_name["forward"]:
             self.assertGreaterEqual(duration, 4e6)
-            self.assertLess(duration, 4e6 * 1.5)
+            self.assertLess(duration, 4e6 * 3)  # a sleep may overrun on a loaded machine
         self.assertGreaterEqual(by_name["io"][0][0], 5e6)
         nvtx = entries(report(traces), "nvtx")
         self.assertEqual(nvtx[("step", "")]["count"], 3)
@@ -217,7 +217,7 @@ class Nvtx(unittest.TestCase):
         self.assertEqual((steps["found_from"], steps["count"]), ("NVTX", 6))
         self.assertEqual(steps["steady"]["count"] + steps["warmup_steps"]["count"], 6)
         self.assertGreaterEqual(steps["steady"]["p50_ns"], 10e6)
-        self.assertLess(steps["steady"]["p50_ns"], 15e6)
+        self.assertLess(steps["steady"]["p50_ns"], 30e6)
 
 
 class WithoutCuda(unittest.TestCase):

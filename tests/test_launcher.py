@@ -139,7 +139,7 @@ class Windows(unittest.TestCase):
         out = tempfile.mkdtemp()
         launcher = subprocess.Popen([LAUNCHER, "run", "--duration", "200ms", "-o", out, "--", LOOP],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.8)
+        time.sleep(1.5)
         launcher_alive = launcher.poll() is None
         for child in children_of(launcher.pid):
             os.kill(int(child), signal.SIGTERM)
@@ -147,7 +147,8 @@ class Windows(unittest.TestCase):
         self.assertTrue(launcher_alive, "the job goes on after the recording stopped")
         marks = [t for t, kind, _ in timeline(out) if kind == "mark"]
         self.assertGreater(len(marks), 100)
-        self.assertLess(max(marks) - min(marks), 0.45, "no marks long after 200 ms")
+        # recording went on for 1.5 s had it not stopped; allow for a loaded machine
+        self.assertLess(max(marks) - min(marks), 0.8, "no marks long after 200 ms")
 
 
 class Container(unittest.TestCase):
