@@ -56,6 +56,16 @@ def wait_for_loop(launcher_pid):
 
 
 class Run(unittest.TestCase):
+    def test_termination_is_passed_to_the_command(self):
+        out = tempfile.mkdtemp()
+        launcher = subprocess.Popen([LAUNCHER, "run", "-o", out, "--", LOOP],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        loop = wait_for_loop(launcher.pid)
+        time.sleep(0.1)
+        launcher.send_signal(signal.SIGTERM)
+        self.assertEqual(launcher.wait(timeout=10), 128 + signal.SIGTERM)
+        self.assertFalse(os.path.exists(f"/proc/{loop}"), "the command ended with the launcher")
+
     def test_status_passes_through_and_traces_are_announced(self):
         out = tempfile.mkdtemp()
         result = subprocess.run([LAUNCHER, "run", "-o", out, "--",

@@ -240,6 +240,15 @@ static int cmd_ctl(int argc, char **argv)
     return 0;
 }
 
+static pid_t running_child;
+
+/* Termination requests are for the command: pass them on, then report its status. */
+static void forward_signal(int sig)
+{
+    if (running_child > 0)
+        kill(running_child, sig);
+}
+
 static int wait_child(pid_t child, long duration_ms)
 {
     int status;
@@ -331,7 +340,16 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "profinject: cannot start %s: %s\n", argv[i + 1], strerror(errno));
         return 1;
     }
-    signal(SIGINT, SIG_IGN); /* Ctrl-C is for the command; its status comes back */
+    running_child = child;
+    struct sigaction forward;
+    memset(&forward, 0, sizeof(forward));
+    forward.sa_handler = forward_signal;
+    sigemptyset(&forward.sa_mask);
+    forward.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &forward, NULL);
+    sigaction(SIGHUP, &forward, NULL);
+    sigaction(SIGQUIT, &forward, NULL);
+    signal(SIGINT, SIG_IGN); /* the terminal sends Ctrl-C to the command itself */
     int status = wait_child(child, duration);
     fprintf(stderr, "profinject: traces in %s\nprofinject: analyse them with: profinject analyze %s\n",
             output, output);
