@@ -204,8 +204,12 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_STRING:
     case PI_REC_CLOCK_SYNC:
         return;
-    case PI_REC_GPU_TIMING:
     case PI_REC_GPU_TIME:
+        pi_steps_gpu(&p->steps, ev->ts_ns, ev->dur_ns);
+        pi_steps_gpu(&p->nvtx_steps, ev->ts_ns, ev->dur_ns);
+        pi_gpu_event(a, reader, p, ev);
+        return;
+    case PI_REC_GPU_TIMING:
         pi_gpu_event(a, reader, p, ev);
         return;
     default:
@@ -249,7 +253,8 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
             pi_histogram_add(&e->durations, ev->dur_ns);
         if ((int)r->tid == p->header.pid && r->arg[1] == 0) {
             /* a top-level range of the main thread: one step */
-            pi_steps_record(&p->nvtx_steps, ev->dur_ns, p->nvtx_wait_ns, p->nvtx_sync_ns);
+            pi_steps_record(&p->nvtx_steps, ev->ts_ns, ev->ts_ns + ev->dur_ns, p->nvtx_wait_ns,
+                            p->nvtx_sync_ns);
             p->nvtx_wait_ns = p->nvtx_sync_ns = 0;
         }
     } else if (r->kind == PI_REC_RANGE) {
@@ -412,12 +417,8 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->host);
         free(p->cgroup);
         free(p->threads);
-        pi_histogram_free(&p->steps.steady_ns);
-        pi_histogram_free(&p->steps.warmup_ns);
-        free(p->steps.early);
-        pi_histogram_free(&p->nvtx_steps.steady_ns);
-        pi_histogram_free(&p->nvtx_steps.warmup_ns);
-        free(p->nvtx_steps.early);
+        pi_steps_free(&p->steps);
+        pi_steps_free(&p->nvtx_steps);
         pi_gpu_free_process(p);
     }
     free(a->processes);

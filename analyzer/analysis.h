@@ -54,13 +54,16 @@ struct pi_steps {
     uint64_t count;  /* complete steps */
     uint64_t warmup; /* the first steps, reported apart */
     struct pi_histogram steady_ns, warmup_ns;
-    uint64_t steady_total_ns, steady_wait_ns, steady_sync_ns;
+    uint64_t steady_total_ns, steady_wait_ns, steady_sync_ns, steady_gpu_ns;
     uint64_t warmup_total_ns, warmup_wait_ns;
     /* detection state */
     uint64_t step_start_ns, step_wait_ns, step_sync_ns;
     int in_receive;
     uint64_t receive_end_ns;
-    void *early; /* the first steps, until the warm-up length is known */
+    void *steps; /* every step: start, end, waits, GPU time (steps.c) */
+    size_t capacity;
+    void *pending; /* GPU work after the last finished step */
+    size_t pending_count, pending_capacity;
 };
 
 struct pi_gpu_memory;
@@ -136,8 +139,15 @@ void pi_analysis_free(struct pi_analysis *analysis);
 void pi_steps_event(struct pi_steps *steps, const struct pi_event *ev, unsigned time_class,
                     int receives_data);
 
-/* pi_steps_record - one finished step of @total ns, @wait of it waiting for data, @sync for the GPU */
-void pi_steps_record(struct pi_steps *steps, uint64_t total, uint64_t wait, uint64_t sync);
+/* pi_steps_record - one finished step from @start to @end, @wait of it waiting for data, @sync for the GPU */
+void pi_steps_record(struct pi_steps *steps, uint64_t start, uint64_t end, uint64_t wait,
+                     uint64_t sync);
+
+/* pi_steps_gpu - GPU work of @dur ns that started at @ts, for the step it falls in */
+void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
+/* pi_steps_free - release what the steps hold */
+void pi_steps_free(struct pi_steps *steps);
 
 /* pi_steps_finish - settle warm-up against steady state once the thread ended */
 void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);

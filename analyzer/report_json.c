@@ -61,6 +61,7 @@ static cJSON *steps_json(struct pi_steps *s)
     add_histogram(steady, &s->steady_ns);
     cJSON_AddNumberToObject(steady, "data_wait_ns", (double)s->steady_wait_ns);
     cJSON_AddNumberToObject(steady, "sync_ns", (double)s->steady_sync_ns);
+    cJSON_AddNumberToObject(steady, "gpu_ns", (double)s->steady_gpu_ns);
     double cpu = (double)s->steady_total_ns - (double)s->steady_wait_ns - (double)s->steady_sync_ns;
     cJSON_AddNumberToObject(steady, "cpu_ns", cpu > 0 ? cpu : 0);
     cJSON *warmup = cJSON_AddObjectToObject(steps, "warmup_steps");

@@ -59,9 +59,11 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
                 pi_format_ns(pi_histogram_quantile(h, 0.99)), pi_format_ns((double)h->max));
         double total = (double)s->steady_total_ns;
         double cpu = total - (double)s->steady_wait_ns - (double)s->steady_sync_ns;
-        fprintf(out, "  steady split      waiting for data %.0f%%  CPU %.0f%%  sync %.0f%%\n",
+        fprintf(out,
+                "  steady split      waiting for data %.0f%%  CPU %.0f%%  sync %.0f%%  "
+                "(GPU busy %.0f%% of step time, alongside)\n",
                 100 * s->steady_wait_ns / total, 100 * (cpu > 0 ? cpu : 0) / total,
-                100 * s->steady_sync_ns / total);
+                100 * s->steady_sync_ns / total, 100 * s->steady_gpu_ns / total);
     }
     if (p->gpu_busy_ns && p->end_ns > p->start_ns)
         fprintf(out, "  GPU busy          %.0f%% of the process's run (%s of GPU work)\n",

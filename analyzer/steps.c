@@ -6,7 +6,12 @@
  * exchanges for shared tensors, all within a millisecond or so. Such a
  * cluster of blocking pipe/socket calls that reads data from a pipe is a
  * batch receipt; each receipt starts a step, which lasts until the next.
- * The step's waiting time is the pipe/socket time inside it.
+ * The step's waiting time is the pipe/socket time inside it, its GPU time
+ * the GPU work that started inside it.
+ *
+ * Each step keeps its start, end and GPU time (24 bytes: steps are few
+ * next to events); GPU records arrive out of order with the main thread's,
+ * so those past the last finished step wait in a short list.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,45 +20,81 @@
 
 /* Calls closer than this belong to the same receipt. */
 #define RECEIPT_GAP_NS 2000000u
-/* The first steps kept apart until the warm-up length is known. */
-#define EARLY_STEPS 64
 
-struct early_step {
-    uint64_t total, wait, sync;
+struct step {
+    uint64_t start, end, wait, sync, gpu;
 };
 
-static struct early_step *early(struct pi_steps *s)
+struct pending_gpu {
+    uint64_t ts, dur;
+};
+
+static struct step *grow_steps(struct pi_steps *s)
 {
-    if (!s->early)
-        s->early = calloc(EARLY_STEPS, sizeof(struct early_step));
-    return s->early;
+    if (s->count == s->capacity) {
+        size_t capacity = s->capacity ? s->capacity * 2 : 64;
+        struct step *grown = realloc(s->steps, capacity * sizeof(struct step));
+        if (!grown)
+            return NULL;
+        s->steps = grown;
+        s->capacity = capacity;
+    }
+    return &((struct step *)s->steps)[s->count];
 }
 
-void pi_steps_record(struct pi_steps *s, uint64_t total, uint64_t wait, uint64_t sync)
+void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t wait,
+                     uint64_t sync)
 {
-    if (s->count < EARLY_STEPS) {
-        struct early_step *e = early(s);
-        if (e)
-            e[s->count] = (struct early_step){total, wait, sync};
-    } else {
-        pi_histogram_add(&s->steady_ns, total);
-        s->steady_total_ns += total;
-        s->steady_wait_ns += wait;
-        s->steady_sync_ns += sync;
+    struct step *step = grow_steps(s);
+    if (!step)
+        return;
+    *step = (struct step){start, end, wait, sync, 0};
+    /* GPU work waiting for this step: take what started inside it, keep what is later */
+    struct pending_gpu *pending = s->pending;
+    size_t kept = 0;
+    for (size_t i = 0; i < s->pending_count; i++) {
+        if (pending[i].ts >= start && pending[i].ts < end)
+            step->gpu += pending[i].dur;
+        else if (pending[i].ts >= end)
+            pending[kept++] = pending[i];
     }
+    s->pending_count = kept;
     s->count++;
 }
 
-static void end_step(struct pi_steps *s, uint64_t end)
+void pi_steps_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
 {
-    pi_steps_record(s, end - s->step_start_ns, s->step_wait_ns, s->step_sync_ns);
+    struct step *steps = s->steps;
+    if (s->count && ts < steps[s->count - 1].end) {
+        /* a finished step: find it (steps are in time order) */
+        size_t lo = 0, hi = s->count;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (steps[mid].end <= ts)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < s->count && ts >= steps[lo].start)
+            steps[lo].gpu += dur;
+        return;
+    }
+    if (s->pending_count == s->pending_capacity) {
+        size_t capacity = s->pending_capacity ? s->pending_capacity * 2 : 256;
+        struct pending_gpu *grown = realloc(s->pending, capacity * sizeof(*grown));
+        if (!grown)
+            return;
+        s->pending = grown;
+        s->pending_capacity = capacity;
+    }
+    ((struct pending_gpu *)s->pending)[s->pending_count++] = (struct pending_gpu){ts, dur};
 }
 
 /* A receipt ended at @at: the step before it ends, a new one starts. */
 static void boundary(struct pi_steps *s, uint64_t at)
 {
     if (s->step_start_ns)
-        end_step(s, at);
+        pi_steps_record(s, s->step_start_ns, at, s->step_wait_ns, s->step_sync_ns);
     s->step_start_ns = at;
     s->step_wait_ns = 0;
     s->step_sync_ns = 0;
@@ -83,26 +124,36 @@ void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
     if (s->in_receive)
         boundary(s, s->receive_end_ns);
     s->in_receive = 0;
-    uint64_t early_count = s->count < EARLY_STEPS ? s->count : EARLY_STEPS;
     uint64_t warmup = warmup_steps;
     if (warmup == 0 && s->count >= 3) {
         warmup = s->count / 10;
         warmup = warmup < 1 ? 1 : warmup > 10 ? 10 : warmup;
     }
-    if (warmup > early_count)
-        warmup = early_count;
+    if (warmup > s->count)
+        warmup = s->count;
     s->warmup = warmup;
-    struct early_step *e = s->early;
-    for (uint64_t i = 0; e && i < early_count; i++) {
+    const struct step *steps = s->steps;
+    for (uint64_t i = 0; i < s->count; i++) {
+        uint64_t total = steps[i].end - steps[i].start;
         if (i < warmup) {
-            pi_histogram_add(&s->warmup_ns, e[i].total);
-            s->warmup_total_ns += e[i].total;
-            s->warmup_wait_ns += e[i].wait;
+            pi_histogram_add(&s->warmup_ns, total);
+            s->warmup_total_ns += total;
+            s->warmup_wait_ns += steps[i].wait;
         } else {
-            pi_histogram_add(&s->steady_ns, e[i].total);
-            s->steady_total_ns += e[i].total;
-            s->steady_wait_ns += e[i].wait;
-            s->steady_sync_ns += e[i].sync;
+            pi_histogram_add(&s->steady_ns, total);
+            s->steady_total_ns += total;
+            s->steady_wait_ns += steps[i].wait;
+            s->steady_sync_ns += steps[i].sync;
+            s->steady_gpu_ns += steps[i].gpu;
         }
     }
+}
+
+void pi_steps_free(struct pi_steps *s)
+{
+    pi_histogram_free(&s->steady_ns);
+    pi_histogram_free(&s->warmup_ns);
+    free(s->steps);
+    free(s->pending);
+    s->steps = s->pending = NULL;
 }

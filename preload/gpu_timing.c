@@ -54,7 +54,12 @@ static struct {
     CUresult (*ctx_set)(CUcontext);
 } drv;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static _Atomic int decided;
+static pthread_mutex_t choice_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned undecided_launches;
+/* The first launch may come before the runtime has loaded the driver:
+ * wait this many launches for libcuda.so.1 before deciding without it. */
+#define LAUNCHES_BEFORE_DRIVER 1000
 static int source = PI_GPU_TIMING_ABSENT;
 static unsigned sample_every = 1;
 static _Atomic uint64_t launches;
@@ -74,6 +79,25 @@ static void emit_choice(int chosen, uint64_t code, const char *reason)
 }
 
 static void *resolver(void *unused);
+static void choose(void);
+
+/* Decide the source once the driver is there (or has long not come). */
+static void decide(void)
+{
+    pthread_mutex_lock(&choice_lock);
+    if (!atomic_load(&decided)) {
+        int guard = pi_guard_enter();
+        void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+        pi_guard_restore(guard);
+        if (driver || ++undecided_launches >= LAUNCHES_BEFORE_DRIVER) {
+            choose();
+            atomic_store(&decided, 1);
+        }
+        if (driver)
+            dlclose(driver);
+    }
+    pthread_mutex_unlock(&choice_lock);
+}
 
 /* The resolver (events) or flusher (CUPTI) thread. */
 static int start_thread(void)
@@ -170,7 +194,8 @@ void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_t
     pair->stream = stream;
     pair->per_thread_stream = per_thread_stream;
     pair->correlation_pushed = 0;
-    pthread_once(&once, choose);
+    if (__builtin_expect(!atomic_load_explicit(&decided, memory_order_acquire), 0))
+        decide();
     if (source == PI_GPU_TIMING_CUPTI) {
         int guard = pi_guard_enter();
         pi_cupti_push(correlation);
@@ -277,6 +302,15 @@ static void *resolver(void *unused)
 
 void pi_gpu_timing_drain(void)
 {
+    /* launches happened but no driver ever came: say so before the trace closes */
+    if (!atomic_load(&decided) && undecided_launches > 0) {
+        pthread_mutex_lock(&choice_lock);
+        if (!atomic_load(&decided)) {
+            choose();
+            atomic_store(&decided, 1);
+        }
+        pthread_mutex_unlock(&choice_lock);
+    }
     int guard = pi_guard_enter();
     if (source == PI_GPU_TIMING_CUPTI)
         pi_cupti_flush();

@@ -159,6 +159,9 @@ static void end_before__exit(int status)
 {
     if (!is_recorder_process())
         return;
+#ifdef PI_HAVE_CUDA
+    pi_gpu_timing_drain();
+#endif
     int guard = pi_guard_enter();
     pi_control_stop();
     pi_recorder_stop(PI_END__EXIT, status);

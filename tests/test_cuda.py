@@ -220,6 +220,19 @@ class Nvtx(unittest.TestCase):
         self.assertLess(steps["steady"]["p50_ns"], 30e6)
 
 
+class StepsWithGpu(unittest.TestCase):
+    def test_gpu_time_of_each_step(self):
+        for timing in ({}, {"LD_LIBRARY_PATH": os.environ["PI_FAKE_CUDA"]}):
+            traces, result = record("prog_cuda_steps", dict(NVTX_INJECTION64_PATH=PRELOAD, **timing))
+            self.assertEqual(result.stdout, "ok\n", result.stderr)
+            [process] = report(traces)["processes"]
+            steps = process["steps"]
+            self.assertEqual((steps["found_from"], steps["count"]), ("NVTX", 8))
+            steady = steps["steady"]["count"]
+            # two 3 ms kernels in every step, started inside it
+            self.assertAlmostEqual(steps["steady"]["gpu_ns"], steady * 6e6, delta=0.05 * steady * 6e6)
+
+
 class WithoutCuda(unittest.TestCase):
     def test_program_without_cuda_is_unaffected(self):
         traces, result = record("prog_status", None, "0", "1000")
