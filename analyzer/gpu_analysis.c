@@ -50,8 +50,13 @@ static void add(struct pi_latency_entry *e, uint64_t ns, uint64_t bytes)
     }
 }
 
+/* The site of allocations made before a capture window, while paused */
+#define BEFORE_WINDOW_SITE UINT32_MAX
+
 static char *stack_text(const struct pi_reader *reader, uint32_t stack)
 {
+    if (stack == BEFORE_WINDOW_SITE)
+        return strdup("(allocated before the capture window)");
     const char *text = stack ? pi_reader_string(reader, stack) : NULL;
     return strdup(text ? text : "(no call stack)");
 }
@@ -98,7 +103,10 @@ static void allocated(struct pi_gpu_memory *m, const struct pi_reader *reader,
     struct pi_u64_entry *e = pi_u64_map_put(m->live_map, r->arg[0] ? r->arg[0] : 1);
     if (!e)
         return;
+    int before_window = PI_CUDA_API(r->flags) == PI_CUDA_API_live_at_window_start;
     uint32_t stack = PI_CUDA_STACK(r->arg[2]);
+    if (before_window && !stack)
+        stack = BEFORE_WINDOW_SITE;
     unsigned device = PI_CUDA_DEVICE(r->arg[2]) % PI_MAX_DEVICES;
     e->value[0] = r->arg[1];
     e->value[1] = kind | (uint64_t)device << 8;
@@ -109,8 +117,12 @@ static void allocated(struct pi_gpu_memory *m, const struct pi_reader *reader,
             m->pinned_peak = m->pinned_live;
         return;
     }
-    m->allocations++;
-    m->allocated_bytes += r->arg[1];
+    if (before_window) {
+        m->live_at_window_start += r->arg[1];
+    } else {
+        m->allocations++;
+        m->allocated_bytes += r->arg[1];
+    }
     m->live += r->arg[1];
     m->device_live[device] += r->arg[1];
     if (m->device_live[device] > m->device_peak[device])
@@ -209,8 +221,10 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         gpu_time(a, p, m, ev);
         return;
     }
-    add(pi_latency_get(&a->calls, "cuda", pi_cuda_api_name(PI_CUDA_API(r->flags)), level(r->flags)),
-        ev->dur_ns, 0);
+    if (PI_CUDA_API(r->flags) != PI_CUDA_API_live_at_window_start) /* no call */
+        add(pi_latency_get(&a->calls, "cuda", pi_cuda_api_name(PI_CUDA_API(r->flags)),
+                           level(r->flags)),
+            ev->dur_ns, 0);
     int nested = (r->flags & PI_CUDA_NESTED) != 0, failed = (r->flags & PI_FLAG_FAILED) != 0;
     if (nested || failed)
         return;

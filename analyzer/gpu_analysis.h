@@ -27,6 +27,7 @@ struct pi_gpu_memory {
     unsigned devices_seen; /* one past the highest device number seen */
     uint64_t pinned_live, pinned_peak;
     uint64_t allocations, frees, allocated_bytes;
+    uint64_t live_at_window_start; /* already allocated when a capture window opened */
     struct pi_series series; /* device bytes over time */
     struct pi_site_bytes at_peak[PI_TOP_SITES];
     int at_peak_count;

@@ -75,7 +75,7 @@ static void print_memory(FILE *out, struct pi_analysis *a)
     for (size_t i = 0; i < a->process_count; i++) {
         const struct pi_process_info *p = &a->processes[i];
         const struct pi_gpu_memory *m = p->gpu;
-        if (!m || (m->allocations == 0 && m->pinned_peak == 0))
+        if (!m || (m->allocations == 0 && m->pinned_peak == 0 && m->live_at_window_start == 0))
             continue;
         uint64_t leaked = 0;
         for (size_t k = 0; k < m->leak_count; k++)
@@ -86,6 +86,9 @@ static void print_memory(FILE *out, struct pi_analysis *a)
                 pi_format_ns((double)(m->peak_ns > a->base_ns ? m->peak_ns - a->base_ns : 0)),
                 m->allocations, m->frees, pi_format_bytes((double)leaked),
                 pi_format_bytes((double)m->pinned_peak));
+        if (m->live_at_window_start)
+            fprintf(out, "    %s already allocated when the capture window opened\n",
+                    pi_format_bytes((double)m->live_at_window_start));
         for (unsigned d = 0; m->devices_seen > 1 && d < m->devices_seen; d++)
             fprintf(out, "    device %u: peak %s, %s at the end\n", d,
                     pi_format_bytes((double)m->device_peak[d]),

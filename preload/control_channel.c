@@ -24,6 +24,7 @@
 #include "background_thread.h"
 #include "diagnostics.h"
 #include "guard.h"
+#include "live_allocations.h"
 #include "raw_syscalls.h"
 #include "recorder.h"
 
@@ -31,18 +32,23 @@ static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int listen_fd = -1;
 static _Atomic uint64_t capture_deadline_ns;
 
-void pi_capture_set(int on)
+static void capture_set(int on, int in_signal)
 {
     if (pi_recorder_state() != PI_STATE_RUNNING)
         return;
     if (on) {
-        atomic_store(&pi_recording, 1);
-        pi_emit(PI_REC_CAPTURE, 0, pi_clock_ticks(), 0, 1, 0, 0);
+        if (!atomic_load(&pi_recording) && pi_live_open_window(in_signal) != 0 && !in_signal)
+            pi_diag("a capture window opened without the full list of live CUDA allocations");
     } else if (atomic_load(&pi_recording)) {
         pi_emit(PI_REC_CAPTURE, 0, pi_clock_ticks(), 0, 0, 0, 0);
         atomic_store(&pi_recording, 0);
         pi_recorder_flush_sync(2000);
     }
+}
+
+void pi_capture_set(int on)
+{
+    capture_set(on, 0);
 }
 
 /* A private directory for the sockets, or NULL when it cannot be trusted. */
@@ -134,7 +140,7 @@ static void on_control_signal(int sig, siginfo_t *info, void *context)
     (void)sig, (void)context;
     int saved = errno;
     if (info->si_code == SI_QUEUE)
-        pi_capture_set(info->si_value.sival_int == 1);
+        capture_set(info->si_value.sival_int == 1, 1);
     errno = saved;
 }
 

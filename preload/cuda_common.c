@@ -1,5 +1,6 @@
 /* cuda_common.c - shared pieces of the CUDA hooks (see cuda_common.h). */
 #include "cuda_common.h"
+#include "live_allocations.h"
 
 #include <cuda.h>
 
@@ -254,12 +255,18 @@ void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t poi
     int saved = errno;
     /* nested driver records repeat their parent: no stack walk for them */
     int full = !(bits & PI_CUDA_NESTED) && !failed;
-    uint32_t stack = full ? pi_cuda_alloc_stack() : 0;
+    int recording = atomic_load_explicit(&pi_recording, memory_order_relaxed);
+    /* while paused only the live-allocation table needs this: no stack walk */
+    uint32_t stack = full && recording ? pi_cuda_alloc_stack() : 0;
     unsigned device = full && kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED
                           ? current_device()
                           : 0;
-    pi_emit(PI_REC_GPU_ALLOC, flags(api, kind, bits, failed), start, end - start, pointer, bytes,
-            PI_CUDA_WHERE(pi_cuda_stream_id(stream), device, stack));
+    uint64_t place = PI_CUDA_WHERE(pi_cuda_stream_id(stream), device, stack);
+    if (full)
+        pi_live_alloc(flags(api, kind, bits, failed), start, end - start, pointer, bytes, place);
+    else
+        pi_emit(PI_REC_GPU_ALLOC, flags(api, kind, bits, failed), start, end - start, pointer,
+                bytes, place);
     errno = saved;
 }
 
@@ -267,8 +274,12 @@ void pi_cuda_emit_free(unsigned api, unsigned kind, unsigned bits, uint64_t poin
                        uint64_t bytes, const void *stream, uint64_t start, int failed)
 {
     uint64_t end = pi_clock_ticks();
-    pi_emit(PI_REC_GPU_FREE, flags(api, kind, bits, failed), start, end - start, pointer, bytes,
-            where(stream, 0));
+    if (!(bits & PI_CUDA_NESTED))
+        pi_live_free(flags(api, kind, bits, failed), start, end - start, pointer, bytes,
+                     where(stream, 0));
+    else
+        pi_emit(PI_REC_GPU_FREE, flags(api, kind, bits, failed), start, end - start, pointer,
+                bytes, where(stream, 0));
 }
 
 void pi_cuda_emit_copy(unsigned api, unsigned kind, unsigned bits, uint64_t bytes,

@@ -12,7 +12,10 @@
 
 #include <stdint.h>
 
+#include "guard.h"
+#include "hook.h"
 #include "profinject/trace_format.h"
+#include "recorder.h"
 
 /**
  * pi_cuda_symbol - the real definition of @name in an object other than
@@ -21,6 +24,14 @@
  * Return: the function, or NULL.
  */
 void *pi_cuda_symbol(const char *name);
+
+/* pi_cuda_memory_hook_active - pi_hook_active for allocations and frees,
+ * which are also followed while paused: a capture window that opens later
+ * starts with the allocations live at that moment. */
+static inline int pi_cuda_memory_hook_active(void)
+{
+    return pi_hook_active() || (pi_recorder_state() == PI_STATE_RUNNING && !pi_guarded());
+}
 
 /* pi_in_self - nonzero when @address lies inside libprofinject.so */
 int pi_in_self(const void *address);

@@ -114,7 +114,7 @@ static CUresult mem_alloc(int id, unsigned api, unsigned kind, int flavour, CUde
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult r;
     uint64_t start = 0;
-    int active = pi_hook_active();
+    int active = pi_cuda_memory_hook_active();
     if (active)
         start = pi_clock_ticks();
     if (arity == 2)
@@ -156,7 +156,7 @@ static CUresult host_alloc(int id, unsigned api, void **pp, size_t bytes, unsign
     void *fn = real_of(id, 0);
     if (!fn)
         return CUDA_ERROR_NOT_INITIALIZED;
-    int active = pi_hook_active();
+    int active = pi_cuda_memory_hook_active();
     uint64_t start = active ? pi_clock_ticks() : 0;
     CUresult r = arity == 2 ? ((CUresult(*)(void **, size_t))fn)(pp, bytes)
                             : ((CUresult(*)(void **, size_t, unsigned))fn)(pp, bytes, flags);
@@ -184,7 +184,7 @@ PI_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytes, unsigned 
     void *fn = real_of(DRV_cuMemHostRegister, 0);
     if (!fn)
         return CUDA_ERROR_NOT_INITIALIZED;
-    int active = pi_hook_active();
+    int active = pi_cuda_memory_hook_active();
     uint64_t start = active ? pi_clock_ticks() : 0;
     CUresult r = ((CUresult(*)(void *, size_t, unsigned))fn)(p, bytes, flags);
     if (r == CUDA_SUCCESS)
@@ -202,7 +202,7 @@ static CUresult mem_free(int id, unsigned api, unsigned kind, int flavour, uint6
     void *fn = real_of(id, flavour);
     if (!fn)
         return CUDA_ERROR_NOT_INITIALIZED;
-    int active = pi_hook_active() && pointer;
+    int active = pi_cuda_memory_hook_active() && pointer;
     uint64_t start = active ? pi_clock_ticks() : 0;
     CUresult r = with_stream ? ((CUresult(*)(CUdeviceptr, CUstream))fn)(pointer, stream)
                              : ((CUresult(*)(CUdeviceptr))fn)(pointer);
@@ -241,7 +241,7 @@ PI_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, siz
     void *fn = real_of(DRV_cuMemCreate, 0);
     if (!fn)
         return CUDA_ERROR_NOT_INITIALIZED;
-    int active = pi_hook_active();
+    int active = pi_cuda_memory_hook_active();
     uint64_t start = active ? pi_clock_ticks() : 0;
     CUresult r = ((CUresult(*)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
                                unsigned long long))fn)(handle, size, prop, flags);

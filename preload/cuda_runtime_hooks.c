@@ -35,7 +35,7 @@ typedef cudaError_t (*alloc_fn)(void **, size_t);
 
 static cudaError_t record_alloc(unsigned api, unsigned kind, alloc_fn real, void **ptr, size_t size)
 {
-    if (!pi_hook_active())
+    if (!pi_cuda_memory_hook_active())
         return real(ptr, size);
     uint64_t start = pi_clock_ticks();
     ENTER();
@@ -67,7 +67,7 @@ PI_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
     {                                                                                             \
         typedef cudaError_t (*fn)(void **, size_t, third_t);                                      \
         RUNTIME_REAL(fn, name);                                                                   \
-        if (!pi_hook_active())                                                                    \
+        if (!pi_cuda_memory_hook_active())                                                                    \
             return name##_real(ptr, size, third);                                                 \
         uint64_t start = pi_clock_ticks();                                                        \
         ENTER();                                                                                  \
@@ -92,7 +92,7 @@ ALLOC3_HOOK(cudaMallocAsync_ptsz, PI_CUDA_API_cudaMallocAsync, PI_GPU_ALLOC_POOL
     {                                                                                             \
         typedef cudaError_t(*fn) params;                                                          \
         RUNTIME_REAL(fn, name);                                                                   \
-        if (!pi_hook_active() || !(pointer))                                                      \
+        if (!pi_cuda_memory_hook_active() || !(pointer))                                                      \
             return name##_real args;                                                              \
         uint64_t start = pi_clock_ticks();                                                        \
         ENTER();                                                                                  \
@@ -118,7 +118,7 @@ PI_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flag
 {
     typedef cudaError_t (*fn)(void *, size_t, unsigned);
     RUNTIME_REAL(fn, cudaHostRegister);
-    if (!pi_hook_active())
+    if (!pi_cuda_memory_hook_active())
         return cudaHostRegister_real(ptr, size, flags);
     uint64_t start = pi_clock_ticks();
     ENTER();

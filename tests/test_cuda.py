@@ -7,6 +7,7 @@ Run by ctest with the build's paths in the environment."""
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -231,6 +232,50 @@ class StepsWithGpu(unittest.TestCase):
             steady = steps["steady"]["count"]
             # two 3 ms kernels in every step, started inside it
             self.assertAlmostEqual(steps["steady"]["gpu_ns"], steady * 6e6, delta=0.05 * steady * 6e6)
+
+
+class CaptureWindow(unittest.TestCase):
+    """A window opened in a paused process starts with the memory already
+    allocated: frees of it inside the window count, and growth is right."""
+
+    def control(self, directory, pid, line):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(os.path.join(directory, f"{pid}.sock"))
+            s.sendall(line.encode() + b"\n")
+            return s.recv(256).decode()
+
+    def test_window_starts_with_the_live_allocations(self):
+        traces, sockets = tempfile.mkdtemp(), tempfile.mkdtemp()
+        os.chmod(sockets, 0o700)
+        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
+                           PROFINJECT_PAUSED="1", PROFINJECT_CONTROL_DIR=sockets)
+        program = subprocess.Popen([os.path.join(PROGRAMS, "prog_cuda_window")], env=environment,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(program.stdout.readline(), "ready\n")
+            self.assertIn("recording", self.control(sockets, program.pid, "start"))
+            program.stdin.write("go\n")
+            program.stdin.flush()
+            self.assertEqual(program.stdout.readline(), "done\n")
+            self.control(sockets, program.pid, "stop")
+            program.stdin.write("end\n")
+            program.stdin.flush()
+            self.assertEqual(program.wait(timeout=30), 0)
+        finally:
+            program.kill()
+        [process] = report(traces)["processes"]
+        memory = process["gpu_memory"]
+        # 8 MiB runtime + 4 MiB driver; the freed 1 MiB and the pinned host MiB are not device memory
+        self.assertEqual(memory["live_at_window_start_bytes"], 12 * MiB)
+        self.assertEqual(memory["allocations"], 1, "only the 2 MiB was allocated in the window")
+        self.assertEqual(memory["allocated_bytes"], 2 * MiB)
+        self.assertEqual(memory["frees"], 1, "the free of memory from before the window counts")
+        self.assertEqual(memory["peak_bytes"], 14 * MiB)
+        self.assertEqual(memory["live_at_end_bytes"], 6 * MiB)
+        self.assertEqual(memory["pinned_host_peak_bytes"], 1 * MiB)
+        text = dump(traces)
+        self.assertEqual(text.count("live_at_window_start"), 3, "8 MiB, 4 MiB and the host MiB")
 
 
 class WithoutCuda(unittest.TestCase):

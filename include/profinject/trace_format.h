@@ -143,7 +143,9 @@ enum pi_record_kind {
     PI_REC_GPU_TIMING = 21,
     /* an NVTX range: dur, arg0 = name string id, arg1 = nesting depth */
     PI_REC_NVTX_RANGE = 22,
-    /* a capture window opened (arg0 = 1) or closed (arg0 = 0) on request */
+    /* a capture window opened (arg0 = 1) or closed (arg0 = 0) on request;
+     * on opening, arg1 = 1 when the allocations live at that moment follow
+     * complete (as live_at_window_start allocations) */
     PI_REC_CAPTURE = 23,
     PI_REC_KIND_COUNT
 };
@@ -214,7 +216,9 @@ enum pi_io_op {
 #define PI_IO_OP(flags) ((unsigned)(flags) >> 8)
 #define PI_IO_CLASS(flags) (((unsigned)(flags) >> 4) & 0xfu)
 
-/* The CUDA calls intercepted; the id goes into the record's flags. Append only. */
+/* The CUDA calls intercepted; the id goes into the record's flags. Append only.
+ * live_at_window_start is no call: a PI_REC_GPU_ALLOC of dur 0 for memory
+ * already allocated when a capture window opened. */
 #define PI_CUDA_APIS(X)                                                                           \
     X(cudaMalloc) X(cudaFree) X(cudaMallocAsync) X(cudaFreeAsync) X(cudaMallocManaged)            \
     X(cudaMallocHost) X(cudaHostAlloc) X(cudaFreeHost) X(cudaHostRegister) X(cudaHostUnregister)  \
@@ -227,7 +231,7 @@ enum pi_io_op {
     X(cuMemcpy) X(cuMemcpyAsync) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)                  \
     X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuLaunchKernel)              \
     X(cuLaunchKernelEx) X(cuGraphLaunch) X(cuStreamSynchronize) X(cuCtxSynchronize)               \
-    X(cuEventSynchronize)
+    X(cuEventSynchronize) X(live_at_window_start)
 
 #define PI_CUDA_API_ENUM(name) PI_CUDA_API_##name,
 enum pi_cuda_api { PI_CUDA_API_NONE = 0, PI_CUDA_APIS(PI_CUDA_API_ENUM) PI_CUDA_API_COUNT };

@@ -1,0 +1,134 @@
+/*
+ * live_allocations.c - the CUDA allocations live right now (see
+ * live_allocations.h). Allocations are rare behind caching allocators, so
+ * a spin lock and an open-addressing table are enough; the table is in
+ * zero-filled memory and costs nothing until used.
+ */
+#include "live_allocations.h"
+
+#include <stdatomic.h>
+
+#include "clock.h"
+#include "diagnostics.h"
+#include "recorder.h"
+
+#define SLOTS (1u << 16) /* allocations tracked at once; more are counted as missed */
+
+struct live_slot {
+    uint64_t pointer; /* 0: empty */
+    uint64_t bytes;
+    uint64_t where;
+    uint16_t flags;
+};
+
+static struct live_slot slots[SLOTS];
+static atomic_flag lock = ATOMIC_FLAG_INIT;
+static uint32_t used;
+static _Atomic uint64_t missed; /* allocations the full table could not hold */
+
+static void acquire(void)
+{
+    while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+        __builtin_ia32_pause();
+}
+
+static void release(void)
+{
+    atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
+static uint32_t home(uint64_t pointer)
+{
+    return (uint32_t)((pointer * 0x9e3779b97f4a7c15ull) >> 48) & (SLOTS - 1);
+}
+
+/* the index of @pointer's slot, or of the empty slot that ends its probe */
+static uint32_t probe(uint64_t pointer)
+{
+    uint32_t i = home(pointer);
+    while (slots[i].pointer != 0 && slots[i].pointer != pointer)
+        i = (i + 1) & (SLOTS - 1);
+    return i;
+}
+
+static void remember(uint16_t flags, uint64_t pointer, uint64_t bytes, uint64_t where)
+{
+    uint32_t i = probe(pointer);
+    if (slots[i].pointer == 0) {
+        if (used + 1 >= SLOTS) { /* one slot stays empty so every probe ends */
+            atomic_fetch_add(&missed, 1);
+            return;
+        }
+        used++;
+    }
+    slots[i] = (struct live_slot){pointer, bytes, where, flags};
+}
+
+/* Linear probing without tombstones: later entries of the run move back,
+ * so probes stay short however many allocations come and go. */
+static void forget(uint64_t pointer)
+{
+    uint32_t i = probe(pointer);
+    if (slots[i].pointer == 0)
+        return;
+    for (uint32_t j = i;;) {
+        j = (j + 1) & (SLOTS - 1);
+        if (slots[j].pointer == 0)
+            break;
+        uint32_t k = home(slots[j].pointer);
+        int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+        if (!stays) {
+            slots[i] = slots[j];
+            i = j;
+        }
+    }
+    slots[i].pointer = 0;
+    used--;
+}
+
+void pi_live_alloc(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t pointer,
+                   uint64_t bytes, uint64_t where)
+{
+    acquire();
+    pi_emit(PI_REC_GPU_ALLOC, record_flags, ts, dur, pointer, bytes, where);
+    if (pointer && !(record_flags & PI_FLAG_FAILED))
+        remember(record_flags, pointer, bytes, where);
+    release();
+}
+
+void pi_live_free(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t pointer,
+                  uint64_t bytes, uint64_t where)
+{
+    acquire();
+    pi_emit(PI_REC_GPU_FREE, record_flags, ts, dur, pointer, bytes, where);
+    if (pointer && !(record_flags & PI_FLAG_FAILED))
+        forget(pointer);
+    release();
+}
+
+int pi_live_open_window(int in_signal)
+{
+    int locked = 0;
+    for (int tries = 0; !locked && tries < (in_signal ? 1 : 1 << 30); tries++) {
+        locked = !atomic_flag_test_and_set_explicit(&lock, memory_order_acquire);
+        if (!locked)
+            __builtin_ia32_pause();
+    }
+    uint64_t now = pi_clock_ticks();
+    atomic_store(&pi_recording, 1);
+    /* arg1: 1 when the window starts with every live allocation recorded */
+    int complete = locked && atomic_load(&missed) == 0;
+    pi_emit(PI_REC_CAPTURE, 0, now, 0, 1, (uint64_t)complete, 0);
+    if (!locked)
+        return -1;
+    for (uint32_t i = 0; i < SLOTS; i++) {
+        const struct live_slot *s = &slots[i];
+        if (s->pointer == 0)
+            continue;
+        uint16_t flags = (uint16_t)((s->flags & 0xffu) |
+                                    (PI_CUDA_API_live_at_window_start << 8));
+        pi_emit(PI_REC_GPU_ALLOC, flags, now, 0, s->pointer, s->bytes, s->where);
+    }
+    release();
+    return complete ? 0 : -1;
+}

@@ -1,0 +1,32 @@
+/*
+ * live_allocations.h - the CUDA allocations live right now, kept while
+ * recording and while paused, so a capture window that opens later starts
+ * with the memory already held (records PI_CUDA_API_live_at_window_start)
+ * and memory growth inside the window is right.
+ *
+ * One lock orders allocations against the opening of a window: an
+ * allocation is either in the opening snapshot or recorded after it,
+ * never both and never neither.
+ */
+#ifndef PI_LIVE_ALLOCATIONS_H
+#define PI_LIVE_ALLOCATIONS_H
+
+#include <stdint.h>
+
+/* pi_live_alloc - emit @record_flags/@where alloc record (if recording) and remember it */
+void pi_live_alloc(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t pointer,
+                   uint64_t bytes, uint64_t where);
+
+/* pi_live_free - emit the free record (if recording) and forget the allocation */
+void pi_live_free(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t pointer,
+                  uint64_t bytes, uint64_t where);
+
+/**
+ * pi_live_open_window - turn recording on and record every live allocation
+ * at that instant. @in_signal: called from a signal handler, so it may not
+ * wait for the lock (the window then opens without the snapshot, and says so).
+ * Return: 0, or -1 when the snapshot was left out or incomplete.
+ */
+int pi_live_open_window(int in_signal);
+
+#endif
