@@ -132,3 +132,17 @@ int pi_live_open_window(int in_signal)
     release();
     return complete ? 0 : -1;
 }
+
+void pi_live_after_fork(void)
+{
+    /* CUDA memory belongs to the parent's context: the child holds none.
+     * Only written slots are cleared, so the untouched table stays unmapped. */
+    for (uint32_t i = 0; used && i < SLOTS; i++)
+        if (slots[i].pointer) {
+            slots[i].pointer = 0;
+            used--;
+        }
+    used = 0;
+    atomic_store(&missed, 0);
+    atomic_flag_clear(&lock); /* another thread of the parent may have held it */
+}

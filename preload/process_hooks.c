@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "control_channel.h"
+#include "live_allocations.h"
 #include "guard.h"
 #include "lifecycle.h"
 #include "real_functions.h"
@@ -39,6 +40,7 @@ PI_EXPORT pid_t fork(void)
         int guard = pi_guard_enter();
         pi_recorder_after_fork_child();
         pi_control_after_fork();
+        pi_live_after_fork();
 #ifdef PI_HAVE_CUDA
         pi_gpu_timing_after_fork();
 #endif
