@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "background_thread.h"
+#include "attach_bindings.h"
 #include "diagnostics.h"
 #include "guard.h"
 #include "live_allocations.h"
@@ -101,6 +102,11 @@ static void serve(int client)
     } else if (sscanf(line, "capture %ld", &ms) == 1 && ms > 0) {
         pi_capture_set(1);
         atomic_store(&capture_deadline_ns, pi_clock_ns(CLOCK_MONOTONIC) + (uint64_t)ms * 1000000u);
+    } else if (strncmp(line, "detach", 6) == 0) {
+        /* the calls go back where they went before attach; the library stays, idle */
+        atomic_store(&capture_deadline_ns, 0);
+        pi_attach_unbind();
+        pi_capture_set(0);
     } else if (strncmp(line, "status", 6) != 0) {
         answer(client, "unknown command\n");
         return;
@@ -118,7 +124,12 @@ static void *listener(void *arg)
     for (;;) {
         /* asleep until a request comes, or every 10 ms while a timed capture runs */
         struct pollfd p = {fd, POLLIN, 0};
-        int ready = (int)syscall(SYS_poll, &p, 1, atomic_load(&capture_deadline_ns) ? 10 : -1);
+        /* attached: every 100 ms, bind modules loaded since (dlopen is not ours to wrap:
+         * it depends on its caller's address) */
+        int timeout = atomic_load(&capture_deadline_ns) ? 10 : pi_attach_bound() ? 100 : -1;
+        int ready = (int)syscall(SYS_poll, &p, 1, timeout);
+        if (pi_attach_bound() && pi_attach_modules_changed())
+            pi_attach_bind();
         uint64_t deadline = atomic_load(&capture_deadline_ns);
         if (deadline && pi_clock_ns(CLOCK_MONOTONIC) >= deadline) {
             atomic_store(&capture_deadline_ns, 0);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attach_bindings.h"
 #include "control_channel.h"
 
 #include "config.h"
@@ -71,6 +72,9 @@ void pi_init_slow(void)
 __attribute__((constructor(101))) static void pi_constructor(void)
 {
     pi_ensure_init();
+    /* loaded into a running process: its calls are already bound elsewhere */
+    if (pi_attach_requested())
+        pi_attach_bind();
 }
 
 /* Only when no on_exit handler will do it (the library is being unloaded). */

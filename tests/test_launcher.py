@@ -195,6 +195,116 @@ class Container(unittest.TestCase):
         self.assertGreater(len(marks), 100, "the window opened from outside was recorded")
 
 
+TORCH_LOOP = """
+import sys, time, torch
+torch.manual_seed(0)
+x = torch.randn(64, 64)
+print("ready", flush=True)
+total = 0.0
+for i in range(int(sys.argv[2])):
+    with open(sys.argv[1], "rb") as f:
+        f.read()
+    total += float((x @ x).sum())
+    time.sleep(0.002)
+print("done %.3f" % total, flush=True)
+"""
+
+
+def io_records(traces):
+    """(seconds, op) of open/read/close records, and (seconds, opened) of capture records."""
+    io, captures = [], []
+    for name in os.listdir(traces):
+        text = subprocess.run([ANALYZE, "dump", os.path.join(traces, name)], capture_output=True,
+                              text=True).stdout
+        for t, rest in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ io (\w+)", text, re.M):
+            io.append((float(t), rest))
+        for t, rest in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ capture(.*)$", text, re.M):
+            captures.append((float(t), " args=1," in rest))
+    return sorted(io), sorted(captures)
+
+
+def report_text(traces):
+    return subprocess.run([ANALYZE, traces], capture_output=True, text=True).stdout
+
+
+class Attach(unittest.TestCase):
+    def setUp(self):
+        self.data = os.path.join(tempfile.mkdtemp(), "data")
+        with open(self.data, "wb") as f:
+            f.write(b"x" * 1000)
+
+    def test_attach_records_then_detach_restores(self):
+        out = tempfile.mkdtemp()
+        target = subprocess.Popen([os.path.join(PROGRAMS, "prog_reader"), self.data],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(target.stdout.readline(), "started\n")
+            attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o", out,
+                                     "--duration", "1s"], capture_output=True, text=True,
+                                    timeout=60)
+            self.assertEqual(attach.returncode, 0, attach.stderr)
+            self.assertIn("detached", attach.stdout)
+            # after detach the calls no longer reach the profiler, even while recording
+            self.assertEqual(ctl(target.pid, "start").returncode, 0)
+            time.sleep(0.3)
+            self.assertEqual(ctl(target.pid, "stop").returncode, 0)
+            self.assertIsNone(target.poll(), "the process runs on after detach")
+        finally:
+            target.kill()
+            target.wait()
+        io, captures = io_records(out)
+        # recording starts at attach; the one window opened is the one after detach
+        opened = [t for t, is_open in captures if is_open]
+        self.assertEqual(len(opened), 1, captures)
+        during = [op for t, op in io if t < opened[0]]
+        after = [op for t, op in io if t >= opened[0]]
+        # one open every ~2 ms for 1 s; a loaded machine gets fewer
+        self.assertGreater(during.count("open"), 100)
+        self.assertLessEqual(abs(during.count("open") - during.count("close")), 1)
+        self.assertEqual(after, [], "calls after detach went to the profiler")
+        self.assertIn(self.data, report_text(out))
+
+    def test_attach_to_pytorch(self):
+        script = os.path.join(tempfile.mkdtemp(), "loop.py")
+        with open(script, "w") as f:
+            f.write(TORCH_LOOP)
+        plain = subprocess.run(["/usr/bin/python3", script, self.data, "800"],
+                               capture_output=True, text=True, timeout=300)
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        out = tempfile.mkdtemp()
+        target = subprocess.Popen(["/usr/bin/python3", script, self.data, "800"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(target.stdout.readline(), "ready\n")
+        attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o", out, "--duration",
+                                 "1s"], capture_output=True, text=True, timeout=120)
+        rest, errors = target.communicate(timeout=300)
+        self.assertEqual(attach.returncode, 0, attach.stderr)
+        self.assertEqual(target.returncode, 0, errors)
+        self.assertEqual("ready\n" + rest, plain.stdout, "same result as without the profiler")
+        io, _ = io_records(out)
+        opens = [op for _, op in io].count("open")
+        self.assertGreater(opens, 50)
+        self.assertIn(self.data, report_text(out))
+
+    def test_attach_without_the_right_is_refused_clearly(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root to run the launcher as another user")
+        target = subprocess.Popen([os.path.join(PROGRAMS, "prog_reader"), self.data],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(target.stdout.readline(), "started\n")
+            refused = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup",
+                                      "--clear-groups", LAUNCHER, "attach", str(target.pid),
+                                      "-o", tempfile.mkdtemp()], capture_output=True, text=True,
+                                     timeout=60)
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn("profinject:", refused.stderr)
+            self.assertIsNone(target.poll())
+        finally:
+            target.kill()
+            target.wait()
+
+
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result
     failed = len(result.failures) + len(result.errors)

@@ -3,7 +3,8 @@
  * capture windows of running processes, forward to the analyzer.
  *
  *   profinject run [-o DIR] [--paused] [--duration 30s] -- COMMAND...
- *   profinject ctl PID start|stop|status|capture 10s
+ *   profinject ctl PID start|stop|status|detach|capture 10s
+ *   profinject attach PID [-o DIR] [--duration 10s]
  *   profinject analyze ...
  */
 #define _GNU_SOURCE
@@ -20,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
+
 #define CONTROL_SIGNAL_OFFSET 7 /* preload/control_channel.h */
 #define MAX_TREE 4096
 
@@ -34,7 +37,7 @@ static void usage_run(FILE *out)
 
 static void usage_ctl(FILE *out)
 {
-    fprintf(out, "usage: profinject ctl PID start|stop|status|capture TIME\n"
+    fprintf(out, "usage: profinject ctl PID start|stop|status|detach|capture TIME\n"
                  "Applies to PID and all its descendants that run under the profiler.\n");
 }
 
@@ -42,7 +45,8 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: profinject COMMAND [ARGS]\n"
                  "  run [-o DIR] [--paused] [--duration TIME] -- COMMAND...   record a command\n"
-                 "  ctl PID start|stop|status|capture TIME                    capture windows\n"
+                 "  ctl PID start|stop|status|detach|capture TIME             capture windows\n"
+                 "  attach PID [-o DIR] [--duration TIME]                     profile a running process\n"
                  "  analyze ARGS...                                           profinject-analyze\n"
                  "Each command takes --help.\n");
 }
@@ -226,7 +230,7 @@ static int cmd_ctl(int argc, char **argv)
         }
         snprintf(request, sizeof(request), "capture %ld\n", ms);
     } else if (strcmp(argv[1], "start") == 0 || strcmp(argv[1], "stop") == 0 ||
-               strcmp(argv[1], "status") == 0) {
+               strcmp(argv[1], "status") == 0 || strcmp(argv[1], "detach") == 0) {
         snprintf(request, sizeof(request), "%s\n", argv[1]);
     } else {
         usage_ctl(stderr);
@@ -237,6 +241,99 @@ static int cmd_ctl(int argc, char **argv)
                         "running under profinject, as this user?)\n", pid);
         return 2;
     }
+    return 0;
+}
+
+/* The library by absolute path: PROFINJECT_LIB, or the build's own. */
+static int find_library(char *library, size_t size)
+{
+    const char *configured = getenv("PROFINJECT_LIB");
+    if (configured && *configured)
+        snprintf(library, size, "%s", configured);
+    else
+        sibling(library, size, "preload/libprofinject.so");
+    if (access(library, R_OK) != 0) {
+        fprintf(stderr, "profinject: %s not found; set PROFINJECT_LIB to libprofinject.so\n",
+                library);
+        return -1;
+    }
+    return 0;
+}
+
+/* @output (default ./profinject-traces) as an absolute path */
+static const char *absolute_output_dir(const char *output, char *buf, size_t size)
+{
+    if (!output || !*output)
+        output = "profinject-traces";
+    if (output[0] == '/')
+        return output;
+    char cwd[PATH_MAX];
+    snprintf(buf, size, "%s/%s", getcwd(cwd, sizeof(cwd)) ? cwd : ".", output);
+    return buf;
+}
+
+static void usage_attach(FILE *out)
+{
+    fprintf(out, "usage: profinject attach PID [-o DIR] [--duration TIME]\n"
+                 "  loads the profiler into running process PID (not its children) and records\n"
+                 "  from then on; with --duration, detaches after TIME (the calls go back where\n"
+                 "  they went), else 'profinject ctl PID stop|detach' ends it.\n"
+                 "  Needs the right to ptrace PID (CAP_SYS_PTRACE, or kernel.yama.ptrace_scope=0).\n");
+}
+
+static int cmd_attach(int argc, char **argv)
+{
+    const char *output = getenv("PROFINJECT_OUTPUT");
+    long duration = 0;
+    int pid = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0) {
+            usage_attach(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            output = argv[++i];
+        } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc &&
+                   (duration = parse_ms(argv[i + 1])) > 0) {
+            i++;
+        } else if (!pid && atoi(argv[i]) > 0) {
+            pid = atoi(argv[i]);
+        } else {
+            usage_attach(stderr);
+            return 1;
+        }
+    }
+    if (!pid) {
+        usage_attach(stderr);
+        return 1;
+    }
+    char library[PATH_MAX], absolute_output[PATH_MAX], resolved[PATH_MAX], dir[PATH_MAX];
+    if (find_library(library, sizeof(library)) != 0)
+        return 1;
+    if (!realpath(library, resolved))
+        snprintf(resolved, sizeof(resolved), "%s", library);
+    if (runs_profiler(pid)) {
+        fprintf(stderr, "profinject: process %d already runs the profiler; use 'profinject ctl'\n",
+                pid);
+        return 2;
+    }
+    output = absolute_output_dir(output, absolute_output, sizeof(absolute_output));
+    if (pi_attach(pid, resolved, output) != 0)
+        return 2;
+    printf("profinject: attached to %d; traces go to %s\n", pid, output);
+    fflush(stdout);
+    if (duration <= 0) {
+        printf("profinject: 'profinject ctl %d detach' ends it\n", pid);
+        return 0;
+    }
+    struct timespec pause = {duration / 1000, (duration % 1000) * 1000000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+        ;
+    control_dir(dir, sizeof(dir));
+    if (control_one(dir, pid, "detach\n", 0) != 0) {
+        fprintf(stderr, "profinject: process %d did not answer the detach request\n", pid);
+        return 2;
+    }
+    printf("profinject: detached from %d; analyse with: profinject analyze %s\n", pid, output);
     return 0;
 }
 
@@ -300,24 +397,9 @@ static int cmd_run(int argc, char **argv)
         return 1;
     }
     char library[PATH_MAX], absolute_output[PATH_MAX];
-    const char *configured = getenv("PROFINJECT_LIB");
-    if (configured && *configured)
-        snprintf(library, sizeof(library), "%s", configured);
-    else
-        sibling(library, sizeof(library), "preload/libprofinject.so");
-    if (access(library, R_OK) != 0) {
-        fprintf(stderr, "profinject: %s not found; set PROFINJECT_LIB to libprofinject.so\n",
-                library);
+    if (find_library(library, sizeof(library)) != 0)
         return 1;
-    }
-    if (!output || !*output)
-        output = "profinject-traces";
-    if (output[0] != '/') {
-        char cwd[PATH_MAX];
-        snprintf(absolute_output, sizeof(absolute_output), "%s/%s",
-                 getcwd(cwd, sizeof(cwd)) ? cwd : ".", output);
-        output = absolute_output;
-    }
+    output = absolute_output_dir(output, absolute_output, sizeof(absolute_output));
     /* keep whatever else the user preloads, after us */
     const char *existing = getenv("LD_PRELOAD");
     char preload[2 * PATH_MAX];
@@ -379,6 +461,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "ctl") == 0)
         return cmd_ctl(argc - 2, argv + 2);
+    if (strcmp(argv[1], "attach") == 0)
+        return cmd_attach(argc - 2, argv + 2);
     if (strcmp(argv[1], "analyze") == 0)
         return cmd_analyze(argc - 2, argv + 2);
     fprintf(stderr, "profinject: unknown command '%s'\n", argv[1]);

@@ -1,0 +1,212 @@
+/*
+ * attach_bindings.c - GOT redirection for a library loaded by attach (see
+ * attach_bindings.h). For each loaded module: walk its PLT (JUMP_SLOT)
+ * and GLOB_DAT relocations, and where the symbol is one this library
+ * defines, write our definition into the slot, remembering the old value.
+ * RELRO pages are made writable for the write and read-only again.
+ *
+ * Only the control thread and the constructor call these, one at a time.
+ */
+#include "attach_bindings.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "diagnostics.h"
+#include "guard.h"
+
+struct saved_slot {
+    void **slot;
+    void *old;
+    int in_relro;
+};
+
+static struct saved_slot *saved;
+static size_t saved_count, saved_capacity;
+static int bound, unbound;
+static unsigned long long loads_seen; /* dl_iterate_phdr's dlpi_adds at the last pass */
+
+int pi_attach_requested(void)
+{
+    const char *v = getenv("PROFINJECT_ATTACHED");
+    return v && strcmp(v, "1") == 0;
+}
+
+int pi_attach_bound(void)
+{
+    return bound && !unbound;
+}
+
+static int already_saved(void **slot)
+{
+    for (size_t i = 0; i < saved_count; i++)
+        if (saved[i].slot == slot)
+            return 1;
+    return 0;
+}
+
+/* Write @value into @slot; a slot in RELRO (read-only after relocation)
+ * is made writable for the write and read-only again after it. */
+static int write_slot(void **slot, void *value, int in_relro)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)slot & ~(uintptr_t)(page - 1);
+    if (in_relro && mprotect((void *)start, (size_t)page, PROT_READ | PROT_WRITE) != 0)
+        return -1;
+    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+    if (in_relro)
+        mprotect((void *)start, (size_t)page, PROT_READ);
+    return 0;
+}
+
+static void *self_base; /* where this library is loaded */
+
+/* Our definition of @name, or NULL when we do not hook it (dlsym on our
+ * handle also searches our dependencies, libc among them). */
+static void *our_definition(void *self, const char *name)
+{
+    Dl_info where;
+    void *ours = dlsym(self, name);
+    return ours && dladdr(ours, &where) && where.dli_fbase == self_base ? ours : NULL;
+}
+
+struct module_tables {
+    const ElfW(Sym) *symbols;
+    const char *strings;
+    const ElfW(Rela) *plt, *rela;
+    size_t plt_bytes, rela_bytes;
+    uintptr_t relro_begin, relro_end;
+};
+
+static void read_dynamic(const struct dl_phdr_info *info, struct module_tables *t)
+{
+    memset(t, 0, sizeof(*t));
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+            t->relro_begin = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            t->relro_end = t->relro_begin + info->dlpi_phdr[i].p_memsz;
+        }
+        if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+            continue;
+        for (const ElfW(Dyn) *d = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+             d->d_tag != DT_NULL; d++) {
+            /* glibc has already relocated these to addresses */
+            switch (d->d_tag) {
+            case DT_SYMTAB: t->symbols = (const void *)d->d_un.d_ptr; break;
+            case DT_STRTAB: t->strings = (const void *)d->d_un.d_ptr; break;
+            case DT_JMPREL: t->plt = (const void *)d->d_un.d_ptr; break;
+            case DT_PLTRELSZ: t->plt_bytes = d->d_un.d_val; break;
+            case DT_RELA: t->rela = (const void *)d->d_un.d_ptr; break;
+            case DT_RELASZ: t->rela_bytes = d->d_un.d_val; break;
+            }
+        }
+    }
+}
+
+static int redirect(void *self, uintptr_t base, const struct module_tables *t,
+                    const ElfW(Rela) *relocations, size_t bytes)
+{
+    int changed = 0;
+    for (size_t i = 0; relocations && i < bytes / sizeof(ElfW(Rela)); i++) {
+        const ElfW(Rela) *r = &relocations[i];
+        unsigned type = ELF64_R_TYPE(r->r_info);
+        if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+            continue;
+        const ElfW(Sym) *symbol = &t->symbols[ELF64_R_SYM(r->r_info)];
+        const char *name = t->strings + symbol->st_name;
+        if (!symbol->st_name || ELF64_ST_TYPE(symbol->st_info) != STT_FUNC ||
+            symbol->st_shndx != SHN_UNDEF)
+            continue;
+        void **slot = (void **)(base + r->r_offset);
+        void *ours = our_definition(self, name);
+        if (!ours || *slot == ours || already_saved(slot))
+            continue;
+        if (saved_count == saved_capacity) {
+            size_t capacity = saved_capacity ? saved_capacity * 2 : 256;
+            struct saved_slot *grown = realloc(saved, capacity * sizeof(*saved));
+            if (!grown)
+                return changed;
+            saved = grown, saved_capacity = capacity;
+        }
+        void *old = *slot;
+        int in_relro = (uintptr_t)slot >= t->relro_begin && (uintptr_t)slot < t->relro_end;
+        if (write_slot(slot, ours, in_relro) == 0) {
+            saved[saved_count++] = (struct saved_slot){slot, old, in_relro};
+            changed++;
+        }
+    }
+    return changed;
+}
+
+struct pass {
+    void *self;
+    int changed;
+    unsigned long long adds;
+};
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct pass *pass = data;
+    pass->adds = info->dlpi_adds;
+    if ((void *)info->dlpi_addr == self_base || !info->dlpi_phnum)
+        return 0;
+    if (info->dlpi_name && (strstr(info->dlpi_name, "linux-vdso") ||
+                            strstr(info->dlpi_name, "/ld-linux")))
+        return 0;
+    struct module_tables t;
+    read_dynamic(info, &t);
+    if (!t.symbols || !t.strings)
+        return 0;
+    pass->changed += redirect(pass->self, info->dlpi_addr, &t, t.plt, t.plt_bytes);
+    pass->changed += redirect(pass->self, info->dlpi_addr, &t, t.rela, t.rela_bytes);
+    return 0;
+}
+
+int pi_attach_bind(void)
+{
+    if (unbound)
+        return 0;
+    struct pass pass = {NULL, 0, 0};
+    Dl_info self_info;
+    if (!dladdr((void *)pi_attach_bind, &self_info) ||
+        !(pass.self = dlopen(self_info.dli_fname, RTLD_NOW | RTLD_NOLOAD)))
+        return 0;
+    self_base = self_info.dli_fbase;
+    int guard = pi_guard_enter(); /* our own calls are not the application's */
+    dl_iterate_phdr(visit, &pass);
+    pi_guard_restore(guard);
+    loads_seen = pass.adds;
+    dlclose(pass.self);
+    if (!bound && pass.changed)
+        pi_diag("attached: %d call sites of the running process redirected", pass.changed);
+    bound = 1;
+    return pass.changed;
+}
+
+static int count_loads(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    *(unsigned long long *)data = info->dlpi_adds;
+    return 1;
+}
+
+int pi_attach_modules_changed(void)
+{
+    unsigned long long adds = 0;
+    dl_iterate_phdr(count_loads, &adds);
+    return adds != loads_seen;
+}
+
+void pi_attach_unbind(void)
+{
+    for (size_t i = saved_count; i-- > 0;)
+        write_slot(saved[i].slot, saved[i].old, saved[i].in_relro);
+    saved_count = 0;
+    unbound = 1;
+}

@@ -1,0 +1,180 @@
+/*
+ * attach.c - calls made inside another process with ptrace (x86-64).
+ *
+ * The main thread is stopped, its registers saved, and pointed at a libc
+ * function with its arguments; its return address is 0, so the call ends
+ * in a fault we catch, the result is in rax, and the registers go back as
+ * they were. An interrupted system call restarts as it would have.
+ * Functions are found by their offset in our own libc, which must be the
+ * same file as the target's (checked by device and inode).
+ */
+#define _GNU_SOURCE
+#include "attach.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct mapped_lib {
+    uintptr_t base;
+    char device[16];
+    unsigned long inode;
+};
+
+/* The load address (offset 0 mapping) of libc in @pid ("self" for us). */
+static int find_libc(const char *pid, struct mapped_lib *lib)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+    FILE *maps = fopen(path, "r");
+    if (!maps)
+        return -1;
+    int found = -1;
+    while (fgets(line, sizeof(line), maps)) {
+        uintptr_t start;
+        unsigned long offset, inode;
+        char device[16], file[512] = "";
+        if (sscanf(line, "%" SCNxPTR "-%*x %*s %lx %15s %lu %511s", &start, &offset, device,
+                   &inode, file) < 5)
+            continue;
+        const char *name = strrchr(file, '/');
+        if (offset == 0 && name && strncmp(name, "/libc.so", 8) == 0) {
+            lib->base = start;
+            snprintf(lib->device, sizeof(lib->device), "%s", device);
+            lib->inode = inode;
+            found = 0;
+            break;
+        }
+    }
+    fclose(maps);
+    return found;
+}
+
+static int poke_bytes(pid_t pid, uintptr_t address, const void *data, size_t size)
+{
+    for (size_t i = 0; i < size; i += sizeof(long)) {
+        long word = 0;
+        size_t n = size - i < sizeof(long) ? size - i : sizeof(long);
+        if (n < sizeof(long)) {
+            errno = 0;
+            word = ptrace(PTRACE_PEEKDATA, pid, (void *)(address + i), NULL);
+            if (errno)
+                return -1;
+        }
+        memcpy(&word, (const char *)data + i, n);
+        if (ptrace(PTRACE_POKEDATA, pid, (void *)(address + i), (void *)word) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Call @function(a, b, c) in @pid, whose registers are @saved; strings
+ * @s1 and @s2 are copied below the red zone and passed where a, b say -1. */
+static int remote_call(pid_t pid, const struct user_regs_struct *saved, uintptr_t function,
+                       const char *s1, const char *s2, uint64_t c, uint64_t *result)
+{
+    struct user_regs_struct regs = *saved;
+    uintptr_t sp = (saved->rsp - 128 - 8192) & ~(uintptr_t)15; /* past the red zone */
+    uintptr_t p1 = sp + 64, p2 = p1 + 4096;
+    uint64_t zero = 0;
+    if (poke_bytes(pid, p1, s1, strlen(s1) + 1) || (s2 && poke_bytes(pid, p2, s2, strlen(s2) + 1)) ||
+        poke_bytes(pid, sp - 8, &zero, sizeof(zero)))
+        return -1;
+    /* as if called: return address 0 pushed, so the call ends in a fault we
+     * catch, and rsp 8 past a 16-byte boundary as the ABI wants at entry */
+    regs.rsp = sp - 8;
+    regs.rip = function;
+    regs.rdi = p1;
+    regs.rsi = s2 ? p2 : c;
+    regs.rdx = c;
+    regs.rax = 0;
+    regs.orig_rax = (unsigned long long)-1; /* no system call restart on resume */
+    if (ptrace(PTRACE_SETREGS, pid, NULL, &regs) != 0 || ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
+        return -1;
+    for (;;) {
+        int status;
+        if (waitpid(pid, &status, __WALL) < 0)
+            return -1;
+        if (!WIFSTOPPED(status))
+            return -1; /* the process ended */
+        int sig = WSTOPSIG(status);
+        if (sig == SIGSEGV)
+            break;
+        /* another signal arrived meanwhile: it is delivered after we are done */
+        if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
+            return -1;
+    }
+    struct user_regs_struct after;
+    if (ptrace(PTRACE_GETREGS, pid, NULL, &after) != 0 || after.rip != 0)
+        return -1; /* it faulted elsewhere: the process is left as the fault left it */
+    *result = after.rax;
+    return 0;
+}
+
+int pi_attach(pid_t pid, const char *library, const char *output)
+{
+    char pid_text[16];
+    snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
+    struct mapped_lib ours, theirs;
+    if (find_libc("self", &ours) != 0 || find_libc(pid_text, &theirs) != 0) {
+        fprintf(stderr, "profinject: cannot read the memory map of %d (does it exist, and is it "
+                        "yours?)\n", (int)pid);
+        return -1;
+    }
+    if (ours.inode != theirs.inode || strcmp(ours.device, theirs.device) != 0) {
+        fprintf(stderr, "profinject: process %d uses another libc than this launcher (a "
+                        "container?): run the launcher inside its mount namespace\n", (int)pid);
+        return -1;
+    }
+    uintptr_t set_env = (uintptr_t)dlsym(RTLD_DEFAULT, "setenv") - ours.base + theirs.base;
+    uintptr_t load = (uintptr_t)dlsym(RTLD_DEFAULT, "dlopen") - ours.base + theirs.base;
+    if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) != 0) {
+        int e = errno;
+        fprintf(stderr, "profinject: cannot trace process %d: %s\n", (int)pid, strerror(e));
+        if (e == EPERM) {
+            FILE *scope = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+            int value = 0;
+            if (scope) {
+                if (fscanf(scope, "%d", &value) != 1)
+                    value = 0;
+                fclose(scope);
+            }
+            fprintf(stderr, "  attaching needs CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE), "
+                            "or the same user with kernel.yama.ptrace_scope=0 (it is %d here: "
+                            "sysctl kernel.yama.ptrace_scope=0)\n", value);
+        }
+        return -1;
+    }
+    int status, failed = 0;
+    if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) != 0 || waitpid(pid, &status, __WALL) < 0) {
+        ptrace(PTRACE_DETACH, pid, NULL, NULL);
+        return -1;
+    }
+    struct user_regs_struct saved;
+    uint64_t result = 0;
+    if (ptrace(PTRACE_GETREGS, pid, NULL, &saved) != 0) {
+        ptrace(PTRACE_DETACH, pid, NULL, NULL);
+        return -1;
+    }
+    if (remote_call(pid, &saved, set_env, "PROFINJECT_ATTACHED", "1", 1, &result) != 0 ||
+        (output && remote_call(pid, &saved, set_env, "PROFINJECT_OUTPUT", output, 1, &result)) ||
+        remote_call(pid, &saved, load, library, NULL, RTLD_NOW | RTLD_GLOBAL, &result) != 0) {
+        fprintf(stderr, "profinject: the call inside process %d failed\n", (int)pid);
+        failed = 1;
+    } else if (result == 0) {
+        fprintf(stderr, "profinject: process %d could not load %s (its stderr says why)\n",
+                (int)pid, library);
+        failed = 1;
+    }
+    ptrace(PTRACE_SETREGS, pid, NULL, &saved);
+    ptrace(PTRACE_DETACH, pid, NULL, NULL);
+    return failed ? -1 : 0;
+}
