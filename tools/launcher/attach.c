@@ -58,6 +58,17 @@ static int find_libc(const char *pid, struct mapped_lib *lib)
     return found;
 }
 
+/* @name as libc defines it (not as an interposer in front of it does) */
+static uintptr_t libc_function(const char *name, const struct mapped_lib *libc)
+{
+    void *handle = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    void *function = handle ? dlsym(handle, name) : NULL;
+    Dl_info where;
+    if (!function || !dladdr(function, &where) || (uintptr_t)where.dli_fbase != libc->base)
+        return 0;
+    return (uintptr_t)function;
+}
+
 static int poke_bytes(pid_t pid, uintptr_t address, const void *data, size_t size)
 {
     for (size_t i = 0; i < size; i += sizeof(long)) {
@@ -134,8 +145,13 @@ int pi_attach(pid_t pid, const char *library, const char *output)
                         "container?): run the launcher inside its mount namespace\n", (int)pid);
         return -1;
     }
-    uintptr_t set_env = (uintptr_t)dlsym(RTLD_DEFAULT, "setenv") - ours.base + theirs.base;
-    uintptr_t load = (uintptr_t)dlsym(RTLD_DEFAULT, "dlopen") - ours.base + theirs.base;
+    uintptr_t set_env = libc_function("setenv", &ours), load = libc_function("dlopen", &ours);
+    if (!set_env || !load) {
+        fprintf(stderr, "profinject: setenv or dlopen not found in libc\n");
+        return -1;
+    }
+    set_env = set_env - ours.base + theirs.base;
+    load = load - ours.base + theirs.base;
     if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) != 0) {
         int e = errno;
         fprintf(stderr, "profinject: cannot trace process %d: %s\n", (int)pid, strerror(e));
