@@ -388,10 +388,30 @@ const char *pi_reader_string(const struct pi_reader *r, uint64_t id)
     return id < r->string_capacity ? r->strings[id] : NULL;
 }
 
+/* A double to an integer, saturating: a damaged clock record can make
+ * the rate absurd, and an out-of-range conversion is undefined. */
+static int64_t saturate_i64(double x)
+{
+    if (!(x == x))
+        return 0;
+    if (x >= 9.2e18)
+        return INT64_MAX;
+    if (x <= -9.2e18)
+        return INT64_MIN;
+    return (int64_t)x;
+}
+
+static uint64_t saturate_u64(double x)
+{
+    if (!(x > 0))
+        return 0;
+    return x >= 1.8e19 ? UINT64_MAX : (uint64_t)x;
+}
+
 uint64_t pi_reader_ticks_to_ns(const struct pi_reader *r, uint64_t ticks)
 {
     double delta = (double)(int64_t)(ticks - r->base_ticks) * r->ns_per_tick;
-    return r->base_ns + (uint64_t)(int64_t)delta;
+    return r->base_ns + (uint64_t)saturate_i64(delta);
 }
 
 static int load_record_frame(struct pi_reader *r)
@@ -497,7 +517,7 @@ int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
     }
     ev->rec = *rec;
     ev->ts_ns = pi_reader_ticks_to_ns(r, rec->ts);
-    ev->dur_ns = (uint64_t)((double)rec->dur * r->ns_per_tick);
+    ev->dur_ns = saturate_u64((double)rec->dur * r->ns_per_tick);
     ev->frame_offset = r->frame_offset;
     ev->index = r->record_index++;
     r->record_pos += consumed;
