@@ -156,13 +156,16 @@ static unsigned pinned_bits(unsigned kind, const void *dst, const void *src)
     return host && pi_cuda_is_pinned(host) ? PI_CUDA_PINNED : 0;
 }
 
-/* One timed copy: the real call is made by @call with the pair running. */
-#define TIMED_COPY(api, kind_value, bits_value, bytes, stream, per_thread, call)                  \
+/* One runtime call timed with an event pair on @stream: @before runs
+ * first, @call is the real call, @emit records it (it sees r, corr and
+ * start). Driver calls made inside are marked nested. */
+#define TIMED_CALL(stream, per_thread, before, call, emit)                                        \
     do {                                                                                          \
         if (!pi_hook_active())                                                                    \
             return call;                                                                          \
         uint64_t start = pi_clock_ticks();                                                        \
         struct pi_gpu_pair pair;                                                                  \
+        before;                                                                                   \
         uint64_t corr = pi_cuda_next_correlation();                                               \
         pi_gpu_timing_start(&pair, stream, per_thread, corr);                                     \
         pi_cuda_parent_correlation = corr;                                                        \
@@ -170,10 +173,15 @@ static unsigned pinned_bits(unsigned kind, const void *dst, const void *src)
         cudaError_t r = call;                                                                     \
         LEAVE();                                                                                  \
         pi_gpu_timing_finish(&pair, corr, r != cudaSuccess);                                      \
-        pi_cuda_emit_copy(api, kind_value, bits_value, bytes, corr, stream, start,                \
-                          r != cudaSuccess);                                                      \
+        emit;                                                                                     \
         return r;                                                                                 \
     } while (0)
+
+/* One timed copy: the real call is made by @call with the pair running. */
+#define TIMED_COPY(api, kind_value, bits_value, bytes, stream, per_thread, call)                  \
+    TIMED_CALL(stream, per_thread, (void)0, call,                                                 \
+               pi_cuda_emit_copy(api, kind_value, bits_value, bytes, corr, stream, start,         \
+                                 r != cudaSuccess))
 
 #define MEMCPY_HOOK(name, api, per_thread)                                                        \
     PI_EXPORT cudaError_t name(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) \
@@ -244,26 +252,20 @@ MEMSET_HOOK(cudaMemsetAsync_ptsz, PI_CUDA_API_cudaMemsetAsync, 1, PI_STREAM_PARA
 
 /* ---- launches ---- */
 
+/* The launch record: the kernel named by its host stub, else by the
+ * driver launch inside it. */
+static void emit_runtime_launch(unsigned api, unsigned kind, const void *stub, uint64_t corr,
+                                const void *stream, uint64_t start, int failed)
+{
+    uint32_t name = pi_cuda_host_stub_name(stub);
+    pi_cuda_emit_launch(api, kind, 0, corr, name ? name : pi_cuda_last_kernel, stream, start,
+                        failed);
+}
+
 /* Time and record one launch; @call is the real launch. */
 #define TIMED_LAUNCH(api, kind, stub, stream, per_thread, call)                                   \
-    do {                                                                                          \
-        if (!pi_hook_active())                                                                    \
-            return call;                                                                          \
-        uint64_t start = pi_clock_ticks();                                                        \
-        struct pi_gpu_pair pair;                                                                  \
-        pi_cuda_last_kernel = 0;                                                                  \
-        uint64_t corr = pi_cuda_next_correlation();                                               \
-        pi_gpu_timing_start(&pair, stream, per_thread, corr);                                     \
-        pi_cuda_parent_correlation = corr;                                                        \
-        ENTER();                                                                                  \
-        cudaError_t r = call;                                                                     \
-        LEAVE();                                                                                  \
-        pi_gpu_timing_finish(&pair, corr, r != cudaSuccess);                                      \
-        uint32_t name = pi_cuda_host_stub_name(stub);                                             \
-        pi_cuda_emit_launch(api, kind, 0, corr, name ? name : pi_cuda_last_kernel, stream, start, \
-                            r != cudaSuccess);                                                    \
-        return r;                                                                                 \
-    } while (0)
+    TIMED_CALL(stream, per_thread, pi_cuda_last_kernel = 0, call,                                 \
+               emit_runtime_launch(api, kind, stub, corr, stream, start, r != cudaSuccess))
 
 #define LAUNCH_HOOK(name, per_thread)                                                             \
     PI_EXPORT cudaError_t name(const void *func, dim3 grid, dim3 block, void **args,              \
