@@ -108,12 +108,11 @@ void pi_live_free(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t poi
 
 int pi_live_open_window(int in_signal)
 {
-    int locked = 0;
-    for (int tries = 0; !locked && tries < (in_signal ? 1 : 1 << 30); tries++) {
+    int locked = 1;
+    if (!in_signal)
+        acquire();
+    else /* the interrupted thread may hold it: one try */
         locked = !atomic_flag_test_and_set_explicit(&lock, memory_order_acquire);
-        if (!locked)
-            __builtin_ia32_pause();
-    }
     uint64_t now = pi_clock_ticks();
     atomic_store(&pi_recording, 1);
     /* arg1: 1 when the window starts with every live allocation recorded */
