@@ -42,14 +42,6 @@ int pi_attach_bound(void)
     return bound && !unbound;
 }
 
-static int already_saved(void **slot)
-{
-    for (size_t i = 0; i < saved_count; i++)
-        if (saved[i].slot == slot)
-            return 1;
-    return 0;
-}
-
 /* Write @value into @slot; a slot in RELRO (read-only after relocation)
  * is made writable for the write and read-only again after it. */
 static int write_slot(void **slot, void *value, int in_relro)
@@ -124,7 +116,9 @@ static int redirect(void *self, uintptr_t base, const struct module_tables *t,
             continue;
         void **slot = (void **)(base + r->r_offset);
         void *ours = our_definition(self, name);
-        if (!ours || *slot == ours || already_saved(slot))
+        /* a slot pointing at us is done; one changed since is saved again,
+         * and unbinding in reverse order still ends with the first value */
+        if (!ours || *slot == ours)
             continue;
         if (saved_count == saved_capacity) {
             size_t capacity = saved_capacity ? saved_capacity * 2 : 256;
