@@ -26,12 +26,16 @@ def ctl(pid, *command, user=None):
     return subprocess.run(argv, capture_output=True, text=True)
 
 
+def dumps(traces):
+    """The dump of every trace file in @traces."""
+    return [subprocess.run([ANALYZE, "dump", os.path.join(traces, name)], capture_output=True,
+                           text=True).stdout for name in os.listdir(traces)]
+
+
 def timeline(traces):
     """(kind, seconds) of capture records and marks, in time order."""
     events = []
-    for name in os.listdir(traces):
-        text = subprocess.run([ANALYZE, "dump", os.path.join(traces, name)], capture_output=True,
-                              text=True).stdout
+    for text in dumps(traces):
         for time_text, kind, rest in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ (capture|mark)(.*)$",
                                                 text, re.M):
             value = int(re.search(r"value=(\d+)", rest).group(1)) if kind == "mark" else None
@@ -213,9 +217,7 @@ print("done %.3f" % total, flush=True)
 def io_records(traces):
     """(seconds, op) of open/read/close records, and (seconds, opened) of capture records."""
     io, captures = [], []
-    for name in os.listdir(traces):
-        text = subprocess.run([ANALYZE, "dump", os.path.join(traces, name)], capture_output=True,
-                              text=True).stdout
+    for text in dumps(traces):
         for t, rest in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ io (\w+)", text, re.M):
             io.append((float(t), rest))
         for t, rest in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ capture(.*)$", text, re.M):
