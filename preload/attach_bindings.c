@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -54,6 +55,24 @@ static int write_slot(void **slot, void *value, int in_relro)
     if (in_relro)
         mprotect((void *)start, (size_t)page, PROT_READ);
     return 0;
+}
+
+/* Remember @slot's value for unbinding, then write @value. Return: 1 when
+ * written, 0 when the write failed, -1 when there is no room to remember. */
+static int save_and_write(void **slot, void *value, int in_relro)
+{
+    if (saved_count == saved_capacity) {
+        size_t capacity = saved_capacity ? saved_capacity * 2 : 256;
+        struct saved_slot *grown = realloc(saved, capacity * sizeof(*saved));
+        if (!grown)
+            return -1;
+        saved = grown, saved_capacity = capacity;
+    }
+    void *old = *slot;
+    if (write_slot(slot, value, in_relro) != 0)
+        return 0;
+    saved[saved_count++] = (struct saved_slot){slot, old, in_relro};
+    return 1;
 }
 
 static void *self_base; /* where this library is loaded */
@@ -120,19 +139,11 @@ static int redirect(void *self, uintptr_t base, const struct module_tables *t,
          * and unbinding in reverse order still ends with the first value */
         if (!ours || *slot == ours)
             continue;
-        if (saved_count == saved_capacity) {
-            size_t capacity = saved_capacity ? saved_capacity * 2 : 256;
-            struct saved_slot *grown = realloc(saved, capacity * sizeof(*saved));
-            if (!grown)
-                return changed;
-            saved = grown, saved_capacity = capacity;
-        }
-        void *old = *slot;
         int in_relro = (uintptr_t)slot >= t->relro_begin && (uintptr_t)slot < t->relro_end;
-        if (write_slot(slot, ours, in_relro) == 0) {
-            saved[saved_count++] = (struct saved_slot){slot, old, in_relro};
-            changed++;
-        }
+        int done = save_and_write(slot, ours, in_relro);
+        if (done < 0)
+            return changed;
+        changed += done;
     }
     return changed;
 }
@@ -180,6 +191,88 @@ int pi_attach_bind(void)
     if (!bound && pass.changed)
         pi_diag("attached: %d call sites of the running process redirected", pass.changed);
     bound = 1;
+    return pass.changed;
+}
+
+/* ---- pointers kept in data: driver tables filled before attach ---- */
+
+struct value_pass {
+    const struct pi_value_redirect *redirects;
+    size_t count;
+    uintptr_t lowest, highest; /* every @from lies in between: one compare rejects most words */
+    const void *owner_base;
+    int changed;
+    size_t bytes_searched;
+};
+
+static void *replacement(const struct value_pass *pass, uintptr_t word)
+{
+    if (word < pass->lowest || word > pass->highest)
+        return NULL;
+    for (size_t i = 0; i < pass->count; i++)
+        if ((uintptr_t)pass->redirects[i].from == word)
+            return pass->redirects[i].to;
+    return NULL;
+}
+
+static void redirect_range(struct value_pass *pass, uintptr_t begin, uintptr_t end,
+                           const struct module_tables *t)
+{
+    begin = (begin + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
+    pass->bytes_searched += end > begin ? end - begin : 0;
+    for (uintptr_t at = begin; at + sizeof(void *) <= end; at += sizeof(void *)) {
+        if (at >= t->relro_begin && at < t->relro_end)
+            continue; /* read-only since relocation: GOT and constants, the bind pass's */
+        void **slot = (void **)at;
+        void *to = replacement(pass, (uintptr_t)__atomic_load_n(slot, __ATOMIC_RELAXED));
+        if (to && save_and_write(slot, to, 0) > 0)
+            pass->changed++;
+    }
+}
+
+static int visit_data(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct value_pass *pass = data;
+    if ((void *)info->dlpi_addr == self_base || (void *)info->dlpi_addr == pass->owner_base ||
+        !info->dlpi_phnum || !info->dlpi_name)
+        return 0;
+    /* the loader and the vDSO hold no such tables; CUPTI's calls are ours, not the program's */
+    if (strstr(info->dlpi_name, "linux-vdso") || strstr(info->dlpi_name, "/ld-linux") ||
+        strstr(info->dlpi_name, "libcupti"))
+        return 0;
+    struct module_tables t;
+    read_dynamic(info, &t);
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+        if (segment->p_type != PT_LOAD || !(segment->p_flags & PF_W))
+            continue;
+        uintptr_t begin = info->dlpi_addr + segment->p_vaddr;
+        redirect_range(pass, begin, begin + segment->p_memsz, &t);
+    }
+    return 0;
+}
+
+int pi_attach_redirect_values(const struct pi_value_redirect *redirects, size_t count,
+                              const void *owner_base, size_t *bytes_searched)
+{
+    if (unbound || !count)
+        return 0;
+    Dl_info self_info;
+    if (!dladdr((void *)pi_attach_redirect_values, &self_info))
+        return 0;
+    self_base = self_info.dli_fbase;
+    struct value_pass pass = {redirects, count, UINTPTR_MAX, 0, owner_base, 0, 0};
+    for (size_t i = 0; i < count; i++) {
+        uintptr_t from = (uintptr_t)redirects[i].from;
+        pass.lowest = from < pass.lowest ? from : pass.lowest;
+        pass.highest = from > pass.highest ? from : pass.highest;
+    }
+    int guard = pi_guard_enter();
+    dl_iterate_phdr(visit_data, &pass);
+    pi_guard_restore(guard);
+    if (bytes_searched)
+        *bytes_searched = pass.bytes_searched;
     return pass.changed;
 }
 

@@ -8,6 +8,8 @@
 #ifndef PI_ATTACH_BINDINGS_H
 #define PI_ATTACH_BINDINGS_H
 
+#include <stddef.h>
+
 /* pi_attach_requested - nonzero when this load came from profinject attach */
 int pi_attach_requested(void);
 
@@ -17,6 +19,21 @@ int pi_attach_bind(void);
 
 /* pi_attach_modules_changed - nonzero when a module was loaded since the last bind */
 int pi_attach_modules_changed(void);
+
+/* One value to replace wherever a module keeps it: @from, a function of
+ * another library the process may hold a pointer to; @to, ours. */
+struct pi_value_redirect {
+    void *from;
+    void *to;
+};
+
+/* pi_attach_redirect_values - replace every pointer-sized, aligned word
+ * equal to a @from in the writable data (not RELRO) of the loaded modules,
+ * except this library and the module at @owner_base (the one the values
+ * point into), saving each for pi_attach_unbind; @bytes_searched, when
+ * not NULL, gets how much data was read. Return: words changed. */
+int pi_attach_redirect_values(const struct pi_value_redirect *redirects, size_t count,
+                              const void *owner_base, size_t *bytes_searched);
 
 /* pi_attach_unbind - restore every redirected entry; no more binding after it */
 void pi_attach_unbind(void);

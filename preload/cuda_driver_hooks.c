@@ -10,6 +10,7 @@
  * real function of each flavour is.
  */
 #include <cuda.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -601,4 +602,56 @@ void *pi_cuda_wrap_symbol(const char *symbol, void *real)
             if (entries[i].symbol[flavour] && strcmp(entries[i].symbol[flavour], symbol) == 0)
                 return adopt(&entries[i], flavour, real);
     return real;
+}
+
+typedef CUresult (*proc_address_fn)(const char *, void **, int, cuuint64_t,
+                                    CUdriverProcAddressQueryResult *);
+
+/* Pair @real with what adopting it hands out, when that is a wrapper. */
+static size_t add_redirect(struct pi_value_redirect *out, size_t n, size_t max, void *real,
+                           void *to)
+{
+    for (size_t i = 0; i < n; i++)
+        if (out[i].from == real)
+            return n; /* one address, one wrapper: the first pairing stands */
+    if (real && to && to != real && n < max)
+        out[n++] = (struct pi_value_redirect){real, to};
+    return n;
+}
+
+size_t pi_cuda_driver_redirects(void *driver, struct pi_value_redirect *out, size_t max)
+{
+    ensure_table();
+    int guard = pi_guard_enter();
+    proc_address_fn proc_address = (proc_address_fn)dlsym(driver, "cuGetProcAddress_v2");
+    CUresult (*driver_version)(int *) =
+        (CUresult(*)(int *))dlsym(driver, "cuDriverGetVersion");
+    int version = CUDA_VERSION;
+    if (driver_version && driver_version(&version) != CUDA_SUCCESS)
+        version = CUDA_VERSION;
+    size_t n = 0;
+    for (int i = 0; i < DRV_COUNT; i++) {
+        struct driver_entry *e = &entries[i];
+        for (int flavour = 0; flavour < 2; flavour++) {
+            if (!e->wrapper[flavour] || version < e->min_version)
+                continue;
+            void *by_symbol = dlsym(driver, e->symbol[flavour]);
+            void *by_address = NULL;
+            CUdriverProcAddressQueryResult status;
+            unsigned long long flags = flavour ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+                                               : CU_GET_PROC_ADDRESS_DEFAULT;
+            if (proc_address &&
+                proc_address(e->name, &by_address, version, flags, &status) != CUDA_SUCCESS)
+                by_address = NULL;
+            n = add_redirect(out, n, max, by_symbol, by_symbol ? adopt(e, flavour, by_symbol) : NULL);
+            n = add_redirect(out, n, max, by_address,
+                             by_address ? adopt(e, flavour, by_address) : NULL);
+        }
+    }
+    /* and the look-up itself, so that later look-ups through a kept pointer are wrapped */
+    void *v2 = dlsym(driver, "cuGetProcAddress_v2"), *v1 = dlsym(driver, "cuGetProcAddress");
+    n = add_redirect(out, n, max, v2, v2 ? pi_cuda_wrap_proc_address(12000, v2) : NULL);
+    n = add_redirect(out, n, max, v1, v1 ? pi_cuda_wrap_proc_address(11030, v1) : NULL);
+    pi_guard_restore(guard);
+    return n;
 }

@@ -9,7 +9,10 @@
 #ifndef PI_CUDA_DRIVER_HOOKS_H
 #define PI_CUDA_DRIVER_HOOKS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "attach_bindings.h"
 
 /**
  * pi_cuda_wrap_driver - the wrapper to hand out for driver entry @name
@@ -33,6 +36,15 @@ void *pi_cuda_wrap_symbol(const char *symbol, void *real);
  * @version asks for (the four-argument one before 12.0), remembering @real
  */
 void *pi_cuda_wrap_proc_address(int version, void *real);
+
+/**
+ * pi_cuda_driver_redirects - for attach: every value the loaded @driver
+ * hands out for an entry we wrap (by symbol, and by cuGetProcAddress at
+ * the driver's version in both stream flavours), each now behind its
+ * wrapper, paired with that wrapper
+ * Return: pairs written to @out, at most @max.
+ */
+size_t pi_cuda_driver_redirects(void *driver, struct pi_value_redirect *out, size_t max);
 
 /* pi_is_cuda_driver_name - "cu" then an upper-case letter: never cudnn*, cublas*, cuda* */
 static inline int pi_is_cuda_driver_name(const char *name)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "attach_bindings.h"
+#include "attach_driver_tables.h"
 #include "control_channel.h"
 
 #include "config.h"
@@ -73,8 +74,12 @@ __attribute__((constructor(101))) static void pi_constructor(void)
 {
     pi_ensure_init();
     /* loaded into a running process: its calls are already bound elsewhere */
-    if (pi_attach_requested())
+    if (pi_attach_requested()) {
         pi_attach_bind();
+#ifdef PI_HAVE_CUDA
+        pi_attach_driver_tables();
+#endif
+    }
 }
 
 /* Only when no on_exit handler will do it (the library is being unloaded). */

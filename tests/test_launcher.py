@@ -16,6 +16,7 @@ import unittest
 LAUNCHER = os.environ["PI_LAUNCHER"]
 ANALYZE = os.environ["PI_ANALYZE"]
 PROGRAMS = os.environ["PI_PROGRAMS"]
+MiB = 1 << 20
 LOOP = os.path.join(PROGRAMS, "prog_loop")
 
 
@@ -225,6 +226,20 @@ def io_records(traces):
     return sorted(io), sorted(captures)
 
 
+def cuda_records(traces):
+    """(seconds, (api, bytes, nested)) of allocations and launches, and capture records."""
+    calls = []
+    for text in dumps(traces):
+        for t, api, rest in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ gpu_alloc (\w+)(.*)$", text,
+                                       re.M):
+            size = int(re.search(r"bytes=(\d+)", rest).group(1))
+            calls.append((float(t), (api, size, " nested " in rest)))
+        for t, kernel in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ gpu_launch \w+ .*kernel=\"(\w+)\"",
+                                    text, re.M):
+            calls.append((float(t), ("launch " + kernel, 0, False)))
+    return sorted(calls), io_records(traces)[1]
+
+
 def report_text(traces):
     return subprocess.run([ANALYZE, traces], capture_output=True, text=True).stdout
 
@@ -265,6 +280,40 @@ class Attach(unittest.TestCase):
         self.assertLessEqual(abs(during.count("open") - during.count("close")), 1)
         self.assertEqual(after, [], "calls after detach went to the profiler")
         self.assertIn(self.data, report_text(out))
+
+    def test_attach_redirects_driver_tables_filled_before(self):
+        program = os.path.join(PROGRAMS, "prog_cuda_attach")
+        if not os.path.exists(program):
+            self.skipTest("built without the CUDA headers")
+        out = tempfile.mkdtemp()
+        target = subprocess.Popen([program], stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(target.stdout.readline(), "started\n")
+            attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o", out,
+                                     "--duration", "1s"], capture_output=True, text=True,
+                                    timeout=60)
+            self.assertEqual(attach.returncode, 0, attach.stderr)
+            self.assertEqual(ctl(target.pid, "start").returncode, 0)
+            time.sleep(0.3)
+            self.assertEqual(ctl(target.pid, "stop").returncode, 0)
+            self.assertIsNone(target.poll(), "every CUDA call still succeeds after detach")
+        finally:
+            target.kill()
+            target.wait()
+        calls, captures = cuda_records(out)
+        opened = [t for t, is_open in captures if is_open]
+        self.assertEqual(len(opened), 1, captures)
+        during = [call for t, call in calls if t < opened[0]]
+        # one iteration every ~2 ms for 1 s; a loaded machine gets fewer
+        runtime = during.count(("cudaMalloc", 1 * MiB, False))
+        self.assertGreater(runtime, 100)
+        # the program's own table, filled through cuGetProcAddress before attach
+        self.assertLessEqual(abs(during.count(("cuMemAlloc", 2 * MiB, False)) - runtime), 1)
+        self.assertLessEqual(abs(during.count(("launch _Z6kernelPf", 0, False)) - runtime), 1)
+        # cudart's table: each runtime allocation has its driver child, marked nested
+        self.assertEqual(during.count(("cuMemAlloc", 1 * MiB, True)), runtime)
+        self.assertEqual([call for t, call in calls if t >= opened[0]], [],
+                         "driver calls after detach went to the profiler")
 
     def test_attach_to_pytorch(self):
         script = os.path.join(tempfile.mkdtemp(), "loop.py")
