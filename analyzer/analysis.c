@@ -192,6 +192,7 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         p->ended = 1;
         p->end_status = (int64_t)r->arg[0];
         p->end_reason = r->arg[1];
+        p->profiler_cpu_ns = r->arg[2];
         return;
     case PI_REC_FORK:
         p->children++;

@@ -80,6 +80,7 @@ struct pi_process_info {
     uint64_t children;     /* fork records */
     int truncated;
     uint64_t cpu_user_ns, cpu_sys_ns;
+    uint64_t profiler_cpu_ns; /* the profiler's own threads, from the end record; 0: unknown */
     uint64_t rss_peak, rss_peak_ns;
     struct pi_series rss;
     struct pi_thread_info *threads;

@@ -87,6 +87,7 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
                r->arg[1] == PI_END_SIGNAL ? "signal"
                : r->arg[1] == PI_END__EXIT ? "_exit"
                                            : "exit");
+        printf(" profiler_cpu_ns=%" PRIu64, r->arg[2]);
         break;
     case PI_REC_MARK:
     case PI_REC_RANGE:

@@ -21,6 +21,7 @@ struct file_summary {
     int ended, exec_count;
     int64_t end_status;
     uint64_t end_reason;
+    uint64_t profiler_cpu_ns;
     int printed;
 };
 
@@ -56,6 +57,7 @@ static int summarize(const char *path, struct file_summary *s)
             s->ended = 1;
             s->end_status = (int64_t)r->arg[0];
             s->end_reason = r->arg[1];
+            s->profiler_cpu_ns = r->arg[2];
         } else if (r->kind == PI_REC_EXEC && !(r->flags & PI_FLAG_FAILED))
             s->exec_count++;
     }
@@ -79,6 +81,8 @@ static void print_process(const struct file_summary *s, int depth)
            s->pid, s->command, (double)(s->last_ns - s->first_ns) / 1e9, s->records, s->lost, end);
     if (s->ended)
         printf(" %" PRId64, s->end_status);
+    if (s->profiler_cpu_ns)
+        printf(", profiler threads %.1f ms CPU", (double)s->profiler_cpu_ns / 1e6);
     printf("]\n");
 }
 

@@ -157,6 +157,7 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
     cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
     cJSON_AddNumberToObject(cpu, "user_ns", (double)p->cpu_user_ns);
     cJSON_AddNumberToObject(cpu, "system_ns", (double)p->cpu_sys_ns);
+    cJSON_AddNumberToObject(cpu, "profiler_ns", (double)p->profiler_cpu_ns);
     cJSON *threads = cJSON_AddArrayToObject(o, "threads");
     for (size_t i = 0; i < p->thread_count; i++) {
         struct pi_thread_info *t = &p->threads[i];

@@ -186,10 +186,28 @@ static void print_memory(FILE *out, const struct pi_analysis *a)
     }
 }
 
+/* What the profiler's own threads cost, from the processes that ended normally. */
+static void print_profiling_cost(FILE *out, const struct pi_analysis *a)
+{
+    uint64_t profiler = 0, process = 0;
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        if (!p->profiler_cpu_ns)
+            continue;
+        profiler += p->profiler_cpu_ns;
+        process += p->cpu_user_ns + p->cpu_sys_ns;
+    }
+    if (profiler && process)
+        fprintf(out, "profiling cost: the profiler's own threads used %s of CPU, %.2f%% of the "
+                     "traced processes' CPU time (hooks not included)\n\n",
+                pi_format_ns((double)profiler), 100.0 * (double)profiler / (double)process);
+}
+
 void pi_report_text(FILE *out, struct pi_analysis *a)
 {
     fprintf(out, "profinject report: %zu processes, %s, %" PRIu64 " records, %" PRIu64 " lost\n\n",
             a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost);
+    print_profiling_cost(out, a);
     if (a->lost)
         fprintf(out, "warning: %" PRIu64 " records were dropped while recording (the writer fell "
                      "behind); figures below undercount\n\n", a->lost);

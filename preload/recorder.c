@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "background_thread.h"
 #include "diagnostics.h"
 #include "raw_syscalls.h"
 
@@ -240,6 +241,7 @@ void pi_recorder_stop(int reason, int status)
 
 void pi_recorder_after_fork_child(void)
 {
+    pi_background_after_fork();
     if (atomic_load(&pi_rec.state) != PI_STATE_RUNNING)
         return;
     /* Only the forking thread exists now. Records in the buffers belong

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "background_thread.h"
 #include "guard.h"
 #include "lifecycle.h"
 #include "real_functions.h"
@@ -70,7 +71,8 @@ static void pi_signal_handler(int sig, siginfo_t *info, void *context)
     if ((!app_handles || is_fault(sig)) && !atomic_exchange(&ending, 1)) {
         int guard = pi_guard_enter();
         if (!app_handles)
-            pi_emit(PI_REC_PROCESS_END, 0, pi_clock_ticks(), 0, (uint64_t)sig, PI_END_SIGNAL, 0);
+            pi_emit(PI_REC_PROCESS_END, 0, pi_clock_ticks(), 0, (uint64_t)sig, PI_END_SIGNAL,
+                    pi_background_cpu_ns());
         pi_recorder_flush_sync(SIGNAL_FLUSH_TIMEOUT_MS);
         pi_guard_restore(guard);
         if (app_handles)

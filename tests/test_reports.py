@@ -102,11 +102,23 @@ class Outputs(unittest.TestCase):
         for p in rep["processes"]:
             self.assertIn(p["end"]["reason"], ("exit", "_exit"))
             self.assertGreater(p["memory"]["rss_peak_bytes"], 0)
+            # the writer's own CPU time at least, from the end record
+            self.assertGreater(p["cpu"]["profiler_ns"], 0)
             for t in p["threads"]:
                 self.assertEqual(set(t["time_ns"]), {"data_wait", "file_io", "other_io",
                                                       "lock_wait", "sync", "cpu"})
         reads = [e for e in rep["latency"] if (e["group"], e["name"], e["class"]) == ("io", "read", "file")]
         self.assertEqual(reads[0]["bytes"], 12288)
+
+    def test_text_report_states_the_profiling_cost(self):
+        rep = report(self.traces)
+        profiler = sum(p["cpu"]["profiler_ns"] for p in rep["processes"])
+        process = sum(p["cpu"]["user_ns"] + p["cpu"]["system_ns"] for p in rep["processes"])
+        text = analyze(self.traces).stdout
+        share = re.search(r"^profiling cost: the profiler's own threads used .* of CPU, "
+                          r"([\d.]+)% of the traced processes' CPU time", text, re.M)
+        self.assertIsNotNone(share, text[:400])
+        self.assertAlmostEqual(float(share.group(1)), 100 * profiler / process, places=1)
 
     def test_chrome_trace(self):
         path = os.path.join(self.out, "trace.json")

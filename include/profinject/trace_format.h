@@ -100,7 +100,8 @@ enum pi_record_kind {
     PI_REC_FORK = 5,
     /* arg0 = string id of the program path */
     PI_REC_EXEC = 6,
-    /* arg0 = exit status, arg1 = enum pi_end_reason */
+    /* arg0 = exit status, arg1 = enum pi_end_reason, arg2 = CPU ns used by the
+     * profiler's own threads (writer, control, GPU timing); 0 when unknown */
     PI_REC_PROCESS_END = 7,
     /* instant mark from the control API: arg0 = value, arg1 = name string id */
     PI_REC_MARK = 8,
