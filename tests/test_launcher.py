@@ -315,6 +315,18 @@ class Attach(unittest.TestCase):
         self.assertEqual([call for t, call in calls if t >= opened[0]], [],
                          "driver calls after detach went to the profiler")
 
+    def test_registers_of_a_computation_survive_attach(self):
+        # stopped in the middle of a loop that keeps a pattern in every SSE
+        # register: the calls made inside must not leave their values there
+        target = subprocess.Popen([os.path.join(PROGRAMS, "prog_vector_spin"), "2.5"],
+                                  stdout=subprocess.PIPE, text=True)
+        self.assertEqual(target.stdout.readline(), "started\n")
+        attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o", tempfile.mkdtemp(),
+                                 "--duration", "0.3s"], capture_output=True, text=True, timeout=60)
+        rest, _ = target.communicate(timeout=60)
+        self.assertEqual(attach.returncode, 0, attach.stderr)
+        self.assertEqual(rest, "intact\n")
+
     def test_attach_to_pytorch(self):
         script = os.path.join(tempfile.mkdtemp(), "loop.py")
         with open(script, "w") as f:

@@ -4,7 +4,10 @@
  * The main thread is stopped, its registers saved, and pointed at a libc
  * function with its arguments; its return address is 0, so the call ends
  * in a fault we catch, the result is in rax, and the registers go back as
- * they were. An interrupted system call restarts as it would have.
+ * they were: the general ones and the whole extended state (x87, SSE, AVX,
+ * AVX-512), since the thread may have been stopped in the middle of a
+ * computation whose vector registers the called code would overwrite. An
+ * interrupted system call restarts as it would have.
  * Functions are found by their offset in our own libc, which must be the
  * same file as the target's (checked by device and inode).
  */
@@ -18,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,6 +135,37 @@ static int remote_call(pid_t pid, const struct user_regs_struct *saved, uintptr_
     return 0;
 }
 
+/* The thread's registers, general and extended. */
+struct saved_registers {
+    struct user_regs_struct general;
+    struct iovec extended;  /* XSAVE area, or the legacy FXSAVE one */
+    int extended_is_xstate; /* 1: NT_X86_XSTATE, 0: PTRACE_GETFPREGS, -1: none saved */
+    unsigned char area[16384]; /* XSAVE with AVX-512 needs under 3 KiB; room to spare */
+};
+
+static int save_registers(pid_t pid, struct saved_registers *r)
+{
+    if (ptrace(PTRACE_GETREGS, pid, NULL, &r->general) != 0)
+        return -1;
+    r->extended = (struct iovec){r->area, sizeof(r->area)};
+    if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_X86_XSTATE, &r->extended) == 0) {
+        r->extended_is_xstate = 1;
+        return 0;
+    }
+    r->extended = (struct iovec){r->area, sizeof(struct user_fpregs_struct)};
+    r->extended_is_xstate = ptrace(PTRACE_GETFPREGS, pid, NULL, r->area) == 0 ? 0 : -1;
+    return r->extended_is_xstate < 0 ? -1 : 0; /* without it, a remote call is not safe */
+}
+
+static void restore_registers(pid_t pid, struct saved_registers *r)
+{
+    if (r->extended_is_xstate == 1)
+        ptrace(PTRACE_SETREGSET, pid, (void *)NT_X86_XSTATE, &r->extended);
+    else if (r->extended_is_xstate == 0)
+        ptrace(PTRACE_SETFPREGS, pid, NULL, r->area);
+    ptrace(PTRACE_SETREGS, pid, NULL, &r->general);
+}
+
 int pi_attach(pid_t pid, const char *library, const char *output)
 {
     char pid_text[16];
@@ -174,15 +210,17 @@ int pi_attach(pid_t pid, const char *library, const char *output)
         ptrace(PTRACE_DETACH, pid, NULL, NULL);
         return -1;
     }
-    struct user_regs_struct saved;
+    static struct saved_registers saved;
     uint64_t result = 0;
-    if (ptrace(PTRACE_GETREGS, pid, NULL, &saved) != 0) {
+    if (save_registers(pid, &saved) != 0) {
+        fprintf(stderr, "profinject: cannot read the registers of process %d\n", (int)pid);
         ptrace(PTRACE_DETACH, pid, NULL, NULL);
         return -1;
     }
-    if (remote_call(pid, &saved, set_env, "PROFINJECT_ATTACHED", "1", 1, &result) != 0 ||
-        (output && remote_call(pid, &saved, set_env, "PROFINJECT_OUTPUT", output, 1, &result)) ||
-        remote_call(pid, &saved, load, library, NULL, RTLD_NOW | RTLD_GLOBAL, &result) != 0) {
+    const struct user_regs_struct *at = &saved.general;
+    if (remote_call(pid, at, set_env, "PROFINJECT_ATTACHED", "1", 1, &result) != 0 ||
+        (output && remote_call(pid, at, set_env, "PROFINJECT_OUTPUT", output, 1, &result)) ||
+        remote_call(pid, at, load, library, NULL, RTLD_NOW | RTLD_GLOBAL, &result) != 0) {
         fprintf(stderr, "profinject: the call inside process %d failed\n", (int)pid);
         failed = 1;
     } else if (result == 0) {
@@ -190,7 +228,7 @@ int pi_attach(pid_t pid, const char *library, const char *output)
                 (int)pid, library);
         failed = 1;
     }
-    ptrace(PTRACE_SETREGS, pid, NULL, &saved);
+    restore_registers(pid, &saved);
     ptrace(PTRACE_DETACH, pid, NULL, NULL);
     return failed ? -1 : 0;
 }
