@@ -22,10 +22,12 @@ int main(int argc, char **argv)
     if (argc < 3)
         return 1;
     double spin = atof(argv[1]), sleep_ms = atof(argv[2]);
-    volatile unsigned long sink = 0;
+    unsigned long sink = 0;
     for (double start = now_ms(); now_ms() - start < spin;)
-        for (int i = 0; i < 10000; i++)
+        for (int i = 0; i < 10000; i++) {
             sink += (unsigned long)i * i;
+            __asm__ volatile("" : "+r"(sink)); /* the work is kept */
+        }
     struct timespec pause = {(time_t)(sleep_ms / 1000), (long)((long)sleep_ms % 1000) * 1000000L};
     nanosleep(&pause, NULL);
 
