@@ -327,6 +327,25 @@ class Attach(unittest.TestCase):
         self.assertEqual(attach.returncode, 0, attach.stderr)
         self.assertEqual(rest, "intact\n")
 
+    def test_attach_waits_until_the_thread_is_outside_malloc(self):
+        # stopped inside malloc, the remote dlopen would wait for the arena
+        # lock its own thread holds; without the safe-point check most of
+        # these attaches hang the target
+        for _ in range(3):
+            target = subprocess.Popen([os.path.join(PROGRAMS, "prog_malloc_spin"), "1.5"],
+                                      stdout=subprocess.PIPE, text=True)
+            try:
+                self.assertEqual(target.stdout.readline(), "started\n")
+                attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o",
+                                         tempfile.mkdtemp(), "--duration", "0.2s"],
+                                        capture_output=True, text=True, timeout=30)
+                rest, _ = target.communicate(timeout=30)
+            finally:
+                target.kill()
+                target.wait()
+            self.assertEqual(attach.returncode, 0, attach.stderr)
+            self.assertEqual(rest, "done\n")
+
     def test_attach_to_pytorch(self):
         script = os.path.join(tempfile.mkdtemp(), "loop.py")
         with open(script, "w") as f:

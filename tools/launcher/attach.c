@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "attach.h"
+#include "safe_point.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,10 +24,14 @@
 #include <string.h>
 #include <elf.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* how long to look for a moment when the thread holds no C library lock */
+#define SAFE_POINT_TIMEOUT_MS 2000
 
 struct mapped_lib {
     uintptr_t base;
@@ -92,6 +97,26 @@ static int poke_bytes(pid_t pid, uintptr_t address, const void *data, size_t siz
     return 0;
 }
 
+/* Signals held back during the remote calls, sent again after detaching. */
+static int held_signals[16];
+static int held_count;
+
+static void keep_for_later(int sig)
+{
+    for (int i = 0; i < held_count; i++)
+        if (held_signals[i] == sig)
+            return; /* standard signals do not queue: once is what the kernel would do */
+    if (held_count < (int)(sizeof(held_signals) / sizeof(held_signals[0])))
+        held_signals[held_count++] = sig;
+}
+
+static void send_held_signals(pid_t pid)
+{
+    for (int i = 0; i < held_count; i++)
+        syscall(SYS_tgkill, pid, pid, held_signals[i]);
+    held_count = 0;
+}
+
 /* Call @function(a, b, c) in @pid, whose registers are @saved; strings
  * @s1 and @s2 are copied below the red zone and passed where a, b say -1. */
 static int remote_call(pid_t pid, const struct user_regs_struct *saved, uintptr_t function,
@@ -124,7 +149,10 @@ static int remote_call(pid_t pid, const struct user_regs_struct *saved, uintptr_
         int sig = WSTOPSIG(status);
         if (sig == SIGSEGV)
             break;
-        /* another signal arrived meanwhile: it is delivered after we are done */
+        /* another signal arrived meanwhile: the application's handler must not
+         * run inside our call, so it is sent again once we are done */
+        if (status >> 16 == 0)
+            keep_for_later(sig);
         if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
             return -1;
     }
@@ -143,10 +171,9 @@ struct saved_registers {
     unsigned char area[16384]; /* XSAVE with AVX-512 needs under 3 KiB; room to spare */
 };
 
+/* The extended state of @pid, whose general registers are already in @r. */
 static int save_registers(pid_t pid, struct saved_registers *r)
 {
-    if (ptrace(PTRACE_GETREGS, pid, NULL, &r->general) != 0)
-        return -1;
     r->extended = (struct iovec){r->area, sizeof(r->area)};
     if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_X86_XSTATE, &r->extended) == 0) {
         r->extended_is_xstate = 1;
@@ -205,13 +232,16 @@ int pi_attach(pid_t pid, const char *library, const char *output)
         }
         return -1;
     }
-    int status, failed = 0;
-    if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) != 0 || waitpid(pid, &status, __WALL) < 0) {
+    int failed = 0;
+    static struct saved_registers saved;
+    uint64_t result = 0;
+    if (pi_stop_at_safe_point(pid, SAFE_POINT_TIMEOUT_MS, &saved.general) != 0) {
+        fprintf(stderr, "profinject: process %d did not stop outside the C library and the "
+                        "loader within %d ms (a call made there could deadlock it); try again\n",
+                (int)pid, SAFE_POINT_TIMEOUT_MS);
         ptrace(PTRACE_DETACH, pid, NULL, NULL);
         return -1;
     }
-    static struct saved_registers saved;
-    uint64_t result = 0;
     if (save_registers(pid, &saved) != 0) {
         fprintf(stderr, "profinject: cannot read the registers of process %d\n", (int)pid);
         ptrace(PTRACE_DETACH, pid, NULL, NULL);
@@ -230,5 +260,6 @@ int pi_attach(pid_t pid, const char *library, const char *output)
     }
     restore_registers(pid, &saved);
     ptrace(PTRACE_DETACH, pid, NULL, NULL);
+    send_held_signals(pid);
     return failed ? -1 : 0;
 }

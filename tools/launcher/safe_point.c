@@ -1,0 +1,108 @@
+/*
+ * safe_point.c - see safe_point.h. Where the thread stands is read from
+ * its instruction pointer (which file's code, from /proc/PID/maps) and,
+ * when it is in a system call, which call. Code of its own program or
+ * libraries is safe; the loader and the unwinder (which runs under the
+ * loader's lock) are not; inside the C library only blocking waits are,
+ * since malloc, stdio and the rest take their locks there.
+ */
+#define _GNU_SOURCE
+#include "safe_point.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+/* System calls a thread blocks in while holding none of the C library's locks. */
+static int waiting_call(long number)
+{
+    static const long waits[] = {
+        SYS_read,          SYS_write,      SYS_poll,          SYS_select,     SYS_sched_yield,
+        SYS_pause,         SYS_nanosleep,  SYS_accept,        SYS_recvfrom,   SYS_recvmsg,
+        SYS_wait4,         SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_futex, SYS_clock_nanosleep,
+        SYS_epoll_wait,    SYS_waitid,     SYS_pselect6,      SYS_ppoll,      SYS_epoll_pwait,
+        SYS_accept4,       SYS_recvmmsg,
+    };
+    for (size_t i = 0; i < sizeof(waits) / sizeof(waits[0]); i++)
+        if (waits[i] == number)
+            return 1;
+    return 0;
+}
+
+enum place { OWN_CODE, C_LIBRARY, LOADER };
+
+/* Whose code @address is in, by the file mapped there in @pid. */
+static enum place place_of(pid_t pid, uintptr_t address)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+    FILE *maps = fopen(path, "r");
+    enum place place = LOADER; /* unreadable: assume the worst */
+    if (!maps)
+        return place;
+    while (fgets(line, sizeof(line), maps)) {
+        uintptr_t start, end;
+        char file[512] = "";
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %*s %*s %*s %511s", &start, &end, file) < 2 ||
+            address < start || address >= end)
+            continue;
+        const char *name = strrchr(file, '/');
+        name = name ? name + 1 : file;
+        if (strncmp(name, "ld-linux", 8) == 0 || strncmp(name, "ld-2.", 5) == 0 ||
+            strncmp(name, "libgcc_s", 8) == 0)
+            place = LOADER;
+        else if (strncmp(name, "libc.so", 7) == 0 || strncmp(name, "libc-2.", 7) == 0 ||
+                 strncmp(name, "libpthread", 10) == 0)
+            place = C_LIBRARY;
+        else
+            place = OWN_CODE;
+        break;
+    }
+    fclose(maps);
+    return place;
+}
+
+static int safe_to_call(pid_t pid, const struct user_regs_struct *regs)
+{
+    switch (place_of(pid, regs->rip)) {
+    case OWN_CODE: return 1;
+    case C_LIBRARY: return (long)regs->orig_rax >= 0 && waiting_call((long)regs->orig_rax);
+    default: return 0;
+    }
+}
+
+/* Wait for the stop PTRACE_INTERRUPT asked for, delivering any signal that comes first. */
+static int wait_for_interrupt(pid_t pid)
+{
+    for (;;) {
+        int status;
+        if (waitpid(pid, &status, __WALL) < 0 || !WIFSTOPPED(status))
+            return -1;
+        if (status >> 16 == PTRACE_EVENT_STOP)
+            return 0;
+        /* a signal-delivery stop: let the signal through, the interrupt is still due */
+        if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)WSTOPSIG(status)) != 0)
+            return -1;
+    }
+}
+
+int pi_stop_at_safe_point(pid_t pid, unsigned timeout_ms, struct user_regs_struct *regs)
+{
+    for (unsigned waited = 0;; waited++) {
+        if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) != 0 || wait_for_interrupt(pid) != 0 ||
+            ptrace(PTRACE_GETREGS, pid, NULL, regs) != 0)
+            return -1;
+        if (safe_to_call(pid, regs))
+            return 0;
+        if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0 || waited >= timeout_ms)
+            return -1;
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+}
