@@ -147,7 +147,8 @@ static int remote_call(pid_t pid, const struct user_regs_struct *saved, uintptr_
         if (!WIFSTOPPED(status))
             return -1; /* the process ended */
         int sig = WSTOPSIG(status);
-        if (sig == SIGSEGV)
+        /* the return to address 0, or a fault of the called code itself */
+        if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
             break;
         /* another signal arrived meanwhile: the application's handler must not
          * run inside our call, so it is sent again once we are done */
