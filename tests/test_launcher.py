@@ -227,7 +227,7 @@ def io_records(traces):
 
 
 def cuda_records(traces):
-    """(seconds, (api, bytes, nested)) of allocations and launches, and capture records."""
+    """(seconds, (api, bytes, nested)) of allocations and launches."""
     calls = []
     for text in dumps(traces):
         for t, api, rest in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ gpu_alloc (\w+)(.*)$", text,
@@ -237,7 +237,13 @@ def cuda_records(traces):
         for t, kernel in re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ gpu_launch \w+ .*kernel=\"(\w+)\"",
                                     text, re.M):
             calls.append((float(t), ("launch " + kernel, 0, False)))
-    return sorted(calls), io_records(traces)[1]
+    return sorted(calls)
+
+
+def attach(pid, out, duration, timeout):
+    """profinject attach PID for @duration, traces in @out."""
+    return subprocess.run([LAUNCHER, "attach", str(pid), "-o", out, "--duration", duration],
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def report_text(traces):
@@ -250,17 +256,15 @@ class Attach(unittest.TestCase):
         with open(self.data, "wb") as f:
             f.write(b"x" * 1000)
 
-    def test_attach_records_then_detach_restores(self):
-        out = tempfile.mkdtemp()
-        target = subprocess.Popen([os.path.join(PROGRAMS, "prog_reader"), self.data],
-                                  stdout=subprocess.PIPE, text=True)
+    def attach_then_record_after_detach(self, argv, out):
+        """Run @argv, attach for 1 s, detach, then open a 0.3 s window: the
+        process must run on. Return when that window opened (trace seconds)."""
+        target = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         try:
             self.assertEqual(target.stdout.readline(), "started\n")
-            attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o", out,
-                                     "--duration", "1s"], capture_output=True, text=True,
-                                    timeout=60)
-            self.assertEqual(attach.returncode, 0, attach.stderr)
-            self.assertIn("detached", attach.stdout)
+            attached = attach(target.pid, out, "1s", timeout=60)
+            self.assertEqual(attached.returncode, 0, attached.stderr)
+            self.assertIn("detached", attached.stdout)
             # after detach the calls no longer reach the profiler, even while recording
             self.assertEqual(ctl(target.pid, "start").returncode, 0)
             time.sleep(0.3)
@@ -269,12 +273,33 @@ class Attach(unittest.TestCase):
         finally:
             target.kill()
             target.wait()
-        io, captures = io_records(out)
         # recording starts at attach; the one window opened is the one after detach
+        captures = io_records(out)[1]
         opened = [t for t, is_open in captures if is_open]
         self.assertEqual(len(opened), 1, captures)
-        during = [op for t, op in io if t < opened[0]]
-        after = [op for t, op in io if t >= opened[0]]
+        return opened[0]
+
+    def output_when_attached_briefly(self, argv, duration, timeout):
+        """Run @argv to its end with an attach of @duration, each step within @timeout
+        seconds; what it printed after "started"."""
+        target = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(target.stdout.readline(), "started\n")
+            attached = attach(target.pid, tempfile.mkdtemp(), duration, timeout)
+            rest, _ = target.communicate(timeout=timeout)
+        finally:
+            target.kill()
+            target.wait()
+        self.assertEqual(attached.returncode, 0, attached.stderr)
+        return rest
+
+    def test_attach_records_then_detach_restores(self):
+        out = tempfile.mkdtemp()
+        opened = self.attach_then_record_after_detach(
+            [os.path.join(PROGRAMS, "prog_reader"), self.data], out)
+        io, _ = io_records(out)
+        during = [op for t, op in io if t < opened]
+        after = [op for t, op in io if t >= opened]
         # one open every ~2 ms for 1 s; a loaded machine gets fewer
         self.assertGreater(during.count("open"), 100)
         self.assertLessEqual(abs(during.count("open") - during.count("close")), 1)
@@ -286,24 +311,9 @@ class Attach(unittest.TestCase):
         if not os.path.exists(program):
             self.skipTest("built without the CUDA headers")
         out = tempfile.mkdtemp()
-        target = subprocess.Popen([program], stdout=subprocess.PIPE, text=True)
-        try:
-            self.assertEqual(target.stdout.readline(), "started\n")
-            attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o", out,
-                                     "--duration", "1s"], capture_output=True, text=True,
-                                    timeout=60)
-            self.assertEqual(attach.returncode, 0, attach.stderr)
-            self.assertEqual(ctl(target.pid, "start").returncode, 0)
-            time.sleep(0.3)
-            self.assertEqual(ctl(target.pid, "stop").returncode, 0)
-            self.assertIsNone(target.poll(), "every CUDA call still succeeds after detach")
-        finally:
-            target.kill()
-            target.wait()
-        calls, captures = cuda_records(out)
-        opened = [t for t, is_open in captures if is_open]
-        self.assertEqual(len(opened), 1, captures)
-        during = [call for t, call in calls if t < opened[0]]
+        opened = self.attach_then_record_after_detach([program], out)
+        calls = cuda_records(out)
+        during = [call for t, call in calls if t < opened]
         # one iteration every ~2 ms for 1 s; a loaded machine gets fewer
         runtime = during.count(("cudaMalloc", 1 * MiB, False))
         self.assertGreater(runtime, 100)
@@ -312,39 +322,22 @@ class Attach(unittest.TestCase):
         self.assertLessEqual(abs(during.count(("launch _Z6kernelPf", 0, False)) - runtime), 1)
         # cudart's table: each runtime allocation has its driver child, marked nested
         self.assertEqual(during.count(("cuMemAlloc", 1 * MiB, True)), runtime)
-        self.assertEqual([call for t, call in calls if t >= opened[0]], [],
+        self.assertEqual([call for t, call in calls if t >= opened], [],
                          "driver calls after detach went to the profiler")
 
     def test_registers_of_a_computation_survive_attach(self):
         # stopped in the middle of a loop that keeps a pattern in every SSE
         # register: the calls made inside must not leave their values there
-        target = subprocess.Popen([os.path.join(PROGRAMS, "prog_vector_spin"), "2.5"],
-                                  stdout=subprocess.PIPE, text=True)
-        self.assertEqual(target.stdout.readline(), "started\n")
-        attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o", tempfile.mkdtemp(),
-                                 "--duration", "0.3s"], capture_output=True, text=True, timeout=60)
-        rest, _ = target.communicate(timeout=60)
-        self.assertEqual(attach.returncode, 0, attach.stderr)
-        self.assertEqual(rest, "intact\n")
+        self.assertEqual(self.output_when_attached_briefly(
+            [os.path.join(PROGRAMS, "prog_vector_spin"), "2.5"], "0.3s", timeout=60), "intact\n")
 
     def test_attach_waits_until_the_thread_is_outside_malloc(self):
         # stopped inside malloc, the remote dlopen would wait for the arena
         # lock its own thread holds; without the safe-point check most of
         # these attaches hang the target
         for _ in range(3):
-            target = subprocess.Popen([os.path.join(PROGRAMS, "prog_malloc_spin"), "1.5"],
-                                      stdout=subprocess.PIPE, text=True)
-            try:
-                self.assertEqual(target.stdout.readline(), "started\n")
-                attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o",
-                                         tempfile.mkdtemp(), "--duration", "0.2s"],
-                                        capture_output=True, text=True, timeout=30)
-                rest, _ = target.communicate(timeout=30)
-            finally:
-                target.kill()
-                target.wait()
-            self.assertEqual(attach.returncode, 0, attach.stderr)
-            self.assertEqual(rest, "done\n")
+            self.assertEqual(self.output_when_attached_briefly(
+                [os.path.join(PROGRAMS, "prog_malloc_spin"), "1.5"], "0.2s", timeout=30), "done\n")
 
     def test_attach_to_pytorch(self):
         script = os.path.join(tempfile.mkdtemp(), "loop.py")
@@ -357,10 +350,9 @@ class Attach(unittest.TestCase):
         target = subprocess.Popen(["/usr/bin/python3", script, self.data, "800"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual(target.stdout.readline(), "ready\n")
-        attach = subprocess.run([LAUNCHER, "attach", str(target.pid), "-o", out, "--duration",
-                                 "1s"], capture_output=True, text=True, timeout=120)
+        attached = attach(target.pid, out, "1s", timeout=120)
         rest, errors = target.communicate(timeout=300)
-        self.assertEqual(attach.returncode, 0, attach.stderr)
+        self.assertEqual(attached.returncode, 0, attached.stderr)
         self.assertEqual(target.returncode, 0, errors)
         self.assertEqual("ready\n" + rest, plain.stdout, "same result as without the profiler")
         io, _ = io_records(out)
