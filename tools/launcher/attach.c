@@ -13,11 +13,11 @@
  */
 #define _GNU_SOURCE
 #include "attach.h"
+#include "proc_maps.h"
 #include "safe_point.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,48 +33,27 @@
 /* how long to look for a moment when the thread holds no C library lock */
 #define SAFE_POINT_TIMEOUT_MS 2000
 
-struct mapped_lib {
-    uintptr_t base;
-    char device[16];
-    unsigned long inode;
-};
+/* The C library's first mapping (file offset 0), which is where it is loaded. */
+static int is_libc_start(const struct pi_mapping *m, const void *unused)
+{
+    (void)unused;
+    return m->offset == 0 && strchr(m->path, '/') &&
+           strncmp(pi_mapping_name(m), "libc.so", 7) == 0;
+}
 
 /* The load address (offset 0 mapping) of libc in @pid ("self" for us). */
-static int find_libc(const char *pid, struct mapped_lib *lib)
+static int find_libc(const char *pid, struct pi_mapping *lib)
 {
-    char path[64], line[1024];
-    snprintf(path, sizeof(path), "/proc/%s/maps", pid);
-    FILE *maps = fopen(path, "r");
-    if (!maps)
-        return -1;
-    int found = -1;
-    while (fgets(line, sizeof(line), maps)) {
-        uintptr_t start;
-        unsigned long offset, inode;
-        char device[16], file[512] = "";
-        if (sscanf(line, "%" SCNxPTR "-%*x %*s %lx %15s %lu %511s", &start, &offset, device,
-                   &inode, file) < 5)
-            continue;
-        const char *name = strrchr(file, '/');
-        if (offset == 0 && name && strncmp(name, "/libc.so", 8) == 0) {
-            lib->base = start;
-            snprintf(lib->device, sizeof(lib->device), "%s", device);
-            lib->inode = inode;
-            found = 0;
-            break;
-        }
-    }
-    fclose(maps);
-    return found;
+    return pi_find_mapping(pid, is_libc_start, NULL, lib);
 }
 
 /* @name as libc defines it (not as an interposer in front of it does) */
-static uintptr_t libc_function(const char *name, const struct mapped_lib *libc)
+static uintptr_t libc_function(const char *name, const struct pi_mapping *libc)
 {
     void *handle = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
     void *function = handle ? dlsym(handle, name) : NULL;
     Dl_info where;
-    if (!function || !dladdr(function, &where) || (uintptr_t)where.dli_fbase != libc->base)
+    if (!function || !dladdr(function, &where) || (uintptr_t)where.dli_fbase != libc->start)
         return 0;
     return (uintptr_t)function;
 }
@@ -198,7 +177,7 @@ int pi_attach(pid_t pid, const char *library, const char *output)
 {
     char pid_text[16];
     snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
-    struct mapped_lib ours, theirs;
+    struct pi_mapping ours, theirs;
     if (find_libc("self", &ours) != 0 || find_libc(pid_text, &theirs) != 0) {
         fprintf(stderr, "profinject: cannot read the memory map of %d (does it exist, and is it "
                         "yours?)\n", (int)pid);
@@ -214,8 +193,8 @@ int pi_attach(pid_t pid, const char *library, const char *output)
         fprintf(stderr, "profinject: setenv or dlopen not found in libc\n");
         return -1;
     }
-    set_env = set_env - ours.base + theirs.base;
-    load = load - ours.base + theirs.base;
+    set_env = set_env - ours.start + theirs.start;
+    load = load - ours.start + theirs.start;
     if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) != 0) {
         int e = errno;
         fprintf(stderr, "profinject: cannot trace process %d: %s\n", (int)pid, strerror(e));

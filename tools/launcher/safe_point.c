@@ -8,10 +8,8 @@
  */
 #define _GNU_SOURCE
 #include "safe_point.h"
+#include "proc_maps.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -37,35 +35,27 @@ static int waiting_call(long number)
 
 enum place { OWN_CODE, C_LIBRARY, LOADER };
 
+static int contains(const struct pi_mapping *m, const void *address)
+{
+    return (uintptr_t)address >= m->start && (uintptr_t)address < m->end;
+}
+
 /* Whose code @address is in, by the file mapped there in @pid. */
 static enum place place_of(pid_t pid, uintptr_t address)
 {
-    char path[64], line[1024];
-    snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-    FILE *maps = fopen(path, "r");
-    enum place place = LOADER; /* unreadable: assume the worst */
-    if (!maps)
-        return place;
-    while (fgets(line, sizeof(line), maps)) {
-        uintptr_t start, end;
-        char file[512] = "";
-        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %*s %*s %*s %511s", &start, &end, file) < 2 ||
-            address < start || address >= end)
-            continue;
-        const char *name = strrchr(file, '/');
-        name = name ? name + 1 : file;
-        if (strncmp(name, "ld-linux", 8) == 0 || strncmp(name, "ld-2.", 5) == 0 ||
-            strncmp(name, "libgcc_s", 8) == 0)
-            place = LOADER;
-        else if (strncmp(name, "libc.so", 7) == 0 || strncmp(name, "libc-2.", 7) == 0 ||
-                 strncmp(name, "libpthread", 10) == 0)
-            place = C_LIBRARY;
-        else
-            place = OWN_CODE;
-        break;
-    }
-    fclose(maps);
-    return place;
+    char pid_text[16];
+    snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
+    struct pi_mapping m;
+    if (pi_find_mapping(pid_text, contains, (const void *)address, &m) != 0)
+        return LOADER; /* unreadable: assume the worst */
+    const char *name = pi_mapping_name(&m);
+    if (strncmp(name, "ld-linux", 8) == 0 || strncmp(name, "ld-2.", 5) == 0 ||
+        strncmp(name, "libgcc_s", 8) == 0)
+        return LOADER;
+    if (strncmp(name, "libc.so", 7) == 0 || strncmp(name, "libc-2.", 7) == 0 ||
+        strncmp(name, "libpthread", 10) == 0)
+        return C_LIBRARY;
+    return OWN_CODE;
 }
 
 static int safe_to_call(pid_t pid, const struct user_regs_struct *regs)
