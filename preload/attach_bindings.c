@@ -154,15 +154,29 @@ struct pass {
     unsigned long long adds;
 };
 
+/* Where this library is loaded, into self_base; 0 when it cannot be told. */
+static int locate_self(Dl_info *self_info)
+{
+    if (!dladdr((void *)locate_self, self_info))
+        return 0;
+    self_base = self_info->dli_fbase;
+    return 1;
+}
+
+/* Modules no pass touches: this library, the vDSO and the loader. */
+static int left_alone(const struct dl_phdr_info *info)
+{
+    return (void *)info->dlpi_addr == self_base || !info->dlpi_phnum ||
+           (info->dlpi_name && (strstr(info->dlpi_name, "linux-vdso") ||
+                                strstr(info->dlpi_name, "/ld-linux")));
+}
+
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     struct pass *pass = data;
     pass->adds = info->dlpi_adds;
-    if ((void *)info->dlpi_addr == self_base || !info->dlpi_phnum)
-        return 0;
-    if (info->dlpi_name && (strstr(info->dlpi_name, "linux-vdso") ||
-                            strstr(info->dlpi_name, "/ld-linux")))
+    if (left_alone(info))
         return 0;
     struct module_tables t;
     read_dynamic(info, &t);
@@ -179,10 +193,9 @@ int pi_attach_bind(void)
         return 0;
     struct pass pass = {NULL, 0, 0};
     Dl_info self_info;
-    if (!dladdr((void *)pi_attach_bind, &self_info) ||
+    if (!locate_self(&self_info) ||
         !(pass.self = dlopen(self_info.dli_fname, RTLD_NOW | RTLD_NOLOAD)))
         return 0;
-    self_base = self_info.dli_fbase;
     int guard = pi_guard_enter(); /* our own calls are not the application's */
     dl_iterate_phdr(visit, &pass);
     pi_guard_restore(guard);
@@ -234,12 +247,9 @@ static int visit_data(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     struct value_pass *pass = data;
-    if ((void *)info->dlpi_addr == self_base || (void *)info->dlpi_addr == pass->owner_base ||
-        !info->dlpi_phnum || !info->dlpi_name)
-        return 0;
-    /* the loader and the vDSO hold no such tables; CUPTI's calls are ours, not the program's */
-    if (strstr(info->dlpi_name, "linux-vdso") || strstr(info->dlpi_name, "/ld-linux") ||
-        strstr(info->dlpi_name, "libcupti"))
+    /* CUPTI's calls are ours, not the program's */
+    if (left_alone(info) || (void *)info->dlpi_addr == pass->owner_base ||
+        (info->dlpi_name && strstr(info->dlpi_name, "libcupti")))
         return 0;
     struct module_tables t;
     read_dynamic(info, &t);
@@ -259,9 +269,8 @@ int pi_attach_redirect_values(const struct pi_value_redirect *redirects, size_t 
     if (unbound || !count)
         return 0;
     Dl_info self_info;
-    if (!dladdr((void *)pi_attach_redirect_values, &self_info))
+    if (!locate_self(&self_info))
         return 0;
-    self_base = self_info.dli_fbase;
     struct value_pass pass = {redirects, count, UINTPTR_MAX, 0, owner_base, 0, 0};
     for (size_t i = 0; i < count; i++) {
         uintptr_t from = (uintptr_t)redirects[i].from;
