@@ -12,11 +12,11 @@
 
 #include <stdatomic.h>
 
-#include "clock.h"
-#include "guard.h"
+#include "core/clock.h"
+#include "core/guard.h"
 #include "lifecycle.h"
-#include "real_functions.h"
-#include "recorder.h"
+#include "core/real_functions.h"
+#include "core/recorder.h"
 
 #define PI_EXPORT __attribute__((visibility("default")))
 

@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach_bindings.h"
-#include "attach_driver_tables.h"
-#include "control_channel.h"
+#include "control/attach_bindings.h"
+#include "control/attach_driver_tables.h"
+#include "control/control_channel.h"
 
-#include "config.h"
-#include "guard.h"
-#include "real_functions.h"
-#include "recorder.h"
+#include "core/config.h"
+#include "core/guard.h"
+#include "core/real_functions.h"
+#include "core/recorder.h"
 #ifdef PI_HAVE_CUDA
-#include "gpu_timing.h"
+#include "cuda/gpu_timing.h"
 #endif
 
 __thread int pi_guard_depth __attribute__((tls_model("initial-exec")));

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_reader.h"
+#include "reader/trace_reader.h"
 
 struct run_result {
     int exited;   /* 1 when the program exited, 0 when a signal ended it */

@@ -5,7 +5,7 @@
  */
 #include "analysis.h"
 
-#include "commands.h"
+#include "commands/commands.h"
 #include "gpu_analysis.h"
 
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 
 #include "histogram.h"
 #include "latency_table.h"
-#include "trace_reader.h"
+#include "reader/trace_reader.h"
 
 /* Where a thread's time went (ns). CPU is what is left of its wall time. */
 enum pi_time_class {

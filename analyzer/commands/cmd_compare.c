@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "commands.h"
-#include "report.h"
+#include "reports/report.h"
 
 #define PI_EXIT_REGRESSION 3
 #define MAX_THRESHOLDS 16

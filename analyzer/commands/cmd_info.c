@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "trace_inputs.h"
+#include "reader/trace_inputs.h"
 
 struct file_summary {
     const char *path;

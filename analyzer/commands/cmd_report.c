@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "commands.h"
-#include "report.h"
-#include "trace_inputs.h"
+#include "reports/report.h"
+#include "reader/trace_inputs.h"
 
 static void usage(FILE *out)
 {

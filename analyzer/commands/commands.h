@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "trace_reader.h"
+#include "reader/trace_reader.h"
 
 enum { PI_EXIT_OK = 0, PI_EXIT_USAGE = 1, PI_EXIT_BAD_INPUT = 2 };
 

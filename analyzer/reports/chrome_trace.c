@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "demangle.h"
-#include "gpu_analysis.h"
+#include "analysis/analysis.h"
+#include "analysis/demangle.h"
+#include "analysis/gpu_analysis.h"
 #include "json_text.h"
 
 /* GPU work goes on a track of its own in each process. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "format.h"
-#include "gpu_analysis.h"
+#include "analysis/gpu_analysis.h"
 #include "report.h"
 
 #define TOP_KERNELS 20

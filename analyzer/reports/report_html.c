@@ -10,7 +10,7 @@
 
 #include "format.h"
 #include "report.h"
-#include "verdict.h"
+#include "analysis/verdict.h"
 
 #define PLOT_W 760
 #define PLOT_H 220

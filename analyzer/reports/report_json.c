@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu_analysis.h"
+#include "analysis/gpu_analysis.h"
 #include "report.h"
-#include "verdict.h"
+#include "analysis/verdict.h"
 
 #define JSON_SCHEMA_VERSION 1
 

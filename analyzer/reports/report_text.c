@@ -9,7 +9,7 @@
 
 #include "format.h"
 #include "report.h"
-#include "verdict.h"
+#include "analysis/verdict.h"
 
 #define TOP_CALLS 25
 #define TOP_FILES 10

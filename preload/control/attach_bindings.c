@@ -18,8 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "diagnostics.h"
-#include "guard.h"
+#include "core/diagnostics.h"
+#include "core/guard.h"
 
 struct saved_slot {
     void **slot;

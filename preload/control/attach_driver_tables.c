@@ -15,10 +15,10 @@
 #include <stdint.h>
 
 #include "attach_bindings.h"
-#include "clock.h"
-#include "cuda_driver_hooks.h"
-#include "diagnostics.h"
-#include "guard.h"
+#include "core/clock.h"
+#include "cuda/cuda_driver_hooks.h"
+#include "core/diagnostics.h"
+#include "core/guard.h"
 
 #define MAX_REDIRECTS 256
 

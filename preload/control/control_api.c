@@ -6,9 +6,9 @@
 #define PROFINJECT_BUILDING_LIBRARY
 #include "profinject/profinject.h"
 
-#include "guard.h"
+#include "core/guard.h"
 #include "lifecycle.h"
-#include "recorder.h"
+#include "core/recorder.h"
 
 #define PI_EXPORT __attribute__((visibility("default")))
 

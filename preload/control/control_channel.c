@@ -21,13 +21,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "background_thread.h"
+#include "core/background_thread.h"
 #include "attach_bindings.h"
-#include "diagnostics.h"
-#include "guard.h"
-#include "live_allocations.h"
-#include "raw_syscalls.h"
-#include "recorder.h"
+#include "core/diagnostics.h"
+#include "core/guard.h"
+#include "cuda/live_allocations.h"
+#include "core/raw_syscalls.h"
+#include "core/recorder.h"
 
 static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int listen_fd = -1;

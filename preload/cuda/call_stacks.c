@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "cuda_common.h"
-#include "guard.h"
-#include "recorder.h"
+#include "core/guard.h"
+#include "core/recorder.h"
 
 #define MAX_FRAMES 24
 #define OWN_FRAMES_MAX 8 /* frames of the profiler itself, dropped from the top */

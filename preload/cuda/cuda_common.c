@@ -10,9 +10,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "guard.h"
-#include "real_functions.h"
-#include "recorder.h"
+#include "core/guard.h"
+#include "core/real_functions.h"
+#include "core/recorder.h"
 
 __thread int pi_cuda_runtime_depth __attribute__((tls_model("initial-exec")));
 __thread uint32_t pi_cuda_last_kernel __attribute__((tls_model("initial-exec")));

@@ -12,10 +12,10 @@
 
 #include <stdint.h>
 
-#include "guard.h"
+#include "core/guard.h"
 #include "hook.h"
 #include "profinject/trace_format.h"
-#include "recorder.h"
+#include "core/recorder.h"
 
 /**
  * pi_cuda_symbol - the real definition of @name in an object other than

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
-#include "recorder.h"
+#include "core/guard.h"
+#include "core/recorder.h"
 
 #define BUFFER_SIZE (1u << 20)
 #define MAP_SLOTS 65536 /* CUPTI correlation id -> ours, recent ones */

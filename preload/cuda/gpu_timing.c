@@ -25,12 +25,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "background_thread.h"
+#include "core/background_thread.h"
 #include "cuda_common.h"
 #include "cupti_source.h"
-#include "diagnostics.h"
-#include "guard.h"
-#include "recorder.h"
+#include "core/diagnostics.h"
+#include "core/guard.h"
+#include "core/recorder.h"
 
 #define PENDING_MAX 65536
 #define POOL_MAX 8192

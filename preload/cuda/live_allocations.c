@@ -8,9 +8,9 @@
 
 #include <stdatomic.h>
 
-#include "clock.h"
-#include "diagnostics.h"
-#include "recorder.h"
+#include "core/clock.h"
+#include "core/diagnostics.h"
+#include "core/recorder.h"
 
 #define SLOTS (1u << 16) /* allocations tracked at once; more are counted as missed */
 

@@ -7,8 +7,8 @@
 #include <sys/sysmacros.h>
 
 #include "profinject/trace_format.h"
-#include "raw_syscalls.h"
-#include "recorder.h"
+#include "core/raw_syscalls.h"
+#include "core/recorder.h"
 
 _Atomic uint32_t pi_fd_words[PI_FD_TABLE_SIZE];
 

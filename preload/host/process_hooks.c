@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "control_channel.h"
-#include "live_allocations.h"
-#include "guard.h"
+#include "control/control_channel.h"
+#include "cuda/live_allocations.h"
+#include "core/guard.h"
 #include "lifecycle.h"
-#include "real_functions.h"
-#include "recorder.h"
+#include "core/real_functions.h"
+#include "core/recorder.h"
 #ifdef PI_HAVE_CUDA
-#include "gpu_timing.h"
+#include "cuda/gpu_timing.h"
 #endif
 
 #define PI_EXPORT __attribute__((visibility("default")))

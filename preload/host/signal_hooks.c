@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "background_thread.h"
-#include "guard.h"
+#include "core/background_thread.h"
+#include "core/guard.h"
 #include "lifecycle.h"
-#include "real_functions.h"
-#include "recorder.h"
+#include "core/real_functions.h"
+#include "core/recorder.h"
 
 #define PI_EXPORT __attribute__((visibility("default")))
 #define SIGNAL_FLUSH_TIMEOUT_MS 1000

@@ -11,7 +11,7 @@
 
 #include "helpers.h"
 #include "profinject/record_codec.h"
-#include "trace_file.h"
+#include "core/trace_file.h"
 
 static char path[128];
 static FILE *out;

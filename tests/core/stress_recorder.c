@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "recorder.h"
+#include "core/recorder.h"
 
 static uint64_t events_per_thread;
 static atomic_uint_fast64_t emitted;

@@ -1,7 +1,7 @@
 /* Unit: buffer hand-off between owners and the writer. */
 #include <criterion/criterion.h>
 
-#include "buffer_pool.h"
+#include "core/buffer_pool.h"
 
 Test(buffer_pool, acquire_until_empty_then_reuse)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "recorder.h"
+#include "core/recorder.h"
 
 static struct pi_config test_config(const char *dir, uint32_t buffers, uint32_t records)
 {

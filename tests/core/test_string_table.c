@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "string_table.h"
+#include "core/string_table.h"
 
 static struct pi_string_table table;
 

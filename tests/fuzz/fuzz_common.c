@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "report.h"
+#include "analysis/analysis.h"
+#include "reports/report.h"
 
 void pi_fuzz_analyse_fd(int fd)
 {

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "helpers.h"
-#include "real_functions.h"
+#include "core/real_functions.h"
 
 #define MAX_FILES 16
 

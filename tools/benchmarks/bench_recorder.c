@@ -15,7 +15,7 @@
 #include <dirent.h>
 #include <math.h>
 
-#include "recorder.h"
+#include "core/recorder.h"
 
 #define RUNS 11
 #define EVENTS 200000
