@@ -8,6 +8,7 @@
  * Only the control thread and the constructor call these, one at a time.
  */
 #include "attach_bindings.h"
+#include "core/real_functions.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -82,7 +83,7 @@ static void *self_base; /* where this library is loaded */
 static void *our_definition(void *self, const char *name)
 {
     Dl_info where;
-    void *ours = dlsym(self, name);
+    void *ours = pi_dlsym(self, name);
     return ours && dladdr(ours, &where) && where.dli_fbase == self_base ? ours : NULL;
 }
 

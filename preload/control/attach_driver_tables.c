@@ -16,7 +16,7 @@
 
 #include "attach_bindings.h"
 #include "core/clock.h"
-#include "cuda/cuda_driver_hooks.h"
+#include "cuda/entry_points.h"
 #include "core/diagnostics.h"
 #include "core/guard.h"
 

@@ -7,7 +7,7 @@
 #include "profinject/profinject.h"
 
 #include "core/guard.h"
-#include "lifecycle.h"
+#include "core/lifecycle.h"
 #include "core/recorder.h"
 
 #define PI_EXPORT __attribute__((visibility("default")))

@@ -24,9 +24,11 @@
 #include "core/background_thread.h"
 #include "attach_bindings.h"
 #include "core/diagnostics.h"
+#include "core/process_events.h"
 #include "core/guard.h"
 #include "cuda/live_allocations.h"
 #include "core/raw_syscalls.h"
+#include "core/real_functions.h"
 #include "core/recorder.h"
 
 static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -190,15 +192,17 @@ void pi_control_start(void)
     /* the fallback signal, unless the application uses it */
     int sig = SIGRTMIN + PI_CONTROL_SIGNAL_OFFSET;
     struct sigaction current;
-    if (sigaction(sig, NULL, &current) == 0 && current.sa_handler == SIG_DFL) {
+    if (PI_REAL(sigaction)(sig, NULL, &current) == 0 && current.sa_handler == SIG_DFL) {
         struct sigaction act;
         memset(&act, 0, sizeof(act));
         act.sa_sigaction = on_control_signal;
         act.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&act.sa_mask);
-        sigaction(sig, &act, NULL);
+        PI_REAL(sigaction)(sig, &act, NULL);
     }
     listen_here();
+    pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_control_after_fork);
+    pi_process_event_subscribe(PI_EVENT_END, pi_control_stop);
 }
 
 void pi_control_after_fork(void)

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "real_functions.h"
+
 #define MAX_THREADS 8
 
 struct start {
@@ -49,8 +51,10 @@ int pi_background_thread(void *(*routine)(void *), void *arg)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t thread;
-    int result = slot < 0 ? pthread_create(&thread, &attr, routine, arg)
-                          : pthread_create(&thread, &attr, trampoline, (void *)(intptr_t)slot);
+    /* the real pthread_create: the profiler's threads are not the application's */
+    int result = slot < 0 ? PI_REAL(pthread_create)(&thread, &attr, routine, arg)
+                          : PI_REAL(pthread_create)(&thread, &attr, trampoline,
+                                                    (void *)(intptr_t)slot);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return result;

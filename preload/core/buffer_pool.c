@@ -1,6 +1,8 @@
 /* buffer_pool.c - lock-free record buffer pool (see buffer_pool.h). */
 #include "buffer_pool.h"
 
+#include "raw_syscalls.h"
+
 #include <errno.h>
 #include <sys/mman.h>
 
@@ -13,8 +15,7 @@ int pi_pool_init(struct pi_buffer_pool *pool, uint32_t count, uint32_t records_p
     size_t headers = (sizeof(struct pi_buffer) * count + 63) & ~(size_t)63;
     size_t records = (size_t)count * records_per_buffer * sizeof(struct pi_record);
     size_t size = headers + records;
-    void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *memory = pi_sys_anonymous_map(size);
     if (memory == MAP_FAILED)
         return -1;
     pool->memory = memory;

@@ -11,10 +11,19 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+
+/* pi_sys_anonymous_map - @size bytes of private anonymous memory, untouched until used; MAP_FAILED on error */
+static inline void *pi_sys_anonymous_map(size_t size)
+{
+    long result = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return result == -1 ? MAP_FAILED : (void *)result;
+}
 
 static inline int pi_sys_open(const char *path, int flags, mode_t mode)
 {

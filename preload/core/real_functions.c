@@ -5,6 +5,26 @@
 
 #include "diagnostics.h"
 
+void *(*pi_real_dlsym)(void *, const char *);
+
+void pi_real_dlsym_resolve(void)
+{
+    /* dlsym moved into libc with version GLIBC_2.34; older systems have 2.2.5 */
+    void *fn = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (!fn)
+        fn = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    pi_real_dlsym = (void *(*)(void *, const char *))fn;
+}
+
+/* Not inlined into callers in other objects: glibc reads RTLD_NEXT's
+ * meaning from the return address, which stays inside this library. */
+void *pi_dlsym(void *handle, const char *name)
+{
+    if (__builtin_expect(!pi_real_dlsym, 0))
+        pi_real_dlsym_resolve();
+    return pi_real_dlsym ? pi_real_dlsym(handle, name) : NULL;
+}
+
 #define PI_DEFINE_REAL(name, ret, params, required, version) ret(*pi_real_##name) params;
 PI_REAL_FUNCTIONS(PI_DEFINE_REAL)
 #undef PI_DEFINE_REAL
@@ -31,7 +51,7 @@ int pi_real_resolve(void)
         /* a versioned lookup falls back to the default where that version is absent */
         *e->slot = e->version ? dlvsym(RTLD_NEXT, e->name, e->version) : NULL;
         if (!*e->slot)
-            *e->slot = dlsym(RTLD_NEXT, e->name);
+            *e->slot = pi_dlsym(RTLD_NEXT, e->name);
         if (!*real_table[i].slot && real_table[i].required) {
             pi_diag("cannot find the real %s; calls to it will fail", real_table[i].name);
             missing++;
@@ -48,7 +68,7 @@ void *pi_real_lookup(const char *name, void **slot)
             continue;
         void *fn = e->version ? dlvsym(RTLD_NEXT, name, e->version) : NULL;
         if (!fn)
-            fn = dlsym(RTLD_NEXT, name);
+            fn = pi_dlsym(RTLD_NEXT, name);
         *slot = fn;
         return fn;
     }

@@ -116,6 +116,20 @@
 PI_REAL_FUNCTIONS(PI_DECLARE_REAL)
 #undef PI_DECLARE_REAL
 
+/* glibc's own dlsym: the profiler's lookups never pass through its dlsym hook */
+extern void *(*pi_real_dlsym)(void *, const char *);
+
+/* pi_real_dlsym_resolve - find glibc's dlsym by version (dlvsym is never hooked) */
+void pi_real_dlsym_resolve(void);
+
+/**
+ * pi_dlsym - glibc's dlsym, for the profiler's own lookups
+ * @handle: a dlopen handle, RTLD_DEFAULT, or RTLD_NEXT (the objects after this library)
+ * @name: the symbol
+ * Return: its address, or NULL.
+ */
+void *pi_dlsym(void *handle, const char *name);
+
 /**
  * pi_real_resolve - look up every real function
  *
@@ -132,10 +146,17 @@ int pi_real_resolve(void);
  */
 void *pi_real_lookup(const char *name, void **slot);
 
-/* PI_REAL - the real function behind hook @name, resolved on first use if need be */
+/* PI_REAL - the real function behind hook @name, resolved on first use if need be.
+ * The core built on its own for tests and benchmarks has no hooks in front of
+ * libc (and, under a sanitizer, must go through its interceptors): there
+ * the real function is simply the function. */
+#ifdef PI_CORE_STANDALONE
+#define PI_REAL(name) name
+#else
 #define PI_REAL(name)                                                                             \
     (__builtin_expect(pi_real_##name != NULL, 1)                                                  \
          ? pi_real_##name                                                                         \
          : (__typeof__(pi_real_##name))pi_real_lookup(#name, (void **)&pi_real_##name))
+#endif
 
 #endif

@@ -12,10 +12,6 @@
 #include "diagnostics.h"
 #include "raw_syscalls.h"
 
-struct pi_recorder pi_rec;
-_Atomic int pi_recording;
-uint64_t pi_wait_threshold_ticks;
-
 __thread struct pi_thread pi_tls __attribute__((tls_model("initial-exec")));
 _Atomic uint32_t pi_generation;
 

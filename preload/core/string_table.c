@@ -1,6 +1,8 @@
 /* string_table.c - lock-free string interning (see string_table.h). */
 #include "string_table.h"
 
+#include "raw_syscalls.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,8 +28,7 @@ int pi_strings_init(struct pi_string_table *table, uint32_t max_entries, size_t 
     size_t entry_bytes = sizeof(struct pi_string_entry) * max_entries;
     size_t emitted_bytes = max_entries;
     size_t size = slot_bytes + entry_bytes + emitted_bytes + arena_size + 64;
-    char *memory = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *memory = pi_sys_anonymous_map(size);
     if (memory == MAP_FAILED)
         return -1;
     memset(table, 0, sizeof(*table));

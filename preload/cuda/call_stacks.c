@@ -16,6 +16,7 @@
 
 #include "cuda_common.h"
 #include "core/guard.h"
+#include "core/real_functions.h"
 #include "core/recorder.h"
 
 #define MAX_FRAMES 24
@@ -36,7 +37,7 @@ static void load_unwinder(void)
 {
     void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (lib)
-        backtrace_fn = (int (*)(void **, int))dlsym(lib, "unw_backtrace");
+        backtrace_fn = (int (*)(void **, int))pi_dlsym(lib, "unw_backtrace");
     Dl_info self;
     if (dladdr((const void *)pi_cuda_alloc_stack, &self))
         own_base = self.dli_fbase;
@@ -105,14 +106,14 @@ uint32_t pi_cuda_alloc_stack(void)
         void **mine = frames + skip;
         n -= skip;
         uint64_t h = hash_frames(mine, n);
-        pthread_mutex_lock(&cache_lock);
+        PI_REAL(pthread_mutex_lock)(&cache_lock);
         unsigned slot = (unsigned)(h % CACHE_SLOTS);
         if (cache[slot].hash == h)
             id = cache[slot].id;
         pthread_mutex_unlock(&cache_lock);
         if (!id) {
             id = symbolise(mine, n);
-            pthread_mutex_lock(&cache_lock);
+            PI_REAL(pthread_mutex_lock)(&cache_lock);
             cache[slot].hash = h;
             cache[slot].id = id;
             pthread_mutex_unlock(&cache_lock);

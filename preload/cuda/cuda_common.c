@@ -39,7 +39,7 @@ static int search_object(struct dl_phdr_info *info, size_t size, void *data)
     void *handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
     if (!handle)
         return 0;
-    void *found = dlsym(handle, search->name);
+    void *found = pi_dlsym(handle, search->name);
     dlclose(handle);
     if (found && !pi_in_self(found)) {
         search->found = found;
@@ -51,7 +51,7 @@ static int search_object(struct dl_phdr_info *info, size_t size, void *data)
 void *pi_cuda_symbol(const char *name)
 {
     int guard = pi_guard_enter();
-    void *found = dlsym(RTLD_NEXT, name);
+    void *found = pi_dlsym(RTLD_NEXT, name);
     if (!found || pi_in_self(found)) {
         struct symbol_search search = {name, NULL};
         dl_iterate_phdr(search_object, &search);

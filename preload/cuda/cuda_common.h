@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "core/guard.h"
-#include "hook.h"
+#include "core/hook.h"
 #include "profinject/trace_format.h"
 #include "core/recorder.h"
 

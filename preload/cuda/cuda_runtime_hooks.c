@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "cuda_common.h"
-#include "cuda_driver_hooks.h"
+#include "entry_points.h"
 #include "gpu_timing.h"
-#include "hook.h"
+#include "core/hook.h"
 
 /* The real function behind hook @name, found on first use. */
 #define RUNTIME_REAL(type, name)                                                                  \

@@ -10,6 +10,7 @@
  * ours with one pair of readings taken when recording starts.
  */
 #include "cupti_source.h"
+#include "core/real_functions.h"
 
 #include <cupti.h>
 
@@ -56,7 +57,7 @@ static size_t late_count;
 
 static void *symbol(void *lib, const char *name)
 {
-    return dlsym(lib, name);
+    return pi_dlsym(lib, name);
 }
 
 int pi_cupti_start(char *reason, size_t size)

@@ -29,7 +29,9 @@
 #include "cuda_common.h"
 #include "cupti_source.h"
 #include "core/diagnostics.h"
+#include "core/process_events.h"
 #include "core/guard.h"
+#include "core/real_functions.h"
 #include "core/recorder.h"
 
 #define PENDING_MAX 65536
@@ -84,8 +86,12 @@ static void choose(void);
 /* Decide the source once the driver is there (or has long not come). */
 static void decide(void)
 {
-    pthread_mutex_lock(&choice_lock);
+    PI_REAL(pthread_mutex_lock)(&choice_lock);
     if (!atomic_load(&decided)) {
+        /* from the first launch on, the end, an exec and a fork child concern us */
+        pi_process_event_subscribe(PI_EVENT_END, pi_gpu_timing_drain);
+        pi_process_event_subscribe(PI_EVENT_BEFORE_EXEC, pi_gpu_timing_drain);
+        pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_gpu_timing_after_fork);
         int guard = pi_guard_enter();
         void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
         pi_guard_restore(guard);
@@ -162,7 +168,7 @@ static void choose(void)
 static CUevent take_event(void)
 {
     CUevent event = NULL;
-    pthread_mutex_lock(&lock);
+    PI_REAL(pthread_mutex_lock)(&lock);
     if (pooled)
         event = pool[--pooled];
     pthread_mutex_unlock(&lock);
@@ -173,7 +179,7 @@ static CUevent take_event(void)
 
 static void give_event(CUevent event)
 {
-    pthread_mutex_lock(&lock);
+    PI_REAL(pthread_mutex_lock)(&lock);
     if (pooled < POOL_MAX)
         pool[pooled++] = event;
     pthread_mutex_unlock(&lock);
@@ -233,7 +239,7 @@ void pi_gpu_timing_finish(struct pi_gpu_pair *pair, uint64_t correlation, int fa
     CUcontext context = NULL;
     if (end && record_on(pair, end) == CUDA_SUCCESS &&
         drv.ctx_get(&context) == CUDA_SUCCESS) {
-        pthread_mutex_lock(&lock);
+        PI_REAL(pthread_mutex_lock)(&lock);
         if (queued < PENDING_MAX) {
             queue[queued++] = (struct pending){correlation, pi_clock_ticks(), pair->start_event, end,
                                                context};
@@ -256,7 +262,7 @@ void pi_gpu_timing_finish(struct pi_gpu_pair *pair, uint64_t correlation, int fa
 static void resolve_ready(double ticks_per_ms)
 {
     static struct pending batch[PENDING_MAX];
-    pthread_mutex_lock(&lock);
+    PI_REAL(pthread_mutex_lock)(&lock);
     size_t n = queued;
     memcpy(batch, queue, n * sizeof(batch[0]));
     queued = 0;
@@ -268,7 +274,7 @@ static void resolve_ready(double ticks_per_ms)
             current = p->context;
         CUresult state = drv.event_query(p->end);
         if (state == CUDA_ERROR_NOT_READY) {
-            pthread_mutex_lock(&lock);
+            PI_REAL(pthread_mutex_lock)(&lock);
             if (queued < PENDING_MAX)
                 queue[queued++] = *p;
             pthread_mutex_unlock(&lock);
@@ -304,7 +310,7 @@ void pi_gpu_timing_drain(void)
 {
     /* launches happened but no driver ever came: say so before the trace closes */
     if (!atomic_load(&decided) && undecided_launches > 0) {
-        pthread_mutex_lock(&choice_lock);
+        PI_REAL(pthread_mutex_lock)(&choice_lock);
         if (!atomic_load(&decided)) {
             choose();
             atomic_store(&decided, 1);

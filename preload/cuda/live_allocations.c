@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "core/diagnostics.h"
+#include "core/process_events.h"
 #include "core/recorder.h"
 
 #define SLOTS (1u << 16) /* allocations tracked at once; more are counted as missed */
@@ -89,6 +90,11 @@ static void forget(uint64_t pointer)
 void pi_live_alloc(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t pointer,
                    uint64_t bytes, uint64_t where)
 {
+    /* a fork child must not inherit the table, nor a lock another thread held */
+    static _Atomic int subscribed;
+    if (__builtin_expect(!atomic_load_explicit(&subscribed, memory_order_relaxed), 0) &&
+        !atomic_exchange(&subscribed, 1))
+        pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_live_after_fork);
     acquire();
     pi_emit(PI_REC_GPU_ALLOC, record_flags, ts, dur, pointer, bytes, where);
     if (pointer && !(record_flags & PI_FLAG_FAILED))

@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "hook.h"
+#include "core/hook.h"
 
 #define MAX_DEPTH 64
 #define START_END_SLOTS 4096

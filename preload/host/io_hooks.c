@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 
 #include "fd_table.h"
-#include "hook.h"
+#include "core/hook.h"
 
 /* Record a finished call; @failed when it returned the error value.
  * Nothing here changes errno (pi_fd_lookup's slow path saves it). */

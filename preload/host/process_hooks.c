@@ -12,17 +12,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "control/control_channel.h"
-#include "cuda/live_allocations.h"
-#include "core/guard.h"
-#include "lifecycle.h"
-#include "core/real_functions.h"
-#include "core/recorder.h"
-#ifdef PI_HAVE_CUDA
-#include "cuda/gpu_timing.h"
-#endif
+#include "core/hook.h"
+#include "core/process_events.h"
 
-#define PI_EXPORT __attribute__((visibility("default")))
 #define EXEC_FLUSH_TIMEOUT_MS 2000
 #define EXIT_FLUSH_TIMEOUT_MS 5000
 
@@ -39,11 +31,7 @@ PI_EXPORT pid_t fork(void)
     if (pid == 0) {
         int guard = pi_guard_enter();
         pi_recorder_after_fork_child();
-        pi_control_after_fork();
-        pi_live_after_fork();
-#ifdef PI_HAVE_CUDA
-        pi_gpu_timing_after_fork();
-#endif
+        pi_process_event_notify(PI_EVENT_FORK_CHILD);
         pi_guard_restore(guard);
         return 0;
     }
@@ -64,6 +52,7 @@ static uint32_t before_exec(const char *path)
     int guard = pi_guard_enter();
     uint32_t id = pi_intern_cstr(path);
     pi_emit(PI_REC_EXEC, 0, pi_clock_ticks(), 0, id, 0, 0);
+    pi_process_event_notify(PI_EVENT_BEFORE_EXEC);
     pi_recorder_flush_sync(EXEC_FLUSH_TIMEOUT_MS);
     pi_guard_restore(guard);
     errno = saved;
@@ -159,15 +148,8 @@ EXECL_HOOK(execle, 'e')
 /* _exit skips destructors: end the trace here (DataLoader workers leave this way). */
 static void end_before__exit(int status)
 {
-    if (!is_recorder_process())
-        return;
-#ifdef PI_HAVE_CUDA
-    pi_gpu_timing_drain();
-#endif
-    int guard = pi_guard_enter();
-    pi_control_stop();
-    pi_recorder_stop(PI_END__EXIT, status);
-    pi_guard_restore(guard);
+    if (is_recorder_process())
+        pi_process_end(PI_END__EXIT, status);
 }
 
 PI_EXPORT void _exit(int status)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "fd_table.h"
-#include "hook.h"
+#include "core/hook.h"
 
 static void stdio_record(unsigned op, FILE *stream, uint64_t start, int64_t result, int failed)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "hook.h"
+#include "core/hook.h"
 
 struct thread_start {
     void *(*routine)(void *);

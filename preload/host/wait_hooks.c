@@ -9,7 +9,7 @@
  */
 #include <errno.h>
 
-#include "hook.h"
+#include "core/hook.h"
 
 static inline void wait_record(unsigned kind, const void *object, uint64_t start, int result)
 {

@@ -1,13 +1,13 @@
 /*
- * cuda_driver_hooks.h - the CUDA driver API (libcuda), reached three ways:
+ * entry_points.h - the CUDA driver API (libcuda), reached three ways:
  * by exported symbol, through dlsym on the driver, and through
  * cuGetProcAddress / cudaGetDriverEntryPoint, which cudart, cuBLAS, cuDNN
  * and Triton use. Every path hands out the same wrappers; each wrapper
  * calls the real function of its own flavour (legacy or per-thread
  * default stream).
  */
-#ifndef PI_CUDA_DRIVER_HOOKS_H
-#define PI_CUDA_DRIVER_HOOKS_H
+#ifndef PI_ENTRY_POINTS_H
+#define PI_ENTRY_POINTS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -12,11 +12,11 @@
 
 #include <stdatomic.h>
 
-#include "core/clock.h"
-#include "core/guard.h"
+#include "clock.h"
+#include "guard.h"
 #include "lifecycle.h"
-#include "core/real_functions.h"
-#include "core/recorder.h"
+#include "real_functions.h"
+#include "recorder.h"
 
 #define PI_EXPORT __attribute__((visibility("default")))
 

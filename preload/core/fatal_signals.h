@@ -1,0 +1,26 @@
+/*
+ * fatal_signals.h - the trace is written out when a signal ends the
+ * process; the application's own handlers still run afterwards.
+ */
+#ifndef PI_FATAL_SIGNALS_H
+#define PI_FATAL_SIGNALS_H
+
+#include <signal.h>
+
+/* pi_fatal_signals_install - put our handler in front of each handled signal (at start-up) */
+void pi_fatal_signals_install(void);
+
+/* pi_fatal_signal_handled - nonzero when @sig is one whose end we write out */
+int pi_fatal_signal_handled(int sig);
+
+/**
+ * pi_fatal_signal_set - the application's sigaction() for a handled signal
+ * @sig: the signal
+ * @act: the new disposition, kept as the chained one (SIG_IGN is installed for real)
+ * @old: receives the disposition the application set last
+ *
+ * Return: 0, or -1 with errno set by the kernel.
+ */
+int pi_fatal_signal_set(int sig, const struct sigaction *act, struct sigaction *old);
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * process_events.h - moments of a process's life that parts of the library
+ * outside the core must hear about: a fork child starting, an exec about to
+ * replace the image, the process ending.
+ *
+ * The core owns the fork, exec and exit paths but knows nothing of the
+ * control socket or GPU timing; each part subscribes when it starts, so
+ * the core calls them through this table and never by name.
+ */
+#ifndef PI_PROCESS_EVENTS_H
+#define PI_PROCESS_EVENTS_H
+
+enum pi_process_event {
+    PI_EVENT_FORK_CHILD,  /* in the child, before the application's code resumes */
+    PI_EVENT_BEFORE_EXEC, /* the image is about to go: write out what is pending */
+    PI_EVENT_END,         /* exit or _exit: the trace is about to close */
+    PI_EVENT_COUNT
+};
+
+/**
+ * pi_process_event_subscribe - have @handler called at every @event
+ * @event: which moment
+ * @handler: called with the guard held, in subscription order; subscribing
+ *           the same handler twice keeps one
+ *
+ * Return: 0, or -1 when the table is full (the handler is not called).
+ */
+int pi_process_event_subscribe(enum pi_process_event event, void (*handler)(void));
+
+/* pi_process_event_notify - call @event's handlers (the core's fork, exec and exit paths) */
+void pi_process_event_notify(enum pi_process_event event);
+
+#endif

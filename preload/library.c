@@ -1,0 +1,42 @@
+/*
+ * library.c - the library's constructor and destructor: the one place that
+ * knows every part. The core sets itself up on the first hook or here,
+ * whichever comes first (core/lifecycle.c); the parts above it start here
+ * and subscribe to the moments of the process they must follow
+ * (core/process_events.h).
+ */
+#include "control/attach_bindings.h"
+#include "control/control_channel.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/recorder.h"
+#ifdef PI_HAVE_CUDA
+#include "control/attach_driver_tables.h"
+#endif
+
+__attribute__((constructor(101))) static void pi_constructor(void)
+{
+    pi_ensure_init();
+    if (pi_recorder_state() == PI_STATE_RUNNING) {
+        int guard = pi_guard_enter();
+        pi_control_start();
+        pi_guard_restore(guard);
+    }
+    /* loaded into a running process: its calls are already bound elsewhere */
+    if (pi_attach_requested()) {
+        pi_attach_bind();
+#ifdef PI_HAVE_CUDA
+        pi_attach_driver_tables();
+#endif
+    }
+}
+
+/* Only when no on_exit handler will do it (the library is being unloaded). */
+__attribute__((destructor(101))) static void pi_destructor(void)
+{
+    if (pi_ends_at_exit())
+        return;
+    int guard = pi_guard_enter();
+    pi_recorder_stop(PI_END_EXIT, -1);
+    pi_guard_restore(guard);
+}
