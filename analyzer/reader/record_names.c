@@ -1,0 +1,84 @@
+/*
+ * record_names.c - printable names of the record kinds and of the enums in
+ * trace_format.h (see trace_reader.h), for reports and the dump command.
+ */
+#include "trace_reader.h"
+
+#include <stddef.h>
+
+const char *pi_record_kind_name(unsigned kind)
+{
+    static const char *const names[PI_REC_KIND_COUNT] = {
+        [PI_REC_INVALID] = "invalid",         [PI_REC_STRING] = "string",
+        [PI_REC_LOST] = "lost",               [PI_REC_CLOCK_SYNC] = "clock_sync",
+        [PI_REC_PROC_SAMPLE] = "proc_sample", [PI_REC_FORK] = "fork",
+        [PI_REC_EXEC] = "exec",               [PI_REC_PROCESS_END] = "process_end",
+        [PI_REC_MARK] = "mark",               [PI_REC_RANGE] = "range",
+        [PI_REC_THREAD_START] = "thread_start", [PI_REC_THREAD_EXIT] = "thread_exit",
+        [PI_REC_THREAD_NAME] = "thread_name", [PI_REC_IO] = "io",
+        [PI_REC_WAIT] = "wait",               [PI_REC_GPU_ALLOC] = "gpu_alloc",
+        [PI_REC_GPU_FREE] = "gpu_free",       [PI_REC_GPU_LAUNCH] = "gpu_launch",
+        [PI_REC_GPU_COPY] = "gpu_copy",       [PI_REC_GPU_SYNC] = "gpu_sync",
+        [PI_REC_GPU_TIME] = "gpu_time",       [PI_REC_GPU_TIMING] = "gpu_timing",
+        [PI_REC_NVTX_RANGE] = "nvtx_range",   [PI_REC_CAPTURE] = "capture",
+    };
+    return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
+}
+
+const char *pi_io_op_name(unsigned op)
+{
+    static const char *const names[PI_IO_OP_COUNT] = {
+        [PI_IO_OPEN] = "open",       [PI_IO_CLOSE] = "close",     [PI_IO_READ] = "read",
+        [PI_IO_PREAD] = "pread",     [PI_IO_READV] = "readv",     [PI_IO_PREADV] = "preadv",
+        [PI_IO_WRITE] = "write",     [PI_IO_PWRITE] = "pwrite",   [PI_IO_WRITEV] = "writev",
+        [PI_IO_PWRITEV] = "pwritev", [PI_IO_RECV] = "recv",       [PI_IO_RECVFROM] = "recvfrom",
+        [PI_IO_RECVMSG] = "recvmsg", [PI_IO_SEND] = "send",       [PI_IO_SENDTO] = "sendto",
+        [PI_IO_SENDMSG] = "sendmsg", [PI_IO_POLL] = "poll",       [PI_IO_PPOLL] = "ppoll",
+        [PI_IO_SELECT] = "select",   [PI_IO_PSELECT] = "pselect", [PI_IO_EPOLL_WAIT] = "epoll_wait",
+        [PI_IO_MMAP] = "mmap",       [PI_IO_FOPEN] = "fopen",     [PI_IO_FCLOSE] = "fclose",
+        [PI_IO_FREAD] = "fread",     [PI_IO_FWRITE] = "fwrite",
+    };
+    return op < PI_IO_OP_COUNT && names[op] ? names[op] : "unknown";
+}
+
+const char *pi_cuda_api_name(unsigned api)
+{
+#define PI_CUDA_API_NAME(name) [PI_CUDA_API_##name] = #name,
+    static const char *const names[PI_CUDA_API_COUNT] = {PI_CUDA_APIS(PI_CUDA_API_NAME)};
+#undef PI_CUDA_API_NAME
+    return api < PI_CUDA_API_COUNT && names[api] ? names[api] : "unknown";
+}
+
+const char *pi_gpu_copy_kind_name(unsigned kind)
+{
+    static const char *const names[PI_GPU_COPY_KIND_COUNT] = {
+        [PI_GPU_MEMSET] = "memset",  [PI_GPU_COPY_HTOD] = "HtoD", [PI_GPU_COPY_DTOH] = "DtoH",
+        [PI_GPU_COPY_DTOD] = "DtoD", [PI_GPU_COPY_HTOH] = "HtoH", [PI_GPU_COPY_DEFAULT] = "default"};
+    return kind < PI_GPU_COPY_KIND_COUNT ? names[kind] : "unknown";
+}
+
+const char *pi_gpu_alloc_kind_name(unsigned kind)
+{
+    static const char *const names[PI_GPU_ALLOC_KIND_COUNT] = {
+        [PI_GPU_ALLOC_DEVICE] = "device",   [PI_GPU_ALLOC_POOL] = "pool",
+        [PI_GPU_ALLOC_MANAGED] = "managed", [PI_GPU_ALLOC_PINNED] = "pinned host",
+        [PI_GPU_ALLOC_REGISTERED] = "registered host", [PI_GPU_ALLOC_VMM] = "vmm"};
+    return kind < PI_GPU_ALLOC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
+}
+
+const char *pi_fd_class_name(unsigned fd_class)
+{
+    static const char *const names[PI_FD_CLASS_COUNT] = {
+        [PI_FD_UNKNOWN] = "unknown", [PI_FD_FILE] = "file", [PI_FD_PIPE] = "pipe",
+        [PI_FD_SOCKET] = "socket",   [PI_FD_DEVICE] = "device", [PI_FD_TTY] = "tty",
+        [PI_FD_OTHER] = "other",
+    };
+    return fd_class < PI_FD_CLASS_COUNT ? names[fd_class] : "unknown";
+}
+
+const char *pi_wait_kind_name(unsigned kind)
+{
+    static const char *const names[PI_WAIT_KIND_COUNT] = {
+        [PI_WAIT_MUTEX] = "mutex", [PI_WAIT_COND] = "cond", [PI_WAIT_SEM] = "sem"};
+    return kind < PI_WAIT_KIND_COUNT && names[kind] ? names[kind] : "unknown";
+}
