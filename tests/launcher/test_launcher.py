@@ -321,7 +321,10 @@ class Attach(unittest.TestCase):
         self.assertLessEqual(abs(during.count(("cuMemAlloc", 2 * MiB, False)) - runtime), 1)
         self.assertLessEqual(abs(during.count(("launch _Z6kernelPf", 0, False)) - runtime), 1)
         # cudart's table: each runtime allocation has its driver child, marked nested
-        self.assertEqual(during.count(("cuMemAlloc", 1 * MiB, True)), runtime)
+        # (one call in flight when the window ends keeps its child: the child's
+        # record is written first, the runtime call's as it returns)
+        nested = during.count(("cuMemAlloc", 1 * MiB, True))
+        self.assertIn(nested - runtime, (0, 1))
         self.assertEqual([call for t, call in calls if t >= opened], [],
                          "driver calls after detach went to the profiler")
 
