@@ -109,6 +109,7 @@ static void serve(int client)
         atomic_store(&capture_deadline_ns, 0);
         pi_attach_unbind();
         pi_capture_set(0);
+        pi_live_forget_all(); /* frees after this are not seen: a later window must not list them */
     } else if (strncmp(line, "status", 6) != 0) {
         answer(client, "unknown command\n");
         return;

@@ -138,10 +138,9 @@ int pi_live_open_window(int in_signal)
     return complete ? 0 : -1;
 }
 
-void pi_live_after_fork(void)
+/* Only written slots are cleared, so an untouched table stays unmapped. */
+static void clear_table(void)
 {
-    /* CUDA memory belongs to the parent's context: the child holds none.
-     * Only written slots are cleared, so the untouched table stays unmapped. */
     for (uint32_t i = 0; used && i < SLOTS; i++)
         if (slots[i].pointer) {
             slots[i].pointer = 0;
@@ -149,5 +148,18 @@ void pi_live_after_fork(void)
         }
     used = 0;
     atomic_store(&missed, 0);
+}
+
+void pi_live_after_fork(void)
+{
+    /* CUDA memory belongs to the parent's context: the child holds none */
     atomic_flag_clear(&lock); /* another thread of the parent may have held it */
+    clear_table();
+}
+
+void pi_live_forget_all(void)
+{
+    acquire();
+    clear_table();
+    release();
 }

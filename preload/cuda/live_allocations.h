@@ -29,6 +29,9 @@ void pi_live_free(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t poi
  */
 int pi_live_open_window(int in_signal);
 
+/* pi_live_forget_all - frees are no longer followed (detach): what the table holds would go stale */
+void pi_live_forget_all(void);
+
 /* pi_live_after_fork - in a fork child: no CUDA memory, lock free */
 void pi_live_after_fork(void);
 
