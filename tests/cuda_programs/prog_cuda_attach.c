@@ -57,6 +57,9 @@ int main(void)
     if (driver.init(0) != CUDA_SUCCESS || driver.load(&module, "image") != CUDA_SUCCESS ||
         driver.get_function(&kernel, module, "_Z6kernelPf") != CUDA_SUCCESS)
         return 3;
+    /* the runtime fills its own table at its first call: before attach, too */
+    if (cudaFree(NULL) != cudaSuccess)
+        return 3;
     printf("started\n");
     fflush(stdout);
     for (;;) {
