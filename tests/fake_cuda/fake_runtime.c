@@ -240,8 +240,9 @@ EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
 
 EXPORT cudaError_t cudaFree(void *ptr)
 {
+    /* as in the real runtime, freeing NULL still initialises it (the cudaFree(0) idiom) */
     if (!ptr)
-        return cudaSuccess;
+        return ready();
     CALL(0, cuMemFree, (CUdeviceptr)ptr);
 }
 
