@@ -28,16 +28,19 @@ static int is_blocking_receive(unsigned op)
            op == PI_IO_READV || (op >= PI_IO_RECV && op <= PI_IO_RECVMSG);
 }
 
-/* The time class of a wait, as analysis.c gives it; PI_TIME_CLASS_COUNT when none. */
+/* The time class of a wait of the training loop (the main thread of a
+ * process that started others: data-loader workers), as analysis.c gives
+ * it; PI_TIME_CLASS_COUNT for any other wait. */
 static unsigned wait_class(const struct pi_process_info *p, const struct pi_record *r)
 {
     unsigned kind = PI_CALL_SITE_KIND(r->arg[1]), flags = PI_CALL_SITE_FLAGS(r->arg[1]);
-    int main_thread = (int)r->tid == p->header.pid && p->children > 0;
+    if ((int)r->tid != p->header.pid || p->children == 0)
+        return PI_TIME_CLASS_COUNT;
     if (kind == PI_REC_WAIT && PI_CALL_SITE_DETAIL(r->arg[1]) < PI_WAIT_KIND_COUNT)
         return PI_TIME_LOCK_WAIT;
     if (kind == PI_REC_IO && (PI_IO_CLASS(flags) == PI_FD_PIPE || PI_IO_CLASS(flags) == PI_FD_SOCKET) &&
         is_blocking_receive(PI_IO_OP(flags)))
-        return main_thread ? PI_TIME_DATA_WAIT : PI_TIME_OTHER_IO;
+        return PI_TIME_DATA_WAIT;
     return PI_TIME_CLASS_COUNT;
 }
 

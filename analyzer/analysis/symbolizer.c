@@ -119,7 +119,8 @@ int pi_symbolize(const char *path, const unsigned char *build_id, size_t build_i
     const char *found = dwfl_module_addrinfo(m->mod, offset, &off, &sym, NULL, NULL, NULL);
     if (!found || !found[0])
         return 0;
-    snprintf(name, size, "%s", found);
+    /* "__libc_start_main@@GLIBC_2.34": the version belongs to linking, not to the name */
+    snprintf(name, size, "%.*s", (int)strcspn(found, "@"), found);
     *symbol_offset = off;
     return 1;
 }
