@@ -14,7 +14,9 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <limits.h>
 #include <link.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -118,13 +120,15 @@ static uint32_t describe_module(const struct link_map *map)
 {
     struct build_id_search search = {map, NULL, 0};
     dl_iterate_phdr(find_module, &search);
-    char path[1024];
+    char path[PATH_MAX];
     const char *name = map->l_name;
     if (!name || !name[0]) {
         /* the main program has no name in its link map */
         ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
         path[n > 0 ? n : 0] = '\0';
         name = path;
+    } else if (name[0] != '/' && realpath(name, path)) {
+        name = path; /* dlopen'ed by a relative path: the analyzer runs elsewhere */
     }
     size_t path_length = strlen(name);
     if (path_length > PI_MAX_STRING_LEN - sizeof(struct pi_module_def) - BUILD_ID_MAX)
