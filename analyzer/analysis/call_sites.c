@@ -217,7 +217,9 @@ struct pi_call_site *pi_call_site_read(const struct pi_reader *reader, uint64_t 
     unsigned kind = 0;
     uint32_t length = 0;
     const unsigned char *bytes = id ? pi_reader_definition(reader, id, &kind, &length) : NULL;
-    if (!bytes || (kind != PI_REC_STRING && kind != PI_REC_STACK))
+    /* format 1 names a text stack, format 2 a stack definition */
+    unsigned wanted = pi_reader_info(reader)->header.version < 2 ? PI_REC_STRING : PI_REC_STACK;
+    if (!bytes || kind != wanted)
         return NULL;
     struct pi_call_site *site = calloc(1, sizeof(*site));
     if (!site)
