@@ -85,7 +85,11 @@ static void describe(const struct pi_python *py, void *frame, void *code, long l
     s->line = line_of(py, frame, code, lasti);
 }
 
-/* One frame into @out, through the cache when no other thread is in it. */
+/* Whether this walk may use the cache: taken once per walk, never waited
+ * for (walks hold the GIL, so only interpreters with their own GIL meet). */
+static __thread int cache_mine __attribute__((tls_model("initial-exec")));
+
+/* One frame into @out, through the cache when this walk holds it. */
 static void add_frame(const struct pi_python *py, void *frame, void *code, long lasti,
                       struct pi_stack_frame *out)
 {
@@ -93,18 +97,15 @@ static void add_frame(const struct pi_python *py, void *frame, void *code, long 
     struct site found;
     uintptr_t key = (uintptr_t)code ^ ((uintptr_t)lasti * 0x9E3779B97F4A7C15ull);
     struct site *slot = &cache[(key ^ (key >> 29)) % CACHE_SLOTS];
-    int mine = !atomic_flag_test_and_set_explicit(&cache_busy, memory_order_acquire);
-    if (mine && slot->code == code && slot->lasti == lasti &&
+    if (cache_mine && slot->code == code && slot->lasti == lasti &&
         slot->filename == pi_python_field(code, l->code_filename) &&
         slot->name == pi_python_field(code, l->code_name)) {
         found = *slot;
     } else {
         describe(py, frame, code, lasti, &found);
-        if (mine && found.file_id && found.name_id)
+        if (cache_mine && found.file_id && found.name_id)
             *slot = found;
     }
-    if (mine)
-        atomic_flag_clear_explicit(&cache_busy, memory_order_release);
     memset(out, 0, sizeof(*out));
     out->type = PI_FRAME_PYTHON;
     out->ref = found.file_id;
@@ -180,6 +181,11 @@ int pi_python_frames(const struct pi_python *py, struct pi_stack_frame *out, int
 {
     if (max > PI_PYTHON_FRAMES_MAX)
         max = PI_PYTHON_FRAMES_MAX;
-    return py->layout.frame_objects ? frame_object_chain(py, out, max, at_safe_point)
-                                    : interpreter_frame_chain(py, out, max, at_safe_point);
+    cache_mine = !atomic_flag_test_and_set_explicit(&cache_busy, memory_order_acquire);
+    int n = py->layout.frame_objects ? frame_object_chain(py, out, max, at_safe_point)
+                                     : interpreter_frame_chain(py, out, max, at_safe_point);
+    if (cache_mine)
+        atomic_flag_clear_explicit(&cache_busy, memory_order_release);
+    cache_mine = 0;
+    return n;
 }
