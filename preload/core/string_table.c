@@ -86,10 +86,21 @@ uint32_t pi_strings_intern(struct pi_string_table *table, const char *text, size
     return pi_strings_intern_kind(table, PI_REC_STRING, text, length);
 }
 
+/* Call stacks may fill the table only so far: names and paths keep the rest. */
+static int room_for_stacks(const struct pi_string_table *table)
+{
+    return atomic_load_explicit(&table->next_id, memory_order_relaxed) <
+               table->max_entries / 4 * 3 &&
+           atomic_load_explicit(&table->arena_used, memory_order_relaxed) <
+               table->arena_size / 4 * 3;
+}
+
 uint32_t pi_strings_intern_kind(struct pi_string_table *table, uint16_t kind, const char *text,
                                 size_t length)
 {
     if (!table->memory)
+        return 0;
+    if (kind == PI_REC_STACK && !room_for_stacks(table))
         return 0;
     if (length > PI_MAX_STRING_LEN)
         length = PI_MAX_STRING_LEN;

@@ -58,7 +58,9 @@ uint32_t pi_strings_intern(struct pi_string_table *table, const char *text, size
 
 /**
  * pi_strings_intern_kind - pi_strings_intern for bytes written as record
- * @kind (a module or a stack); equal bytes of another kind get another id
+ * @kind (a module or a stack); equal bytes of another kind get another id.
+ * New stacks are refused (0) once three quarters of the entries or of the
+ * arena are used, so that names and paths always find room.
  */
 uint32_t pi_strings_intern_kind(struct pi_string_table *table, uint16_t kind, const char *bytes,
                                 size_t length);
