@@ -8,7 +8,6 @@
 #include "commands/commands.h"
 #include "gpu_analysis.h"
 #include "python_sites.h"
-#include "symbolizer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -438,7 +437,6 @@ void pi_analysis_free(struct pi_analysis *a)
     pi_latency_table_free(&a->calls);
     pi_latency_table_free(&a->files);
     pi_python_sites_free(a);
-    pi_symbolizer_free();
     for (int w = 0; w < 3; w++)
         free(a->by_string_id[w]);
     memset(a, 0, sizeof(*a));

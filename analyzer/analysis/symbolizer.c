@@ -80,6 +80,9 @@ static int try_file(struct module *m, const char *path)
 static struct module *find_module(const char *path, const unsigned char *build_id,
                                   size_t build_id_length)
 {
+    static int registered;
+    if (!registered)
+        registered = atexit(pi_symbolizer_free) == 0;
     if (build_id_length > BUILD_ID_MAX)
         build_id_length = 0;
     for (struct module *m = modules; m; m = m->next)

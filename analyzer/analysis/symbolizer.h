@@ -24,7 +24,8 @@
 int pi_symbolize(const char *path, const unsigned char *build_id, size_t build_id_length,
                  uint64_t offset, char *name, size_t size, uint64_t *symbol_offset);
 
-/* pi_symbolizer_free - close every module opened so far */
+/* pi_symbolizer_free - close every module opened so far (also at exit: the
+ * modules stay open across analyses, which name the same libraries) */
 void pi_symbolizer_free(void);
 
 #endif

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "analysis/call_sites.h"
-#include "analysis/symbolizer.h"
 #include "commands.h"
 
 void pi_warn_truncated(const struct pi_reader *reader)
@@ -235,6 +234,5 @@ int pi_cmd_dump(int argc, char **argv)
         pi_warn_truncated(reader);
         pi_reader_close(reader);
     }
-    pi_symbolizer_free();
     return status;
 }
