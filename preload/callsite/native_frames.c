@@ -33,9 +33,12 @@ static int (*backtrace_fn)(void **, int);
 static const void *own_base;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* link map -> module id; a slot is written under the flag, read under it too */
+/* link map -> module id; a slot is written under the flag, read under it
+ * too. The load base is kept as well: a library unloaded and another
+ * loaded may get the same link map. */
 static struct {
     const struct link_map *map;
+    uintptr_t base;
     uint32_t id;
 } modules[MODULE_SLOTS];
 static atomic_flag modules_busy = ATOMIC_FLAG_INIT;
@@ -148,12 +151,13 @@ static uint32_t module_id(const struct link_map *map)
     unsigned slot = (unsigned)(((uintptr_t)map >> 4) * 0x9E3779B1u) % MODULE_SLOTS;
     uint32_t id = 0;
     int mine = !atomic_flag_test_and_set_explicit(&modules_busy, memory_order_acquire);
-    if (mine && modules[slot].map == map)
+    if (mine && modules[slot].map == map && modules[slot].base == (uintptr_t)map->l_addr)
         id = modules[slot].id;
     if (!id) {
         id = describe_module(map);
         if (mine && id) {
             modules[slot].map = map;
+            modules[slot].base = (uintptr_t)map->l_addr;
             modules[slot].id = id;
         }
     }

@@ -207,7 +207,9 @@ static int resolve(void)
 /* Say once per trace file how Python frames are read here. */
 static void announce(void)
 {
-    if (atomic_exchange_explicit(&announced, 1, memory_order_relaxed))
+    /* paused: say it in the first window instead */
+    if (!atomic_load_explicit(&pi_recording, memory_order_relaxed) ||
+        atomic_exchange_explicit(&announced, 1, memory_order_relaxed))
         return;
     uint32_t reason = announce_reason[0] ? pi_intern_cstr(announce_reason) : 0;
     pi_emit(PI_REC_PYTHON, 0, pi_clock_ticks(), 0, python.version, announce_mode, reason);
