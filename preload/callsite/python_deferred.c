@@ -6,7 +6,8 @@
  * its hooks and empties it in the pending call, so the flag around it is
  * only ever contended by a thread that is not that one yet thinks it might
  * be (before the first pending call has shown which thread runs them);
- * hooks then give up rather than wait.
+ * hooks then give up rather than wait, and only the pending call waits,
+ * for the few instructions a hook holds it.
  */
 #include "python_deferred.h"
 
@@ -23,10 +24,12 @@
 static struct {
     atomic_flag busy;
     unsigned count;
-    int requested; /* a pending call is on its way */
     uint32_t tid[QUEUE_MAX];
     struct pi_deferred_call calls[QUEUE_MAX];
-} queue = {ATOMIC_FLAG_INIT, 0, 0, {0}, {{0}}};
+} queue = {ATOMIC_FLAG_INIT, 0, {0}, {{0}}};
+
+/* A pending call is on its way: further calls join the queue without asking again. */
+static _Atomic int requested;
 
 /* The thread the interpreter ran our pending call in; 0 until it has. */
 static _Atomic uint32_t pending_call_thread;
@@ -71,8 +74,8 @@ static int at_safe_point(void *unused)
         tids[i] = queue.tid[i];
     }
     queue.count = 0;
-    queue.requested = 0;
     unlock_queue();
+    atomic_store_explicit(&requested, 0, memory_order_relaxed);
     const struct pi_python *py = pi_python_get();
     if (count && py && atomic_load_explicit(&pi_recording, memory_order_relaxed) &&
         pi_python_holds_gil(py)) {
@@ -104,21 +107,16 @@ int pi_python_defer(const struct pi_python *py, const struct pi_deferred_call *c
         return 0;
     if (atomic_flag_test_and_set_explicit(&queue.busy, memory_order_acquire))
         return 0;
-    int queued = 0, request = 0;
-    if (queue.count < QUEUE_MAX) {
+    int queued = queue.count < QUEUE_MAX;
+    if (queued) {
         queue.tid[queue.count] = tid;
         queue.calls[queue.count++] = *call;
-        queued = 1;
-        request = !queue.requested;
-        queue.requested = 1;
     }
     unlock_queue();
     /* -1: the interpreter's own queue is full; the next call asks again */
-    if (request && py->add_pending_call(at_safe_point, NULL) != 0) {
-        lock_queue();
-        queue.requested = 0;
-        unlock_queue();
-    }
+    if (queued && !atomic_exchange_explicit(&requested, 1, memory_order_relaxed) &&
+        py->add_pending_call(at_safe_point, NULL) != 0)
+        atomic_store_explicit(&requested, 0, memory_order_relaxed);
     return queued;
 }
 
@@ -127,6 +125,6 @@ void pi_python_deferred_forget(void)
     /* only the forking thread runs in the child: the flag may be held by a thread that is gone */
     atomic_flag_clear(&queue.busy);
     queue.count = 0;
-    queue.requested = 0;
+    atomic_store(&requested, 0);
     atomic_store(&pending_call_thread, 0);
 }
