@@ -212,7 +212,7 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_PYTHON:
         pi_python_sites_event(a, reader, p, ev);
         if (r->kind == PI_REC_CALL_SITE && PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_ALLOC)
-            pi_gpu_call_site(p, ev);
+            pi_gpu_call_site(p, reader, ev);
         return;
     case PI_REC_GPU_TIME:
         pi_steps_gpu(&p->steps, ev->ts_ns, ev->dur_ns);

@@ -342,7 +342,8 @@ void pi_gpu_free_process(struct pi_process_info *p)
     p->gpu = NULL;
 }
 
-void pi_gpu_call_site(struct pi_process_info *p, const struct pi_event *ev)
+void pi_gpu_call_site(struct pi_process_info *p, const struct pi_reader *reader,
+                      const struct pi_event *ev)
 {
     struct pi_gpu_memory *m = p->gpu;
     uint64_t pointer = ev->rec.arg[2] ? ev->rec.arg[2] : 1;
@@ -365,4 +366,7 @@ void pi_gpu_call_site(struct pi_process_info *p, const struct pi_event *ev)
         }
     }
     e->value[2] = stack;
+    /* still at the peak this allocation made: the picture of it gets the frames */
+    if (m->live == m->peak && m->at_peak_count)
+        snapshot_sites(m, reader);
 }

@@ -53,7 +53,8 @@ void pi_gpu_finish_process(struct pi_analysis *analysis, const struct pi_reader 
 void pi_gpu_free_process(struct pi_process_info *process);
 
 /* pi_gpu_call_site - a PI_REC_CALL_SITE for an allocation: the live allocation gets its full stack */
-void pi_gpu_call_site(struct pi_process_info *process, const struct pi_event *ev);
+void pi_gpu_call_site(struct pi_process_info *process, const struct pi_reader *reader,
+                      const struct pi_event *ev);
 
 /* pi_site_headline - the line to act on of @site_bytes ("train.py:45 in train_step") */
 const char *pi_site_headline(const struct pi_site_bytes *site_bytes);

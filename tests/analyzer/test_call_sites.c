@@ -223,6 +223,29 @@ Test(call_sites, python_frames_that_come_later_replace_the_allocations_stack)
     pi_analysis_free(&a);
 }
 
+Test(call_sites, the_peak_allocation_gets_its_frames_in_the_picture_of_the_peak)
+{
+    uint8_t header[16384];
+    struct pi_record records[200];
+    uint32_t n = definitions(records, (uint64_t)(uintptr_t)counted_call + 4);
+    records[n++] = gpu_alloc(2000, 0x1000, NATIVE_STACK_ID);
+    records[n++] = gpu_alloc(3000, 0x2000, NATIVE_STACK_ID); /* the peak */
+    records[n++] = call_site(3000, 0x2000, STACK_ID);
+    const char *path = synthetic_begin();
+    synthetic_frame(header, synthetic_header(header, PI_FORMAT_VERSION));
+    synthetic_records(records, n);
+    synthetic_end();
+    struct pi_analysis a = analyse(path);
+    const struct pi_gpu_memory *m = a.processes[0].gpu;
+    cr_assert_eq(m->peak, 2 << 20);
+    cr_assert_eq(m->at_peak_count, 2);
+    int python = 0;
+    for (int i = 0; i < m->at_peak_count; i++)
+        python += m->at_peak[i].site && m->at_peak[i].site->python_count > 0;
+    cr_assert_eq(python, 1, "the allocation that made the peak, with its Python frames");
+    pi_analysis_free(&a);
+}
+
 Test(call_sites, format_1_file_still_read)
 {
     struct pi_analysis a = analyse(PI_SOURCE_DIR "/tests/analyzer/fixtures/format1-cuda-runtime.pitrace.zst");
