@@ -197,8 +197,9 @@ static int resolve(void)
                                                  : PI_PYTHON_FRAMES_HELD;
     if (announce_mode == PI_PYTHON_FRAMES_HELD)
         snprintf(announce_reason, sizeof(announce_reason),
-                 "Python 3.8: only calls made holding the GIL (its Py_AddPendingCall reports "
-                 "errors by running Python code while the interpreter shuts down)");
+                 "Python 3.8: only calls made holding the GIL (while the interpreter shuts "
+                 "down, its Py_AddPendingCall raises a Python exception without the GIL, which "
+                 "can abort the process; 3.9 fixed it)");
     return READY;
 }
 
