@@ -130,8 +130,8 @@ static void native_frame(struct pi_site_frame *f, const struct pi_reader *reader
         bytes = NULL;
     }
     const unsigned char *build_id = bytes ? bytes + sizeof(def) : NULL;
-    char *path = bytes ? strndup((const char *)build_id + def.build_id_length, def.path_length)
-                       : copy("?");
+    char *path =
+        bytes ? strndup((const char *)build_id + def.build_id_length, def.path_length) : copy("?");
     char hex[2 * 64 + 1] = "";
     for (unsigned i = 0; build_id && i < def.build_id_length && i < 64; i++)
         snprintf(hex + 2 * i, 3, "%02x", build_id[i]);

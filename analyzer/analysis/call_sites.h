@@ -19,11 +19,11 @@ struct pi_site_frame {
     int python; /* 1: file, line, function; 0: native */
     char *file, *function;
     uint32_t line;
-    char *module;   /* path as recorded (format 1: the file name only) */
-    char *build_id; /* hex, "" when unknown */
+    char *module;    /* path as recorded (format 1: the file name only) */
+    char *build_id;  /* hex, "" when unknown */
     uint64_t offset; /* in the module's address space; valid when has_offset */
     int has_offset;
-    char *symbol;   /* demangled, NULL when unknown */
+    char *symbol; /* demangled, NULL when unknown */
     uint64_t symbol_offset;
     int has_symbol_offset;
 };
@@ -52,7 +52,8 @@ void pi_call_site_free(struct pi_call_site *site);
  * site-packages and the Python library directory */
 void pi_call_site_frame_text(const struct pi_site_frame *frame, char *out, size_t size);
 
-/* pi_call_site_library_file - nonzero for a Python file of an installed package or the standard library */
+/* pi_call_site_library_file - nonzero for a Python file of an installed package or the standard
+ * library */
 int pi_call_site_library_file(const char *file);
 
 #endif

@@ -24,8 +24,8 @@ static struct pi_python_sites *sites_of(struct pi_analysis *a)
 
 static int is_blocking_receive(unsigned op)
 {
-    return (op >= PI_IO_POLL && op <= PI_IO_EPOLL_WAIT) || op == PI_IO_READ ||
-           op == PI_IO_READV || (op >= PI_IO_RECV && op <= PI_IO_RECVMSG);
+    return (op >= PI_IO_POLL && op <= PI_IO_EPOLL_WAIT) || op == PI_IO_READ || op == PI_IO_READV ||
+           (op >= PI_IO_RECV && op <= PI_IO_RECVMSG);
 }
 
 /* The time class of a wait of the training loop (the main thread of a
@@ -38,7 +38,8 @@ static unsigned wait_class(const struct pi_process_info *p, const struct pi_reco
         return PI_TIME_CLASS_COUNT;
     if (kind == PI_REC_WAIT && PI_CALL_SITE_DETAIL(r->arg[1]) < PI_WAIT_KIND_COUNT)
         return PI_TIME_LOCK_WAIT;
-    if (kind == PI_REC_IO && (PI_IO_CLASS(flags) == PI_FD_PIPE || PI_IO_CLASS(flags) == PI_FD_SOCKET) &&
+    if (kind == PI_REC_IO &&
+        (PI_IO_CLASS(flags) == PI_FD_PIPE || PI_IO_CLASS(flags) == PI_FD_SOCKET) &&
         is_blocking_receive(PI_IO_OP(flags)))
         return PI_TIME_DATA_WAIT;
     return PI_TIME_CLASS_COUNT;
@@ -77,8 +78,9 @@ void pi_python_sites_event(struct pi_analysis *a, const struct pi_reader *reader
         unsigned class = wait_class(p, r);
         if (class >= PI_TIME_CLASS_COUNT)
             return;
-        key = WAIT_BIT | stack | (uint64_t)class << 32;
-        ns = pi_reader_ticks_to_ns(reader, r->ts + r->arg[2]) - pi_reader_ticks_to_ns(reader, r->ts);
+        key = WAIT_BIT | stack | (uint64_t) class << 32;
+        ns =
+            pi_reader_ticks_to_ns(reader, r->ts + r->arg[2]) - pi_reader_ticks_to_ns(reader, r->ts);
     }
     if (!s->pending)
         s->pending = pi_u64_map_new();

@@ -67,9 +67,8 @@ void pi_report_sites_text(FILE *out, const struct pi_analysis *a)
         return;
     for (size_t i = 0; i < s->process_count; i++)
         if (s->processes[i].mode != PI_PYTHON_FRAMES_HELD_AND_DEFERRED)
-            fprintf(out, "\nPython frames of pid %d (Python %u.%u): %s%s%s\n",
-                    s->processes[i].pid, s->processes[i].version >> 24,
-                    (s->processes[i].version >> 16) & 0xff,
+            fprintf(out, "\nPython frames of pid %d (Python %u.%u): %s%s%s\n", s->processes[i].pid,
+                    s->processes[i].version >> 24, (s->processes[i].version >> 16) & 0xff,
                     s->processes[i].mode == PI_PYTHON_FRAMES_OFF ? "not read" : "read in part",
                     s->processes[i].reason[0] ? ": " : "", s->processes[i].reason);
     uint64_t total, count;
@@ -174,8 +173,8 @@ void pi_report_sites_html(FILE *out, const struct pi_analysis *a)
     for (size_t i = 0, shown = 0; s && i < s->wait_count && shown < HTML_SITES; i++) {
         if (!line_total(s, i, &total, &count))
             continue;
-        snprintf(summary, sizeof(summary), "%s: %s in %" PRIu64 " waits at",
-                 s->waits[i].wait_class, pi_format_ns((double)total), count);
+        snprintf(summary, sizeof(summary), "%s: %s in %" PRIu64 " waits at", s->waits[i].wait_class,
+                 pi_format_ns((double)total), count);
         pi_call_site_html(out, s->waits[i].site, "", summary);
         shown++;
     }

@@ -33,8 +33,8 @@ void pi_call_sites_start(void)
         char *end;
         long value = strtol(text, &end, 10);
         if (*end || value < 0 || value > 1000000000)
-            pi_diag("PROFINJECT_PY_SAMPLE=%s is not a number from 0 to 1000000000; using %d",
-                    text, DEFAULT_LAUNCH_SAMPLE);
+            pi_diag("PROFINJECT_PY_SAMPLE=%s is not a number from 0 to 1000000000; using %d", text,
+                    DEFAULT_LAUNCH_SAMPLE);
         else
             launch_sample = (int32_t)value;
     }
@@ -86,8 +86,7 @@ uint32_t pi_call_site_alloc(uint16_t flags, uint64_t ts, uint64_t pointer)
 }
 
 /* A call site with Python frames only: now, or at the next safe point. */
-static void python_site(uint16_t kind, uint16_t flags, unsigned detail, uint64_t ts,
-                        uint64_t key)
+static void python_site(uint16_t kind, uint16_t flags, unsigned detail, uint64_t ts, uint64_t key)
 {
     const struct pi_python *py = pi_python_get();
     if (!py)

@@ -38,7 +38,8 @@ uint32_t pi_call_site_alloc(uint16_t flags, uint64_t ts, uint64_t pointer);
 /* Launches until the next sample, per thread; see pi_call_site_launch_due. */
 extern __thread int32_t pi_launch_countdown __attribute__((tls_model("initial-exec")));
 
-/* pi_call_site_launch_due - nonzero when this launch is one of the sample (one test and decrement) */
+/* pi_call_site_launch_due - nonzero when this launch is one of the sample (one test and decrement)
+ */
 static inline int pi_call_site_launch_due(void)
 {
     return __builtin_expect(--pi_launch_countdown <= 0, 0);
@@ -56,8 +57,8 @@ void pi_call_site_launch(uint16_t flags, uint64_t ts, uint32_t kernel);
 static inline int pi_call_site_io_wait(unsigned op, unsigned fd_class)
 {
     return (fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) &&
-           ((op >= PI_IO_POLL && op <= PI_IO_EPOLL_WAIT) || op == PI_IO_READ ||
-            op == PI_IO_READV || (op >= PI_IO_RECV && op <= PI_IO_RECVMSG));
+           ((op >= PI_IO_POLL && op <= PI_IO_EPOLL_WAIT) || op == PI_IO_READ || op == PI_IO_READV ||
+            (op >= PI_IO_RECV && op <= PI_IO_RECVMSG));
 }
 
 /**

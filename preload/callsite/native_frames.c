@@ -16,9 +16,9 @@
 #include <elf.h>
 #include <limits.h>
 #include <link.h>
-#include <stdlib.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 

@@ -85,8 +85,7 @@ static int at_safe_point(void *unused)
         for (unsigned i = 0; n > 0 && i < count; i++)
             if (tids[i] == tid)
                 pi_stack_emit_call_site(calls[i].kind, calls[i].flags, calls[i].detail, calls[i].ts,
-                                        calls[i].key,
-                                        pi_stack_intern(frames, n, calls[i].native),
+                                        calls[i].key, pi_stack_intern(frames, n, calls[i].native),
                                         PI_CALL_SITE_DEFERRED);
     }
     pi_guard_restore(guard);

@@ -134,8 +134,8 @@ static int frame_object_chain(const struct pi_python *py, struct pi_stack_frame 
     return n;
 }
 
-static int interpreter_frame_chain(const struct pi_python *py, struct pi_stack_frame *out,
-                                   int max, int at_safe_point)
+static int interpreter_frame_chain(const struct pi_python *py, struct pi_stack_frame *out, int max,
+                                   int at_safe_point)
 {
     const struct pi_python_layout *l = &py->layout;
     void *tstate = py->this_thread_state();

@@ -20,8 +20,8 @@ enum state { UNKNOWN, PROBING, ABSENT, READY, UNUSABLE };
 static _Atomic int state = UNKNOWN;
 static uint64_t next_probe; /* ticks; while ABSENT */
 static struct pi_python python;
-static _Atomic int announced;   /* PI_REC_PYTHON written to this process's file */
-static unsigned announce_mode;  /* enum pi_python_frames */
+static _Atomic int announced;  /* PI_REC_PYTHON written to this process's file */
+static unsigned announce_mode; /* enum pi_python_frames */
 static char announce_reason[200];
 
 /*
@@ -31,7 +31,9 @@ static char announce_reason[200];
  * (cpython/code.h), for the x86-64 and aarch64 builds without
  * Py_TRACE_REFS. Patch releases keep them (3.11.2 and 3.11.7 agree); 3.13
  * publishes them in _PyRuntime.debug_offsets, which is read instead.
+ * One version per entry: kept out of the formatter's line breaking.
  */
+/* clang-format off */
 static const struct {
     unsigned minor;
     struct pi_python_layout layout;
@@ -52,6 +54,7 @@ static const struct {
           .frame_owner = 70, .code_filename = 112, .code_name = 128, .code_adaptive = 200,
           .code_firsttraceable = 184}},
 };
+/* clang-format on */
 
 /* 3.13's struct _Py_DebugOffsets (internal/pycore_runtime.h): where the
  * fields used here sit in it. The struct is fixed within a minor version. */
@@ -193,8 +196,8 @@ static int resolve(void)
         !python.this_thread_state || !python.unicode_length || !python.unicode_char ||
         !python.code_type || !python.unicode_type)
         return unusable("a function of its C API is missing");
-    announce_mode = pi_python_can_defer(&python) ? PI_PYTHON_FRAMES_HELD_AND_DEFERRED
-                                                 : PI_PYTHON_FRAMES_HELD;
+    announce_mode =
+        pi_python_can_defer(&python) ? PI_PYTHON_FRAMES_HELD_AND_DEFERRED : PI_PYTHON_FRAMES_HELD;
     if (announce_mode == PI_PYTHON_FRAMES_HELD)
         snprintf(announce_reason, sizeof(announce_reason),
                  "Python 3.8: only calls made holding the GIL (while the interpreter shuts "

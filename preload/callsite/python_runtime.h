@@ -47,15 +47,15 @@
 
 /* Where the fields are in the running version; 0 marks a field it lacks. */
 struct pi_python_layout {
-    int frame_objects;          /* 3.8-3.10: the chain is PyFrameObjects */
-    size_t tstate_cframe;       /* 3.11, 3.12: PyThreadState.cframe */
-    size_t cframe_current;      /* 3.11, 3.12: _PyCFrame.current_frame */
-    size_t tstate_current;      /* 3.13: PyThreadState.current_frame */
-    size_t frame_back;          /* f_back, or _PyInterpreterFrame.previous */
-    size_t frame_code;          /* f_code, or f_executable (3.13) */
-    size_t frame_lasti;         /* 3.8-3.10: int f_lasti */
-    size_t frame_instr;         /* 3.11+: prev_instr (instr_ptr in 3.13) */
-    size_t frame_owner;         /* 3.11+: char owner */
+    int frame_objects;     /* 3.8-3.10: the chain is PyFrameObjects */
+    size_t tstate_cframe;  /* 3.11, 3.12: PyThreadState.cframe */
+    size_t cframe_current; /* 3.11, 3.12: _PyCFrame.current_frame */
+    size_t tstate_current; /* 3.13: PyThreadState.current_frame */
+    size_t frame_back;     /* f_back, or _PyInterpreterFrame.previous */
+    size_t frame_code;     /* f_code, or f_executable (3.13) */
+    size_t frame_lasti;    /* 3.8-3.10: int f_lasti */
+    size_t frame_instr;    /* 3.11+: prev_instr (instr_ptr in 3.13) */
+    size_t frame_owner;    /* 3.11+: char owner */
     size_t code_filename;
     size_t code_name;           /* co_qualname from 3.11, co_name before */
     size_t code_adaptive;       /* 3.11+: co_code_adaptive, the first code unit */

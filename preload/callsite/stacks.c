@@ -58,8 +58,8 @@ uint32_t pi_stack_intern_native(void *const *pcs, int n)
     if (id)
         return id;
     struct pi_stack_frame frames[PI_NATIVE_FRAMES_MAX];
-    int count = pi_native_describe(pcs, n < PI_NATIVE_FRAMES_MAX ? n : PI_NATIVE_FRAMES_MAX,
-                                   frames);
+    int count =
+        pi_native_describe(pcs, n < PI_NATIVE_FRAMES_MAX ? n : PI_NATIVE_FRAMES_MAX, frames);
     id = count ? pi_intern_kind(PI_REC_STACK, frames, (uint64_t)count * sizeof(frames[0])) : 0;
     cache_put(native_cache, h, id);
     return id;

@@ -66,8 +66,7 @@ static uint32_t definitions(struct pi_record *r, uint64_t offset)
     at += synthetic_definition(r, at, PI_REC_STRING, FUNCTION_ID, "train_step", 10);
     at += synthetic_definition(r, at, PI_REC_MODULE, MODULE_ID, module, module_length);
     at += synthetic_definition(r, at, PI_REC_STACK, STACK_ID, frames, sizeof(frames));
-    at += synthetic_definition(r, at, PI_REC_STACK, NATIVE_STACK_ID, &frames[2],
-                               sizeof(frames[2]));
+    at += synthetic_definition(r, at, PI_REC_STACK, NATIVE_STACK_ID, &frames[2], sizeof(frames[2]));
     return at;
 }
 
@@ -121,10 +120,10 @@ Test(call_sites, damaged_definitions_give_question_marks_not_crashes)
     struct pi_record records[64];
     struct pi_module_def lying = {0, 200, 200, 0}; /* says more bytes than it has */
     struct pi_stack_frame frames[4] = {
-        {PI_FRAME_PYTHON, {0}, 77, 78, 1, 0},          /* strings never defined */
-        native_frame(1, 10),                           /* a string where a module should be */
-        native_frame(2, 10),                           /* the lying module */
-        {9, {0}, 0, 0, 0, 0},                          /* no such frame type */
+        {PI_FRAME_PYTHON, {0}, 77, 78, 1, 0}, /* strings never defined */
+        native_frame(1, 10),                  /* a string where a module should be */
+        native_frame(2, 10),                  /* the lying module */
+        {9, {0}, 0, 0, 0, 0},                 /* no such frame type */
     };
     uint32_t at = 0;
     at += synthetic_definition(records, at, PI_REC_STRING, 1, "text", 4);
@@ -180,13 +179,20 @@ static struct pi_record gpu_alloc(uint64_t ts, uint64_t pointer, uint32_t stack)
 {
     struct pi_record r = {PI_REC_GPU_ALLOC,
                           PI_CUDA_FLAGS(PI_CUDA_API_cudaMalloc, PI_GPU_ALLOC_DEVICE, 0),
-                          1, ts, 10, {pointer, 1 << 20, PI_CUDA_WHERE(0, 0, stack)}};
+                          1,
+                          ts,
+                          10,
+                          {pointer, 1 << 20, PI_CUDA_WHERE(0, 0, stack)}};
     return r;
 }
 
 static struct pi_record call_site(uint64_t ts, uint64_t pointer, uint32_t stack)
 {
-    struct pi_record r = {PI_REC_CALL_SITE, PI_CALL_SITE_DEFERRED, 1, ts, 0,
+    struct pi_record r = {PI_REC_CALL_SITE,
+                          PI_CALL_SITE_DEFERRED,
+                          1,
+                          ts,
+                          0,
                           {stack, PI_CALL_SITE_OF(PI_REC_GPU_ALLOC, 0, 0), pointer}};
     return r;
 }
@@ -248,7 +254,8 @@ Test(call_sites, the_peak_allocation_gets_its_frames_in_the_picture_of_the_peak)
 
 Test(call_sites, format_1_file_still_read)
 {
-    struct pi_analysis a = analyse(PI_SOURCE_DIR "/tests/analyzer/fixtures/format1-cuda-runtime.pitrace.zst");
+    struct pi_analysis a =
+        analyse(PI_SOURCE_DIR "/tests/analyzer/fixtures/format1-cuda-runtime.pitrace.zst");
     cr_assert_eq(a.process_count, 1);
     const struct pi_gpu_memory *m = a.processes[0].gpu;
     cr_assert(m);
