@@ -28,7 +28,7 @@ static char announce_reason[200];
  * Offsets from each version's headers: PyFrameObject (frameobject.h, public
  * before 3.11), PyThreadState, _PyCFrame and _PyInterpreterFrame
  * (cpython/pystate.h, internal/pycore_frame.h) and PyCodeObject
- * (cpython/code.h), for the x86-64 and aarch64 builds without
+ * (cpython/code.h), for 64-bit builds (LP64: checked on x86-64) without
  * Py_TRACE_REFS. Patch releases keep them (3.11.2 and 3.11.7 agree); 3.13
  * publishes them in _PyRuntime.debug_offsets, which is read instead.
  * One version per entry: kept out of the formatter's line breaking.
