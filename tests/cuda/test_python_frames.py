@@ -155,6 +155,15 @@ class PythonFrames(unittest.TestCase):
                         env={"PROFINJECT_PY_SAMPLE": "0"})
         self.assertEqual(report["launch_sites"], [])
 
+    def test_python_frames_turned_off(self):
+        report = record("/usr/bin/python3", CALL_SITES, CUDART, NATIVE_THREAD, "alloc",
+                        env={"PROFINJECT_PY_FRAMES": "0"})
+        [python] = report["python"]
+        self.assertEqual((python["frames"], python["reason"]), ("off", "PROFINJECT_PY_FRAMES=0"))
+        sites = by_bytes(report)
+        self.assertEqual([frames(sites[1]), frames(sites[2])], [[], []])
+        self.assertTrue(sites[1]["native"] and sites[2]["native"], "native frames still")
+
     def test_waits_of_the_main_thread_on_their_lines(self):
         self.each_python("wait", self.check_waits)
 
