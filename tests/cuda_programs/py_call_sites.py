@@ -16,8 +16,9 @@ Modes:
   launch    the main thread launches a kernel 40 times without the GIL and
             25 times with it (PROFINJECT_PY_SAMPLE=1 samples them all)
   wait      the main thread of a process with a child reads a pipe the
-            child writes to after a pause, and waits on a queue a thread
-            fills after a pause
+            child writes to after a pause (three batches, each acknowledged
+            before the next is sent), and waits on a queue a thread fills
+            after a pause
 """
 import ctypes
 import os
@@ -115,17 +116,23 @@ def read_batch(fd):
     return os.read(fd, 64)  # site: pipe read
 
 
+def receive(batches, acknowledgements):
+    batch = read_batch(batches)
+    os.write(acknowledgements, b"!")
+    return batch
+
+
 def wait_mode():
-    read_end, write_end = os.pipe()
+    batches, batch_sent = os.pipe()
+    acknowledged, acknowledgements = os.pipe()
     child = os.fork()
     if child == 0:
-        os.close(read_end)
         for _ in range(3):
             time.sleep(0.05)
-            os.write(write_end, b"batch")
+            os.write(batch_sent, b"batch")
+            os.read(acknowledged, 1)
         os._exit(0)
-    os.close(write_end)
-    received = [read_batch(read_end) for _ in range(3)]
+    received = [receive(batches, acknowledgements) for _ in range(3)]
     os.waitpid(child, 0)
     handoff = queue.Queue()
     threading.Timer(0.05, handoff.put, args=("batch",)).start()
