@@ -92,8 +92,7 @@ void pi_python_sites_event(struct pi_analysis *a, const struct pi_reader *reader
 }
 
 static struct pi_line_stat *merge(struct pi_line_stat **list, size_t *count,
-                                  struct pi_call_site *site, const char *kernel,
-                                  const char *wait_class)
+                                  struct pi_call_site *site, const char *kernel, int wait_class)
 {
     for (size_t i = 0; i < *count; i++) {
         struct pi_line_stat *l = &(*list)[i];
@@ -126,13 +125,12 @@ void pi_python_sites_finish_file(struct pi_analysis *a, const struct pi_reader *
         struct pi_line_stat *l;
         if (e->key & WAIT_BIT) {
             unsigned class = (unsigned)((e->key >> 32) & 0xff);
-            l = merge(&s->waits, &s->wait_count, site, NULL,
-                      class < PI_TIME_CLASS_COUNT ? pi_time_class_names[class] : "?");
+            l = merge(&s->waits, &s->wait_count, site, NULL, (int)class);
         } else {
             const char *mangled = pi_reader_string(reader, (e->key >> 32) & 0x7fffffffu);
             char name[1024];
             pi_demangle(mangled ? mangled : "(unknown kernel)", name, sizeof(name));
-            l = merge(&s->launches, &s->launch_count, site, name, NULL);
+            l = merge(&s->launches, &s->launch_count, site, name, -1);
         }
         if (l) {
             l->count += e->value[0];

@@ -15,8 +15,8 @@
 /* One call site's share of a kernel's sampled launches, or of waits of one class. */
 struct pi_line_stat {
     struct pi_call_site *site;
-    char *kernel;           /* demangled (launches); NULL for waits */
-    const char *wait_class; /* pi_time_class_names entry (waits); NULL for launches */
+    char *kernel;   /* demangled (launches); NULL for waits */
+    int wait_class; /* enum pi_time_class (waits); -1 for launches */
     uint64_t count;
     uint64_t total_ns; /* waits: time waited */
 };

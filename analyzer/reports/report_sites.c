@@ -79,7 +79,7 @@ void pi_report_sites_text(FILE *out, const struct pi_analysis *a)
         if (!shown++)
             fprintf(out, "\nWHERE THE TRAINING LOOP WAITS (main thread, by Python line)\n");
         fprintf(out, "  %s %s in %" PRIu64 " waits at %s\n",
-                strcmp(l->wait_class, "data_wait") == 0 ? "waiting for data" : "waiting on locks",
+                l->wait_class == PI_TIME_DATA_WAIT ? "waiting for data" : "waiting on locks",
                 pi_format_ns((double)total), count, l->site->headline);
         fprintf(out, "      most of it (%s in %" PRIu64 " waits) below:\n",
                 pi_format_ns((double)l->total_ns), l->count);
@@ -102,7 +102,7 @@ void pi_report_sites_json(cJSON *root, const struct pi_analysis *a)
     }
     for (size_t i = 0; s && i < s->wait_count; i++) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "class", s->waits[i].wait_class);
+        cJSON_AddStringToObject(o, "class", pi_time_class_names[s->waits[i].wait_class]);
         cJSON_AddNumberToObject(o, "count", (double)s->waits[i].count);
         cJSON_AddNumberToObject(o, "total_ns", (double)s->waits[i].total_ns);
         cJSON_AddItemToObject(o, "stack", pi_call_site_json(s->waits[i].site, ""));
@@ -173,8 +173,8 @@ void pi_report_sites_html(FILE *out, const struct pi_analysis *a)
     for (size_t i = 0, shown = 0; s && i < s->wait_count && shown < HTML_SITES; i++) {
         if (!line_total(s, i, &total, &count))
             continue;
-        snprintf(summary, sizeof(summary), "%s: %s in %" PRIu64 " waits at", s->waits[i].wait_class,
-                 pi_format_ns((double)total), count);
+        snprintf(summary, sizeof(summary), "%s: %s in %" PRIu64 " waits at",
+                 pi_time_class_names[s->waits[i].wait_class], pi_format_ns((double)total), count);
         pi_call_site_html(out, s->waits[i].site, "", summary);
         shown++;
     }
