@@ -39,10 +39,13 @@ void pi_call_site_text(FILE *out, const struct pi_call_site *site, const char *f
     if (site->python_count > TEXT_PYTHON_FRAMES)
         fprintf(out, "%s... %zu more Python frames\n", indent,
                 site->python_count - TEXT_PYTHON_FRAMES);
+    /* the first named native frames say which library; unnamed ones only when none is */
+    int named = 0;
+    for (size_t i = site->python_count; i < site->count; i++)
+        named += site->frames[i].symbol != NULL;
     int shown = 0;
     for (size_t i = site->python_count; i < site->count && shown < TEXT_NATIVE_FRAMES; i++) {
-        /* below Python frames, the first named native frames say which library */
-        if (site->python_count && !site->frames[i].symbol)
+        if (named && !site->frames[i].symbol)
             continue;
         pi_call_site_frame_text(&site->frames[i], frame, sizeof(frame));
         fprintf(out, "%s%s%s\n", indent, shown ? "        " : "native: ", frame);
