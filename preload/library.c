@@ -5,6 +5,7 @@
  * and subscribe to the moments of the process they must follow
  * (core/process_events.h).
  */
+#include "callsite/call_sites.h"
 #include "control/attach_bindings.h"
 #include "control/control_channel.h"
 #include "core/guard.h"
@@ -19,6 +20,7 @@ __attribute__((constructor(101))) static void pi_constructor(void)
     pi_ensure_init();
     if (pi_recorder_state() == PI_STATE_RUNNING) {
         int guard = pi_guard_enter();
+        pi_call_sites_start();
         pi_control_start();
         pi_guard_restore(guard);
     }

@@ -7,6 +7,7 @@
 
 #include "commands/commands.h"
 #include "gpu_analysis.h"
+#include "python_sites.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -203,7 +204,15 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
             name_thread(p, r->tid, pi_reader_string(reader, r->arg[0]));
         return;
     case PI_REC_STRING:
+    case PI_REC_MODULE:
+    case PI_REC_STACK:
     case PI_REC_CLOCK_SYNC:
+        return;
+    case PI_REC_CALL_SITE: /* Python frames of an earlier record of the thread */
+    case PI_REC_PYTHON:
+        pi_python_sites_event(a, reader, p, ev);
+        if (r->kind == PI_REC_CALL_SITE && PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_ALLOC)
+            pi_gpu_call_site(p, reader, ev);
         return;
     case PI_REC_GPU_TIME:
         pi_steps_gpu(&p->steps, ev->ts_ns, ev->dur_ns);
@@ -333,6 +342,7 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
         p->steps_from = "NVTX";
     }
     pi_gpu_finish_process(a, reader, p);
+    pi_python_sites_finish_file(a, reader);
     if (a->options.chrome_trace)
         pi_chrome_thread_names(a, p);
     if (got == PI_READ_ERROR) {
@@ -404,6 +414,7 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
     }
     if (options->chrome_trace)
         pi_chrome_end(a);
+    pi_python_sites_sort(a);
     if (a->options.progress && a->bytes_total >= (64u << 20))
         fprintf(stderr, "\n");
     return a->bad_input ? -1 : 0;
@@ -425,6 +436,7 @@ void pi_analysis_free(struct pi_analysis *a)
     free(a->processes);
     pi_latency_table_free(&a->calls);
     pi_latency_table_free(&a->files);
+    pi_python_sites_free(a);
     for (int w = 0; w < 3; w++)
         free(a->by_string_id[w]);
     memset(a, 0, sizeof(*a));

@@ -67,6 +67,7 @@ struct pi_steps {
 };
 
 struct pi_gpu_memory;
+struct pi_python_sites;
 
 struct pi_process_info {
     char *path;
@@ -124,6 +125,7 @@ struct pi_analysis {
     struct pi_latency_entry *wait_entries[PI_WAIT_KIND_COUNT];
     struct pi_latency_entry **by_string_id[3]; /* this file's ranges, files, NVTX ranges */
     size_t by_string_capacity[3];
+    struct pi_python_sites *python_sites; /* lines that launch and wait (python_sites.h) */
 };
 
 /**

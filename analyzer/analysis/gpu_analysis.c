@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_sites.h"
 #include "demangle.h"
 #include "u64_map.h"
 
@@ -53,13 +54,34 @@ static void add(struct pi_latency_entry *e, uint64_t ns, uint64_t bytes)
 /* The site of allocations made before a capture window, while paused */
 #define BEFORE_WINDOW_SITE UINT32_MAX
 
-static char *stack_text(const struct pi_reader *reader, uint32_t stack)
+/* Resolve @s->stack into its call site and text form. */
+static void resolve_site(struct pi_site_bytes *s, const struct pi_reader *reader)
 {
-    if (stack == BEFORE_WINDOW_SITE)
-        return strdup("(allocated before the capture window)");
-    const char *text = stack ? pi_reader_string(reader, stack) : NULL;
-    return strdup(text ? text : "(no call stack)");
+    s->site = s->stack == BEFORE_WINDOW_SITE ? NULL : pi_call_site_read(reader, s->stack);
+    s->text = strdup(s->stack == BEFORE_WINDOW_SITE ? "(allocated before the capture window)"
+                     : s->site                      ? s->site->text
+                                                    : "(no call stack)");
 }
+
+const char *pi_site_headline(const struct pi_site_bytes *s)
+{
+    return s->site ? s->site->headline : s->text ? s->text : "";
+}
+
+static void free_site(struct pi_site_bytes *s)
+{
+    free(s->text);
+    pi_call_site_free(s->site);
+    s->text = NULL;
+    s->site = NULL;
+}
+
+/* value[1] of a live allocation: kind, device and (to match a later
+ * PI_REC_CALL_SITE with it) the low 48 bits of its start */
+#define LIVE_INFO(kind, device, ts) ((kind) | (uint64_t)(device) << 8 | ((ts) & 0xffffffffffffull) << 16)
+#define LIVE_KIND(info) ((unsigned)((info) & 0xff))
+#define LIVE_DEVICE(info) ((unsigned)(((info) >> 8) & 0xff))
+#define LIVE_TS(info) ((info) >> 16)
 
 static int by_bytes(const void *a, const void *b)
 {
@@ -77,7 +99,8 @@ static void snapshot_sites(struct pi_gpu_memory *m, const struct pi_reader *read
         struct pi_u64_entry *e = &sites->slots[i];
         if (!e->key || !e->value[0])
             continue;
-        top[n] = (struct pi_site_bytes){(uint32_t)(e->key - 1), NULL, e->value[0], e->value[1]};
+        top[n] = (struct pi_site_bytes){(uint32_t)(e->key - 1), NULL, e->value[0], e->value[1],
+                                        NULL};
         for (int k = n; k > 0 && top[k].bytes > top[k - 1].bytes; k--) {
             struct pi_site_bytes t = top[k];
             top[k] = top[k - 1];
@@ -87,10 +110,10 @@ static void snapshot_sites(struct pi_gpu_memory *m, const struct pi_reader *read
             n++;
     }
     for (int i = 0; i < m->at_peak_count; i++)
-        free(m->at_peak[i].text);
+        free_site(&m->at_peak[i]);
     for (int i = 0; i < n; i++) {
         m->at_peak[i] = top[i];
-        m->at_peak[i].text = stack_text(reader, top[i].stack);
+        resolve_site(&m->at_peak[i], reader);
     }
     m->at_peak_count = n;
 }
@@ -109,7 +132,7 @@ static void allocated(struct pi_gpu_memory *m, const struct pi_reader *reader,
         stack = BEFORE_WINDOW_SITE;
     unsigned device = PI_CUDA_DEVICE(r->arg[2]) % PI_MAX_DEVICES;
     e->value[0] = r->arg[1];
-    e->value[1] = kind | (uint64_t)device << 8;
+    e->value[1] = LIVE_INFO(kind, device, ev->ts_ns);
     e->value[2] = stack;
     if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED) {
         m->pinned_live += r->arg[1];
@@ -151,7 +174,7 @@ static void released(struct pi_gpu_memory *m, const struct pi_event *ev)
     if (!e)
         return; /* allocated before recording began */
     uint64_t bytes = e->value[0];
-    unsigned kind = (unsigned)(e->value[1] & 0xff), device = (unsigned)(e->value[1] >> 8);
+    unsigned kind = LIVE_KIND(e->value[1]), device = LIVE_DEVICE(e->value[1]);
     if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED) {
         m->pinned_live -= bytes;
     } else {
@@ -273,7 +296,7 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
     struct pi_u64_map *live = m->live_map;
     for (size_t i = 0; by_site && i < live->capacity; i++) {
         struct pi_u64_entry *e = &live->slots[i];
-        unsigned kind = (unsigned)(e->value[1] & 0xff);
+        unsigned kind = LIVE_KIND(e->value[1]);
         if (!e->key || kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED)
             continue;
         struct pi_u64_entry *s = pi_u64_map_put(by_site, e->value[2] + 1);
@@ -286,10 +309,12 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
     m->leaks = by_site ? calloc(by_site->count + 1, sizeof(*m->leaks)) : NULL;
     for (size_t i = 0; m->leaks && i < by_site->capacity; i++) {
         struct pi_u64_entry *s = &by_site->slots[i];
-        if (s->key)
-            m->leaks[m->leak_count++] = (struct pi_site_bytes){
-                (uint32_t)(s->key - 1), stack_text(reader, (uint32_t)(s->key - 1)), s->value[0],
-                s->value[1]};
+        if (s->key) {
+            struct pi_site_bytes *leak = &m->leaks[m->leak_count++];
+            *leak = (struct pi_site_bytes){(uint32_t)(s->key - 1), NULL, s->value[0], s->value[1],
+                                           NULL};
+            resolve_site(leak, reader);
+        }
     }
     if (m->leaks)
         qsort(m->leaks, m->leak_count, sizeof(*m->leaks), by_bytes);
@@ -306,13 +331,42 @@ void pi_gpu_free_process(struct pi_process_info *p)
     if (!m)
         return;
     for (int i = 0; i < m->at_peak_count; i++)
-        free(m->at_peak[i].text);
+        free_site(&m->at_peak[i]);
     for (size_t i = 0; i < m->leak_count; i++)
-        free(m->leaks[i].text);
+        free_site(&m->leaks[i]);
     free(m->leaks);
     pi_u64_map_free(m->live_map);
     pi_u64_map_free(m->site_map);
     pi_u64_map_free(m->correlations);
     free(m);
     p->gpu = NULL;
+}
+
+void pi_gpu_call_site(struct pi_process_info *p, const struct pi_reader *reader,
+                      const struct pi_event *ev)
+{
+    struct pi_gpu_memory *m = p->gpu;
+    uint64_t pointer = ev->rec.arg[2] ? ev->rec.arg[2] : 1;
+    struct pi_u64_entry *e = m && m->live_map ? pi_u64_map_get(m->live_map, pointer) : NULL;
+    /* the same allocation: freed and made again since, it is another one */
+    if (!e || LIVE_TS(e->value[1]) != (ev->ts_ns & 0xffffffffffffull))
+        return;
+    uint32_t stack = (uint32_t)(ev->rec.arg[0] & 0xffffffu);
+    unsigned kind = LIVE_KIND(e->value[1]);
+    if (kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED) {
+        struct pi_u64_entry *old = pi_u64_map_get(m->site_map, e->value[2] + 1);
+        if (old) {
+            old->value[0] -= e->value[0];
+            old->value[1]--;
+        }
+        struct pi_u64_entry *now = pi_u64_map_put(m->site_map, (uint64_t)stack + 1);
+        if (now) {
+            now->value[0] += e->value[0];
+            now->value[1]++;
+        }
+    }
+    e->value[2] = stack;
+    /* still at the peak this allocation made: the picture of it gets the frames */
+    if (m->live == m->peak && m->at_peak_count)
+        snapshot_sites(m, reader);
 }

@@ -244,7 +244,7 @@ static int device_memory_growth(const struct pi_process_info *p, struct pi_findi
              "(peak %.0f MB)%s%.120s",
              p->header.pid, slope / 1e6, (double)m->peak / 1e6,
              m->leak_count ? "; largest never-freed call site: " : "",
-             m->leak_count ? m->leaks[0].text : "");
+             m->leak_count ? pi_site_headline(&m->leaks[0]) : "");
     snprintf(f->advice, sizeof(f->advice),
              "look for tensors kept across steps (accumulated losses, stored outputs, growing "
              "caches); the report lists the call sites of what was never freed");

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/call_sites.h"
 #include "commands.h"
 
 void pi_warn_truncated(const struct pi_reader *reader)
@@ -49,6 +50,36 @@ static const char *string_or(const struct pi_reader *reader, uint64_t id, const 
 {
     const char *s = id ? pi_reader_string(reader, id) : NULL;
     return s ? s : fallback;
+}
+
+/* A stack id as its text form (format 1: the text itself). */
+static void print_stack(const struct pi_reader *reader, const char *label, uint64_t id)
+{
+    struct pi_call_site *site = id ? pi_call_site_read(reader, id) : NULL;
+    printf(" %s=\"%s\"", label, site ? site->text : "?");
+    pi_call_site_free(site);
+}
+
+static void print_module(const struct pi_reader *reader, uint64_t id)
+{
+    unsigned kind;
+    uint32_t length;
+    const unsigned char *bytes = pi_reader_definition(reader, id, &kind, &length);
+    struct pi_module_def def;
+    if (!bytes || length < sizeof(def)) {
+        printf(" id=%" PRIu64 " (damaged)", id);
+        return;
+    }
+    memcpy(&def, bytes, sizeof(def));
+    if (length < sizeof(def) + (size_t)def.build_id_length + def.path_length) {
+        printf(" id=%" PRIu64 " (damaged)", id);
+        return;
+    }
+    printf(" id=%" PRIu64 " base=0x%" PRIx64 " build_id=", id, def.load_base);
+    for (unsigned i = 0; i < def.build_id_length; i++)
+        printf("%02x", bytes[sizeof(def) + i]);
+    printf(" path=\"%.*s\"", (int)def.path_length,
+           (const char *)bytes + sizeof(def) + def.build_id_length);
 }
 
 static void print_record(const struct pi_reader *reader, const struct pi_event *ev)
@@ -114,7 +145,25 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
                PI_CUDA_STREAM(r->arg[2]), (r->flags & PI_CUDA_NESTED) ? " nested" : "",
                ev->dur_ns);
         if (PI_CUDA_STACK(r->arg[2]))
-            printf(" stack=\"%s\"", string_or(reader, PI_CUDA_STACK(r->arg[2]), "?"));
+            print_stack(reader, "stack", PI_CUDA_STACK(r->arg[2]));
+        break;
+    case PI_REC_MODULE:
+        print_module(reader, r->arg[0]);
+        break;
+    case PI_REC_STACK:
+        printf(" id=%" PRIu64, r->arg[0]);
+        print_stack(reader, "frames", r->arg[0]);
+        break;
+    case PI_REC_CALL_SITE:
+        printf(" of=%s detail=%u key=%" PRIu64 "%s", pi_record_kind_name(PI_CALL_SITE_KIND(r->arg[1])),
+               PI_CALL_SITE_DETAIL(r->arg[1]), r->arg[2],
+               (r->flags & PI_CALL_SITE_DEFERRED) ? " at_safe_point" : "");
+        print_stack(reader, "stack", r->arg[0]);
+        break;
+    case PI_REC_PYTHON:
+        printf(" version=%u.%u.%u frames=%" PRIu64 " reason=\"%s\"", (unsigned)(r->arg[0] >> 24),
+               (unsigned)(r->arg[0] >> 16) & 0xff, (unsigned)(r->arg[0] >> 8) & 0xff, r->arg[1],
+               string_or(reader, r->arg[2], ""));
         break;
     case PI_REC_GPU_LAUNCH:
         printf(" %s correlation=%" PRIu64 " kernel=\"%s\" stream=%u%s dur_ns=%" PRIu64,

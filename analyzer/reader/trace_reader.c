@@ -20,6 +20,12 @@
 /* Refine the tick rate only from sync points this far apart. */
 #define RATE_REFINE_MIN_NS 50000000u
 
+struct definition {
+    char *bytes; /* NUL-terminated copy */
+    uint32_t length;
+    uint16_t kind; /* PI_REC_STRING, PI_REC_MODULE or PI_REC_STACK */
+};
+
 struct pi_reader {
     char *path;
     FILE *file;
@@ -44,8 +50,8 @@ struct pi_reader {
     uint64_t base_ticks, base_ns;
     double ticks_per_ns, ns_per_tick;
 
-    /* strings by id */
-    char **strings;
+    /* strings, modules and stacks by id (one id space) */
+    struct definition *strings;
     uint32_t string_capacity;
 
     int truncated;
@@ -269,7 +275,7 @@ void pi_reader_close(struct pi_reader *r)
     for (int i = 0; i < PI_HDR_STRING_COUNT; i++)
         free(r->info.strings[i]);
     for (uint32_t i = 0; i < r->string_capacity; i++)
-        free(r->strings[i]);
+        free(r->strings[i].bytes);
     free(r->strings);
     free(r->in);
     free(r->raw);
@@ -309,7 +315,18 @@ int pi_reader_truncated(const struct pi_reader *r, uint64_t *offset, uint64_t *b
 
 const char *pi_reader_string(const struct pi_reader *r, uint64_t id)
 {
-    return id < r->string_capacity ? r->strings[id] : NULL;
+    return id < r->string_capacity && r->strings[id].kind == PI_REC_STRING ? r->strings[id].bytes
+                                                                            : NULL;
+}
+
+const void *pi_reader_definition(const struct pi_reader *r, uint64_t id, unsigned *kind,
+                                 uint32_t *length)
+{
+    if (id >= r->string_capacity || !r->strings[id].bytes)
+        return NULL;
+    *kind = r->strings[id].kind;
+    *length = r->strings[id].length;
+    return r->strings[id].bytes;
 }
 
 /* A double to an integer, saturating: a damaged clock record can make
@@ -378,20 +395,21 @@ static int define_string(struct pi_reader *r, const struct pi_record *rec)
     uint32_t slots = pi_string_slots(length);
     if (id == 0 || id >= MAX_STRING_ID || length > PI_MAX_STRING_LEN ||
         slots > r->record_count - r->record_pos - 1) {
-        fail(r, r->frame_offset, "record %u: string id %llu of length %llu does not fit the frame",
-             r->record_pos, (unsigned long long)id, (unsigned long long)length);
+        fail(r, r->frame_offset, "record %u: %s id %llu of length %llu does not fit the frame",
+             r->record_pos, pi_record_kind_name(rec->kind), (unsigned long long)id,
+             (unsigned long long)length);
         return -1;
     }
     if (id >= r->string_capacity) {
         uint32_t capacity = r->string_capacity ? r->string_capacity : 256;
         while (capacity <= id)
             capacity *= 2;
-        char **grown = realloc(r->strings, sizeof(char *) * capacity);
+        struct definition *grown = realloc(r->strings, sizeof(*grown) * capacity);
         if (!grown) {
             fail(r, r->frame_offset, "out of memory");
             return -1;
         }
-        memset(grown + r->string_capacity, 0, sizeof(char *) * (capacity - r->string_capacity));
+        memset(grown + r->string_capacity, 0, sizeof(*grown) * (capacity - r->string_capacity));
         r->strings = grown;
         r->string_capacity = capacity;
     }
@@ -400,8 +418,8 @@ static int define_string(struct pi_reader *r, const struct pi_record *rec)
         fail(r, r->frame_offset, "out of memory");
         return -1;
     }
-    free(r->strings[id]);
-    r->strings[id] = text;
+    free(r->strings[id].bytes);
+    r->strings[id] = (struct definition){text, (uint32_t)length, rec->kind};
     return 0;
 }
 
@@ -427,12 +445,12 @@ int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
             return got < 0 ? PI_READ_ERROR : PI_READ_END;
     }
     const struct pi_record *rec = &r->records[r->record_pos];
-    if (rec->kind == PI_REC_INVALID || rec->kind >= PI_REC_KIND_COUNT) {
+    if (rec->kind == PI_REC_INVALID || rec->kind >= pi_kinds_of_version(r->info.header.version)) {
         fail(r, r->frame_offset, "record %u has unknown kind %u", r->record_pos, rec->kind);
         return PI_READ_ERROR;
     }
     uint32_t consumed = 1;
-    if (rec->kind == PI_REC_STRING) {
+    if (pi_record_is_definition(rec->kind)) {
         if (define_string(r, rec) != 0)
             return PI_READ_ERROR;
         consumed += pi_string_slots(rec->arg[1]);

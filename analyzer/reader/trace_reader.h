@@ -64,9 +64,20 @@ int pi_reader_truncated(const struct pi_reader *reader, uint64_t *offset, uint64
 
 /**
  * pi_reader_string - text of a string id seen so far
- * Return: NUL-terminated text, or NULL when the id was never defined.
+ * Return: NUL-terminated text, or NULL when the id was never defined (or
+ * names a module or a stack).
  */
 const char *pi_reader_string(const struct pi_reader *reader, uint64_t id);
+
+/**
+ * pi_reader_definition - the bytes of any id defined so far: a string, or
+ * (format 2) a module or a stack
+ * @kind: receives the record kind that defined it
+ * @length: receives the length (the bytes are also NUL-terminated)
+ * Return: the bytes, or NULL when the id was never defined.
+ */
+const void *pi_reader_definition(const struct pi_reader *reader, uint64_t id, unsigned *kind,
+                                 uint32_t *length);
 
 /* pi_reader_ticks_to_ns - convert clock ticks of this file into CLOCK_MONOTONIC ns */
 uint64_t pi_reader_ticks_to_ns(const struct pi_reader *reader, uint64_t ticks);

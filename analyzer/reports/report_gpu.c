@@ -10,7 +10,9 @@
 
 #include "format.h"
 #include "analysis/gpu_analysis.h"
+#include "call_site_format.h"
 #include "report.h"
+#include "report_sites.h"
 
 #define TOP_KERNELS 20
 #define TOP_LEAKS 5
@@ -46,6 +48,7 @@ static void print_kernels(FILE *out, struct pi_analysis *a)
                     pi_format_ns(pi_histogram_quantile(gpu, 0.99)), pi_format_ns((double)gpu->max));
         else
             fprintf(out, "%10s\n", "-");
+        pi_report_kernel_lines(out, a, list[i]->name, "      ");
     }
     free(list);
 }
@@ -93,13 +96,17 @@ static void print_memory(FILE *out, struct pi_analysis *a)
             fprintf(out, "    device %u: peak %s, %s at the end\n", d,
                     pi_format_bytes((double)m->device_peak[d]),
                     pi_format_bytes((double)m->device_live[d]));
-        for (size_t k = 0; k < m->leak_count && k < TOP_LEAKS; k++)
+        for (size_t k = 0; k < m->leak_count && k < TOP_LEAKS; k++) {
             fprintf(out, "    never freed: %s in %" PRIu64 " allocations from %.160s\n",
                     pi_format_bytes((double)m->leaks[k].bytes), m->leaks[k].count,
-                    m->leaks[k].text);
-        for (int k = 0; k < m->at_peak_count && k < 3; k++)
+                    pi_site_headline(&m->leaks[k]));
+            pi_call_site_text(out, m->leaks[k].site, m->leaks[k].text, "        ");
+        }
+        for (int k = 0; k < m->at_peak_count && k < 3; k++) {
             fprintf(out, "    live at the peak: %s from %.160s\n",
-                    pi_format_bytes((double)m->at_peak[k].bytes), m->at_peak[k].text);
+                    pi_format_bytes((double)m->at_peak[k].bytes), pi_site_headline(&m->at_peak[k]));
+            pi_call_site_text(out, m->at_peak[k].site, m->at_peak[k].text, "        ");
+        }
     }
 }
 

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_site_format.h"
 #include "format.h"
 #include "report.h"
+#include "report_sites.h"
 #include "analysis/verdict.h"
 
 #define PLOT_W 760
@@ -22,22 +24,6 @@ static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                      "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 static const char *const time_colors[PI_TIME_CLASS_COUNT] = {"#d62728", "#ff7f0e", "#bcbd22",
                                                              "#9467bd", "#17becf", "#2ca02c"};
-
-static void html_text(FILE *out, const char *text)
-{
-    for (const char *c = text ? text : ""; *c; c++) {
-        if (*c == '<')
-            fputs("&lt;", out);
-        else if (*c == '>')
-            fputs("&gt;", out);
-        else if (*c == '&')
-            fputs("&amp;", out);
-        else if (*c == '"')
-            fputs("&quot;", out);
-        else
-            fputc(*c, out);
-    }
-}
 
 static void axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
                        const char *y_label)
@@ -171,9 +157,9 @@ static void verdict_section(FILE *out, const struct pi_analysis *a)
     fputs("<h2>Verdict</h2>\n<ol id=\"verdict\">\n", out);
     for (int i = 0; i < n; i++) {
         fprintf(out, "<li><b>%s</b>: ", findings[i].kind);
-        html_text(out, findings[i].summary);
+        pi_html_text(out, findings[i].summary);
         fputs("<br><i>try:</i> ", out);
-        html_text(out, findings[i].advice);
+        pi_html_text(out, findings[i].advice);
         fputs("</li>\n", out);
     }
     fputs("</ol>\n", out);
@@ -209,7 +195,8 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>profinject report</title>\n"
           "<style>body{font-family:sans-serif;margin:2em;max-width:1000px}"
           "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
-          "text-align:right}td:first-child{text-align:left}</style></head><body>\n",
+          "text-align:right}td:first-child{text-align:left}"
+          "details.site{margin:2px 0}details.native{margin-left:2em;color:#555}</style></head><body>\n",
           out);
     fprintf(out, "<h1>profinject report</h1>\n<p>%zu processes, %s, %" PRIu64 " records, %" PRIu64
                  " lost</p>\n",
@@ -221,6 +208,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     for (size_t i = 0; list && i < n && i < TOP_HISTOGRAMS; i++)
         histogram_plot(out, list[i], (int)i);
     thread_plot(out, a);
+    pi_report_sites_html(out, a);
     if (list)
         latency_table(out, list, n);
     free(list);

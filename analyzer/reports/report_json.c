@@ -11,10 +11,13 @@
 #include <unistd.h>
 
 #include "analysis/gpu_analysis.h"
+#include "call_site_format.h"
 #include "report.h"
+#include "report_sites.h"
 #include "analysis/verdict.h"
 
-#define JSON_SCHEMA_VERSION 1
+/* 2: a call site's "stack" is an object of frames and text (it was the text) */
+#define JSON_SCHEMA_VERSION 2
 
 static void add_histogram(cJSON *object, struct pi_histogram *h)
 {
@@ -77,7 +80,8 @@ static cJSON *sites_json(const struct pi_site_bytes *sites, size_t n)
         cJSON *site = cJSON_CreateObject();
         cJSON_AddNumberToObject(site, "bytes", (double)sites[i].bytes);
         cJSON_AddNumberToObject(site, "count", (double)sites[i].count);
-        cJSON_AddStringToObject(site, "stack", sites[i].text ? sites[i].text : "");
+        cJSON_AddItemToObject(site, "stack",
+                              pi_call_site_json(sites[i].site, sites[i].text ? sites[i].text : ""));
         cJSON_AddItemToArray(list, site);
     }
     return list;
@@ -230,6 +234,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON_AddNumberToObject(gpu, "busy_ns", (double)a->gpu.gpu_busy_ns);
     cJSON_AddItemToObject(root, "latency", latency_json(&a->calls, 0));
     cJSON_AddItemToObject(root, "files", latency_json(&a->files, 1));
+    pi_report_sites_json(root, a);
     return root;
 }
 

@@ -9,6 +9,7 @@
 
 #include "format.h"
 #include "report.h"
+#include "report_sites.h"
 #include "analysis/verdict.h"
 
 #define TOP_CALLS 25
@@ -213,6 +214,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
                      "behind); figures below undercount\n\n", a->lost);
     print_verdict(out, a);
     print_steps(out, a);
+    pi_report_sites_text(out, a);
     pi_report_gpu_text(out, a);
     print_threads(out, a);
     print_latency(out, a);

@@ -22,7 +22,10 @@
 
 #define PI_FILE_MAGIC "PROFINJ\x1a"
 #define PI_FILE_MAGIC_LEN 8
-#define PI_FORMAT_VERSION 1
+/* 2: call sites as structured frames (PI_REC_MODULE, PI_REC_STACK), Python
+ * frames (PI_REC_CALL_SITE, PI_REC_PYTHON). Readers still read version 1,
+ * where a CUDA record's stack id names a PI_REC_STRING of text frames. */
+#define PI_FORMAT_VERSION 2
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -148,6 +151,30 @@ enum pi_record_kind {
      * on opening, arg1 = 1 when the allocations live at that moment follow
      * complete (as live_at_window_start allocations) */
     PI_REC_CAPTURE = 23,
+    /* Format 2. A loaded module that call stacks name: written like a
+     * string (arg0 = id in the strings' id space, arg1 = length, the bytes
+     * in continuation slots): struct pi_module_def, then the build id, then
+     * the path. */
+    PI_REC_MODULE = 24,
+    /* A call stack, written like a string (arg0 = id, arg1 = length): an
+     * array of struct pi_stack_frame, Python frames first (innermost
+     * first), then native frames (innermost first). CUDA records name it
+     * by PI_CUDA_STACK. */
+    PI_REC_STACK = 25,
+    /* The call site of an earlier record of the same thread, read after
+     * that record was written (Python frames read at the interpreter's
+     * next safe point) or kept apart from it (sampled launches, waits):
+     * ts = that record's ts, arg0 = stack id, arg1 = PI_CALL_SITE_OF(kind,
+     * flags, detail) of that record (detail: the wait kind of a PI_REC_WAIT,
+     * else 0), arg2 = its key: the pointer (PI_REC_GPU_ALLOC),
+     * the kernel name id (PI_REC_GPU_LAUNCH), the duration in ticks
+     * (PI_REC_IO, PI_REC_WAIT). flags: enum pi_call_site_flag. */
+    PI_REC_CALL_SITE = 26,
+    /* How Python frames are read in this process, written once when the
+     * interpreter is found: arg0 = its PY_VERSION_HEX, arg1 = enum
+     * pi_python_frames, arg2 = string id saying why (when frames are not
+     * read, or only in part). */
+    PI_REC_PYTHON = 27,
     PI_REC_KIND_COUNT
 };
 
@@ -161,6 +188,53 @@ enum pi_end_reason {
     PI_END_EXIT = 1,   /* exit() or return from main */
     PI_END__EXIT = 2,  /* _exit() */
     PI_END_SIGNAL = 3, /* arg0 holds the signal number */
+};
+
+/* The fixed part of a PI_REC_MODULE definition. */
+struct pi_module_def {
+    uint64_t load_base;       /* what the dynamic loader added to the module's addresses */
+    uint16_t build_id_length; /* bytes of GNU build id that follow (0: none) */
+    uint16_t path_length;     /* bytes of path after the build id, not NUL-terminated */
+    uint32_t reserved;
+};
+
+enum pi_frame_type {
+    PI_FRAME_PYTHON = 1, /* ref = file string id, name = function string id, line */
+    PI_FRAME_NATIVE = 2, /* ref = module id, name = dynamic symbol string id or 0, offset */
+};
+
+/* One frame of a PI_REC_STACK. A native frame's offset is the address of
+ * its call instruction (the return address minus one) minus the module's
+ * load base: an address in the module's own ELF address space, so it can
+ * be named offline from the module or its debug file. */
+struct pi_stack_frame {
+    uint8_t type; /* enum pi_frame_type */
+    uint8_t reserved[3];
+    uint32_t ref;
+    uint32_t name;
+    uint32_t line;
+    uint64_t offset;
+};
+
+/* PI_REC_CALL_SITE arg1: the kind, flags and detail of the record it completes. */
+#define PI_CALL_SITE_OF(kind, flags, detail)                                                       \
+    ((uint64_t)(kind) | ((uint64_t)(flags) << 16) | ((uint64_t)((detail) & 0xffu) << 32))
+#define PI_CALL_SITE_KIND(arg) ((unsigned)((arg) & 0xffffu))
+#define PI_CALL_SITE_FLAGS(arg) ((unsigned)(((arg) >> 16) & 0xffffu))
+#define PI_CALL_SITE_DETAIL(arg) ((unsigned)(((arg) >> 32) & 0xffu))
+
+enum pi_call_site_flag {
+    /* the Python frames were read at the interpreter's next safe point of
+     * the thread (Py_AddPendingCall), not inside the call itself */
+    PI_CALL_SITE_DEFERRED = 1u << 1,
+};
+
+/* PI_REC_PYTHON arg1: where Python frames come from in this process. */
+enum pi_python_frames {
+    PI_PYTHON_FRAMES_OFF = 0,  /* not read (arg2 says why) */
+    PI_PYTHON_FRAMES_HELD = 1, /* read in calls made while holding the GIL */
+    /* and, for the main thread's calls made without it, at its next safe point */
+    PI_PYTHON_FRAMES_HELD_AND_DEFERRED = 2,
 };
 
 /* Record flag bits. */
@@ -311,11 +385,26 @@ struct pi_record {
 
 _Static_assert(sizeof(struct pi_record) == PI_RECORD_SIZE, "record size is part of the format");
 _Static_assert(sizeof(struct pi_frame_header) == 16, "frame header size is part of the format");
+_Static_assert(sizeof(struct pi_module_def) == 16, "module definition size is part of the format");
+_Static_assert(sizeof(struct pi_stack_frame) == 24, "stack frame size is part of the format");
 
-/* pi_record_has_time - whether a record's ts field is a time (strings' is not) */
+/* pi_record_is_definition - whether a record defines an id and carries its
+ * bytes in continuation slots (strings, and from format 2 modules and stacks) */
+static inline int pi_record_is_definition(uint16_t kind)
+{
+    return kind == PI_REC_STRING || kind == PI_REC_MODULE || kind == PI_REC_STACK;
+}
+
+/* pi_record_has_time - whether a record's ts field is a time (definitions' is not) */
 static inline int pi_record_has_time(uint16_t kind)
 {
-    return kind != PI_REC_STRING;
+    return !pi_record_is_definition(kind);
+}
+
+/* pi_kinds_of_version - one past the highest record kind a format version has */
+static inline unsigned pi_kinds_of_version(unsigned version)
+{
+    return version < 2 ? PI_REC_CAPTURE + 1 : PI_REC_KIND_COUNT;
 }
 
 /* pi_string_slots - continuation slots that a string of @length bytes takes */

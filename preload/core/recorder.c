@@ -142,6 +142,18 @@ uint32_t pi_intern_cstr(const char *text)
     return text ? pi_intern(text, strlen(text)) : 0;
 }
 
+uint32_t pi_intern_kind(uint16_t kind, const void *bytes, uint64_t length)
+{
+    if (atomic_load_explicit(&pi_rec.state, memory_order_relaxed) != PI_STATE_RUNNING)
+        return 0;
+    return pi_strings_intern_kind(&pi_rec.strings, kind, bytes, length);
+}
+
+const void *pi_interned_bytes(uint32_t id, uint32_t *length)
+{
+    return pi_strings_get(&pi_rec.strings, id, length);
+}
+
 int pi_recorder_start(const struct pi_config *config)
 {
     int expected = PI_STATE_UNINIT;

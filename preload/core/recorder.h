@@ -133,6 +133,21 @@ uint32_t pi_intern(const char *text, uint64_t length);
 /* pi_intern_cstr - pi_intern for a NUL-terminated string, NULL gives 0 */
 uint32_t pi_intern_cstr(const char *text);
 
+/**
+ * pi_intern_kind - pi_intern for bytes written as record @kind
+ * (PI_REC_MODULE, PI_REC_STACK): interned, written once per trace file
+ * ahead of any record that names them, and again in a fork child's file
+ * Return: the id (shared with strings), 0 when full or the recorder is off.
+ */
+uint32_t pi_intern_kind(uint16_t kind, const void *bytes, uint64_t length);
+
+/**
+ * pi_interned_bytes - the bytes of an id from pi_intern or pi_intern_kind
+ * @length: receives their length
+ * Return: a pointer that stays valid while the process runs, or NULL.
+ */
+const void *pi_interned_bytes(uint32_t id, uint32_t *length);
+
 /* pi_thread_exit - the calling thread ends: hand its buffer to the writer */
 void pi_thread_exit(void);
 

@@ -53,17 +53,17 @@ void pi_strings_destroy(struct pi_string_table *table)
     memset(table, 0, sizeof(*table));
 }
 
-static int entry_matches(const struct pi_string_table *table, uint32_t id, uint64_t hash,
-                         const char *text, size_t length)
+static int entry_matches(const struct pi_string_table *table, uint32_t id, uint16_t kind,
+                         uint64_t hash, const char *text, size_t length)
 {
     const struct pi_string_entry *e = &table->entries[id];
-    return e->hash == hash && e->length == length &&
+    return e->hash == hash && e->length == length && e->kind == kind &&
            memcmp(table->arena + e->offset, text, length) == 0;
 }
 
 /* Create an entry for the string, not yet findable through the hash slots. */
-static uint32_t create_entry(struct pi_string_table *table, uint64_t hash, const char *text,
-                             size_t length)
+static uint32_t create_entry(struct pi_string_table *table, uint16_t kind, uint64_t hash,
+                             const char *text, size_t length)
 {
     size_t offset = atomic_fetch_add_explicit(&table->arena_used, length, memory_order_relaxed);
     if (offset + length > table->arena_size)
@@ -75,6 +75,7 @@ static uint32_t create_entry(struct pi_string_table *table, uint64_t hash, const
     memcpy(table->arena + offset, text, length);
     e->offset = offset;
     e->length = (uint32_t)length;
+    e->kind = kind;
     e->hash = hash;
     atomic_store_explicit(&e->ready, 1, memory_order_release);
     return id;
@@ -82,17 +83,34 @@ static uint32_t create_entry(struct pi_string_table *table, uint64_t hash, const
 
 uint32_t pi_strings_intern(struct pi_string_table *table, const char *text, size_t length)
 {
+    return pi_strings_intern_kind(table, PI_REC_STRING, text, length);
+}
+
+/* Call stacks may fill the table only so far: names and paths keep the rest. */
+static int room_for_stacks(const struct pi_string_table *table)
+{
+    return atomic_load_explicit(&table->next_id, memory_order_relaxed) <
+               table->max_entries / 4 * 3 &&
+           atomic_load_explicit(&table->arena_used, memory_order_relaxed) <
+               table->arena_size / 4 * 3;
+}
+
+uint32_t pi_strings_intern_kind(struct pi_string_table *table, uint16_t kind, const char *text,
+                                size_t length)
+{
     if (!table->memory)
+        return 0;
+    if (kind == PI_REC_STACK && !room_for_stacks(table))
         return 0;
     if (length > PI_MAX_STRING_LEN)
         length = PI_MAX_STRING_LEN;
-    uint64_t hash = fnv1a(text, length);
+    uint64_t hash = fnv1a(text, length) ^ ((uint64_t)kind * 0x9E3779B97F4A7C15ull);
     uint32_t mine = 0;
     for (uint32_t probe = 0; probe <= table->slot_mask; probe++) {
         _Atomic uint32_t *slot = &table->slots[(hash + probe) & table->slot_mask];
         uint32_t id = atomic_load_explicit(slot, memory_order_acquire);
         if (id == 0) {
-            if (mine == 0 && (mine = create_entry(table, hash, text, length)) == 0)
+            if (mine == 0 && (mine = create_entry(table, kind, hash, text, length)) == 0)
                 return 0;
             uint32_t expected = 0;
             if (atomic_compare_exchange_strong_explicit(slot, &expected, mine,
@@ -101,7 +119,7 @@ uint32_t pi_strings_intern(struct pi_string_table *table, const char *text, size
                 return mine;
             id = expected; /* someone else took the slot first */
         }
-        if (entry_matches(table, id, hash, text, length))
+        if (entry_matches(table, id, kind, hash, text, length))
             return id;
     }
     return 0;
@@ -117,6 +135,12 @@ const char *pi_strings_get(const struct pi_string_table *table, uint32_t id, uin
         return NULL;
     *length = e->length;
     return table->arena + e->offset;
+}
+
+uint16_t pi_strings_kind(const struct pi_string_table *table, uint32_t id)
+{
+    uint32_t length;
+    return pi_strings_get(table, id, &length) ? table->entries[id].kind : 0;
 }
 
 void pi_strings_forget_emitted(struct pi_string_table *table)

@@ -1,5 +1,7 @@
 /*
- * string_table.h - lock-free interning of names and paths.
+ * string_table.h - lock-free interning of names and paths, and of the
+ * other byte strings written once and referred to by id (call stacks and
+ * the modules they name: the entry's record kind says which).
  *
  * Any thread may intern; ids are small integers, 0 meaning "no string".
  * An entry is fully written before its id is published in the hash table,
@@ -18,6 +20,8 @@
 
 struct pi_string_entry {
     _Atomic uint32_t ready;
+    uint16_t kind; /* the record kind it is written as: PI_REC_STRING, _MODULE, _STACK */
+    uint16_t reserved;
     uint32_t length;
     uint64_t offset; /* into the arena */
     uint64_t hash;
@@ -51,6 +55,18 @@ void pi_strings_destroy(struct pi_string_table *table);
  * Return: the id, or 0 when the table or arena is full.
  */
 uint32_t pi_strings_intern(struct pi_string_table *table, const char *text, size_t length);
+
+/**
+ * pi_strings_intern_kind - pi_strings_intern for bytes written as record
+ * @kind (a module or a stack); equal bytes of another kind get another id.
+ * New stacks are refused (0) once three quarters of the entries or of the
+ * arena are used, so that names and paths always find room.
+ */
+uint32_t pi_strings_intern_kind(struct pi_string_table *table, uint16_t kind, const char *bytes,
+                                size_t length);
+
+/* pi_strings_kind - the record kind of a ready entry, 0 for an unknown id */
+uint16_t pi_strings_kind(const struct pi_string_table *table, uint32_t id);
 
 /**
  * pi_strings_get - the bytes of a ready entry

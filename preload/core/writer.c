@@ -124,7 +124,7 @@ static void stage_new_strings(struct pi_writer *w)
         uint32_t slots = pi_string_slots(length);
         struct pi_record *r = stage(w, 1 + slots);
         memset(r, 0, sizeof(*r) * (1 + slots));
-        r->kind = PI_REC_STRING;
+        r->kind = pi_strings_kind(&pi_rec.strings, id);
         r->arg[0] = id;
         r->arg[1] = length;
         memcpy(r + 1, text, length);

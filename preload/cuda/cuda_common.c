@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "callsite/call_sites.h"
 #include "core/guard.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
@@ -257,7 +258,9 @@ void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t poi
     int full = !(bits & PI_CUDA_NESTED) && !failed;
     int recording = atomic_load_explicit(&pi_recording, memory_order_relaxed);
     /* while paused only the live-allocation table needs this: no stack walk */
-    uint32_t stack = full && recording ? pi_cuda_alloc_stack() : 0;
+    uint32_t stack = full && recording
+                         ? pi_call_site_alloc(flags(api, kind, bits, failed), start, pointer)
+                         : 0;
     unsigned device = full && kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED
                           ? current_device()
                           : 0;
@@ -296,6 +299,9 @@ void pi_cuda_emit_launch(unsigned api, unsigned kind, unsigned bits, uint64_t co
     uint64_t end = pi_clock_ticks();
     pi_emit(PI_REC_GPU_LAUNCH, flags(api, kind, bits, failed), start, end - start, correlation_id,
             name, where(stream, 0));
+    /* a runtime launch and the driver launch inside it are one launch */
+    if (!(bits & PI_CUDA_NESTED) && !failed && pi_call_site_launch_due())
+        pi_call_site_launch(flags(api, kind, bits, failed), start, name);
 }
 
 void pi_cuda_emit_sync(unsigned api, unsigned kind, unsigned bits, const void *handle,

@@ -63,9 +63,6 @@ int pi_cuda_is_pinned(const void *pointer);
 /* pi_cuda_next_correlation - id linking a launch or copy to its GPU time */
 uint64_t pi_cuda_next_correlation(void);
 
-/* pi_cuda_alloc_stack - interned call stack of the current allocation, 0 if unavailable */
-uint32_t pi_cuda_alloc_stack(void);
-
 /* pi_cuda_nesting_bits - PI_CUDA_NESTED when a runtime call is in progress on this thread */
 static inline unsigned pi_cuda_nesting_bits(void)
 {

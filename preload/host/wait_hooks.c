@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 
+#include "callsite/call_sites.h"
 #include "core/hook.h"
 
 static inline void wait_record(unsigned kind, const void *object, uint64_t start, int result)
@@ -17,8 +18,12 @@ static inline void wait_record(unsigned kind, const void *object, uint64_t start
     if (end - start < pi_wait_threshold_ticks)
         return;
     int saved = errno;
-    pi_emit(PI_REC_WAIT, result ? PI_FLAG_FAILED : 0, start, end - start, kind,
-            (uint64_t)(uintptr_t)object, (uint64_t)(int64_t)result);
+    uint16_t flags = result ? PI_FLAG_FAILED : 0;
+    pi_emit(PI_REC_WAIT, flags, start, end - start, kind, (uint64_t)(uintptr_t)object,
+            (uint64_t)(int64_t)result);
+    /* Python's locks and queues wait in semaphores; the GIL and C++ locks do not */
+    if (kind == PI_WAIT_SEM)
+        pi_call_site_wait(PI_REC_WAIT, flags, kind, start, end - start);
     errno = saved;
 }
 

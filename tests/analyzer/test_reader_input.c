@@ -7,58 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #include "helpers.h"
-#include "profinject/record_codec.h"
-#include "core/trace_file.h"
+#include "synthetic_trace.h"
 
-static char path[128];
-static FILE *out;
-static uint32_t sequence;
+static const char *path;
 
 static void begin_file(void)
 {
-    char dir[64];
-    make_temp_dir(dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/t.pitrace.zst", dir);
-    out = fopen(path, "wb");
-    sequence = 0;
-}
-
-static long append_frame(const void *raw, size_t size)
-{
-    long offset = ftell(out);
-    size_t bound = ZSTD_compressBound(size);
-    void *compressed = malloc(bound);
-    size_t n = ZSTD_compress(compressed, bound, raw, size, 3);
-    cr_assert_not(ZSTD_isError(n));
-    fwrite(compressed, 1, n, out);
-    free(compressed);
-    return offset;
+    path = synthetic_begin();
 }
 
 static size_t good_header(uint8_t *buf)
 {
-    struct pi_header_clock clock = {PI_CLOCK_MONOTONIC, 1, 1000, 1000, 1e9, 100000000, 0};
-    return pi_trace_header_build(buf, 16384, &clock);
-}
-
-static long append_records(const struct pi_record *records, uint32_t count)
-{
-    size_t size = sizeof(struct pi_frame_header) + (size_t)count * PI_RECORD_SIZE;
-    uint8_t *raw = malloc(size);
-    struct pi_frame_header fh = {PI_FRAME_MAGIC, count, ++sequence, 0};
-    memcpy(raw, &fh, sizeof(fh));
-    pi_codec_encode(records, count, raw + sizeof(fh));
-    long offset = append_frame(raw, size);
-    free(raw);
-    return offset;
-}
-
-static void end_file(void)
-{
-    fclose(out);
+    return synthetic_header(buf, PI_FORMAT_VERSION);
 }
 
 /* Read the whole file; return the error message ("" when none) and count records. */
@@ -99,23 +61,23 @@ static struct pi_record mark(uint64_t value)
 Test(reader_input, empty_file)
 {
     begin_file();
-    end_file();
+    synthetic_end();
     assert_error_at(0, "empty file");
 }
 
 Test(reader_input, foreign_file)
 {
     begin_file();
-    fputs("this is not a trace\n", out);
-    end_file();
+    synthetic_raw("this is not a trace\n");
+    synthetic_end();
     assert_error_at(0, "not a zstd frame");
 }
 
 Test(reader_input, zstd_file_of_something_else)
 {
     begin_file();
-    append_frame("hello, world, this is some zstd content", 39);
-    end_file();
+    synthetic_frame("hello, world, this is some zstd content", 39);
+    synthetic_end();
     assert_error_at(0, "bad magic");
 }
 
@@ -125,8 +87,8 @@ Test(reader_input, newer_version)
     size_t size = good_header(header);
     ((struct pi_file_header *)header)->version = PI_FORMAT_VERSION + 1;
     begin_file();
-    append_frame(header, size);
-    end_file();
+    synthetic_frame(header, size);
+    synthetic_end();
     assert_error_at(0, "newer");
 }
 
@@ -135,8 +97,8 @@ Test(reader_input, short_header)
     uint8_t header[16384];
     good_header(header);
     begin_file();
-    append_frame(header, 20);
-    end_file();
+    synthetic_frame(header, 20);
+    synthetic_end();
     assert_error_at(0, "shorter");
 }
 
@@ -146,8 +108,8 @@ Test(reader_input, header_size_lies)
     size_t size = good_header(header);
     ((struct pi_file_header *)header)->header_size = (uint16_t)(size + 10);
     begin_file();
-    append_frame(header, size);
-    end_file();
+    synthetic_frame(header, size);
+    synthetic_end();
     assert_error_at(0, "header size");
 }
 
@@ -158,10 +120,10 @@ Test(reader_input, unknown_record_kind)
     struct pi_record records[3] = {mark(1), mark(2), mark(3)};
     records[2].kind = 999;
     begin_file();
-    append_frame(header, size);
-    append_records(records, 2);
-    long offset = append_records(records, 3);
-    end_file();
+    synthetic_frame(header, size);
+    synthetic_records(records, 2);
+    long offset = synthetic_records(records, 3);
+    synthetic_end();
     assert_error_at(offset, "unknown kind 999");
 }
 
@@ -171,9 +133,9 @@ Test(reader_input, string_longer_than_its_frame)
     size_t size = good_header(header);
     struct pi_record records[2] = {{PI_REC_STRING, 0, 0, 0, 0, {1, 500, 0}}, mark(1)};
     begin_file();
-    append_frame(header, size);
-    long offset = append_records(records, 2);
-    end_file();
+    synthetic_frame(header, size);
+    long offset = synthetic_records(records, 2);
+    synthetic_end();
     assert_error_at(offset, "does not fit");
 }
 
@@ -184,9 +146,9 @@ Test(reader_input, string_id_out_of_range)
     struct pi_record records[2] = {{PI_REC_STRING, 0, 0, 0, 0, {1u << 30, 3, 0}}, mark(1)};
     memcpy(&records[1], "abc", 3);
     begin_file();
-    append_frame(header, size);
-    long offset = append_records(records, 2);
-    end_file();
+    synthetic_frame(header, size);
+    long offset = synthetic_records(records, 2);
+    synthetic_end();
     assert_error_at(offset, "string id");
 }
 
@@ -196,11 +158,11 @@ Test(reader_input, missing_frame)
     size_t size = good_header(header);
     struct pi_record records[1] = {mark(1)};
     begin_file();
-    append_frame(header, size);
-    append_records(records, 1);
-    sequence++; /* as if a frame had been lost */
-    long offset = append_records(records, 1);
-    end_file();
+    synthetic_frame(header, size);
+    synthetic_records(records, 1);
+    synthetic_skip_frame();
+    long offset = synthetic_records(records, 1);
+    synthetic_end();
     assert_error_at(offset, "missing");
 }
 
@@ -212,9 +174,9 @@ Test(reader_input, record_count_lies)
     struct pi_frame_header fh = {PI_FRAME_MAGIC, 5, 1, 0};
     memcpy(raw, &fh, sizeof(fh));
     begin_file();
-    append_frame(header, size);
-    long offset = append_frame(raw, sizeof(raw));
-    end_file();
+    synthetic_frame(header, size);
+    long offset = synthetic_frame(raw, sizeof(raw));
+    synthetic_end();
     assert_error_at(offset, "5 records");
 }
 
@@ -226,10 +188,10 @@ Test(reader_input, cut_at_every_offset, .timeout = 120)
     for (int i = 0; i < 40; i++)
         records[i] = mark((uint64_t)i);
     begin_file();
-    append_frame(header, size);
+    synthetic_frame(header, size);
     for (int f = 0; f < 4; f++)
-        append_records(records + f * 10, 10);
-    end_file();
+        synthetic_records(records + f * 10, 10);
+    synthetic_end();
     FILE *whole = fopen(path, "rb");
     static uint8_t bytes[65536];
     size_t total = fread(bytes, 1, sizeof(bytes), whole);

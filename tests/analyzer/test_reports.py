@@ -90,7 +90,7 @@ class Outputs(unittest.TestCase):
     def test_json_schema(self):
         rep = report(self.traces)
         self.assertEqual(rep["schema"], "profinject-report")
-        self.assertEqual(rep["version"], 1)
+        self.assertEqual(rep["version"], 2)
         self.assertEqual(rep["inputs"]["files"], 4)  # prog_io, prog_fork and its 2 children
         self.assertGreaterEqual(len(rep["verdict"]), 1)
         for key in ("kind", "score", "summary", "advice", "evidence"):

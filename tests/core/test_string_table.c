@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/string_table.h"
+#include "profinject/trace_format.h"
 
 static struct pi_string_table table;
 
@@ -42,6 +43,38 @@ Test(string_table, prefix_is_a_different_string)
     uint32_t b = pi_strings_intern(&table, "abc", 2);
     cr_assert_neq(a, b);
     cr_assert_neq(pi_strings_intern(&table, "", 0), 0, "the empty string is a string");
+}
+
+Test(string_table, kinds_keep_equal_bytes_apart)
+{
+    uint32_t text = pi_strings_intern(&table, "frames", 6);
+    uint32_t stack = pi_strings_intern_kind(&table, PI_REC_STACK, "frames", 6);
+    uint32_t module = pi_strings_intern_kind(&table, PI_REC_MODULE, "frames", 6);
+    cr_assert(text && stack && module);
+    cr_assert(text != stack && stack != module && text != module);
+    cr_assert_eq(pi_strings_intern_kind(&table, PI_REC_STACK, "frames", 6), stack);
+    cr_assert_eq(pi_strings_kind(&table, text), PI_REC_STRING);
+    cr_assert_eq(pi_strings_kind(&table, stack), PI_REC_STACK);
+    cr_assert_eq(pi_strings_kind(&table, module), PI_REC_MODULE);
+    cr_assert_eq(pi_strings_kind(&table, 999), 0);
+}
+
+Test(string_table, stacks_leave_a_quarter_to_names)
+{
+    char text[32];
+    uint32_t stacks = 0;
+    for (int i = 0; i < 4096; i++) {
+        int n = snprintf(text, sizeof(text), "stack %d", i);
+        stacks += pi_strings_intern_kind(&table, PI_REC_STACK, text, (size_t)n) != 0;
+    }
+    cr_assert_lt(stacks, 4096 / 4 * 3, "stacks stop at three quarters");
+    cr_assert_gt(stacks, 4096 / 4 * 3 - 8);
+    uint32_t names = 0;
+    for (int i = 0; i < 1000; i++) {
+        int n = snprintf(text, sizeof(text), "name %d", i);
+        names += pi_strings_intern(&table, text, (size_t)n) != 0;
+    }
+    cr_assert_eq(names, 1000, "names and paths still find room");
 }
 
 Test(string_table, full_table_returns_zero)

@@ -64,7 +64,7 @@ class RuntimeProgram(unittest.TestCase):
                                               "live_at_end_bytes": 4 * MiB}])
         [leak] = memory["never_freed"]
         self.assertEqual((leak["bytes"], leak["count"]), (4 * MiB, 1))
-        self.assertTrue(leak["stack"].startswith("main+"), leak["stack"])
+        self.assertTrue(leak["stack"]["text"].startswith("main+"), leak["stack"])
 
     def test_kernel_names_demangled_and_each_launch_counted_once(self):
         kernels = entries(self.report, "kernel")

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "analysis/call_sites.h"
 #include "reports/report.h"
 
 void pi_fuzz_analyse_fd(int fd)
@@ -20,9 +21,13 @@ void pi_fuzz_analyse_fd(int fd)
     if (!reader)
         return;
     struct pi_event ev;
-    while (pi_reader_next(reader, &ev) == PI_READ_EVENT)
+    while (pi_reader_next(reader, &ev) == PI_READ_EVENT) {
         if (ev.rec.kind == PI_REC_STRING)
             (void)pi_reader_string(reader, ev.rec.arg[0]);
+        /* every stack as a call site, frames named: damaged definitions included */
+        if (ev.rec.kind == PI_REC_STACK || ev.rec.kind == PI_REC_CALL_SITE)
+            pi_call_site_free(pi_call_site_read(reader, ev.rec.arg[0]));
+    }
     pi_reader_close(reader);
     /* every report, with the Chrome trace streamed to nowhere */
     FILE *sink = fopen("/dev/null", "w");

@@ -1,0 +1,232 @@
+/*
+ * python_sites.c - sampled launches and the training loop's waits by
+ * Python line (see python_sites.h). Within a file, records are counted by
+ * stack id; at its end each stack becomes a call site and joins the lists
+ * for all processes, where equal sites (same text) of different files add
+ * up.
+ */
+#include "python_sites.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "u64_map.h"
+
+#define WAIT_BIT (1ull << 63)
+
+static struct pi_python_sites *sites_of(struct pi_analysis *a)
+{
+    if (!a->python_sites)
+        a->python_sites = calloc(1, sizeof(struct pi_python_sites));
+    return a->python_sites;
+}
+
+static int is_blocking_receive(unsigned op)
+{
+    return (op >= PI_IO_POLL && op <= PI_IO_EPOLL_WAIT) || op == PI_IO_READ || op == PI_IO_READV ||
+           (op >= PI_IO_RECV && op <= PI_IO_RECVMSG);
+}
+
+/* The time class of a wait of the training loop (the main thread of a
+ * process that started others: data-loader workers), as analysis.c gives
+ * it; PI_TIME_CLASS_COUNT for any other wait. */
+static unsigned wait_class(const struct pi_process_info *p, const struct pi_record *r)
+{
+    unsigned kind = PI_CALL_SITE_KIND(r->arg[1]), flags = PI_CALL_SITE_FLAGS(r->arg[1]);
+    if ((int)r->tid != p->header.pid || p->children == 0)
+        return PI_TIME_CLASS_COUNT;
+    if (kind == PI_REC_WAIT && PI_CALL_SITE_DETAIL(r->arg[1]) < PI_WAIT_KIND_COUNT)
+        return PI_TIME_LOCK_WAIT;
+    if (kind == PI_REC_IO &&
+        (PI_IO_CLASS(flags) == PI_FD_PIPE || PI_IO_CLASS(flags) == PI_FD_SOCKET) &&
+        is_blocking_receive(PI_IO_OP(flags)))
+        return PI_TIME_DATA_WAIT;
+    return PI_TIME_CLASS_COUNT;
+}
+
+static void note_python(struct pi_python_sites *s, const struct pi_reader *reader,
+                        const struct pi_process_info *p, const struct pi_record *r)
+{
+    struct pi_python_process *grown =
+        realloc(s->processes, (s->process_count + 1) * sizeof(*grown));
+    if (!grown)
+        return;
+    s->processes = grown;
+    const char *reason = pi_reader_string(reader, r->arg[2]);
+    grown[s->process_count++] = (struct pi_python_process){
+        p->header.pid, (unsigned)r->arg[0], (unsigned)r->arg[1], strdup(reason ? reason : "")};
+}
+
+void pi_python_sites_event(struct pi_analysis *a, const struct pi_reader *reader,
+                           const struct pi_process_info *p, const struct pi_event *ev)
+{
+    struct pi_python_sites *s = sites_of(a);
+    const struct pi_record *r = &ev->rec;
+    if (!s)
+        return;
+    if (r->kind == PI_REC_PYTHON) {
+        note_python(s, reader, p, r);
+        return;
+    }
+    uint64_t stack = r->arg[0] & 0xffffffu, key, ns = 0;
+    if (!stack)
+        return;
+    if (PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_LAUNCH) {
+        key = stack | (r->arg[2] & 0x7fffffffu) << 32;
+    } else {
+        unsigned class = wait_class(p, r);
+        if (class >= PI_TIME_CLASS_COUNT)
+            return;
+        key = WAIT_BIT | stack | (uint64_t) class << 32;
+        ns =
+            pi_reader_ticks_to_ns(reader, r->ts + r->arg[2]) - pi_reader_ticks_to_ns(reader, r->ts);
+    }
+    if (!s->pending)
+        s->pending = pi_u64_map_new();
+    struct pi_u64_entry *e = s->pending ? pi_u64_map_put(s->pending, key) : NULL;
+    if (e) {
+        e->value[0]++;
+        e->value[1] += ns;
+    }
+}
+
+static struct pi_line_stat *merge(struct pi_line_stat **list, size_t *count,
+                                  struct pi_call_site *site, const char *kernel, int wait_class)
+{
+    for (size_t i = 0; i < *count; i++) {
+        struct pi_line_stat *l = &(*list)[i];
+        if (l->wait_class == wait_class && strcmp(l->site->text, site->text) == 0 &&
+            (!kernel || strcmp(l->kernel, kernel) == 0)) {
+            pi_call_site_free(site);
+            return l;
+        }
+    }
+    struct pi_line_stat *grown = realloc(*list, (*count + 1) * sizeof(*grown));
+    if (!grown) {
+        pi_call_site_free(site);
+        return NULL;
+    }
+    *list = grown;
+    struct pi_line_stat *l = &grown[(*count)++];
+    *l = (struct pi_line_stat){site, kernel ? strdup(kernel) : NULL, wait_class, 0, 0};
+    return l;
+}
+
+void pi_python_sites_finish_file(struct pi_analysis *a, const struct pi_reader *reader)
+{
+    struct pi_python_sites *s = a->python_sites;
+    struct pi_u64_map *pending = s ? s->pending : NULL;
+    for (size_t i = 0; pending && i < pending->capacity; i++) {
+        struct pi_u64_entry *e = &pending->slots[i];
+        struct pi_call_site *site = e->key ? pi_call_site_read(reader, e->key & 0xffffffu) : NULL;
+        if (!site)
+            continue;
+        struct pi_line_stat *l;
+        if (e->key & WAIT_BIT) {
+            unsigned class = (unsigned)((e->key >> 32) & 0xff);
+            l = merge(&s->waits, &s->wait_count, site, NULL, (int)class);
+        } else {
+            const char *mangled = pi_reader_string(reader, (e->key >> 32) & 0x7fffffffu);
+            char name[1024];
+            pi_demangle(mangled ? mangled : "(unknown kernel)", name, sizeof(name));
+            l = merge(&s->launches, &s->launch_count, site, name, -1);
+        }
+        if (l) {
+            l->count += e->value[0];
+            l->total_ns += e->value[1];
+        }
+    }
+    if (s) {
+        pi_u64_map_free(s->pending);
+        s->pending = NULL;
+    }
+}
+
+/* kernels with the most samples first; within a kernel, its most sampled sites */
+static const struct pi_line_stat *sort_launches;
+static size_t sort_launch_count;
+
+static uint64_t kernel_samples(const char *kernel)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < sort_launch_count; i++)
+        if (strcmp(sort_launches[i].kernel, kernel) == 0)
+            total += sort_launches[i].count;
+    return total;
+}
+
+static int by_kernel_then_count(const void *x, const void *y)
+{
+    const struct pi_line_stat *a = x, *b = y;
+    int same = strcmp(a->kernel, b->kernel);
+    if (same) {
+        uint64_t ka = kernel_samples(a->kernel), kb = kernel_samples(b->kernel);
+        return ka != kb ? (ka > kb ? -1 : 1) : same;
+    }
+    return a->count != b->count ? (a->count > b->count ? -1 : 1)
+                                : strcmp(a->site->text, b->site->text);
+}
+
+static int by_time(const void *x, const void *y)
+{
+    const struct pi_line_stat *a = x, *b = y;
+    return a->total_ns != b->total_ns ? (a->total_ns > b->total_ns ? -1 : 1)
+                                      : strcmp(a->site->text, b->site->text);
+}
+
+void pi_python_sites_sort(struct pi_analysis *a)
+{
+    struct pi_python_sites *s = a->python_sites;
+    if (!s)
+        return;
+    sort_launches = s->launches;
+    sort_launch_count = s->launch_count;
+    if (s->launch_count)
+        qsort(s->launches, s->launch_count, sizeof(*s->launches), by_kernel_then_count);
+    if (s->wait_count)
+        qsort(s->waits, s->wait_count, sizeof(*s->waits), by_time);
+}
+
+const struct pi_line_stat *pi_kernel_launch_sites(const struct pi_analysis *a, const char *kernel,
+                                                  size_t *count, uint64_t *samples)
+{
+    const struct pi_python_sites *s = a->python_sites;
+    *count = 0;
+    *samples = 0;
+    if (!s)
+        return NULL;
+    const struct pi_line_stat *first = NULL;
+    for (size_t i = 0; i < s->launch_count; i++)
+        if (strcmp(s->launches[i].kernel, kernel) == 0) {
+            if (!first)
+                first = &s->launches[i];
+            (*count)++;
+            *samples += s->launches[i].count;
+        }
+    return first;
+}
+
+static void free_list(struct pi_line_stat *list, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        pi_call_site_free(list[i].site);
+        free(list[i].kernel);
+    }
+    free(list);
+}
+
+void pi_python_sites_free(struct pi_analysis *a)
+{
+    struct pi_python_sites *s = a->python_sites;
+    if (!s)
+        return;
+    free_list(s->launches, s->launch_count);
+    free_list(s->waits, s->wait_count);
+    for (size_t i = 0; i < s->process_count; i++)
+        free(s->processes[i].reason);
+    free(s->processes);
+    pi_u64_map_free(s->pending);
+    free(s);
+    a->python_sites = NULL;
+}

@@ -1,0 +1,62 @@
+/*
+ * python_sites.h - which Python lines launch kernels (from the sampled
+ * launches) and which lines the training loop waits in (the main thread's
+ * waits), added up over every process by call site; and how each process
+ * read its Python frames (PI_REC_PYTHON).
+ */
+#ifndef PI_PYTHON_SITES_H
+#define PI_PYTHON_SITES_H
+
+#include <stdint.h>
+
+#include "analysis.h"
+#include "call_sites.h"
+
+/* One call site's share of a kernel's sampled launches, or of waits of one class. */
+struct pi_line_stat {
+    struct pi_call_site *site;
+    char *kernel;   /* demangled (launches); NULL for waits */
+    int wait_class; /* enum pi_time_class (waits); -1 for launches */
+    uint64_t count;
+    uint64_t total_ns; /* waits: time waited */
+};
+
+/* How one process read Python frames. */
+struct pi_python_process {
+    int pid;
+    unsigned version; /* PY_VERSION_HEX */
+    unsigned mode;    /* enum pi_python_frames */
+    char *reason;
+};
+
+struct pi_python_sites {
+    struct pi_line_stat *launches; /* by kernel (most sampled first), then by count */
+    size_t launch_count;
+    struct pi_line_stat *waits; /* by time waited, most first */
+    size_t wait_count;
+    struct pi_python_process *processes;
+    size_t process_count;
+    /* this file's records, by stack id, until its end */
+    void *pending;
+    size_t pending_count, pending_capacity;
+};
+
+/* pi_python_sites_event - account a PI_REC_CALL_SITE or PI_REC_PYTHON record (analysis.c) */
+void pi_python_sites_event(struct pi_analysis *analysis, const struct pi_reader *reader,
+                           const struct pi_process_info *process, const struct pi_event *ev);
+
+/* pi_python_sites_finish_file - resolve this file's call sites while its definitions are known */
+void pi_python_sites_finish_file(struct pi_analysis *analysis, const struct pi_reader *reader);
+
+/* pi_python_sites_sort - order the lists for the reports, once every file is read */
+void pi_python_sites_sort(struct pi_analysis *analysis);
+
+void pi_python_sites_free(struct pi_analysis *analysis);
+
+/* pi_kernel_launch_sites - the sampled sites of @kernel, most frequent first
+ * @count: receives how many; the samples of all its sites in @samples */
+const struct pi_line_stat *pi_kernel_launch_sites(const struct pi_analysis *analysis,
+                                                  const char *kernel, size_t *count,
+                                                  uint64_t *samples);
+
+#endif

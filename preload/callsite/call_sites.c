@@ -1,0 +1,129 @@
+/* call_sites.c - call sites of allocations, sampled launches and waits (see call_sites.h). */
+#include "call_sites.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diagnostics.h"
+#include "core/guard.h"
+#include "core/process_events.h"
+#include "core/recorder.h"
+#include "native_frames.h"
+#include "python_deferred.h"
+#include "python_frames.h"
+#include "stacks.h"
+
+#define DEFAULT_LAUNCH_SAMPLE 100
+
+__thread int32_t pi_launch_countdown __attribute__((tls_model("initial-exec")));
+static __thread uint64_t random_state __attribute__((tls_model("initial-exec")));
+static int32_t launch_sample = DEFAULT_LAUNCH_SAMPLE; /* 0: no launch is sampled */
+
+static void after_fork(void)
+{
+    pi_python_deferred_forget();
+    pi_python_forget_announced();
+}
+
+void pi_call_sites_start(void)
+{
+    const char *text = getenv("PROFINJECT_PY_SAMPLE");
+    if (text && *text) {
+        char *end;
+        long value = strtol(text, &end, 10);
+        if (*end || value < 0 || value > 1000000000)
+            pi_diag("PROFINJECT_PY_SAMPLE=%s is not a number from 0 to 1000000000; using %d", text,
+                    DEFAULT_LAUNCH_SAMPLE);
+        else
+            launch_sample = (int32_t)value;
+    }
+    pi_process_event_subscribe(PI_EVENT_FORK_CHILD, after_fork);
+}
+
+/* The next gap between sampled launches: uniform in 1..2N-1, N on average
+ * (xorshift64, per thread). A fixed period would keep sampling the same
+ * kernel of a loop that launches a multiple of it per iteration. */
+static int32_t next_gap(void)
+{
+    if (launch_sample <= 1)
+        return launch_sample == 1 ? 1 : INT32_MAX;
+    uint64_t x = random_state ? random_state : (pi_clock_ticks() | 1) ^ pi_current_tid();
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    random_state = x;
+    return 1 + (int32_t)(x % (uint64_t)(2 * launch_sample - 1));
+}
+
+/* The Python frames of this thread, read now when it holds the GIL. */
+static int frames_now(const struct pi_python *py, struct pi_stack_frame *frames)
+{
+    return pi_python_holds_gil(py) ? pi_python_frames(py, frames, PI_PYTHON_FRAMES_MAX, 0) : 0;
+}
+
+uint32_t pi_call_site_alloc(uint16_t flags, uint64_t ts, uint64_t pointer)
+{
+    int saved = errno;
+    int guard = pi_guard_enter();
+    void *pcs[PI_NATIVE_FRAMES_MAX];
+    uint32_t native = pi_stack_intern_native(pcs, pi_native_walk(pcs, PI_NATIVE_FRAMES_MAX));
+    uint32_t stack = native;
+    const struct pi_python *py = pi_python_get();
+    if (py) {
+        struct pi_stack_frame frames[PI_PYTHON_FRAMES_MAX];
+        int n = frames_now(py, frames);
+        if (n > 0) {
+            stack = pi_stack_intern(frames, n, native);
+        } else {
+            struct pi_deferred_call call = {PI_REC_GPU_ALLOC, flags, 0, ts, pointer, native};
+            pi_python_defer(py, &call);
+        }
+    }
+    pi_guard_restore(guard);
+    errno = saved;
+    return stack;
+}
+
+/* A call site with Python frames only: now, or at the next safe point. */
+static void python_site(uint16_t kind, uint16_t flags, unsigned detail, uint64_t ts, uint64_t key)
+{
+    const struct pi_python *py = pi_python_get();
+    if (!py)
+        return;
+    struct pi_stack_frame frames[PI_PYTHON_FRAMES_MAX];
+    int n = frames_now(py, frames);
+    if (n > 0) {
+        pi_stack_emit_call_site(kind, flags, detail, ts, key, pi_stack_intern(frames, n, 0), 0);
+    } else {
+        struct pi_deferred_call call = {kind, flags, detail, ts, key, 0};
+        pi_python_defer(py, &call);
+    }
+}
+
+void pi_call_site_launch(uint16_t flags, uint64_t ts, uint32_t kernel)
+{
+    int saved = errno;
+    int guard = pi_guard_enter();
+    int first = random_state == 0;
+    pi_launch_countdown = next_gap();
+    /* a thread's first launch only starts its countdown, so that every
+     * thread does not sample its first launch */
+    if (!first || launch_sample == 1)
+        python_site(PI_REC_GPU_LAUNCH, flags, 0, ts, kernel);
+    pi_guard_restore(guard);
+    errno = saved;
+}
+
+void pi_call_site_wait(uint16_t kind, uint16_t flags, unsigned detail, uint64_t ts,
+                       uint64_t duration)
+{
+    /* the training loop's thread: other threads' waits are no data waits */
+    if (pi_current_tid() != (uint32_t)pi_recorder_pid())
+        return;
+    int saved = errno;
+    int guard = pi_guard_enter();
+    python_site(kind, flags, detail, ts, duration);
+    pi_guard_restore(guard);
+    errno = saved;
+}

@@ -1,0 +1,190 @@
+/*
+ * native_frames.c - return addresses, their modules and offsets (see
+ * native_frames.h).
+ *
+ * libunwind is dlopen'ed with RTLD_LOCAL, never linked: linked, it would
+ * join the global scope and take _Unwind_RaiseException from libgcc_s for
+ * every C++ exception the host throws (DESIGN.md, decision 10). Stacks are
+ * walked only for allocations, which a caching allocator makes rare; each
+ * module is described once (dladdr1 for its link map, dl_iterate_phdr for
+ * its program headers, whose PT_NOTE holds the GNU build id in memory), so
+ * no file is read.
+ */
+#include "native_frames.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/real_functions.h"
+#include "core/recorder.h"
+
+#define OWN_FRAMES_MAX 8 /* frames of the profiler itself, dropped from the top */
+#define MODULE_SLOTS 512
+#define BUILD_ID_MAX 64
+
+static int (*backtrace_fn)(void **, int);
+static const void *own_base;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* link map -> module id; a slot is written under the flag, read under it
+ * too. The load base is kept as well: a library unloaded and another
+ * loaded may get the same link map. */
+static struct {
+    const struct link_map *map;
+    uintptr_t base;
+    uint32_t id;
+} modules[MODULE_SLOTS];
+static atomic_flag modules_busy = ATOMIC_FLAG_INIT;
+
+static void load_unwinder(void)
+{
+    void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (lib)
+        backtrace_fn = (int (*)(void **, int))pi_dlsym(lib, "unw_backtrace");
+    Dl_info self;
+    if (dladdr((const void *)pi_native_walk, &self))
+        own_base = self.dli_fbase;
+}
+
+int pi_native_walk(void **pcs, int max)
+{
+    pthread_once(&once, load_unwinder);
+    if (!backtrace_fn || max <= 0)
+        return 0;
+    void *frames[PI_NATIVE_FRAMES_MAX + OWN_FRAMES_MAX];
+    int want = max > PI_NATIVE_FRAMES_MAX ? PI_NATIVE_FRAMES_MAX : max;
+    int n = backtrace_fn(frames, want + OWN_FRAMES_MAX);
+    /* how many of the top frames are ours depends on inlining: ask dladdr */
+    int skip = 0;
+    Dl_info info;
+    while (skip < n && dladdr(frames[skip], &info) && info.dli_fbase == own_base)
+        skip++;
+    n -= skip;
+    if (n > want)
+        n = want;
+    if (n > 0)
+        memcpy(pcs, frames + skip, (size_t)n * sizeof(void *));
+    return n > 0 ? n : 0;
+}
+
+struct build_id_search {
+    const struct link_map *map;
+    const unsigned char *id;
+    size_t length;
+};
+
+/* The GNU build id among a module's loaded notes (they sit in a PT_LOAD). */
+static void note_build_id(const struct dl_phdr_info *info, struct build_id_search *search)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const unsigned char *note = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = note + ph->p_memsz;
+        while (note + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *h = (const ElfW(Nhdr) *)note;
+            const unsigned char *name = note + sizeof(*h);
+            const unsigned char *desc = name + ((h->n_namesz + 3u) & ~3u);
+            if (desc + h->n_descsz > end)
+                break;
+            if (h->n_type == NT_GNU_BUILD_ID && h->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+                h->n_descsz <= BUILD_ID_MAX) {
+                search->id = desc;
+                search->length = h->n_descsz;
+                return;
+            }
+            note = desc + ((h->n_descsz + 3u) & ~3u);
+        }
+    }
+}
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct build_id_search *search = data;
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    const char *wanted = search->map->l_name ? search->map->l_name : "";
+    if (info->dlpi_addr != search->map->l_addr || strcmp(name, wanted) != 0)
+        return 0;
+    note_build_id(info, search);
+    return 1;
+}
+
+/* Intern the PI_REC_MODULE definition of @map. */
+static uint32_t describe_module(const struct link_map *map)
+{
+    struct build_id_search search = {map, NULL, 0};
+    dl_iterate_phdr(find_module, &search);
+    char path[PATH_MAX];
+    const char *name = map->l_name;
+    if (!name || !name[0]) {
+        /* the main program has no name in its link map */
+        ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+        path[n > 0 ? n : 0] = '\0';
+        name = path;
+    } else if (name[0] != '/' && realpath(name, path)) {
+        name = path; /* dlopen'ed by a relative path: the analyzer runs elsewhere */
+    }
+    size_t path_length = strlen(name);
+    if (path_length > PI_MAX_STRING_LEN - sizeof(struct pi_module_def) - BUILD_ID_MAX)
+        path_length = PI_MAX_STRING_LEN - sizeof(struct pi_module_def) - BUILD_ID_MAX;
+    unsigned char bytes[PI_MAX_STRING_LEN];
+    struct pi_module_def def = {(uint64_t)map->l_addr, (uint16_t)search.length,
+                                (uint16_t)path_length, 0};
+    memcpy(bytes, &def, sizeof(def));
+    if (search.length)
+        memcpy(bytes + sizeof(def), search.id, search.length);
+    memcpy(bytes + sizeof(def) + search.length, name, path_length);
+    return pi_intern_kind(PI_REC_MODULE, bytes, sizeof(def) + search.length + path_length);
+}
+
+static uint32_t module_id(const struct link_map *map)
+{
+    unsigned slot = (unsigned)(((uintptr_t)map >> 4) * 0x9E3779B1u) % MODULE_SLOTS;
+    uint32_t id = 0;
+    int mine = !atomic_flag_test_and_set_explicit(&modules_busy, memory_order_acquire);
+    if (mine && modules[slot].map == map && modules[slot].base == (uintptr_t)map->l_addr)
+        id = modules[slot].id;
+    if (!id) {
+        id = describe_module(map);
+        if (mine && id) {
+            modules[slot].map = map;
+            modules[slot].base = (uintptr_t)map->l_addr;
+            modules[slot].id = id;
+        }
+    }
+    /* never wait for the flag: a thread that finds it taken describes the module itself */
+    if (mine)
+        atomic_flag_clear_explicit(&modules_busy, memory_order_release);
+    return id;
+}
+
+int pi_native_describe(void *const *pcs, int n, struct pi_stack_frame *out)
+{
+    int written = 0;
+    for (int i = 0; i < n; i++) {
+        /* a return address points after the call: name the call itself */
+        const char *pc = (const char *)pcs[i] - 1;
+        Dl_info info;
+        struct link_map *map = NULL;
+        if (!dladdr1(pc, &info, (void **)&map, RTLD_DL_LINKMAP) || !map)
+            continue;
+        struct pi_stack_frame *f = &out[written];
+        memset(f, 0, sizeof(*f));
+        f->type = PI_FRAME_NATIVE;
+        f->ref = module_id(map);
+        f->offset = (uint64_t)((uintptr_t)pc - (uintptr_t)map->l_addr);
+        f->name = info.dli_sname ? pi_intern_cstr(info.dli_sname) : 0;
+        if (f->ref)
+            written++;
+    }
+    return written;
+}

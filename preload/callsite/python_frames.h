@@ -1,0 +1,29 @@
+/*
+ * python_frames.h - the Python frames of the calling thread, read while it
+ * holds the GIL (python_runtime.h says how, per version).
+ */
+#ifndef PI_PYTHON_FRAMES_H
+#define PI_PYTHON_FRAMES_H
+
+#include "profinject/trace_format.h"
+#include "python_runtime.h"
+
+#define PI_PYTHON_FRAMES_MAX 32
+
+/**
+ * pi_python_frames - the calling thread's Python frames, innermost first,
+ * as PI_FRAME_PYTHON frames (file and function interned, line)
+ * @py: the interpreter (pi_python_get); the caller checked that this
+ *      thread holds the GIL (pi_python_holds_gil)
+ * @out: receives up to @max frames
+ * @at_safe_point: the frames are read at the interpreter's next safe point
+ *      for a call made earlier: an innermost frame that has only just been
+ *      entered (at its RESUME) was not there at that call and is left out
+ *
+ * Runs no Python code, allocates no Python object, changes no reference
+ * count. Return: the number of frames.
+ */
+int pi_python_frames(const struct pi_python *py, struct pi_stack_frame *out, int max,
+                     int at_safe_point);
+
+#endif

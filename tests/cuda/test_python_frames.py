@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""Python frames on call sites. Python programs whose CUDA calls (through
+ctypes, against the test double) and waits sit on lines marked in their
+source ("# site: NAME") run under the preload; the report must put each
+call on its line, in its function, with its callers, for every Python
+found here (/usr/bin/python3 always; python3.8 to 3.13 where installed).
+The lines are read from the programs' source, not from the profiler.
+
+Run by ctest with the build's paths in the environment."""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+PROGRAMS = os.environ["PI_PROGRAMS"]
+CUDART = os.path.join(os.environ["PI_FAKE_CUDA"], "libcudart.so.13")
+NATIVE_THREAD = os.environ["PI_NATIVE_THREAD"]
+SOURCE = os.environ["PI_SOURCE"]
+CALL_SITES = os.path.join(SOURCE, "tests", "cuda_programs", "py_call_sites.py")
+DATALOADER = os.path.join(SOURCE, "tests", "programs", "py_dataloader.py")
+MiB = 1 << 20
+
+
+def marked_lines(path):
+    """{name: line number} of the "# site: NAME" comments of a program"""
+    with open(path) as f:
+        return {m.group(1).strip(): number for number, line in enumerate(f, 1)
+                for m in [re.search(r"# site: (.+)$", line)] if m}
+
+
+def pythons():
+    """/usr/bin/python3, then one interpreter per other version found (3.8 to 3.13)"""
+    found = {"/usr/bin/python3": None}
+    roots = [os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))]
+    candidates = [f"/usr/bin/python3.{minor}" for minor in range(8, 14)]
+    for root in roots:
+        candidates += sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3")))
+    for path in candidates:
+        if os.access(path, os.X_OK):
+            found.setdefault(os.path.realpath(path), None)
+    versions = {}
+    for path in found:
+        version = subprocess.run([path, "-c", "import sys; print(sys.version_info[1])"],
+                                 capture_output=True, text=True).stdout.strip()
+        if version.isdigit() and 8 <= int(version) <= 13:
+            versions.setdefault(int(version), path)
+    if "/usr/bin/python3" in found:
+        minor = int(subprocess.run(["/usr/bin/python3", "-c", "import sys; print(sys.version_info[1])"],
+                                   capture_output=True, text=True).stdout)
+        versions[minor] = "/usr/bin/python3"
+    return sorted(versions.items())
+
+
+def record(python, program, *args, env=None):
+    traces = tempfile.mkdtemp()
+    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **(env or {}))
+    result = subprocess.run([python, program, *args], env=environment, capture_output=True,
+                            text=True, timeout=180)
+    assert result.returncode == 0 and result.stdout == "ok\n", (python, args, result)
+    out = os.path.join(tempfile.mkdtemp(), "r.json")
+    subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
+    with open(out) as f:
+        return json.load(f)
+
+
+def frames(stack):
+    return [(f["file"], f["line"], f["function"]) for f in stack["python"]]
+
+
+def by_bytes(report):
+    [process] = [p for p in report["processes"] if "gpu_memory" in p]
+    return {site["bytes"] // MiB: site["stack"] for site in process["gpu_memory"]["never_freed"]}
+
+
+class PythonFrames(unittest.TestCase):
+    """Every mode of py_call_sites.py, under each Python."""
+
+    line = marked_lines(CALL_SITES)
+
+    def at(self, name, function):
+        return (CALL_SITES, self.line[name], function)
+
+    def each_python(self, mode, check, env=None):
+        for minor, python in pythons():
+            with self.subTest(python=f"3.{minor}"):
+                check(minor, record(python, CALL_SITES, CUDART, NATIVE_THREAD, mode, env=env))
+
+    def test_allocations_on_their_lines_with_or_without_the_gil(self):
+        self.each_python("alloc", self.check_allocations)
+
+    def check_allocations(self, minor, report):
+        sites = by_bytes(report)
+        self.assertEqual(set(sites), {1, 2})
+        # ctypes.PyDLL keeps the GIL: frames read in the call
+        self.assertEqual(frames(sites[2])[:2], [self.at("held", "allocate_held"),
+                                                self.at("held caller", "alloc_mode")])
+        self.assertEqual(frames(sites[2])[-1][2], "<module>")
+        self.assertEqual(sites[2]["headline"], f"{CALL_SITES}:{self.line['held']} in allocate_held")
+        self.assertTrue(sites[2]["native"], "native frames below the Python ones")
+        [python] = report["python"]
+        if minor == 8:
+            # 3.8: only calls made holding the GIL
+            self.assertEqual(python["frames"], "held")
+            self.assertEqual(frames(sites[1]), [])
+            return
+        self.assertEqual(python["frames"], "held_and_deferred")
+        # ctypes.CDLL releases the GIL: frames read at the main thread's next safe point
+        self.assertEqual(frames(sites[1])[:2], [self.at("released", "allocate_released"),
+                                                self.at("released caller", "alloc_mode")])
+        self.assertEqual(frames(sites[1])[-1][2], "<module>")
+
+    def test_worker_thread_frames_and_threads_without_the_gil(self):
+        self.each_python("threads", self.check_threads)
+
+    def check_threads(self, minor, report):
+        sites = by_bytes(report)
+        self.assertEqual(set(sites), {3, 4, 5})
+        worker = frames(sites[3])
+        self.assertEqual(worker[0], self.at("worker held", "worker"))
+        self.assertNotIn("threads_mode", [f for _, _, f in worker],
+                         "the worker's own frames, not the main thread's")
+        # a Python thread without the GIL, and a thread Python never saw:
+        # no Python frames (neither theirs nor another thread's), native ones only
+        self.assertEqual(frames(sites[4]), [])
+        self.assertTrue(sites[4]["native"])
+        self.assertEqual(frames(sites[5]), [])
+        # named from the library's symbol table: a static function, unknown to dladdr
+        first = sites[5]["native"][0]
+        self.assertEqual((first["symbol"], os.path.basename(first["module"])),
+                         ("allocate", "libnative_thread.so"))
+
+    def test_sampled_launches_counted_by_line(self):
+        self.each_python("launch", self.check_launches, env={"PROFINJECT_PY_SAMPLE": "1"})
+
+    def check_launches(self, minor, report):
+        kernel = "step(float*)"
+        launches = [e for e in report["latency"] if e["group"] == "kernel"]
+        self.assertEqual([(e["name"], e["count"]) for e in launches], [(kernel, 65)])
+        counts = {frames(s["stack"])[0]: s["samples"] for s in report["launch_sites"]
+                  if s["kernel"] == kernel}
+        expected = {self.at("launch held", "launch_held"): 25}
+        if minor != 8:
+            expected[self.at("launch released", "launch_released")] = 40
+        self.assertEqual(counts, expected)
+
+    def test_no_launch_sampled_when_sampling_is_off(self):
+        minor, python = pythons()[-1]
+        report = record(python, CALL_SITES, CUDART, NATIVE_THREAD, "launch",
+                        env={"PROFINJECT_PY_SAMPLE": "0"})
+        self.assertEqual(report["launch_sites"], [])
+
+    def test_python_frames_turned_off(self):
+        report = record("/usr/bin/python3", CALL_SITES, CUDART, NATIVE_THREAD, "alloc",
+                        env={"PROFINJECT_PY_FRAMES": "0"})
+        [python] = report["python"]
+        self.assertEqual((python["frames"], python["reason"]), ("off", "PROFINJECT_PY_FRAMES=0"))
+        sites = by_bytes(report)
+        self.assertEqual([frames(sites[1]), frames(sites[2])], [[], []])
+        self.assertTrue(sites[1]["native"] and sites[2]["native"], "native frames still")
+
+    def test_waits_of_the_main_thread_on_their_lines(self):
+        self.each_python("wait", self.check_waits)
+
+    def check_waits(self, minor, report):
+        if minor == 8:
+            self.assertEqual(report["wait_sites"], [], "the main thread waits without the GIL")
+            return
+        data = [w for w in report["wait_sites"] if w["class"] == "data_wait"]
+        reads = [w for w in data if self.at("pipe read", "read_batch") in frames(w["stack"])]
+        self.assertEqual(sum(w["count"] for w in reads), 3, "three reads of the pipe")
+        locks = [w for w in report["wait_sites"] if w["class"] == "lock_wait" and
+                 self.at("queue get", "wait_mode") in frames(w["stack"])]
+        self.assertEqual(len(locks), 1)
+        # queue.py and threading.py are the standard library: the headline is the caller's line
+        self.assertEqual(locks[0]["stack"]["headline"],
+                         f"{CALL_SITES}:{self.line['queue get']} in wait_mode")
+
+
+class RealDataLoader(unittest.TestCase):
+    def test_the_loop_waits_on_its_for_line(self):
+        report = record("/usr/bin/python3", DATALOADER)
+        line = marked_lines(DATALOADER)["loader"]
+        data = sorted((w for w in report["wait_sites"] if w["class"] == "data_wait"),
+                      key=lambda w: -w["total_ns"])
+        self.assertTrue(data, "data waits with Python frames")
+        # PyTorch's and multiprocessing's frames are installed code: the headline is the loop's line
+        self.assertEqual(data[0]["stack"]["headline"], f"{DATALOADER}:{line} in train")
+        self.assertIn((DATALOADER, line, "train"), frames(data[0]["stack"]))
+        self.assertTrue(any("torch/utils/data/dataloader.py" in f for f, _, _ in frames(data[0]["stack"])))
+
+
+class WithoutPython(unittest.TestCase):
+    def test_c_program_records_no_python_and_names_static_functions(self):
+        traces = tempfile.mkdtemp()
+        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+        result = subprocess.run([os.path.join(PROGRAMS, "prog_cuda_runtime")], env=environment,
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "ok\n", ""))
+        out = os.path.join(tempfile.mkdtemp(), "r.json")
+        subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
+        with open(out) as f:
+            report = json.load(f)
+        self.assertEqual((report["python"], report["launch_sites"], report["wait_sites"]), ([], [], []))
+        [leak] = report["processes"][0]["gpu_memory"]["never_freed"]
+        self.assertEqual(leak["stack"]["python"], [])
+        first = leak["stack"]["native"][0]
+        self.assertEqual((first["symbol"], os.path.basename(first["module"])),
+                         ("main", "prog_cuda_runtime"))
+        self.assertEqual(leak["stack"]["headline"], leak["stack"]["text"].split(";")[0])
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
