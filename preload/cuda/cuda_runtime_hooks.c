@@ -167,7 +167,7 @@ static unsigned pinned_bits(unsigned kind, const void *dst, const void *src)
         struct pi_gpu_pair pair;                                                                  \
         before;                                                                                   \
         uint64_t corr = pi_cuda_next_correlation();                                               \
-        pi_gpu_timing_start(&pair, stream, per_thread, corr);                                     \
+        pi_gpu_timing_start(&pair, stream, per_thread, start);                                    \
         pi_cuda_parent_correlation = corr;                                                        \
         ENTER();                                                                                  \
         cudaError_t r = call;                                                                     \

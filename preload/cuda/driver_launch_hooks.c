@@ -22,10 +22,10 @@ static CUresult copy(int id, unsigned api, unsigned kind, int flavour, uint64_t 
                      : ((CUresult(*)(uint64_t, uint64_t, size_t))fn)(dst, src, bytes);
     uint64_t start = pi_clock_ticks();
     unsigned nested = pi_cuda_nesting_bits();
-    struct pi_gpu_pair pair = {NULL, NULL, 0, 0};
+    struct pi_gpu_pair pair = {0};
     uint64_t corr = CORRELATION();
     if (!nested)
-        pi_gpu_timing_start(&pair, stream, flavour, corr);
+        pi_gpu_timing_start(&pair, stream, flavour, start);
     /* the ABI passes pointers and device addresses alike in integer registers */
     CUresult r = async ? ((CUresult(*)(uint64_t, uint64_t, size_t, CUstream))fn)(dst, src, bytes, stream)
                        : ((CUresult(*)(uint64_t, uint64_t, size_t))fn)(dst, src, bytes);
@@ -133,9 +133,9 @@ PI_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *kernel, CUlibrary librar
             return nested_result;                                                                 \
         }                                                                                         \
         uint64_t start = pi_clock_ticks();                                                        \
-        struct pi_gpu_pair pair = {NULL, NULL, 0, 0};                                                \
+        struct pi_gpu_pair pair = {0};                                                            \
         uint64_t corr = pi_cuda_next_correlation();                                               \
-        pi_gpu_timing_start(&pair, stream, flavour, corr);                                        \
+        pi_gpu_timing_start(&pair, stream, flavour, start);                                       \
         CUresult r = call;                                                                        \
         pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS);                                     \
         pi_cuda_emit_launch(api, kind, PI_CUDA_DRIVER, corr, kernel_name(function), stream,       \
