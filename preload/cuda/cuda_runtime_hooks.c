@@ -16,6 +16,7 @@
 #include "cuda_common.h"
 #include "entry_points.h"
 #include "gpu_timing.h"
+#include "kernel_names.h"
 #include "core/hook.h"
 
 /* The real function behind hook @name, found on first use. */
@@ -279,6 +280,41 @@ static void emit_runtime_launch(unsigned api, unsigned kind, const void *stub, u
 
 LAUNCH_HOOK(cudaLaunchKernel, 0)
 LAUNCH_HOOK(cudaLaunchKernel_ptsz, 1)
+
+/* nvcc 13's <<<>>>: the host stub fetches its kernel's handle once with
+ * __cudaGetKernel, then launches with __cudaLaunchKernel (or _ptsz) and the
+ * handle (crt/host_runtime.h, crt/device_functions.h); libtorch_cuda calls
+ * them the same way. The handle is named from the stub when it is fetched,
+ * else from the driver at its first launch (kernel_names.h). */
+#define GET_KERNEL_HOOK(name)                                                                     \
+    PI_EXPORT cudaError_t name(cudaKernel_t *kernel, const void *stub)                           \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(cudaKernel_t *, const void *);                                  \
+        RUNTIME_REAL(fn, name);                                                                   \
+        cudaError_t r = name##_real(kernel, stub);                                                \
+        if (r == cudaSuccess && kernel && pi_cuda_memory_hook_active())                           \
+            pi_cuda_name_kernel_from_stub(*kernel, stub);                                         \
+        return r;                                                                                 \
+    }
+
+GET_KERNEL_HOOK(__cudaGetKernel)
+GET_KERNEL_HOOK(cudaGetKernel)
+
+#define HANDLE_LAUNCH_HOOK(name, per_thread)                                                      \
+    PI_EXPORT cudaError_t name(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,           \
+                               size_t shared, cudaStream_t stream)                                \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);       \
+        RUNTIME_REAL(fn, name);                                                                   \
+        TIMED_CALL(stream, per_thread, (void)0,                                                   \
+                   name##_real(kernel, grid, block, args, shared, stream),                        \
+                   pi_cuda_emit_launch(PI_CUDA_API___cudaLaunchKernel, PI_GPU_KERNEL, 0, corr,    \
+                                       pi_cuda_handle_name(kernel), stream, start,                \
+                                       r != cudaSuccess));                                        \
+    }
+
+HANDLE_LAUNCH_HOOK(__cudaLaunchKernel, 0)
+HANDLE_LAUNCH_HOOK(__cudaLaunchKernel_ptsz, 1)
 
 #define LAUNCH_EX_HOOK(name, per_thread)                                                          \
     PI_EXPORT cudaError_t name(const cudaLaunchConfig_t *config, const void *func, void **args)   \

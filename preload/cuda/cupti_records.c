@@ -54,7 +54,9 @@ static struct {
     uint32_t id;
 } names[NAME_SLOTS];
 
-/* CUPTI timestamps -> our ticks */
+/* CUPTI timestamps -> our ticks. With our clock behind CUPTI's timestamps,
+ * nanoseconds are ticks at one fixed rate, so CUPTI's times and durations
+ * turn back into ticks exactly whatever that rate's error. */
 static struct {
     int own;
     uint64_t origin_ticks;
@@ -70,6 +72,8 @@ uint64_t CUPTIAPI pi_cupti_records_timestamp(void)
            (uint64_t)((double)(pi_clock_ticks() - clock_map.origin_ticks) * clock_map.ns_per_tick);
 }
 
+/* CUPTI's own clock is CLOCK_REALTIME nanoseconds: one pair of readings
+ * and our clock's best known rate, both renewed at each flush. */
 void pi_cupti_records_before_flush(void)
 {
     if (clock_map.own)
@@ -77,9 +81,11 @@ void pi_cupti_records_before_flush(void)
     uint64_t cupti = 0;
     pi_cupti.timestamp(&cupti);
     uint64_t ticks = pi_clock_ticks();
+    double ticks_per_ns = pi_recorder_ticks_per_second() / 1e9;
     PI_REAL(pthread_mutex_lock)(&lock);
     clock_map.pair_cupti = cupti;
     clock_map.pair_ticks = ticks;
+    clock_map.ticks_per_ns = ticks_per_ns;
     pthread_mutex_unlock(&lock);
 }
 

@@ -8,6 +8,7 @@
 
 #include "driver_hook.h"
 #include "gpu_timing.h"
+#include "kernel_names.h"
 
 /* ---- copies ---- */
 
@@ -80,21 +81,6 @@ FLAVOURS(cuMemcpyDtoDAsync_body, cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz
 
 /* ---- kernel names ---- */
 
-static uint32_t kernel_name(const void *function)
-{
-    uint32_t name = pi_cuda_function_name(function);
-    if (name || !function)
-        return name;
-    /* a function we did not see looked up: ask the driver, where it can say */
-    static CUresult (*get_name)(const char **, CUfunction);
-    if (!get_name)
-        get_name = (CUresult(*)(const char **, CUfunction))pi_cuda_symbol("cuFuncGetName");
-    const char *text = NULL;
-    if (get_name && get_name(&text, (CUfunction)function) == CUDA_SUCCESS && text)
-        pi_cuda_remember_function(function, text);
-    return pi_cuda_function_name(function);
-}
-
 PI_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *function, CUmodule module,
                                                const char *name)
 {
@@ -129,7 +115,7 @@ PI_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *kernel, CUlibrary librar
             return call;                                                                          \
         if (pi_cuda_runtime_depth > 0) {                                                          \
             CUresult nested_result = call;                                                        \
-            pi_cuda_last_kernel = kernel_name(function);                                          \
+            pi_cuda_last_kernel = pi_cuda_handle_name(function);                                          \
             return nested_result;                                                                 \
         }                                                                                         \
         uint64_t start = pi_clock_ticks();                                                        \
@@ -138,7 +124,7 @@ PI_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *kernel, CUlibrary librar
         pi_gpu_timing_start(&pair, stream, flavour, start);                                       \
         CUresult r = call;                                                                        \
         pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS);                                     \
-        pi_cuda_emit_launch(api, kind, PI_CUDA_DRIVER, corr, kernel_name(function), stream,       \
+        pi_cuda_emit_launch(api, kind, PI_CUDA_DRIVER, corr, pi_cuda_handle_name(function), stream,       \
                             start, r != CUDA_SUCCESS);                                            \
         return r;                                                                                 \
     } while (0)

@@ -71,6 +71,13 @@ PI_EXPORT CUresult CUDAAPI proc_address_v1(const char *symbol, void **pfn, int v
     return r;
 }
 
+/* Whether @a and @b are defined in the same loaded object. */
+static int same_object(const void *a, const void *b)
+{
+    Dl_info x, y;
+    return dladdr(a, &x) && dladdr(b, &y) && x.dli_fbase == y.dli_fbase;
+}
+
 void *pi_cuda_wrap_proc_address(int version, void *real)
 {
     int v2 = version >= 12000;
@@ -79,7 +86,10 @@ void *pi_cuda_wrap_proc_address(int version, void *real)
     if (real == ours)
         return real;
     void *expected = NULL;
-    if (atomic_compare_exchange_strong(slot, &expected, real) || expected == real)
+    /* the driver may answer "cuGetProcAddress" with another address than its
+     * exported symbol's: the same function of the same driver */
+    if (atomic_compare_exchange_strong(slot, &expected, real) || expected == real ||
+        same_object(expected, real))
         return ours;
     return real;
 }
@@ -96,13 +106,6 @@ static void ensure_table(void)
         pi_driver_launch_wrappers(pi_driver_entries);
         atomic_store_explicit(&table_ready, 1, memory_order_release);
     }
-}
-
-/* Whether @a and @b are defined in the same loaded object. */
-static int same_object(const void *a, const void *b)
-{
-    Dl_info x, y;
-    return dladdr(a, &x) && dladdr(b, &y) && x.dli_fbase == y.dli_fbase;
 }
 
 /* Keep @real for @flavour of @e; hand out our wrapper when it routes there.

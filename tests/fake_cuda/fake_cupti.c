@@ -108,11 +108,37 @@ static uint64_t now_cupti(void)
     return clock_in_use ? clock_in_use() : clock_ns(CLOCK_REALTIME);
 }
 
-/* A device time (CLOCK_MONOTONIC) on CUPTI's clock, by the offset between the two now. */
+/* CUPTI's clock may run at another rate than the device's (a timestamp
+ * callback's need not be true nanoseconds): measured once, over 20 ms, when
+ * recording starts, from readings of both clocks taken together. */
+static double clock_rate = 1.0;
+static uint64_t mono_reference, cupti_reference;
+
+static void both_clocks(uint64_t *mono, uint64_t *cupti)
+{
+    uint64_t before = clock_ns(CLOCK_MONOTONIC);
+    *cupti = now_cupti();
+    *mono = (before + clock_ns(CLOCK_MONOTONIC)) / 2;
+}
+
+static void measure_clock_rate(void)
+{
+    uint64_t mono0, cupti0, mono1, cupti1;
+    both_clocks(&mono0, &cupti0);
+    struct timespec pause = {0, 20000000};
+    nanosleep(&pause, NULL);
+    both_clocks(&mono1, &cupti1);
+    clock_rate = (double)(cupti1 - cupti0) / (double)(mono1 - mono0);
+    mono_reference = mono1;
+    cupti_reference = cupti1;
+}
+
+/* A device time (CLOCK_MONOTONIC) on CUPTI's clock, by linear interpolation,
+ * as CUPTI converts GPU timestamps (cuptiActivityRegisterTimestampCallback). */
 static uint64_t from_device(uint64_t mono_ns)
 {
-    uint64_t mono_now = clock_ns(CLOCK_MONOTONIC), cupti_now = now_cupti();
-    return cupti_now + (uint64_t)((int64_t)mono_ns - (int64_t)mono_now);
+    return cupti_reference +
+           (uint64_t)(int64_t)((double)((int64_t)mono_ns - (int64_t)mono_reference) * clock_rate);
 }
 
 /* ---- buffers ---- */
@@ -383,6 +409,7 @@ EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
     if (first) {
         worker_started = 1;
         clock_in_use = timestamp_callback; /* what was registered before the first kind */
+        measure_clock_rate();
         const char *drop = getenv("FAKE_CUPTI_DROP");
         drop_first = drop ? (size_t)atol(drop) : 0;
     }
