@@ -21,6 +21,7 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_GPU_COPY] = "gpu_copy",       [PI_REC_GPU_SYNC] = "gpu_sync",
         [PI_REC_GPU_TIME] = "gpu_time",       [PI_REC_GPU_TIMING] = "gpu_timing",
         [PI_REC_NVTX_RANGE] = "nvtx_range",   [PI_REC_CAPTURE] = "capture",
+        [PI_REC_GPU_POOL] = "gpu_pool",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }

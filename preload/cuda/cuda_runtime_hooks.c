@@ -17,6 +17,8 @@
 #include "entry_points.h"
 #include "gpu_timing.h"
 #include "kernel_names.h"
+#include "live_allocations.h"
+#include "pool_reserve.h"
 #include "core/hook.h"
 
 /* The real function behind hook @name, found on first use. */
@@ -80,6 +82,8 @@ PI_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
                            r == cudaSuccess ? (uint64_t)(uintptr_t)*ptr : 0, size,                \
                            is_stream ? (const void *)(uintptr_t)third : NULL, start,              \
                            r != cudaSuccess);                                                     \
+        if (kind == PI_GPU_ALLOC_POOL)                                                            \
+            pi_pool_used(NULL);                                                                   \
         return r;                                                                                 \
     }
 
@@ -96,13 +100,19 @@ ALLOC3_HOOK(cudaMallocAsync_ptsz, PI_CUDA_API_cudaMallocAsync, PI_GPU_ALLOC_POOL
         if (!pi_cuda_memory_hook_active() || !(pointer))                                                      \
             return name##_real args;                                                              \
         uint64_t start = pi_clock_ticks();                                                        \
+        struct pi_live_saved saved;                                                               \
+        int was_live = pi_live_forget((uint64_t)(uintptr_t)(pointer), &saved);                    \
         ENTER();                                                                                  \
         cudaError_t r = name##_real args;                                                         \
         LEAVE();                                                                                  \
+        if (r != cudaSuccess && was_live)                                                         \
+            pi_live_restore(&saved);                                                              \
         if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED)                       \
             pi_cuda_pinned_remove(pointer);                                                       \
         pi_cuda_emit_free(api, kind, bits, (uint64_t)(uintptr_t)(pointer), 0, stream, start,      \
                           r != cudaSuccess);                                                      \
+        if (kind == PI_GPU_ALLOC_POOL)                                                            \
+            pi_pool_used(NULL);                                                                   \
         return r;                                                                                 \
     }
 
@@ -114,6 +124,34 @@ FREE_HOOK(cudaFreeAsync, PI_CUDA_API_cudaFreeAsync, PI_GPU_ALLOC_POOL, (void *p,
           (p, s), p, s, PI_CUDA_ASYNC)
 FREE_HOOK(cudaFreeAsync_ptsz, PI_CUDA_API_cudaFreeAsync, PI_GPU_ALLOC_POOL,
           (void *p, cudaStream_t s), (p, s), p, s, PI_CUDA_ASYNC)
+
+/* From a given pool (cudaMemPoolCreate, or one the caller set up). */
+static cudaError_t alloc_from_pool(cudaError_t (*real)(void **, size_t, cudaMemPool_t, cudaStream_t),
+                                   void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream)
+{
+    if (!pi_cuda_memory_hook_active())
+        return real(ptr, size, pool, stream);
+    uint64_t start = pi_clock_ticks();
+    ENTER();
+    cudaError_t r = real(ptr, size, pool, stream);
+    LEAVE();
+    pi_cuda_emit_alloc(PI_CUDA_API_cudaMallocFromPoolAsync, PI_GPU_ALLOC_POOL, PI_CUDA_ASYNC,
+                       r == cudaSuccess ? (uint64_t)(uintptr_t)*ptr : 0, size, stream, start,
+                       r != cudaSuccess);
+    pi_pool_used(pool);
+    return r;
+}
+
+#define FROM_POOL_HOOK(name)                                                                      \
+    PI_EXPORT cudaError_t name(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream)  \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(void **, size_t, cudaMemPool_t, cudaStream_t);                  \
+        RUNTIME_REAL(fn, name);                                                                   \
+        return alloc_from_pool(name##_real, ptr, size, pool, stream);                             \
+    }
+
+FROM_POOL_HOOK(cudaMallocFromPoolAsync)
+FROM_POOL_HOOK(cudaMallocFromPoolAsync_ptsz)
 
 PI_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {

@@ -417,6 +417,38 @@ class NvccLaunchPath(unittest.TestCase):
                                         text)), 25)
 
 
+class AllocatorBackEnds(unittest.TestCase):
+    """Device memory as each of PyTorch's allocator back-ends takes it."""
+
+    def test_stream_ordered_frees_each_match_their_allocation(self):
+        # the pool hands an address back at once, and another thread frees it
+        traces, result = record("prog_cuda_pool")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        memory = report(traces)["processes"][0]["gpu_memory"]
+        self.assertEqual((memory["allocations"], memory["frees"]), (3001, 3001))
+        self.assertEqual(memory["peak_bytes"], 9 * MiB)
+        self.assertEqual(memory["live_at_end_bytes"], 0)
+
+    def test_pool_reserve_as_the_pool_reports_it(self):
+        plain = subprocess.run([os.path.join(PROGRAMS, "prog_cuda_pool")], capture_output=True,
+                               text=True, timeout=120)
+        traces, result = record("prog_cuda_pool")
+        self.assertEqual(result.stdout, plain.stdout, "reading the reserve changes nothing")
+        high, end = map(int, re.fullmatch(r"high (\d+) end (\d+)\n", result.stdout).groups())
+        self.assertEqual(high, 10 * MiB)
+        memory = report(traces)["processes"][0]["gpu_memory"]
+        self.assertEqual(memory["pool_reserved_peak_bytes"], high)
+        self.assertEqual(memory["pool_reserved_at_end_bytes"], end, "read again after the trim")
+
+    def test_expandable_segments_count_physical_memory_once(self):
+        traces, result = record("prog_cuda_vmm")
+        self.assertEqual(result.stdout, "ok\n", result.stderr)
+        memory = report(traces)["processes"][0]["gpu_memory"]
+        self.assertEqual((memory["allocations"], memory["frees"]), (6, 2))
+        self.assertEqual(memory["peak_bytes"], 12 * MiB)
+        self.assertEqual(memory["live_at_end_bytes"], 10 * MiB)
+
+
 class Nvtx(unittest.TestCase):
     def test_ranges_through_the_injection_interface(self):
         traces, result = record("prog_nvtx", {"NVTX_INJECTION64_PATH": PRELOAD})
