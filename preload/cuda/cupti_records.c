@@ -249,10 +249,40 @@ static void report_lost(void)
     lost = 0;
 }
 
+/* Buffers handed back are kept for the next request: no allocation, no page
+ * faults of a fresh megabyte, each time CUPTI fills one. */
+#define SPARE_BUFFERS 8
+static uint8_t *spare[SPARE_BUFFERS];
+static unsigned spare_count;
+static atomic_flag spare_lock = ATOMIC_FLAG_INIT;
+
+static uint8_t *take_spare(void)
+{
+    while (atomic_flag_test_and_set_explicit(&spare_lock, memory_order_acquire))
+        ;
+    uint8_t *buffer = spare_count ? spare[--spare_count] : NULL;
+    atomic_flag_clear_explicit(&spare_lock, memory_order_release);
+    return buffer;
+}
+
+static void give_spare(uint8_t *buffer)
+{
+    while (atomic_flag_test_and_set_explicit(&spare_lock, memory_order_acquire))
+        ;
+    if (spare_count < SPARE_BUFFERS) {
+        spare[spare_count++] = buffer;
+        buffer = NULL;
+    }
+    atomic_flag_clear_explicit(&spare_lock, memory_order_release);
+    free(buffer);
+}
+
 void CUPTIAPI pi_cupti_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
     int saved = errno;
-    *buffer = aligned_alloc(8, BUFFER_SIZE);
+    *buffer = take_spare();
+    if (!*buffer)
+        *buffer = aligned_alloc(8, BUFFER_SIZE);
     *size = *buffer ? BUFFER_SIZE : 0; /* none: CUPTI drops and counts, reported as lost */
     *max_records = 0;
     errno = saved;
@@ -271,7 +301,7 @@ void CUPTIAPI pi_cupti_buffer_completed(CUcontext context, uint32_t stream, uint
     retry_waiting();
     report_lost();
     pthread_mutex_unlock(&lock);
-    free(buffer);
+    give_spare(buffer);
     pi_guard_restore(guard);
     errno = saved;
 }
@@ -289,6 +319,7 @@ void pi_cupti_records_after_fork(void)
 {
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     lock = fresh;
+    atomic_flag_clear(&spare_lock);
     waiting_count = 0;
     lost = 0;
 }

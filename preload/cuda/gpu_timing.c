@@ -36,6 +36,10 @@ static unsigned undecided_launches;
 static _Atomic int source = PI_GPU_TIMING_ABSENT;
 static _Atomic int cupti_paused; /* no window open: CUPTI records nothing */
 static int events_usable, thread_running;
+/* PROFINJECT_TEST_LAUNCH_DELAY_NS: each timed call spins this long first, so
+ * that tools/gpu-check can tell a program that reacts to slower launches
+ * from one that reacts to the CUDA calls GPU timing makes */
+static uint64_t test_delay_ticks;
 
 static void emit_choice(int chosen, uint64_t code, const char *reason)
 {
@@ -82,6 +86,9 @@ static void choose(void)
     const char *mode = getenv("PROFINJECT_GPU_TIMING");
     const char *sample = getenv("PROFINJECT_GPU_SAMPLE");
     pi_event_pairs_sample(sample && atoi(sample) > 0 ? (unsigned)atoi(sample) : 1);
+    const char *delay = getenv("PROFINJECT_TEST_LAUNCH_DELAY_NS");
+    if (delay && atol(delay) > 0)
+        test_delay_ticks = (uint64_t)((double)atol(delay) * pi_recorder_ticks_per_second() / 1e9);
     if (mode && strcmp(mode, "off") == 0) {
         emit_choice(PI_GPU_TIMING_ABSENT, 0, "GPU timing turned off (PROFINJECT_GPU_TIMING=off)");
         pi_guard_restore(guard);
@@ -168,6 +175,9 @@ void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_t
     pair->per_thread_stream = per_thread_stream;
     if (__builtin_expect(!atomic_load_explicit(&decided, memory_order_acquire), 0))
         decide();
+    if (__builtin_expect(test_delay_ticks != 0, 0))
+        while (pi_clock_ticks() - host_start < test_delay_ticks)
+            ;
     int s = atomic_load_explicit(&source, memory_order_relaxed);
     if (s == PI_GPU_TIMING_CUPTI) {
         if (__builtin_expect(atomic_load_explicit(&cupti_paused, memory_order_relaxed), 0))
