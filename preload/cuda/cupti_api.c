@@ -94,6 +94,7 @@ int pi_cupti_load(char *reason, size_t size)
     LOOK(runtime_api, "cuptiActivityEnableRuntimeApi");
     LOOK(driver_api, "cuptiActivityEnableDriverApi");
     LOOK(thread_id_type, "cuptiSetThreadIdType");
+    LOOK(get_thread_id_type, "cuptiGetThreadIdType");
 #undef LOOK
     if (!pi_cupti.enable || !pi_cupti.disable || !pi_cupti.register_callbacks ||
         !pi_cupti.flush_all || !pi_cupti.next_record || !pi_cupti.dropped || !pi_cupti.timestamp) {

@@ -31,6 +31,7 @@ struct pi_cupti_api {
     CUptiResult (*runtime_api)(CUpti_CallbackId, uint8_t);
     CUptiResult (*driver_api)(CUpti_CallbackId, uint8_t);
     CUptiResult (*thread_id_type)(CUpti_ActivityThreadIdType);
+    CUptiResult (*get_thread_id_type)(CUpti_ActivityThreadIdType *);
 };
 
 extern struct pi_cupti_api pi_cupti;

@@ -66,10 +66,19 @@ static struct {
 
 /* ---- clocks ---- */
 
+static _Atomic int clock_handed_back;
+
 uint64_t CUPTIAPI pi_cupti_records_timestamp(void)
 {
+    if (__builtin_expect(atomic_load_explicit(&clock_handed_back, memory_order_relaxed), 0))
+        return pi_clock_ns(CLOCK_REALTIME);
     return OWN_CLOCK_BASE_NS +
            (uint64_t)((double)(pi_clock_ticks() - clock_map.origin_ticks) * clock_map.ns_per_tick);
+}
+
+void pi_cupti_records_clock_handed_back(void)
+{
+    atomic_store(&clock_handed_back, 1);
 }
 
 /* CUPTI's own clock is CLOCK_REALTIME nanoseconds: one pair of readings
@@ -91,6 +100,7 @@ void pi_cupti_records_before_flush(void)
 
 void pi_cupti_records_clock(int own_clock)
 {
+    atomic_store(&clock_handed_back, 0);
     double ticks_per_second = pi_recorder_ticks_per_second();
     clock_map.own = own_clock;
     clock_map.origin_ticks = pi_clock_ticks();

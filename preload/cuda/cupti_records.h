@@ -26,6 +26,14 @@ void pi_cupti_records_clock(int own_clock);
 /* pi_cupti_records_timestamp - our clock in nanoseconds, for cuptiActivityRegisterTimestampCallback */
 uint64_t CUPTIAPI pi_cupti_records_timestamp(void);
 
+/**
+ * pi_cupti_records_clock_handed_back - CUPTI goes on without us: there is no
+ * way to unregister a timestamp callback, so from now on ours gives CUPTI's
+ * own default (CLOCK_REALTIME nanoseconds, cupti_activity.h), and another
+ * client sees the timestamps it would have seen without us
+ */
+void pi_cupti_records_clock_handed_back(void);
+
 /* pi_cupti_records_thread_ids - API records name threads by pthread_self() (1) or kernel id (0) */
 void pi_cupti_records_thread_ids(int by_pthread);
 

@@ -64,6 +64,8 @@ static const CUpti_CallbackId driver_calls[] = {
 
 static CUpti_SubscriberHandle subscriber;
 static int running, paused;
+/* CUPTI's settings as the session found them, given back when it ends */
+static CUpti_ActivityThreadIdType thread_ids_before = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
 
 static void CUPTIAPI no_callback(void *data, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                                  const void *info)
@@ -145,6 +147,8 @@ int pi_cupti_start(char *reason, size_t size)
     int own_clock = pi_cupti.timestamp_callback &&
                     pi_cupti.timestamp_callback(pi_cupti_records_timestamp) == CUPTI_SUCCESS;
     pi_cupti_records_clock(own_clock);
+    if (pi_cupti.get_thread_id_type)
+        pi_cupti.get_thread_id_type(&thread_ids_before);
     int by_kernel_id = pi_cupti.thread_id_type &&
                        pi_cupti.thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
     pi_cupti_records_thread_ids(!by_kernel_id);
@@ -205,6 +209,10 @@ void pi_cupti_stop(void)
         recording(0);
     if (pi_cupti.unsubscribe && subscriber)
         pi_cupti.unsubscribe(subscriber);
+    /* whoever uses CUPTI next finds it as it was */
+    if (pi_cupti.thread_id_type)
+        pi_cupti.thread_id_type(thread_ids_before);
+    pi_cupti_records_clock_handed_back();
     pi_guard_restore(guard);
     subscriber = NULL;
     running = 0;

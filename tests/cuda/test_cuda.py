@@ -249,10 +249,12 @@ class Cupti(unittest.TestCase):
         self.assertIn("runtime-api 211 1", calls)
         self.assertNotIn("enable 4", calls, "not every runtime call")
         self.assertNotIn("enable 5", calls, "not every driver call")
-        # at exit: everything forced out, recording off, the subscription released
+        # at exit: everything forced out, recording off, the subscription released,
+        # CUPTI's thread id type as we found it
         end = calls[calls.index("flush 1"):]
         self.assertEqual([c for c in end if not c.startswith(("runtime-api", "driver-api"))],
-                         ["flush 1", "disable 10", "disable 1", "disable 2", "unsubscribe"])
+                         ["flush 1", "disable 10", "disable 1", "disable 2", "unsubscribe",
+                          "thread-id-type 0"])
 
 
 class CuptiFlushes(unittest.TestCase):
@@ -373,7 +375,11 @@ class CuptiFallback(unittest.TestCase):
         gets every kernel of its own, and our launches stay timed."""
         traces, result = record("prog_cupti_client", cupti_env())
         self.assertEqual(result.returncode, 0, result.stderr)
-        kernels, ns = map(int, re.fullmatch(r"client (\d+) (\d+)\n", result.stdout).groups())
+        kernels, ns, clock, ids = re.fullmatch(r"client (\d+) (\d+) (\S+) (\S+)\n",
+                                               result.stdout).groups()
+        kernels, ns = int(kernels), int(ns)
+        self.assertEqual((clock, ids), ("realtime", "default"),
+                         "CUPTI's clock and thread ids as they were before us")
         self.assertEqual(kernels, 5)
         self.assertAlmostEqual(ns, 5 * 2e6, delta=0.01 * 5 * 2e6)
         text = dump(traces)

@@ -4,14 +4,17 @@
  * synchronises; then it subscribes to CUPTI, registers its own buffer
  * callbacks, records concurrent kernels, launches 5 kernels of 2 ms
  * ("_Z5afterv"), synchronises, flushes and prints how many kernel records
- * and how much GPU time its own callbacks received: "client 5 10000000"
- * when CUPTI served it as if it were alone.
+ * and how much GPU time its own callbacks received, whether their
+ * timestamps are CUPTI's default clock (CLOCK_REALTIME, within a second of
+ * now) and the thread id type CUPTI's default: "client 5 10000000 realtime
+ * default" when CUPTI served it as if it were alone.
  */
 #include <cupti.h>
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 void **__cudaRegisterFatBinary(void *);
 void __cudaRegisterFunction(void **, const char *, char *, const char *, int, uint3 *, uint3 *,
@@ -22,7 +25,7 @@ void after_stub(void) __asm__("_Z5afterv");
 void after_stub(void) {}
 
 static int kernels;
-static uint64_t kernel_ns;
+static uint64_t kernel_ns, last_end;
 
 static void CUPTIAPI requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
@@ -41,6 +44,7 @@ static void CUPTIAPI completed(CUcontext context, uint32_t stream, uint8_t *buff
             const CUpti_ActivityKernel10 *k = (const void *)record;
             kernels++;
             kernel_ns += k->end - k->start;
+            last_end = k->end;
         }
     free(buffer);
 }
@@ -83,6 +87,14 @@ int main(void)
     cuptiActivityFlushAll(0);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     cuptiUnsubscribe(subscriber);
-    printf("client %d %llu\n", kernels, (unsigned long long)kernel_ns);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t behind = (int64_t)((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec) -
+                     (int64_t)last_end;
+    CUpti_ActivityThreadIdType ids;
+    cuptiGetThreadIdType(&ids);
+    printf("client %d %llu %s %s\n", kernels, (unsigned long long)kernel_ns,
+           behind >= 0 && behind < 1000000000 ? "realtime" : "another-clock",
+           ids == CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT ? "default" : "changed");
     return failures;
 }

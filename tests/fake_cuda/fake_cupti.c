@@ -409,10 +409,13 @@ EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
     if (first) {
         worker_started = 1;
         clock_in_use = timestamp_callback; /* what was registered before the first kind */
-        measure_clock_rate();
         const char *drop = getenv("FAKE_CUPTI_DROP");
         drop_first = drop ? (size_t)atol(drop) : 0;
     }
+    /* a new session (no GPU kind on): GPU times are converted with the clock as it is now */
+    if (!kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] && !kinds[CUPTI_ACTIVITY_KIND_KERNEL] &&
+        !kinds[CUPTI_ACTIVITY_KIND_MEMCPY] && !kinds[CUPTI_ACTIVITY_KIND_MEMSET])
+        measure_clock_rate();
     pthread_mutex_unlock(&lock);
     if (first) {
         if (attach_to_driver() != 0)
