@@ -72,6 +72,22 @@ def _records(analyzer, traces):
     return sorted(best, key=lambda r: (r[0], r[1]))
 
 
+def first_difference(analyzer, traces_a, traces_b):
+    """The first device allocation where two runs of one job part ways:
+    (index, (bytes, call stack) of a, of b), or None when they agree."""
+    def allocations(traces):
+        return [(size, stack or "") for _, is_alloc, _, size, stack in _records(analyzer, traces)
+                if is_alloc]
+    a, b = allocations(traces_a), allocations(traces_b)
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x[0] != y[0]:
+            return i, x, y
+    if len(a) != len(b):
+        i = min(len(a), len(b))
+        return i, a[i] if i < len(a) else None, b[i] if i < len(b) else None
+    return None
+
+
 def device_memory(analyzer, traces):
     """Peaks of device memory, in all and of PyTorch's allocator, recomputed from the records."""
     if not os.path.isdir(traces) or not os.listdir(traces):
