@@ -160,6 +160,25 @@ def control(directory, pid, line):
         return s.recv(256).decode()
 
 
+def paused_program(name, *args, env=None):
+    """@name started paused, its control socket in a private directory:
+    (process, socket directory, trace directory)."""
+    traces, sockets = tempfile.mkdtemp(), tempfile.mkdtemp()
+    os.chmod(sockets, 0o700)
+    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
+                       PROFINJECT_PAUSED="1", PROFINJECT_CONTROL_DIR=sockets, **(env or {}))
+    program = subprocess.Popen([os.path.join(PROGRAMS, name), *args], env=environment,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return program, sockets, traces
+
+
+def say(program, line):
+    """one line to @program's input; the line it answers"""
+    program.stdin.write(line + "\n")
+    program.stdin.flush()
+    return program.stdout.readline()
+
+
 def gpu_times(text):
     """(correlation, gpu ns, source) of every GPU_TIME record in a dump"""
     return [tuple(map(int, m)) for m in
@@ -316,27 +335,16 @@ class CuptiFlushes(unittest.TestCase):
         self.assertEqual(lost_gpu_times(text), 3)
 
     def test_when_a_capture_window_closes(self):
-        traces, sockets = tempfile.mkdtemp(), tempfile.mkdtemp()
-        os.chmod(sockets, 0o700)
-        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
-                           PROFINJECT_PAUSED="1", PROFINJECT_CONTROL_DIR=sockets, **cupti_env())
-        program = subprocess.Popen([os.path.join(PROGRAMS, "prog_cuda_phases"), "window"],
-                                   env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   text=True)
+        program, sockets, traces = paused_program("prog_cuda_phases", "window", env=cupti_env())
         try:
             self.assertEqual(program.stdout.readline(), "ready\n")
             for window in range(2):
                 self.assertIn("recording", control(sockets, program.pid, "start"))
-                program.stdin.write("go\n")
-                program.stdin.flush()
-                self.assertEqual(program.stdout.readline(), "done\n")
+                self.assertEqual(say(program, "go"), "done\n")
                 control(sockets, program.pid, "stop")
                 # launches while no window is open: not recorded, not timed, not lost
-                program.stdin.write("go\n")
-                program.stdin.flush()
-                self.assertEqual(program.stdout.readline(), "done\n")
-            program.stdin.write("end\n")
-            program.stdin.flush()
+                self.assertEqual(say(program, "go"), "done\n")
+            say(program, "end")
             self.assertEqual(program.wait(timeout=30), 0)
         finally:
             program.kill()
@@ -504,21 +512,13 @@ class CaptureWindow(unittest.TestCase):
 
 
     def test_window_starts_with_the_live_allocations(self):
-        traces, sockets = tempfile.mkdtemp(), tempfile.mkdtemp()
-        os.chmod(sockets, 0o700)
-        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
-                           PROFINJECT_PAUSED="1", PROFINJECT_CONTROL_DIR=sockets)
-        program = subprocess.Popen([os.path.join(PROGRAMS, "prog_cuda_window")], env=environment,
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        program, sockets, traces = paused_program("prog_cuda_window")
         try:
             self.assertEqual(program.stdout.readline(), "ready\n")
             self.assertIn("recording", control(sockets, program.pid, "start"))
-            program.stdin.write("go\n")
-            program.stdin.flush()
-            self.assertEqual(program.stdout.readline(), "done\n")
+            self.assertEqual(say(program, "go"), "done\n")
             control(sockets, program.pid, "stop")
-            program.stdin.write("end\n")
-            program.stdin.flush()
+            say(program, "end")
             self.assertEqual(program.wait(timeout=30), 0)
         finally:
             program.kill()

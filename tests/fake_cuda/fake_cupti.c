@@ -445,22 +445,23 @@ EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
     return CUPTI_SUCCESS;
 }
 
-EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+static CUptiResult enable_api(int domain, CUpti_CallbackId cbid, uint8_t enable)
 {
-    log_call("runtime-api %u %u", cbid, enable);
+    log_call("%s-api %u %u", domain == FAKE_DOMAIN_RUNTIME ? "runtime" : "driver", cbid, enable);
     if (cbid >= CBIDS)
         return CUPTI_ERROR_INVALID_PARAMETER;
-    api_enabled[FAKE_DOMAIN_RUNTIME][cbid] = enable != 0;
+    api_enabled[domain][cbid] = enable != 0;
     return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+    return enable_api(FAKE_DOMAIN_RUNTIME, cbid, enable);
 }
 
 EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
 {
-    log_call("driver-api %u %u", cbid, enable);
-    if (cbid >= CBIDS)
-        return CUPTI_ERROR_INVALID_PARAMETER;
-    api_enabled[FAKE_DOMAIN_DRIVER][cbid] = enable != 0;
-    return CUPTI_SUCCESS;
+    return enable_api(FAKE_DOMAIN_DRIVER, cbid, enable);
 }
 
 EXPORT CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
