@@ -17,6 +17,7 @@
 #include "call_ring.h"
 #include "core/background_thread.h"
 #include "core/guard.h"
+#include "core/lifecycle.h"
 #include "core/process_events.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
@@ -218,6 +219,10 @@ void pi_gpu_timing_drain(void)
 
 void pi_gpu_timing_yield_cupti(const char *what)
 {
+    /* a CUPTI call made from inside the profiler (libcupti calling itself) is our own */
+    if (pi_guarded())
+        return;
+    pi_ensure_init();
     PI_REAL(pthread_mutex_lock)(&choice_lock);
     pi_cupti_note_client(what); /* a choice still to come will not take CUPTI */
     if (atomic_load(&source) == PI_GPU_TIMING_CUPTI) {
