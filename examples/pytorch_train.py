@@ -8,16 +8,23 @@ does real file I/O. --delay-ms adds a per-sample loading delay to make
 the job input-bound.
 
     /usr/bin/python3 examples/pytorch_train.py --workers 2 --epochs 2
+
+On a GPU: --device cuda [--pin-memory] [--max-steps N] [--truths F] (the
+job's own figures for tools/gpu-check, examples/gpu/truths.py).
 """
 import argparse
 import json
 import os
+import sys
 import time
 
 import numpy as np
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu"))
+import truths as job_truths  # noqa: E402  (examples/gpu/truths.py)
 
 SEQ_LEN = 32
 D_MODEL = 64
@@ -86,35 +93,32 @@ def main():
     parser.add_argument("--delay-ms", type=float, default=0.0,
                         help="artificial per-sample loading delay")
     parser.add_argument("--summary", help="write what the script did as JSON to this file")
+    parser.add_argument("--pin-memory", action="store_true", help="DataLoader pin_memory=True")
+    parser.add_argument("--max-steps", type=int, default=0, help="stop after this many steps")
+    job_truths.add_arguments(parser)
+    parser.set_defaults(device="cpu")
     args = parser.parse_args()
+    device = torch.device(args.device)
+    truths = {}
 
     torch.manual_seed(0)
     write_dataset(args.data_dir, args.samples)
     dataset = FileDataset(args.data_dir, args.samples, args.delay_ms / 1000.0)
     loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True,
-                        num_workers=args.workers)
-    model = Classifier()
+                        num_workers=args.workers, pin_memory=args.pin_memory)
+    model = Classifier().to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
 
     start = time.monotonic()
     steps = 0
-    for epoch in range(args.epochs):
-        total, correct, loss_sum = 0, 0, 0.0
-        for features, labels in loader:
-            optimizer.zero_grad()
-            logits = model(features)
-            loss = loss_fn(logits, labels)
-            loss.backward()
-            optimizer.step()
-            steps += 1
-            loss_sum += loss.item() * len(labels)
-            correct += (logits.argmax(dim=1) == labels).sum().item()
-            total += len(labels)
-        print(f"epoch {epoch + 1}: loss {loss_sum / total:.4f}  accuracy {correct / total:.3f}",
-              flush=True)
+    with job_truths.profiled(args, truths):
+        steps = train(args, loader, model, optimizer, loss_fn, device)
     elapsed = time.monotonic() - start
     print(f"trained {steps} steps in {elapsed:.2f} s ({steps / elapsed:.1f} steps/s)", flush=True)
+    truths["steps"] = steps
+    job_truths.memory(args, truths)
+    job_truths.write(args, truths)
 
     if args.summary:
         files = [sample_path(args.data_dir, i) for i in range(args.samples)]
@@ -129,6 +133,30 @@ def main():
                 "file_bytes": sum(os.path.getsize(p) for p in files),
                 "seconds": elapsed,
             }, f)
+
+
+def train(args, loader, model, optimizer, loss_fn, device):
+    steps = 0
+    for epoch in range(args.epochs):
+        total, correct, loss_sum = 0, 0, 0.0
+        for features, labels in loader:
+            if args.max_steps and steps == args.max_steps:
+                break
+            features = features.to(device, non_blocking=True)
+            labels = labels.to(device, non_blocking=True)
+            optimizer.zero_grad()
+            logits = model(features)
+            loss = loss_fn(logits, labels)
+            loss.backward()
+            optimizer.step()
+            steps += 1
+            loss_sum += loss.item() * len(labels)
+            correct += (logits.argmax(dim=1) == labels).sum().item()
+            total += len(labels)
+        if total:
+            print(f"epoch {epoch + 1}: loss {loss_sum / total:.4f}  accuracy {correct / total:.3f}",
+                  flush=True)
+    return steps
 
 
 if __name__ == "__main__":

@@ -220,6 +220,7 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         pi_gpu_event(a, reader, p, ev);
         return;
     case PI_REC_GPU_TIMING:
+    case PI_REC_GPU_POOL:
         pi_gpu_event(a, reader, p, ev);
         return;
     default:

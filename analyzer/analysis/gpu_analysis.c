@@ -24,6 +24,7 @@ static struct pi_gpu_memory *memory_of(struct pi_process_info *p)
             p->gpu->live_map = pi_u64_map_new();
             p->gpu->site_map = pi_u64_map_new();
             p->gpu->correlations = pi_u64_map_new();
+            pi_memory_order_init(&p->gpu->order, p->header.flush_interval_ns);
         }
     }
     return p->gpu && p->gpu->live_map && p->gpu->site_map && p->gpu->correlations ? p->gpu : NULL;
@@ -87,6 +88,30 @@ static int by_bytes(const void *a, const void *b)
 {
     const struct pi_site_bytes *x = a, *y = b;
     return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
+}
+
+/* Device bytes now, for a timeline that asked for them. */
+static void changed(struct pi_gpu_memory *m, uint64_t ts_ns)
+{
+    pi_series_add(&m->series, ts_ns, m->live);
+    if (!m->keep_changes)
+        return;
+    if (m->change_count == m->change_capacity) {
+        size_t capacity = m->change_capacity ? 2 * m->change_capacity : 256;
+        struct pi_memory_change *grown = realloc(m->changes, capacity * sizeof(*grown));
+        if (!grown)
+            return;
+        m->changes = grown;
+        m->change_capacity = capacity;
+    }
+    m->changes[m->change_count++] = (struct pi_memory_change){ts_ns, m->live};
+}
+
+const struct pi_memory_change *pi_gpu_take_changes(struct pi_gpu_memory *m, size_t *count)
+{
+    *count = m->change_count;
+    m->change_count = 0;
+    return *count ? m->changes : NULL;
 }
 
 /* The biggest call sites of what is live now: the picture at a new peak. */
@@ -157,7 +182,7 @@ static void allocated(struct pi_gpu_memory *m, const struct pi_reader *reader,
         site->value[0] += r->arg[1];
         site->value[1]++;
     }
-    pi_series_add(&m->series, ev->ts_ns, m->live);
+    changed(m, ev->ts_ns);
     if (m->live > m->peak) {
         /* the sites are looked at again only when the peak grew by 1% */
         int again = m->live > m->peak + m->peak / 100 || m->at_peak_count == 0;
@@ -186,7 +211,7 @@ static void released(struct pi_gpu_memory *m, const struct pi_event *ev)
             site->value[0] -= bytes;
             site->value[1]--;
         }
-        pi_series_add(&m->series, ev->ts_ns, m->live);
+        changed(m, ev->ts_ns);
     }
     pi_u64_map_remove(m->live_map, ev->rec.arg[0] ? ev->rec.arg[0] : 1);
 }
@@ -209,19 +234,101 @@ static void expect_gpu_time(struct pi_analysis *a, struct pi_process_info *p,
     c->value[CORR_ENTRY] = (uint64_t)(uintptr_t)gpu_entry;
 }
 
-static void gpu_time(struct pi_analysis *a, struct pi_process_info *p, struct pi_gpu_memory *m,
-                     const struct pi_event *ev)
+/* GPU time for the kernel named @name, by its name as the GPU ran it. */
+static void gpu_time_by_name(struct pi_analysis *a, struct pi_process_info *p,
+                             const struct pi_reader *reader, uint64_t name_id, uint64_t dur_ns)
 {
+    const char *kernel = pi_reader_string(reader, name_id);
+    char name[1024];
+    pi_demangle(kernel ? kernel : "(unknown kernel)", name, sizeof(name));
+    add(pi_latency_get(&a->calls, "gpu", name, "kernel"), dur_ns, 0);
+    a->gpu.gpu_busy_ns += dur_ns;
+    p->gpu_busy_ns += dur_ns;
+}
+
+static void gpu_time(struct pi_analysis *a, struct pi_process_info *p, struct pi_gpu_memory *m,
+                     const struct pi_reader *reader, const struct pi_event *ev)
+{
+    /* one kernel of a graph launch: the GPU's own name says which (CUPTI) */
+    if ((ev->rec.flags & PI_GPU_TIME_PART) && ev->rec.arg[2]) {
+        gpu_time_by_name(a, p, reader, ev->rec.arg[2], ev->dur_ns);
+        return;
+    }
     uint64_t corr = ev->rec.arg[0] ? ev->rec.arg[0] : 1;
     struct pi_u64_entry *c = pi_u64_map_get(m->correlations, corr);
     if (c && c->value[CORR_ENTRY]) {
         add((struct pi_latency_entry *)(uintptr_t)c->value[CORR_ENTRY], ev->dur_ns, 0);
         a->gpu.gpu_busy_ns += ev->dur_ns;
         p->gpu_busy_ns += ev->dur_ns;
-        pi_u64_map_remove(m->correlations, corr);
+        if (!(ev->rec.flags & PI_GPU_TIME_PART))
+            pi_u64_map_remove(m->correlations, corr);
     } else if ((c = pi_u64_map_put(m->correlations, corr)) != NULL) {
         c->value[CORR_EARLY_TIME] = ev->dur_ns;
         c->value[CORR_HAS_EARLY] = 1;
+    }
+}
+
+/* A pool's reserve as the driver read it; the peak of each pool is its own high-water mark. */
+static void pool_reserve(struct pi_gpu_memory *m, const struct pi_record *r)
+{
+    unsigned i = 0;
+    while (i < m->pool_count && m->pools[i].pool != r->arg[0])
+        i++;
+    if (i == m->pool_count) {
+        if (m->pool_count == PI_MAX_POOLS)
+            return;
+        m->pools[m->pool_count++] = (struct pi_pool_reserve){r->arg[0], 0, 0};
+    }
+    m->pools[i].reserved = r->arg[1];
+    if (r->arg[2] > m->pools[i].high)
+        m->pools[i].high = r->arg[2];
+    m->pool_reserved_peak = m->pool_reserved_end = 0;
+    for (unsigned k = 0; k < m->pool_count; k++) {
+        m->pool_reserved_peak += m->pools[k].high;
+        m->pool_reserved_end += m->pools[k].reserved;
+    }
+}
+
+/* The Python frames of a live allocation, read after it was recorded. */
+static void call_site(struct pi_gpu_memory *m, const struct pi_reader *reader,
+                      const struct pi_event *ev)
+{
+    uint64_t pointer = ev->rec.arg[2] ? ev->rec.arg[2] : 1;
+    struct pi_u64_entry *e = m && m->live_map ? pi_u64_map_get(m->live_map, pointer) : NULL;
+    /* the same allocation: freed and made again since, it is another one */
+    if (!e || LIVE_TS(e->value[1]) != (ev->ts_ns & 0xffffffffffffull))
+        return;
+    uint32_t stack = (uint32_t)(ev->rec.arg[0] & 0xffffffu);
+    unsigned kind = LIVE_KIND(e->value[1]);
+    if (kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED) {
+        struct pi_u64_entry *old = pi_u64_map_get(m->site_map, e->value[2] + 1);
+        if (old) {
+            old->value[0] -= e->value[0];
+            old->value[1]--;
+        }
+        struct pi_u64_entry *now = pi_u64_map_put(m->site_map, (uint64_t)stack + 1);
+        if (now) {
+            now->value[0] += e->value[0];
+            now->value[1]++;
+        }
+    }
+    e->value[2] = stack;
+    /* still at the peak this allocation made: the picture of it gets the frames */
+    if (m->live == m->peak && m->at_peak_count)
+        snapshot_sites(m, reader);
+}
+
+/* Allocations, frees and allocation call sites that are now in time order. */
+static void apply_memory(struct pi_gpu_memory *m, const struct pi_reader *reader, int all)
+{
+    struct pi_event ev;
+    while (pi_memory_order_pop(&m->order, &ev, all)) {
+        if (ev.rec.kind == PI_REC_GPU_ALLOC)
+            allocated(m, reader, &ev);
+        else if (ev.rec.kind == PI_REC_GPU_FREE)
+            released(m, &ev);
+        else
+            call_site(m, reader, &ev);
     }
 }
 
@@ -240,8 +347,14 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         }
         return;
     }
+    m->keep_changes = a->options.chrome_trace != NULL;
+    pi_memory_order_seen(&m->order, ev->ts_ns);
     if (r->kind == PI_REC_GPU_TIME) {
-        gpu_time(a, p, m, ev);
+        gpu_time(a, p, m, reader, ev);
+        return;
+    }
+    if (r->kind == PI_REC_GPU_POOL) {
+        pool_reserve(m, r);
         return;
     }
     if (PI_CUDA_API(r->flags) != PI_CUDA_API_live_at_window_start) /* no call */
@@ -254,10 +367,9 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
     char name[1024];
     switch (r->kind) {
     case PI_REC_GPU_ALLOC:
-        allocated(m, reader, ev);
-        break;
     case PI_REC_GPU_FREE:
-        released(m, ev);
+        if (pi_memory_order_push(&m->order, ev) == 0)
+            apply_memory(m, reader, 0);
         break;
     case PI_REC_GPU_LAUNCH: {
         const char *kernel = r->arg[1] ? pi_reader_string(reader, r->arg[1]) : NULL;
@@ -291,6 +403,8 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
     struct pi_gpu_memory *m = p->gpu;
     if (!m || !m->live_map)
         return;
+    apply_memory(m, reader, 1);
+    pi_memory_order_free(&m->order);
     /* what is still live, by call site */
     struct pi_u64_map *by_site = pi_u64_map_new();
     struct pi_u64_map *live = m->live_map;
@@ -338,6 +452,8 @@ void pi_gpu_free_process(struct pi_process_info *p)
     pi_u64_map_free(m->live_map);
     pi_u64_map_free(m->site_map);
     pi_u64_map_free(m->correlations);
+    pi_memory_order_free(&m->order);
+    free(m->changes);
     free(m);
     p->gpu = NULL;
 }
@@ -345,28 +461,7 @@ void pi_gpu_free_process(struct pi_process_info *p)
 void pi_gpu_call_site(struct pi_process_info *p, const struct pi_reader *reader,
                       const struct pi_event *ev)
 {
-    struct pi_gpu_memory *m = p->gpu;
-    uint64_t pointer = ev->rec.arg[2] ? ev->rec.arg[2] : 1;
-    struct pi_u64_entry *e = m && m->live_map ? pi_u64_map_get(m->live_map, pointer) : NULL;
-    /* the same allocation: freed and made again since, it is another one */
-    if (!e || LIVE_TS(e->value[1]) != (ev->ts_ns & 0xffffffffffffull))
-        return;
-    uint32_t stack = (uint32_t)(ev->rec.arg[0] & 0xffffffu);
-    unsigned kind = LIVE_KIND(e->value[1]);
-    if (kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED) {
-        struct pi_u64_entry *old = pi_u64_map_get(m->site_map, e->value[2] + 1);
-        if (old) {
-            old->value[0] -= e->value[0];
-            old->value[1]--;
-        }
-        struct pi_u64_entry *now = pi_u64_map_put(m->site_map, (uint64_t)stack + 1);
-        if (now) {
-            now->value[0] += e->value[0];
-            now->value[1]++;
-        }
-    }
-    e->value[2] = stack;
-    /* still at the peak this allocation made: the picture of it gets the frames */
-    if (m->live == m->peak && m->at_peak_count)
-        snapshot_sites(m, reader);
+    struct pi_gpu_memory *m = memory_of(p);
+    if (m && pi_memory_order_push(&m->order, ev) == 0)
+        apply_memory(m, reader, 0);
 }

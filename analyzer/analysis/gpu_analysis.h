@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "memory_order.h"
 
 #define PI_TOP_SITES 5
 
@@ -23,6 +24,12 @@ struct pi_site_bytes {
 };
 
 #define PI_MAX_DEVICES 16
+#define PI_MAX_POOLS 32
+
+/* a stream-ordered memory pool, as the driver reported its reserve */
+struct pi_pool_reserve {
+    uint64_t pool, reserved, high;
+};
 
 struct pi_gpu_memory {
     uint64_t live, peak, peak_ns;
@@ -31,12 +38,22 @@ struct pi_gpu_memory {
     uint64_t pinned_live, pinned_peak;
     uint64_t allocations, frees, allocated_bytes;
     uint64_t live_at_window_start; /* already allocated when a capture window opened */
+    /* stream-ordered pools: the reserve each holds; the peak is the sum of
+     * their high-water marks, the end the sum of their last readings */
+    struct pi_pool_reserve pools[PI_MAX_POOLS];
+    unsigned pool_count;
+    uint64_t pool_reserved_peak, pool_reserved_end;
     struct pi_series series; /* device bytes over time */
     struct pi_site_bytes at_peak[PI_TOP_SITES];
     int at_peak_count;
     struct pi_site_bytes *leaks; /* still live at the end, by call site, largest first */
     size_t leak_count;
+    /* device bytes after each change, in time order, not yet taken (a timeline wants them) */
+    struct pi_memory_change { uint64_t ts_ns, live; } *changes;
+    size_t change_count, change_capacity;
+    int keep_changes;
     /* working state */
+    struct pi_memory_order order; /* allocations and frees waiting to be taken in time order */
     void *live_map;   /* pointer -> allocation */
     void *site_map;   /* stack id -> live bytes */
     void *correlations; /* correlation id -> latency entry for GPU time */
@@ -58,5 +75,13 @@ void pi_gpu_call_site(struct pi_process_info *process, const struct pi_reader *r
 
 /* pi_site_headline - the line to act on of @site_bytes ("train.py:45 in train_step") */
 const char *pi_site_headline(const struct pi_site_bytes *site_bytes);
+
+/**
+ * pi_gpu_take_changes - the device-memory changes applied since the last call
+ * (allocations and frees are applied in time order, some time after they are read)
+ * @count: receives how many
+ * Return: the changes, valid until the next call; NULL when none.
+ */
+const struct pi_memory_change *pi_gpu_take_changes(struct pi_gpu_memory *m, size_t *count);
 
 #endif

@@ -184,6 +184,14 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
     case PI_REC_GPU_TIME:
         printf(" correlation=%" PRIu64 " gpu_ns=%" PRIu64 " source=%" PRIu64, r->arg[0],
                ev->dur_ns, r->arg[1]);
+        if (r->arg[2])
+            printf(" kernel=\"%s\"", string_or(reader, r->arg[2], "?"));
+        if (r->flags & PI_GPU_TIME_PART)
+            printf(" part");
+        break;
+    case PI_REC_GPU_POOL:
+        printf(" pool=0x%" PRIx64 " device=%u reserved=%" PRIu64 " reserved_high=%" PRIu64,
+               r->arg[0], (unsigned)r->flags, r->arg[1], r->arg[2]);
         break;
     case PI_REC_GPU_TIMING:
         printf(" source=%" PRIu64 " code=%" PRId64 " reason=\"%s\"", r->arg[0], (int64_t)r->arg[1],

@@ -59,8 +59,23 @@ void pi_chrome_process(struct pi_analysis *a, const struct pi_process_info *p)
     metadata(a, p->header.pid, (uint32_t)p->header.pid, "process_name", name);
 }
 
+/* Device memory as a counter, at each change the analysis has put in time order. */
+static void device_memory(struct pi_analysis *a, const struct pi_process_info *p)
+{
+    size_t count = 0;
+    const struct pi_memory_change *changes = p->gpu ? pi_gpu_take_changes(p->gpu, &count) : NULL;
+    for (size_t i = 0; i < count; i++) {
+        separator(a);
+        fprintf(a->options.chrome_trace,
+                "{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"device memory\","
+                "\"args\":{\"MB\":%.3f}}",
+                p->header.pid, micros(a, changes[i].ts_ns), (double)changes[i].live / 1e6);
+    }
+}
+
 void pi_chrome_thread_names(struct pi_analysis *a, const struct pi_process_info *p)
 {
+    device_memory(a, p); /* the last changes, applied when the file ended */
     if (p->gpu)
         metadata(a, p->header.pid, GPU_TRACK_TID, "thread_name", "GPU");
     for (size_t i = 0; i < p->thread_count; i++) {
@@ -141,12 +156,7 @@ static void cuda_event(struct pi_analysis *a, const struct pi_reader *reader,
         slice(a, p, ev, pi_cuda_api_name(PI_CUDA_API(r->flags)), "cuda");
         fprintf(out, ",\"args\":{\"pointer\":\"0x%" PRIx64 "\",\"bytes\":%" PRIu64 "}}",
                 r->arg[0], r->arg[1]);
-        if (p->gpu) {
-            separator(a);
-            fprintf(out, "{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"device memory\","
-                         "\"args\":{\"MB\":%.3f}}",
-                    p->header.pid, micros(a, ev->ts_ns), (double)p->gpu->live / 1e6);
-        }
+        device_memory(a, p);
         break;
     case PI_REC_GPU_SYNC:
         slice(a, p, ev, pi_cuda_api_name(PI_CUDA_API(r->flags)), "cuda");

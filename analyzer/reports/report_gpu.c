@@ -92,6 +92,10 @@ static void print_memory(FILE *out, struct pi_analysis *a)
         if (m->live_at_window_start)
             fprintf(out, "    %s already allocated when the capture window opened\n",
                     pi_format_bytes((double)m->live_at_window_start));
+        if (m->pool_count)
+            fprintf(out, "    stream-ordered pools (cudaMallocAsync) reserved %s at most, %s at the end\n",
+                    pi_format_bytes((double)m->pool_reserved_peak),
+                    pi_format_bytes((double)m->pool_reserved_end));
         for (unsigned d = 0; m->devices_seen > 1 && d < m->devices_seen; d++)
             fprintf(out, "    device %u: peak %s, %s at the end\n", d,
                     pi_format_bytes((double)m->device_peak[d]),

@@ -101,6 +101,8 @@ static cJSON *gpu_memory_json(const struct pi_analysis *a, const struct pi_gpu_m
     cJSON_AddNumberToObject(o, "live_at_end_bytes", (double)leaked);
     cJSON_AddNumberToObject(o, "live_at_window_start_bytes", (double)m->live_at_window_start);
     cJSON_AddNumberToObject(o, "pinned_host_peak_bytes", (double)m->pinned_peak);
+    cJSON_AddNumberToObject(o, "pool_reserved_peak_bytes", (double)m->pool_reserved_peak);
+    cJSON_AddNumberToObject(o, "pool_reserved_at_end_bytes", (double)m->pool_reserved_end);
     cJSON *devices = cJSON_AddArrayToObject(o, "devices");
     for (unsigned d = 0; d < m->devices_seen; d++) {
         cJSON *device = cJSON_CreateObject();

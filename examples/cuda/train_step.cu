@@ -2,7 +2,11 @@
 // allocation, copy, launch and synchronisation pattern of a training step,
 // with one deliberate leak and one pageable copy for the report to find.
 //
-//   LD_PRELOAD=libprofinject.so ./train_step && profinject-analyze profinject-traces/
+//   LD_PRELOAD=libprofinject.so ./train_step [truths.json] && profinject-analyze profinject-traces/
+//
+// With a path it writes its own figures there, for tools/gpu-check: the
+// launches of each kernel, the device bytes it allocated, and the GPU time
+// of its "busy" kernels as events recorded around each one measure it.
 #include <cstdio>
 #include <cuda_runtime.h>
 #include <vector>
@@ -22,26 +26,48 @@ template <typename T> __global__ void reduce(const T *x, T *out, int n)
     atomicAdd(out, sum);
 }
 
-int main()
+// Spins for @cycles of the SM's clock: a kernel of a known, steady length.
+__global__ void busy(long long cycles)
 {
-    const int n = 1 << 22;
+    long long start = clock64();
+    while (clock64() - start < cycles)
+        ;
+}
+
+int main(int argc, char **argv)
+{
+    const int n = 1 << 22, steps = 50, scales = 20;
+    const size_t leak_bytes = 64 << 20;
     std::vector<float> pageable(n, 1.0f);
     float *host_pinned, *x, *sum, *leak;
     if (cudaMallocHost(&host_pinned, n * sizeof(float)) != cudaSuccess ||
         cudaMalloc(&x, n * sizeof(float)) != cudaSuccess ||
         cudaMalloc(&sum, sizeof(float)) != cudaSuccess ||
-        cudaMalloc(&leak, 64 << 20) != cudaSuccess) {
+        cudaMalloc(&leak, leak_bytes) != cudaSuccess) {
         std::printf("no usable GPU\n");
         return 1;
     }
     cudaStream_t stream;
     cudaStreamCreate(&stream);
-    for (int step = 0; step < 50; step++) {
+    cudaEvent_t before, after;
+    cudaEventCreate(&before);
+    cudaEventCreate(&after);
+    double busy_ms = 0;
+    for (int step = 0; step < steps; step++) {
         cudaMemcpyAsync(x, host_pinned, n * sizeof(float), cudaMemcpyHostToDevice, stream);
-        for (int k = 0; k < 20; k++)
+        for (int k = 0; k < scales; k++)
             scale<<<(n + 255) / 256, 256, 0, stream>>>(x, n, 1.0001f);
         cudaMemsetAsync(sum, 0, sizeof(float), stream);
         reduce<float><<<1, 256, 0, stream>>>(x, sum, n);
+        for (int k = 0; k < 2; k++) {
+            cudaEventRecord(before, stream);
+            busy<<<1, 1, 0, stream>>>(200000); // ~0.1 ms
+            cudaEventRecord(after, stream);
+            cudaEventSynchronize(after);
+            float ms = 0;
+            cudaEventElapsedTime(&ms, before, after);
+            busy_ms += ms;
+        }
         float result;
         cudaMemcpy(&result, sum, sizeof(float), cudaMemcpyDeviceToHost); // a sync every step
     }
@@ -50,6 +76,18 @@ int main()
     cudaFree(x);
     cudaFree(sum);
     cudaFreeHost(host_pinned);
+    if (argc > 1) {
+        FILE *out = std::fopen(argv[1], "w");
+        if (!out)
+            return 1;
+        std::fprintf(out,
+                     "{\"launches\": {\"scale\": %d, \"reduce\": %d, \"busy\": %d},\n"
+                     " \"device_peak_bytes\": %zu, \"device_live_at_end_bytes\": %zu,\n"
+                     " \"busy_total_ns\": %.0f}\n",
+                     steps * scales, steps, steps * 2, n * sizeof(float) + sizeof(float) + leak_bytes,
+                     leak_bytes, busy_ms * 1e6);
+        std::fclose(out);
+    }
     std::printf("done\n");
     return 0;
 }

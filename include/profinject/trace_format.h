@@ -23,8 +23,9 @@
 #define PI_FILE_MAGIC "PROFINJ\x1a"
 #define PI_FILE_MAGIC_LEN 8
 /* 2: call sites as structured frames (PI_REC_MODULE, PI_REC_STACK), Python
- * frames (PI_REC_CALL_SITE, PI_REC_PYTHON). Readers still read version 1,
- * where a CUDA record's stack id names a PI_REC_STRING of text frames. */
+ * frames (PI_REC_CALL_SITE, PI_REC_PYTHON), memory pool reserves
+ * (PI_REC_GPU_POOL). Readers still read version 1, where a CUDA record's
+ * stack id names a PI_REC_STRING of text frames. */
 #define PI_FORMAT_VERSION 2
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -138,8 +139,11 @@ enum pi_record_kind {
      * arg0 = event or stream handle */
     PI_REC_GPU_SYNC = 19,
     /* GPU-side duration of a launch or copy: dur = GPU time, arg0 = its
-     * correlation id, arg1 = enum pi_gpu_timing_source; ts = the host end
-     * of the launch (the GPU start is not known with event timing) */
+     * correlation id, arg1 = enum pi_gpu_timing_source; ts = the GPU start
+     * with CUPTI, the host end of the launch with event pairs (which do not
+     * know the start); arg2 = the kernel's name id as the GPU ran it (CUPTI;
+     * 0 when unknown, format 2). PI_GPU_TIME_PART in flags: one of several
+     * pieces of GPU work of the same call (a graph launch) */
     PI_REC_GPU_TIME = 20,
     /* how GPU time is measured in this process: arg0 = enum
      * pi_gpu_timing_source, arg1 = error code that ruled out the better
@@ -175,6 +179,11 @@ enum pi_record_kind {
      * pi_python_frames, arg2 = string id saying why (when frames are not
      * read, or only in part). */
     PI_REC_PYTHON = 27,
+    /* the reserve of a stream-ordered memory pool (cudaMallocAsync), read
+     * from the driver: arg0 = pool handle, arg1 = bytes reserved now, arg2 =
+     * the most reserved since the pool's high-water mark was last reset;
+     * flags = device. Format 2. */
+    PI_REC_GPU_POOL = 28,
     PI_REC_KIND_COUNT
 };
 
@@ -182,6 +191,7 @@ enum pi_lost_reason {
     PI_LOST_NO_BUFFER = 1,  /* the writer fell behind; the application ran on */
     PI_LOST_BEFORE_INIT = 2,
     PI_LOST_WRITE_FAILED = 3,
+    PI_LOST_GPU_TIME = 4, /* GPU durations of recorded calls that never arrived (format 2) */
 };
 
 enum pi_end_reason {
@@ -306,7 +316,8 @@ enum pi_io_op {
     X(cuMemcpy) X(cuMemcpyAsync) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)                  \
     X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuLaunchKernel)              \
     X(cuLaunchKernelEx) X(cuGraphLaunch) X(cuStreamSynchronize) X(cuCtxSynchronize)               \
-    X(cuEventSynchronize) X(live_at_window_start)
+    X(cuEventSynchronize) X(live_at_window_start) X(__cudaLaunchKernel)                          \
+    X(cudaMallocFromPoolAsync) X(cuMemAllocFromPoolAsync)
 
 #define PI_CUDA_API_ENUM(name) PI_CUDA_API_##name,
 enum pi_cuda_api { PI_CUDA_API_NONE = 0, PI_CUDA_APIS(PI_CUDA_API_ENUM) PI_CUDA_API_COUNT };
@@ -356,6 +367,9 @@ enum pi_gpu_sync_kind {
     PI_GPU_SYNC_EVENT = 3,
     PI_GPU_SYNC_STREAM_WAIT = 4, /* queued, the host does not block */
 };
+
+/* PI_REC_GPU_TIME flags */
+#define PI_GPU_TIME_PART (1u << 1)
 
 enum pi_gpu_timing_source {
     PI_GPU_TIMING_ABSENT = 0,

@@ -43,6 +43,12 @@ static void capture_set(int on, int in_signal)
         if (!atomic_load(&pi_recording) && pi_live_open_window(in_signal) != 0 && !in_signal)
             pi_diag("a capture window opened without the full list of live CUDA allocations");
     } else if (atomic_load(&pi_recording)) {
+        /* what is still on its way (GPU times) is written while the window is open */
+        if (!in_signal) {
+            int guard = pi_guard_enter();
+            pi_process_event_notify(PI_EVENT_WINDOW_CLOSING);
+            pi_guard_restore(guard);
+        }
         pi_emit(PI_REC_CAPTURE, 0, pi_clock_ticks(), 0, 0, 0, 0);
         atomic_store(&pi_recording, 0);
         pi_recorder_flush_sync(2000);

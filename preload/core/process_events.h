@@ -1,7 +1,7 @@
 /*
  * process_events.h - moments of a process's life that parts of the library
  * outside the core must hear about: a fork child starting, an exec about to
- * replace the image, the process ending.
+ * replace the image, the process ending, a capture window closing.
  *
  * The core owns the fork, exec and exit paths but knows nothing of the
  * control socket or GPU timing; each part subscribes when it starts, so
@@ -14,6 +14,7 @@ enum pi_process_event {
     PI_EVENT_FORK_CHILD,  /* in the child, before the application's code resumes */
     PI_EVENT_BEFORE_EXEC, /* the image is about to go: write out what is pending */
     PI_EVENT_END,         /* exit or _exit: the trace is about to close */
+    PI_EVENT_WINDOW_CLOSING, /* a capture window is about to close: write out what is pending */
     PI_EVENT_COUNT
 };
 

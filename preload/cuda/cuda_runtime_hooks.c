@@ -16,6 +16,9 @@
 #include "cuda_common.h"
 #include "entry_points.h"
 #include "gpu_timing.h"
+#include "kernel_names.h"
+#include "live_allocations.h"
+#include "pool_reserve.h"
 #include "core/hook.h"
 
 /* The real function behind hook @name, found on first use. */
@@ -79,6 +82,8 @@ PI_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
                            r == cudaSuccess ? (uint64_t)(uintptr_t)*ptr : 0, size,                \
                            is_stream ? (const void *)(uintptr_t)third : NULL, start,              \
                            r != cudaSuccess);                                                     \
+        if (kind == PI_GPU_ALLOC_POOL)                                                            \
+            pi_pool_used(NULL);                                                                   \
         return r;                                                                                 \
     }
 
@@ -95,13 +100,19 @@ ALLOC3_HOOK(cudaMallocAsync_ptsz, PI_CUDA_API_cudaMallocAsync, PI_GPU_ALLOC_POOL
         if (!pi_cuda_memory_hook_active() || !(pointer))                                                      \
             return name##_real args;                                                              \
         uint64_t start = pi_clock_ticks();                                                        \
+        struct pi_live_saved saved;                                                               \
+        int was_live = pi_live_forget((uint64_t)(uintptr_t)(pointer), &saved);                    \
         ENTER();                                                                                  \
         cudaError_t r = name##_real args;                                                         \
         LEAVE();                                                                                  \
+        if (r != cudaSuccess && was_live)                                                         \
+            pi_live_restore(&saved);                                                              \
         if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED)                       \
             pi_cuda_pinned_remove(pointer);                                                       \
         pi_cuda_emit_free(api, kind, bits, (uint64_t)(uintptr_t)(pointer), 0, stream, start,      \
                           r != cudaSuccess);                                                      \
+        if (kind == PI_GPU_ALLOC_POOL)                                                            \
+            pi_pool_used(NULL);                                                                   \
         return r;                                                                                 \
     }
 
@@ -113,6 +124,34 @@ FREE_HOOK(cudaFreeAsync, PI_CUDA_API_cudaFreeAsync, PI_GPU_ALLOC_POOL, (void *p,
           (p, s), p, s, PI_CUDA_ASYNC)
 FREE_HOOK(cudaFreeAsync_ptsz, PI_CUDA_API_cudaFreeAsync, PI_GPU_ALLOC_POOL,
           (void *p, cudaStream_t s), (p, s), p, s, PI_CUDA_ASYNC)
+
+/* From a given pool (cudaMemPoolCreate, or one the caller set up). */
+static cudaError_t alloc_from_pool(cudaError_t (*real)(void **, size_t, cudaMemPool_t, cudaStream_t),
+                                   void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream)
+{
+    if (!pi_cuda_memory_hook_active())
+        return real(ptr, size, pool, stream);
+    uint64_t start = pi_clock_ticks();
+    ENTER();
+    cudaError_t r = real(ptr, size, pool, stream);
+    LEAVE();
+    pi_cuda_emit_alloc(PI_CUDA_API_cudaMallocFromPoolAsync, PI_GPU_ALLOC_POOL, PI_CUDA_ASYNC,
+                       r == cudaSuccess ? (uint64_t)(uintptr_t)*ptr : 0, size, stream, start,
+                       r != cudaSuccess);
+    pi_pool_used(pool);
+    return r;
+}
+
+#define FROM_POOL_HOOK(name)                                                                      \
+    PI_EXPORT cudaError_t name(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream)  \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(void **, size_t, cudaMemPool_t, cudaStream_t);                  \
+        RUNTIME_REAL(fn, name);                                                                   \
+        return alloc_from_pool(name##_real, ptr, size, pool, stream);                             \
+    }
+
+FROM_POOL_HOOK(cudaMallocFromPoolAsync)
+FROM_POOL_HOOK(cudaMallocFromPoolAsync_ptsz)
 
 PI_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
@@ -167,7 +206,7 @@ static unsigned pinned_bits(unsigned kind, const void *dst, const void *src)
         struct pi_gpu_pair pair;                                                                  \
         before;                                                                                   \
         uint64_t corr = pi_cuda_next_correlation();                                               \
-        pi_gpu_timing_start(&pair, stream, per_thread, corr);                                     \
+        pi_gpu_timing_start(&pair, stream, per_thread, start);                                    \
         pi_cuda_parent_correlation = corr;                                                        \
         ENTER();                                                                                  \
         cudaError_t r = call;                                                                     \
@@ -279,6 +318,41 @@ static void emit_runtime_launch(unsigned api, unsigned kind, const void *stub, u
 
 LAUNCH_HOOK(cudaLaunchKernel, 0)
 LAUNCH_HOOK(cudaLaunchKernel_ptsz, 1)
+
+/* nvcc 13's <<<>>>: the host stub fetches its kernel's handle once with
+ * __cudaGetKernel, then launches with __cudaLaunchKernel (or _ptsz) and the
+ * handle (crt/host_runtime.h, crt/device_functions.h); libtorch_cuda calls
+ * them the same way. The handle is named from the stub when it is fetched,
+ * else from the driver at its first launch (kernel_names.h). */
+#define GET_KERNEL_HOOK(name)                                                                     \
+    PI_EXPORT cudaError_t name(cudaKernel_t *kernel, const void *stub)                           \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(cudaKernel_t *, const void *);                                  \
+        RUNTIME_REAL(fn, name);                                                                   \
+        cudaError_t r = name##_real(kernel, stub);                                                \
+        if (r == cudaSuccess && kernel && pi_cuda_memory_hook_active())                           \
+            pi_cuda_name_kernel_from_stub(*kernel, stub);                                         \
+        return r;                                                                                 \
+    }
+
+GET_KERNEL_HOOK(__cudaGetKernel)
+GET_KERNEL_HOOK(cudaGetKernel)
+
+#define HANDLE_LAUNCH_HOOK(name, per_thread)                                                      \
+    PI_EXPORT cudaError_t name(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,           \
+                               size_t shared, cudaStream_t stream)                                \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);       \
+        RUNTIME_REAL(fn, name);                                                                   \
+        TIMED_CALL(stream, per_thread, (void)0,                                                   \
+                   name##_real(kernel, grid, block, args, shared, stream),                        \
+                   pi_cuda_emit_launch(PI_CUDA_API___cudaLaunchKernel, PI_GPU_KERNEL, 0, corr,    \
+                                       pi_cuda_handle_name(kernel), stream, start,                \
+                                       r != cudaSuccess));                                        \
+    }
+
+HANDLE_LAUNCH_HOOK(__cudaLaunchKernel, 0)
+HANDLE_LAUNCH_HOOK(__cudaLaunchKernel_ptsz, 1)
 
 #define LAUNCH_EX_HOOK(name, per_thread)                                                          \
     PI_EXPORT cudaError_t name(const cudaLaunchConfig_t *config, const void *func, void **args)   \

@@ -1,209 +1,227 @@
 /*
- * cupti_source.c - GPU time from CUPTI's activity API, loaded with
- * dlopen(RTLD_LOCAL) and never linked (see gpu_timing.h).
+ * cupti_source.c - the CUPTI session (see cupti_source.h).
  *
- * Each launch and copy pushes our correlation id as CUPTI's external
- * correlation; CUPTI reports that mapping (EXTERNAL_CORRELATION records)
- * and, once the GPU work is done, a kernel, copy or set record with its
- * GPU start and end. Buffers are handed to us on CUPTI's own thread; the
- * GPU_TIME records are written from there. CUPTI's clock is mapped onto
- * ours with one pair of readings taken when recording starts.
+ * What cupti_activity.h and cupti_callbacks.h ask of a client, and why:
+ * - subscribe first: one subscriber at a time, and a tool already holding
+ *   CUPTI (torch.profiler, Nsight Systems) answers
+ *   CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED; then event pairs time
+ *   the launches instead, and the trace says which tool was there;
+ * - CONCURRENT_KERNEL, not KERNEL, which serialises kernels;
+ * - a timestamp callback registered before any kind is enabled makes
+ *   every CUPTI timestamp one of our clock, so API records and our calls
+ *   compare exactly (cuptiActivityRegisterTimestampCallback);
+ * - API records only for the entry points we time
+ *   (cuptiActivityEnableRuntimeApi / EnableDriverApi), kernel-level thread
+ *   ids (cuptiSetThreadIdType SYSTEM, gettid) to find the thread;
+ * - flush: cuptiActivityFlushAll(0) hands over only buffers whose records
+ *   are all complete; CUPTI_ACTIVITY_FLAG_FLUSH_FORCED hands over the rest
+ *   too, unfinished records with zero timestamps, for the end of a session.
+ * No push or pop of external correlation ids: two CUPTI calls per launch,
+ * and their records exist only beside API records anyway.
  */
 #include "cupti_source.h"
-#include "core/real_functions.h"
 
-#include <cupti.h>
-
-#include <dlfcn.h>
-#include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "core/guard.h"
-#include "core/recorder.h"
+#include "cupti_api.h"
+#include "cupti_records.h"
 
-#define BUFFER_SIZE (1u << 20)
-#define MAP_SLOTS 65536 /* CUPTI correlation id -> ours, recent ones */
-#define LATE_MAX 4096   /* GPU records whose mapping had not arrived yet */
+static const CUpti_ActivityKind gpu_kinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
 
-static struct {
-    CUptiResult (*enable)(CUpti_ActivityKind);
-    CUptiResult (*disable)(CUpti_ActivityKind);
-    CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc,
-                                      CUpti_BuffersCallbackCompleteFunc);
-    CUptiResult (*flush_all)(uint32_t);
-    CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
-    CUptiResult (*push)(CUpti_ExternalCorrelationKind, uint64_t);
-    CUptiResult (*pop)(CUpti_ExternalCorrelationKind, uint64_t *);
-    CUptiResult (*timestamp)(uint64_t *);
-    CUptiResult (*describe)(CUptiResult, const char **);
-} cupti;
-
-static uint64_t cupti_origin, ticks_origin;
-static double ticks_per_ns;
-
-static struct {
-    _Atomic uint32_t key;
-    uint64_t ours;
-} correlation_map[MAP_SLOTS];
-
-struct late_record {
-    uint32_t correlation;
-    uint64_t start, end;
+#define RUNTIME(name) CUPTI_RUNTIME_TRACE_CBID_##name
+#define DRIVER(name) CUPTI_DRIVER_TRACE_CBID_##name
+/* The runtime calls we time (cuda_runtime_hooks.c); also what runtimes
+ * linked statically into libraries call before reaching our driver hooks. */
+static const CUpti_CallbackId runtime_calls[] = {
+    RUNTIME(cudaLaunchKernel_v7000),        RUNTIME(cudaLaunchKernel_ptsz_v7000),
+    RUNTIME(cudaLaunchKernelExC_v11060),    RUNTIME(cudaLaunchKernelExC_ptsz_v11060),
+    RUNTIME(__cudaLaunchKernel_v13000),     RUNTIME(__cudaLaunchKernel_ptsz_v13000),
+    RUNTIME(cudaGraphLaunch_v10000),        RUNTIME(cudaGraphLaunch_ptsz_v10000),
+    RUNTIME(cudaMemcpy_v3020),              RUNTIME(cudaMemcpy_ptds_v7000),
+    RUNTIME(cudaMemcpyAsync_v3020),         RUNTIME(cudaMemcpyAsync_ptsz_v7000),
+    RUNTIME(cudaMemcpy2D_v3020),            RUNTIME(cudaMemcpy2D_ptds_v7000),
+    RUNTIME(cudaMemcpy2DAsync_v3020),       RUNTIME(cudaMemcpy2DAsync_ptsz_v7000),
+    RUNTIME(cudaMemset_v3020),              RUNTIME(cudaMemset_ptds_v7000),
+    RUNTIME(cudaMemsetAsync_v3020),         RUNTIME(cudaMemsetAsync_ptsz_v7000),
 };
-static struct late_record late[LATE_MAX];
-static size_t late_count;
+/* The driver calls we time (driver_launch_hooks.c). */
+static const CUpti_CallbackId driver_calls[] = {
+    DRIVER(cuLaunchKernel),          DRIVER(cuLaunchKernel_ptsz),
+    DRIVER(cuLaunchKernelEx),        DRIVER(cuLaunchKernelEx_ptsz),
+    DRIVER(cuGraphLaunch),           DRIVER(cuGraphLaunch_ptsz),
+    DRIVER(cuMemcpy),                DRIVER(cuMemcpy_ptds),
+    DRIVER(cuMemcpyAsync),           DRIVER(cuMemcpyAsync_ptsz),
+    DRIVER(cuMemcpyHtoD_v2),         DRIVER(cuMemcpyHtoD_v2_ptds),
+    DRIVER(cuMemcpyDtoH_v2),         DRIVER(cuMemcpyDtoH_v2_ptds),
+    DRIVER(cuMemcpyDtoD_v2),         DRIVER(cuMemcpyDtoD_v2_ptds),
+    DRIVER(cuMemcpyHtoDAsync_v2),    DRIVER(cuMemcpyHtoDAsync_v2_ptsz),
+    DRIVER(cuMemcpyDtoHAsync_v2),    DRIVER(cuMemcpyDtoHAsync_v2_ptsz),
+    DRIVER(cuMemcpyDtoDAsync_v2),    DRIVER(cuMemcpyDtoDAsync_v2_ptsz),
+};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static void *symbol(void *lib, const char *name)
+static CUpti_SubscriberHandle subscriber;
+static int running, paused;
+/* CUPTI's settings as the session found them, given back when it ends */
+static CUpti_ActivityThreadIdType thread_ids_before = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+
+static void CUPTIAPI no_callback(void *data, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                                 const void *info)
 {
-    return pi_dlsym(lib, name);
+    (void)data, (void)domain, (void)id, (void)info;
+}
+
+/* Hold CUPTI's one subscription, or say who holds it. */
+static CUptiResult subscribe(char *holder, size_t size)
+{
+    holder[0] = '\0';
+    if (pi_cupti.subscribe_v2) {
+        CUpti_SubscriberParams params = {0};
+        params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+        params.subscriberName = "profinject";
+        params.oldSubscriberName = holder;
+        params.oldSubscriberSize = size;
+        return pi_cupti.subscribe_v2(&subscriber, no_callback, NULL, &params);
+    }
+    return pi_cupti.subscribe ? pi_cupti.subscribe(&subscriber, no_callback, NULL) : CUPTI_SUCCESS;
+}
+
+/* API records of the calls we time: one by one where CUPTI can, else all of them. */
+static CUptiResult api_records(uint8_t on)
+{
+    if (!pi_cupti.runtime_api || !pi_cupti.driver_api) {
+        CUptiResult r = (on ? pi_cupti.enable : pi_cupti.disable)(CUPTI_ACTIVITY_KIND_RUNTIME);
+        return r == CUPTI_SUCCESS ? (on ? pi_cupti.enable : pi_cupti.disable)(CUPTI_ACTIVITY_KIND_DRIVER)
+                                  : r;
+    }
+    /* an id this CUPTI does not know (an older one) is skipped */
+    for (size_t i = 0; i < COUNT(runtime_calls); i++)
+        pi_cupti.runtime_api(runtime_calls[i], on);
+    for (size_t i = 0; i < COUNT(driver_calls); i++)
+        pi_cupti.driver_api(driver_calls[i], on);
+    return CUPTI_SUCCESS;
+}
+
+static CUptiResult recording(int on)
+{
+    if (!on) {
+        for (size_t i = 0; i < COUNT(gpu_kinds); i++)
+            pi_cupti.disable(gpu_kinds[i]);
+        return api_records(0);
+    }
+    CUptiResult r = CUPTI_SUCCESS;
+    size_t enabled = 0;
+    while (enabled < COUNT(gpu_kinds) && (r = pi_cupti.enable(gpu_kinds[enabled])) == CUPTI_SUCCESS)
+        enabled++;
+    if (r == CUPTI_SUCCESS)
+        r = api_records(1);
+    if (r != CUPTI_SUCCESS)
+        for (size_t i = 0; i < enabled; i++)
+            pi_cupti.disable(gpu_kinds[i]);
+    return r;
 }
 
 int pi_cupti_start(char *reason, size_t size)
 {
-    static const char *const names[] = {"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
-    void *lib = NULL;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !lib; i++)
-        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(reason, size, "libcupti not found");
+    if (pi_cupti_load(reason, size) != 0)
+        return -1;
+    const char *other = pi_cupti_other_client();
+    if (other) {
+        snprintf(reason, size, "another CUPTI client came first (it called %s)", other);
         return -1;
     }
-    cupti.enable = symbol(lib, "cuptiActivityEnable");
-    cupti.disable = symbol(lib, "cuptiActivityDisable");
-    cupti.register_callbacks = symbol(lib, "cuptiActivityRegisterCallbacks");
-    cupti.flush_all = symbol(lib, "cuptiActivityFlushAll");
-    cupti.next_record = symbol(lib, "cuptiActivityGetNextRecord");
-    cupti.push = symbol(lib, "cuptiActivityPushExternalCorrelationId");
-    cupti.pop = symbol(lib, "cuptiActivityPopExternalCorrelationId");
-    cupti.timestamp = symbol(lib, "cuptiGetTimestamp");
-    cupti.describe = symbol(lib, "cuptiGetResultString");
-    if (!cupti.enable || !cupti.disable || !cupti.register_callbacks || !cupti.flush_all ||
-        !cupti.next_record || !cupti.push || !cupti.pop || !cupti.timestamp) {
-        snprintf(reason, size, "libcupti lacks part of the activity API");
-        return -1;
+    char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN], text[160];
+    CUptiResult r = subscribe(holder, sizeof(holder));
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        snprintf(reason, size, "CUPTI is held by another client (%s)",
+                 holder[0] ? holder : "a profiler or debugger");
+        return (int)r;
     }
-    CUptiResult code = cupti.register_callbacks(pi_cupti_buffer_requested, pi_cupti_buffer_completed);
-    static const CUpti_ActivityKind kinds[] = {
-        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
-    size_t enabled = 0;
-    for (; code == CUPTI_SUCCESS && enabled < sizeof(kinds) / sizeof(kinds[0]); enabled++)
-        code = cupti.enable(kinds[enabled]);
-    if (code != CUPTI_SUCCESS) {
-        for (size_t i = 0; i + 1 < enabled; i++)
-            cupti.disable(kinds[i]);
-        const char *text = NULL;
-        if (cupti.describe)
-            cupti.describe(code, &text);
-        snprintf(reason, size, "CUPTI refused activity recording: error %d (%s)", (int)code,
-                 text ? text : "?");
-        return (int)code;
+    if (r != CUPTI_SUCCESS) {
+        snprintf(reason, size, "CUPTI refused a subscriber: %s",
+                 pi_cupti_error_text(r, text, sizeof(text)));
+        return (int)r;
     }
-    cupti.timestamp(&cupti_origin);
-    ticks_origin = pi_clock_ticks();
-    ticks_per_ns = pi_recorder_ticks_per_second() / 1e9;
-    snprintf(reason, size, "CUPTI activity API");
+    int own_clock = pi_cupti.timestamp_callback &&
+                    pi_cupti.timestamp_callback(pi_cupti_records_timestamp) == CUPTI_SUCCESS;
+    pi_cupti_records_clock(own_clock);
+    if (pi_cupti.get_thread_id_type)
+        pi_cupti.get_thread_id_type(&thread_ids_before);
+    int by_kernel_id = pi_cupti.thread_id_type &&
+                       pi_cupti.thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
+    pi_cupti_records_thread_ids(!by_kernel_id);
+    r = pi_cupti.register_callbacks(pi_cupti_buffer_requested, pi_cupti_buffer_completed);
+    if (r == CUPTI_SUCCESS)
+        r = recording(1);
+    if (r != CUPTI_SUCCESS) {
+        if (pi_cupti.unsubscribe && subscriber)
+            pi_cupti.unsubscribe(subscriber);
+        subscriber = NULL;
+        snprintf(reason, size, "CUPTI refused activity recording: %s",
+                 pi_cupti_error_text(r, text, sizeof(text)));
+        return (int)r;
+    }
+    running = 1;
+    snprintf(reason, size, "CUPTI activity API%s", own_clock ? "" : " (CUPTI's clock, mapped)");
     return 0;
 }
 
-void pi_cupti_push(uint64_t correlation)
+void pi_cupti_flush(int forced)
 {
-    cupti.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, correlation);
-}
-
-void pi_cupti_pop(void)
-{
-    uint64_t last;
-    cupti.pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
-}
-
-void pi_cupti_flush(void)
-{
-    cupti.flush_all(0);
-}
-
-void CUPTIAPI pi_cupti_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
-{
-    *buffer = aligned_alloc(8, BUFFER_SIZE);
-    *size = *buffer ? BUFFER_SIZE : 0;
-    *max_records = 0;
-}
-
-static void remember(uint32_t cupti_id, uint64_t ours)
-{
-    unsigned slot = cupti_id % MAP_SLOTS;
-    correlation_map[slot].ours = ours;
-    atomic_store_explicit(&correlation_map[slot].key, cupti_id, memory_order_release);
-}
-
-static uint64_t ours_of(uint32_t cupti_id)
-{
-    unsigned slot = cupti_id % MAP_SLOTS;
-    if (atomic_load_explicit(&correlation_map[slot].key, memory_order_acquire) != cupti_id)
-        return 0;
-    return correlation_map[slot].ours;
-}
-
-/* GPU work with CUPTI's times: our clock's ticks, from the origin pair. */
-static int emit_gpu_time(uint32_t cupti_id, uint64_t start, uint64_t end)
-{
-    uint64_t ours = ours_of(cupti_id);
-    if (!ours)
-        return 0;
-    uint64_t ts = ticks_origin + (uint64_t)((double)(int64_t)(start - cupti_origin) * ticks_per_ns);
-    pi_emit(PI_REC_GPU_TIME, 0, ts, (uint64_t)((double)(end - start) * ticks_per_ns), ours,
-            PI_GPU_TIMING_CUPTI, 0);
-    return 1;
-}
-
-static void gpu_work(uint32_t cupti_id, uint64_t start, uint64_t end)
-{
-    if (!emit_gpu_time(cupti_id, start, end) && late_count < LATE_MAX)
-        late[late_count++] = (struct late_record){cupti_id, start, end};
-}
-
-void CUPTIAPI pi_cupti_buffer_completed(CUcontext context, uint32_t stream, uint8_t *buffer,
-                                        size_t size, size_t valid)
-{
-    (void)context, (void)stream, (void)size;
+    if (!running)
+        return;
     int guard = pi_guard_enter();
-    CUpti_Activity *record = NULL;
-    while (valid && cupti.next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
-        switch (record->kind) {
-        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
-            const CUpti_ActivityExternalCorrelation *e = (const void *)record;
-            if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
-                remember(e->correlationId, e->externalId);
-            break;
-        }
-        case CUPTI_ACTIVITY_KIND_KERNEL:
-        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-            const CUpti_ActivityKernel10 *k = (const void *)record;
-            gpu_work(k->correlationId, k->start, k->end);
-            break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMCPY: {
-            const CUpti_ActivityMemcpy6 *m = (const void *)record;
-            gpu_work(m->correlationId, m->start, m->end);
-            break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMSET: {
-            const CUpti_ActivityMemset4 *m = (const void *)record;
-            gpu_work(m->correlationId, m->start, m->end);
-            break;
-        }
-        default:
-            break;
-        }
-    }
-    /* records whose mapping came in this buffer, after them */
-    size_t kept = 0;
-    for (size_t i = 0; i < late_count; i++)
-        if (!emit_gpu_time(late[i].correlation, late[i].start, late[i].end))
-            late[kept++] = late[i];
-    late_count = kept;
-    free(buffer);
+    pi_cupti_records_before_flush();
+    pi_cupti.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     pi_guard_restore(guard);
+}
+
+void pi_cupti_pause(void)
+{
+    if (!running || paused)
+        return;
+    pi_cupti_flush(1);
+    int guard = pi_guard_enter();
+    recording(0);
+    pi_guard_restore(guard);
+    pi_cupti_records_close();
+    paused = 1;
+}
+
+void pi_cupti_resume(void)
+{
+    if (!running || !paused)
+        return;
+    int guard = pi_guard_enter();
+    paused = recording(1) != CUPTI_SUCCESS;
+    pi_guard_restore(guard);
+}
+
+void pi_cupti_stop(void)
+{
+    if (!running)
+        return;
+    pi_cupti_flush(1);
+    int guard = pi_guard_enter();
+    if (!paused)
+        recording(0);
+    if (pi_cupti.unsubscribe && subscriber)
+        pi_cupti.unsubscribe(subscriber);
+    /* whoever uses CUPTI next finds it as it was */
+    if (pi_cupti.thread_id_type)
+        pi_cupti.thread_id_type(thread_ids_before);
+    pi_cupti_records_clock_handed_back();
+    pi_guard_restore(guard);
+    subscriber = NULL;
+    running = 0;
+    pi_cupti_records_close();
+}
+
+void pi_cupti_after_fork(void)
+{
+    running = paused = 0;
+    subscriber = NULL;
+    pi_cupti_records_after_fork();
 }

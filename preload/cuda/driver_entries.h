@@ -15,6 +15,7 @@
     X(cuMemFree, "cuMemFree_v2", NULL, 3020)                                                      \
     X(cuMemAllocAsync, "cuMemAllocAsync", "cuMemAllocAsync_ptsz", 11020)                          \
     X(cuMemFreeAsync, "cuMemFreeAsync", "cuMemFreeAsync_ptsz", 11020)                             \
+    X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz", 11020)  \
     X(cuMemAllocManaged, "cuMemAllocManaged", NULL, 6000)                                         \
     X(cuMemAllocHost, "cuMemAllocHost_v2", NULL, 3020)                                            \
     X(cuMemHostAlloc, "cuMemHostAlloc", NULL, 2020)                                               \

@@ -8,6 +8,7 @@
 
 #include "driver_hook.h"
 #include "gpu_timing.h"
+#include "kernel_names.h"
 
 /* ---- copies ---- */
 
@@ -22,10 +23,10 @@ static CUresult copy(int id, unsigned api, unsigned kind, int flavour, uint64_t 
                      : ((CUresult(*)(uint64_t, uint64_t, size_t))fn)(dst, src, bytes);
     uint64_t start = pi_clock_ticks();
     unsigned nested = pi_cuda_nesting_bits();
-    struct pi_gpu_pair pair = {NULL, NULL, 0, 0};
+    struct pi_gpu_pair pair = {0};
     uint64_t corr = CORRELATION();
     if (!nested)
-        pi_gpu_timing_start(&pair, stream, flavour, corr);
+        pi_gpu_timing_start(&pair, stream, flavour, start);
     /* the ABI passes pointers and device addresses alike in integer registers */
     CUresult r = async ? ((CUresult(*)(uint64_t, uint64_t, size_t, CUstream))fn)(dst, src, bytes, stream)
                        : ((CUresult(*)(uint64_t, uint64_t, size_t))fn)(dst, src, bytes);
@@ -80,21 +81,6 @@ FLAVOURS(cuMemcpyDtoDAsync_body, cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz
 
 /* ---- kernel names ---- */
 
-static uint32_t kernel_name(const void *function)
-{
-    uint32_t name = pi_cuda_function_name(function);
-    if (name || !function)
-        return name;
-    /* a function we did not see looked up: ask the driver, where it can say */
-    static CUresult (*get_name)(const char **, CUfunction);
-    if (!get_name)
-        get_name = (CUresult(*)(const char **, CUfunction))pi_cuda_symbol("cuFuncGetName");
-    const char *text = NULL;
-    if (get_name && get_name(&text, (CUfunction)function) == CUDA_SUCCESS && text)
-        pi_cuda_remember_function(function, text);
-    return pi_cuda_function_name(function);
-}
-
 PI_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *function, CUmodule module,
                                                const char *name)
 {
@@ -129,16 +115,16 @@ PI_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *kernel, CUlibrary librar
             return call;                                                                          \
         if (pi_cuda_runtime_depth > 0) {                                                          \
             CUresult nested_result = call;                                                        \
-            pi_cuda_last_kernel = kernel_name(function);                                          \
+            pi_cuda_last_kernel = pi_cuda_handle_name(function);                                          \
             return nested_result;                                                                 \
         }                                                                                         \
         uint64_t start = pi_clock_ticks();                                                        \
-        struct pi_gpu_pair pair = {NULL, NULL, 0, 0};                                                \
+        struct pi_gpu_pair pair = {0};                                                            \
         uint64_t corr = pi_cuda_next_correlation();                                               \
-        pi_gpu_timing_start(&pair, stream, flavour, corr);                                        \
+        pi_gpu_timing_start(&pair, stream, flavour, start);                                       \
         CUresult r = call;                                                                        \
         pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS);                                     \
-        pi_cuda_emit_launch(api, kind, PI_CUDA_DRIVER, corr, kernel_name(function), stream,       \
+        pi_cuda_emit_launch(api, kind, PI_CUDA_DRIVER, corr, pi_cuda_handle_name(function), stream,       \
                             start, r != CUDA_SUCCESS);                                            \
         return r;                                                                                 \
     } while (0)

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "driver_hook.h"
+#include "live_allocations.h"
+#include "pool_reserve.h"
 
 /* ---- allocations ---- */
 
@@ -31,6 +33,8 @@ static CUresult mem_alloc(int id, unsigned api, unsigned kind, int flavour, CUde
         pi_cuda_emit_alloc(api, kind, BITS() | (id == DRV_cuMemAllocAsync ? PI_CUDA_ASYNC : 0),
                            r == CUDA_SUCCESS ? (uint64_t)*ptr : 0, bytes, stream, start,
                            r != CUDA_SUCCESS);
+    if (active && kind == PI_GPU_ALLOC_POOL && !pi_cuda_nesting_bits())
+        pi_pool_used(NULL);
     return r;
 }
 
@@ -47,6 +51,29 @@ static CUresult alloc_async(int flavour, CUdeviceptr *ptr, size_t bytes, CUstrea
 }
 FLAVOURS(alloc_async, cuMemAllocAsync, cuMemAllocAsync_ptsz,
          (CUdeviceptr * ptr, size_t bytes, CUstream stream), (ptr, bytes, stream))
+
+static CUresult alloc_from_pool(int flavour, CUdeviceptr *ptr, size_t bytes, CUmemoryPool pool,
+                                CUstream stream)
+{
+    void *fn = pi_driver_real(DRV_cuMemAllocFromPoolAsync, flavour);
+    if (!fn)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    int active = pi_cuda_memory_hook_active();
+    uint64_t start = active ? pi_clock_ticks() : 0;
+    CUresult r = ((CUresult(*)(CUdeviceptr *, size_t, CUmemoryPool, CUstream))fn)(ptr, bytes, pool,
+                                                                                  stream);
+    if (active) {
+        pi_cuda_emit_alloc(PI_CUDA_API_cuMemAllocFromPoolAsync, PI_GPU_ALLOC_POOL,
+                           BITS() | PI_CUDA_ASYNC, r == CUDA_SUCCESS ? (uint64_t)*ptr : 0, bytes,
+                           stream, start, r != CUDA_SUCCESS);
+        if (!pi_cuda_nesting_bits())
+            pi_pool_used(pool);
+    }
+    return r;
+}
+FLAVOURS(alloc_from_pool, cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync_ptsz,
+         (CUdeviceptr * ptr, size_t bytes, CUmemoryPool pool, CUstream stream),
+         (ptr, bytes, pool, stream))
 
 PI_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *ptr, size_t bytes, unsigned flags)
 {
@@ -108,13 +135,19 @@ static CUresult mem_free(int id, unsigned api, unsigned kind, int flavour, uint6
         return CUDA_ERROR_NOT_INITIALIZED;
     int active = pi_cuda_memory_hook_active() && pointer;
     uint64_t start = active ? pi_clock_ticks() : 0;
+    struct pi_live_saved saved;
+    int was_live = active && pi_live_forget(pointer, &saved);
     CUresult r = with_stream ? ((CUresult(*)(CUdeviceptr, CUstream))fn)(pointer, stream)
                              : ((CUresult(*)(CUdeviceptr))fn)(pointer);
+    if (r != CUDA_SUCCESS && was_live)
+        pi_live_restore(&saved);
     if (kind == PI_GPU_ALLOC_PINNED)
         pi_cuda_pinned_remove((const void *)(uintptr_t)pointer);
     if (active)
         pi_cuda_emit_free(api, kind, BITS() | (with_stream ? PI_CUDA_ASYNC : 0), pointer, 0,
                           stream, start, r != CUDA_SUCCESS);
+    if (active && kind == PI_GPU_ALLOC_POOL && !pi_cuda_nesting_bits())
+        pi_pool_used(NULL);
     return r;
 }
 
@@ -202,6 +235,8 @@ void pi_driver_memory_wrappers(struct pi_driver_entry *entries)
     entries[DRV_cuMemAllocAsync].wrapper[1] = (void *)cuMemAllocAsync_ptsz;
     entries[DRV_cuMemFreeAsync].wrapper[0] = (void *)cuMemFreeAsync;
     entries[DRV_cuMemFreeAsync].wrapper[1] = (void *)cuMemFreeAsync_ptsz;
+    entries[DRV_cuMemAllocFromPoolAsync].wrapper[0] = (void *)cuMemAllocFromPoolAsync;
+    entries[DRV_cuMemAllocFromPoolAsync].wrapper[1] = (void *)cuMemAllocFromPoolAsync_ptsz;
     entries[DRV_cuMemAllocManaged].wrapper[0] = (void *)cuMemAllocManaged;
     entries[DRV_cuMemAllocHost].wrapper[0] = (void *)cuMemAllocHost_v2;
     entries[DRV_cuMemHostAlloc].wrapper[0] = (void *)cuMemHostAlloc;

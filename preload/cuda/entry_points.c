@@ -71,6 +71,13 @@ PI_EXPORT CUresult CUDAAPI proc_address_v1(const char *symbol, void **pfn, int v
     return r;
 }
 
+/* Whether @a and @b are defined in the same loaded object. */
+static int same_object(const void *a, const void *b)
+{
+    Dl_info x, y;
+    return dladdr(a, &x) && dladdr(b, &y) && x.dli_fbase == y.dli_fbase;
+}
+
 void *pi_cuda_wrap_proc_address(int version, void *real)
 {
     int v2 = version >= 12000;
@@ -79,7 +86,10 @@ void *pi_cuda_wrap_proc_address(int version, void *real)
     if (real == ours)
         return real;
     void *expected = NULL;
-    if (atomic_compare_exchange_strong(slot, &expected, real) || expected == real)
+    /* the driver may answer "cuGetProcAddress" with another address than its
+     * exported symbol's: the same function of the same driver */
+    if (atomic_compare_exchange_strong(slot, &expected, real) || expected == real ||
+        same_object(expected, real))
         return ours;
     return real;
 }
@@ -98,13 +108,17 @@ static void ensure_table(void)
     }
 }
 
-/* Keep @real for @flavour of @e; hand out our wrapper when it routes there. */
+/* Keep @real for @flavour of @e; hand out our wrapper when it routes there.
+ * The driver may hand out one address for the entry by cuGetProcAddress and
+ * another for its exported symbol: both are that driver's, and the wrapper
+ * calling either is the same call. */
 static void *adopt(struct pi_driver_entry *e, int flavour, void *real)
 {
     if (!e->wrapper[flavour] || real == e->wrapper[flavour] || pi_in_self(real))
         return real;
     void *expected = NULL;
-    if (atomic_compare_exchange_strong(&e->real[flavour], &expected, real) || expected == real)
+    if (atomic_compare_exchange_strong(&e->real[flavour], &expected, real) || expected == real ||
+        same_object(expected, real))
         return e->wrapper[flavour];
     return real; /* another implementation already sits behind this wrapper */
 }

@@ -1,76 +1,46 @@
 /*
- * gpu_timing.c - GPU-side durations (see gpu_timing.h).
- *
- * Chosen once per process, on the first timed launch, and written down as
- * a GPU_TIMING record:
- *   1. CUPTI's activity API, when libcupti loads and activity recording
- *      can be enabled (cupti_source.c);
- *   2. event pairs around launches and copies on their own stream, resolved
- *      by a thread of ours off the application's path;
- *   3. absent, with the reason (no driver loaded, events unusable).
- *
- * PROFINJECT_GPU_TIMING=auto|cupti|events|off, PROFINJECT_GPU_SAMPLE=N times
- * every Nth launch (default 1). The event pool and the queue of pending
- * pairs take a mutex: timing costs two event records per launch anyway.
+ * gpu_timing.c - GPU-side durations: the choice of source and what each
+ * hook does with it (see gpu_timing.h). CUPTI costs a launch three stores
+ * into its thread's ring; event pairs two event records.
  */
 #include "gpu_timing.h"
 
-#include <cuda.h>
-#include <dlfcn.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <dlfcn.h>
+
+#include "call_ring.h"
 #include "core/background_thread.h"
-#include "cuda_common.h"
-#include "cupti_source.h"
-#include "core/diagnostics.h"
-#include "core/process_events.h"
 #include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/process_events.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
+#include "cupti_api.h"
+#include "cupti_source.h"
+#include "event_pairs.h"
 
-#define PENDING_MAX 65536
-#define POOL_MAX 8192
-#define RESOLVE_PERIOD_NS 2000000
-#define CUPTI_FLUSH_PERIOD 50 /* resolver rounds: 100 ms */
-
-struct pending {
-    uint64_t correlation;
-    uint64_t host_end;
-    CUevent start, end;
-    CUcontext context;
-};
-
-static struct {
-    CUresult (*event_create)(CUevent *, unsigned);
-    CUresult (*event_record)(CUevent, CUstream);
-    CUresult (*event_record_pt)(CUevent, CUstream);
-    CUresult (*event_query)(CUevent);
-    CUresult (*elapsed)(float *, CUevent, CUevent);
-    CUresult (*ctx_get)(CUcontext *);
-    CUresult (*ctx_set)(CUcontext);
-} drv;
+#define RESOLVE_PERIOD_NS 2000000l /* event pairs: resolve every 2 ms */
+#define FLUSH_PERIOD_NS 50000000l  /* CUPTI: hand over finished records every 50 ms */
+/* The first launch may come before the runtime has loaded the driver:
+ * wait this many launches for libcuda.so.1 before deciding without it. */
+#define LAUNCHES_BEFORE_DRIVER 1000
 
 static _Atomic int decided;
 static pthread_mutex_t choice_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned undecided_launches;
-/* The first launch may come before the runtime has loaded the driver:
- * wait this many launches for libcuda.so.1 before deciding without it. */
-#define LAUNCHES_BEFORE_DRIVER 1000
-static int source = PI_GPU_TIMING_ABSENT;
-static unsigned sample_every = 1;
-static _Atomic uint64_t launches;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pending queue[PENDING_MAX];
-static size_t queued;
-static CUevent pool[POOL_MAX];
-static size_t pooled;
-static _Atomic uint64_t dropped;
+static _Atomic int source = PI_GPU_TIMING_ABSENT;
+static _Atomic int cupti_paused; /* no window open: CUPTI records nothing */
+static int events_usable, thread_running;
+/* PROFINJECT_TEST_LAUNCH_DELAY_NS: each timed call spins this long first, so
+ * that tools/gpu-check can tell a program that reacts to slower launches
+ * from one that reacts to the CUDA calls GPU timing makes */
+static uint64_t test_delay_ticks;
 
 static void emit_choice(int chosen, uint64_t code, const char *reason)
 {
@@ -80,17 +50,99 @@ static void emit_choice(int chosen, uint64_t code, const char *reason)
     pi_emit(PI_REC_GPU_TIMING, 0, pi_clock_ticks(), 0, (uint64_t)chosen, code, id);
 }
 
-static void *resolver(void *unused);
-static void choose(void);
+/* The resolver (event pairs) and flusher (CUPTI), in one thread of ours. */
+static void *timing_thread(void *unused)
+{
+    (void)unused;
+    pi_guard_enter(); /* our CUDA calls are not the application's */
+    for (;;) {
+        int cupti = atomic_load(&source) == PI_GPU_TIMING_CUPTI;
+        struct timespec pause = {0, cupti ? FLUSH_PERIOD_NS : RESOLVE_PERIOD_NS};
+        nanosleep(&pause, NULL);
+        if (atomic_load(&source) == PI_GPU_TIMING_CUPTI && !atomic_load(&cupti_paused))
+            pi_cupti_flush(0);
+        else if (atomic_load(&source) == PI_GPU_TIMING_EVENTS)
+            pi_event_pairs_resolve();
+    }
+    return NULL;
+}
+
+static int start_thread(void)
+{
+    if (!thread_running)
+        thread_running = pi_background_thread(timing_thread, NULL) == 0;
+    return thread_running ? 0 : -1;
+}
+
+/* Before libcupti's and the runtime's own exit handlers run (atexit order is
+ * the reverse of registration), so CUPTI can still hand its records over. */
+static void at_exit(void)
+{
+    pi_gpu_timing_drain();
+}
+
+static void choose(void)
+{
+    int guard = pi_guard_enter();
+    const char *mode = getenv("PROFINJECT_GPU_TIMING");
+    const char *sample = getenv("PROFINJECT_GPU_SAMPLE");
+    pi_event_pairs_sample(sample && atoi(sample) > 0 ? (unsigned)atoi(sample) : 1);
+    const char *delay = getenv("PROFINJECT_TEST_LAUNCH_DELAY_NS");
+    if (delay && atol(delay) > 0)
+        test_delay_ticks = (uint64_t)((double)atol(delay) * pi_recorder_ticks_per_second() / 1e9);
+    if (mode && strcmp(mode, "off") == 0) {
+        emit_choice(PI_GPU_TIMING_ABSENT, 0, "GPU timing turned off (PROFINJECT_GPU_TIMING=off)");
+        pi_guard_restore(guard);
+        return;
+    }
+    char reason[400];
+    int events_only = mode && strcmp(mode, "events") == 0;
+    int cupti = events_only ? -1 : pi_cupti_start(reason, sizeof(reason));
+    if (events_only)
+        snprintf(reason, sizeof(reason), "event pairs asked for (PROFINJECT_GPU_TIMING=events)");
+    events_usable = pi_event_pairs_load() == 0;
+    int chosen = cupti == 0 ? PI_GPU_TIMING_CUPTI
+                 : events_usable ? PI_GPU_TIMING_EVENTS
+                                 : PI_GPU_TIMING_ABSENT;
+    if (chosen != PI_GPU_TIMING_ABSENT && start_thread() != 0) {
+        if (cupti == 0)
+            pi_cupti_stop();
+        snprintf(reason, sizeof(reason), "cannot start the GPU timing thread");
+        chosen = PI_GPU_TIMING_ABSENT;
+    } else if (chosen == PI_GPU_TIMING_ABSENT) {
+        char why_not_cupti[sizeof(reason)];
+        snprintf(why_not_cupti, sizeof(why_not_cupti), "%s", reason);
+        snprintf(reason, sizeof(reason), "no usable CUDA driver (libcuda.so.1 event API not found); %.300s",
+                 why_not_cupti);
+    }
+    atomic_store(&source, chosen);
+    emit_choice(chosen, (uint64_t)(int64_t)cupti, reason);
+    if (chosen != PI_GPU_TIMING_ABSENT)
+        atexit(at_exit);
+    pi_guard_restore(guard);
+}
+
+static void window_closing(void)
+{
+    if (atomic_load(&source) == PI_GPU_TIMING_CUPTI) {
+        PI_REAL(pthread_mutex_lock)(&choice_lock);
+        pi_cupti_pause();
+        atomic_store(&cupti_paused, 1);
+        pthread_mutex_unlock(&choice_lock);
+    } else if (atomic_load(&source) == PI_GPU_TIMING_EVENTS) {
+        pi_event_pairs_close();
+    }
+}
 
 /* Decide the source once the driver is there (or has long not come). */
 static void decide(void)
 {
     PI_REAL(pthread_mutex_lock)(&choice_lock);
     if (!atomic_load(&decided)) {
-        /* from the first launch on, the end, an exec and a fork child concern us */
+        /* from the first launch on, the end, an exec, a window closing and a fork child concern us */
         pi_process_event_subscribe(PI_EVENT_END, pi_gpu_timing_drain);
         pi_process_event_subscribe(PI_EVENT_BEFORE_EXEC, pi_gpu_timing_drain);
+        pi_process_event_subscribe(PI_EVENT_WINDOW_CLOSING, window_closing);
         pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_gpu_timing_after_fork);
         int guard = pi_guard_enter();
         void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
@@ -105,230 +157,97 @@ static void decide(void)
     pthread_mutex_unlock(&choice_lock);
 }
 
-/* The resolver (events) or flusher (CUPTI) thread. */
-static int start_thread(void)
+static void resume_cupti(void)
 {
-    return pi_background_thread(resolver, NULL);
-}
-
-static void choose(void)
-{
-    int guard = pi_guard_enter();
-    const char *mode = getenv("PROFINJECT_GPU_TIMING");
-    const char *sample = getenv("PROFINJECT_GPU_SAMPLE");
-    if (sample && atoi(sample) > 0)
-        sample_every = (unsigned)atoi(sample);
-    char reason[300];
-    if (mode && strcmp(mode, "off") == 0) {
-        emit_choice(PI_GPU_TIMING_ABSENT, 0, "GPU timing turned off (PROFINJECT_GPU_TIMING=off)");
-        pi_guard_restore(guard);
-        return;
+    PI_REAL(pthread_mutex_lock)(&choice_lock);
+    if (atomic_load(&cupti_paused)) {
+        pi_cupti_resume();
+        atomic_store(&cupti_paused, 0);
     }
-    int events_only = mode && strcmp(mode, "events") == 0;
-    int cupti = events_only ? -1 : pi_cupti_start(reason, sizeof(reason));
-    if (events_only)
-        snprintf(reason, sizeof(reason), "event pairs asked for (PROFINJECT_GPU_TIMING=events)");
-    if (cupti == 0) {
-        if (start_thread() == 0) {
-            source = PI_GPU_TIMING_CUPTI;
-            emit_choice(PI_GPU_TIMING_CUPTI, 0, reason);
-        } else {
-            emit_choice(PI_GPU_TIMING_ABSENT, 0, "cannot start the GPU timing thread");
-        }
-        pi_guard_restore(guard);
-        return;
-    }
-    drv.event_create = (CUresult(*)(CUevent *, unsigned))pi_cuda_symbol("cuEventCreate");
-    drv.event_record = (CUresult(*)(CUevent, CUstream))pi_cuda_symbol("cuEventRecord");
-    drv.event_record_pt = (CUresult(*)(CUevent, CUstream))pi_cuda_symbol("cuEventRecord_ptsz");
-    drv.event_query = (CUresult(*)(CUevent))pi_cuda_symbol("cuEventQuery");
-    drv.elapsed = (CUresult(*)(float *, CUevent, CUevent))pi_cuda_symbol("cuEventElapsedTime_v2");
-    if (!drv.elapsed)
-        drv.elapsed = (CUresult(*)(float *, CUevent, CUevent))pi_cuda_symbol("cuEventElapsedTime");
-    drv.ctx_get = (CUresult(*)(CUcontext *))pi_cuda_symbol("cuCtxGetCurrent");
-    drv.ctx_set = (CUresult(*)(CUcontext))pi_cuda_symbol("cuCtxSetCurrent");
-    if (!drv.event_create || !drv.event_record || !drv.event_query || !drv.elapsed ||
-        !drv.ctx_get || !drv.ctx_set) {
-        char absent[400];
-        snprintf(absent, sizeof(absent), "no usable CUDA driver (libcuda.so.1 event API not found); %s",
-                 reason);
-        emit_choice(PI_GPU_TIMING_ABSENT, (uint64_t)(int64_t)cupti, absent);
-        pi_guard_restore(guard);
-        return;
-    }
-    if (start_thread() == 0) {
-        source = PI_GPU_TIMING_EVENTS;
-        emit_choice(PI_GPU_TIMING_EVENTS, (uint64_t)(int64_t)cupti, reason);
-    } else {
-        emit_choice(PI_GPU_TIMING_ABSENT, 0, "cannot start the GPU timing thread");
-    }
-    pi_guard_restore(guard);
-}
-
-static CUevent take_event(void)
-{
-    CUevent event = NULL;
-    PI_REAL(pthread_mutex_lock)(&lock);
-    if (pooled)
-        event = pool[--pooled];
-    pthread_mutex_unlock(&lock);
-    if (!event && drv.event_create(&event, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
-        event = NULL;
-    return event;
-}
-
-static void give_event(CUevent event)
-{
-    PI_REAL(pthread_mutex_lock)(&lock);
-    if (pooled < POOL_MAX)
-        pool[pooled++] = event;
-    pthread_mutex_unlock(&lock);
-}
-
-/* Record @event on the pair's stream, in the stream flavour the launch used. */
-static CUresult record_on(const struct pi_gpu_pair *pair, CUevent event)
-{
-    if (pair->per_thread_stream && drv.event_record_pt)
-        return drv.event_record_pt(event, (CUstream)pair->stream);
-    return drv.event_record(event, (CUstream)pair->stream);
+    pthread_mutex_unlock(&choice_lock);
 }
 
 void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_thread_stream,
-                         uint64_t correlation)
+                         uint64_t host_start)
 {
+    pair->host_start = host_start;
     pair->start_event = NULL;
     pair->stream = stream;
     pair->per_thread_stream = per_thread_stream;
-    pair->correlation_pushed = 0;
     if (__builtin_expect(!atomic_load_explicit(&decided, memory_order_acquire), 0))
         decide();
-    if (source == PI_GPU_TIMING_CUPTI) {
-        int guard = pi_guard_enter();
-        pi_cupti_push(correlation);
-        pi_guard_restore(guard);
-        pair->correlation_pushed = 1;
-        return;
+    if (__builtin_expect(test_delay_ticks != 0, 0))
+        while (pi_clock_ticks() - host_start < test_delay_ticks)
+            ;
+    int s = atomic_load_explicit(&source, memory_order_relaxed);
+    if (s == PI_GPU_TIMING_CUPTI) {
+        if (__builtin_expect(atomic_load_explicit(&cupti_paused, memory_order_relaxed), 0))
+            resume_cupti();
+    } else if (s == PI_GPU_TIMING_EVENTS) {
+        pi_event_pairs_start(pair);
     }
-    if (source != PI_GPU_TIMING_EVENTS)
-        return;
-    if (sample_every > 1 && atomic_fetch_add(&launches, 1) % sample_every != 0)
-        return;
-    int guard = pi_guard_enter();
-    CUevent event = take_event();
-    if (event && record_on(pair, event) == CUDA_SUCCESS) {
-        pair->start_event = event;
-    } else if (event) {
-        give_event(event);
-    }
-    pi_guard_restore(guard);
 }
 
 void pi_gpu_timing_finish(struct pi_gpu_pair *pair, uint64_t correlation, int failed)
 {
-    if (pair->correlation_pushed) {
-        int guard = pi_guard_enter();
-        pi_cupti_pop();
-        pi_guard_restore(guard);
-        pair->correlation_pushed = 0;
-        return;
+    if (atomic_load_explicit(&source, memory_order_relaxed) == PI_GPU_TIMING_CUPTI) {
+        if (!failed)
+            pi_call_ring_note(pair->host_start, pi_clock_ticks(), correlation);
+    } else if (pair->start_event) {
+        pi_event_pairs_finish(pair, correlation, failed);
     }
-    if (!pair->start_event)
-        return;
-    int guard = pi_guard_enter();
-    CUevent end = failed ? NULL : take_event();
-    CUcontext context = NULL;
-    if (end && record_on(pair, end) == CUDA_SUCCESS &&
-        drv.ctx_get(&context) == CUDA_SUCCESS) {
-        PI_REAL(pthread_mutex_lock)(&lock);
-        if (queued < PENDING_MAX) {
-            queue[queued++] = (struct pending){correlation, pi_clock_ticks(), pair->start_event, end,
-                                               context};
-            end = NULL;
-            pair->start_event = NULL;
-        }
-        pthread_mutex_unlock(&lock);
-        if (end)
-            atomic_fetch_add(&dropped, 1);
-    }
-    if (end)
-        give_event(end);
-    if (pair->start_event)
-        give_event(pair->start_event);
-    pair->start_event = NULL;
-    pi_guard_restore(guard);
-}
-
-/* Resolve the pairs whose end has been reached; keep the others. */
-static void resolve_ready(double ticks_per_ms)
-{
-    static struct pending batch[PENDING_MAX];
-    PI_REAL(pthread_mutex_lock)(&lock);
-    size_t n = queued;
-    memcpy(batch, queue, n * sizeof(batch[0]));
-    queued = 0;
-    pthread_mutex_unlock(&lock);
-    CUcontext current = NULL;
-    for (size_t i = 0; i < n; i++) {
-        struct pending *p = &batch[i];
-        if (p->context != current && drv.ctx_set(p->context) == CUDA_SUCCESS)
-            current = p->context;
-        CUresult state = drv.event_query(p->end);
-        if (state == CUDA_ERROR_NOT_READY) {
-            PI_REAL(pthread_mutex_lock)(&lock);
-            if (queued < PENDING_MAX)
-                queue[queued++] = *p;
-            pthread_mutex_unlock(&lock);
-            continue;
-        }
-        float ms = 0;
-        if (state == CUDA_SUCCESS && drv.elapsed(&ms, p->start, p->end) == CUDA_SUCCESS)
-            pi_emit(PI_REC_GPU_TIME, 0, p->host_end, (uint64_t)((double)ms * ticks_per_ms),
-                    p->correlation, PI_GPU_TIMING_EVENTS, 0);
-        give_event(p->start);
-        give_event(p->end);
-    }
-}
-
-static void *resolver(void *unused)
-{
-    (void)unused;
-    pi_guard_enter(); /* our CUDA calls are not the application's */
-    for (unsigned round = 1;; round++) {
-        struct timespec pause = {0, RESOLVE_PERIOD_NS};
-        nanosleep(&pause, NULL);
-        if (source == PI_GPU_TIMING_CUPTI) {
-            if (round % CUPTI_FLUSH_PERIOD == 0)
-                pi_cupti_flush();
-            continue;
-        }
-        resolve_ready(pi_recorder_ticks_per_second() / 1000.0);
-    }
-    return NULL;
 }
 
 void pi_gpu_timing_drain(void)
 {
+    PI_REAL(pthread_mutex_lock)(&choice_lock);
     /* launches happened but no driver ever came: say so before the trace closes */
     if (!atomic_load(&decided) && undecided_launches > 0) {
-        PI_REAL(pthread_mutex_lock)(&choice_lock);
-        if (!atomic_load(&decided)) {
-            choose();
-            atomic_store(&decided, 1);
-        }
-        pthread_mutex_unlock(&choice_lock);
+        choose();
+        atomic_store(&decided, 1);
     }
     int guard = pi_guard_enter();
-    if (source == PI_GPU_TIMING_CUPTI)
-        pi_cupti_flush();
-    else if (source == PI_GPU_TIMING_EVENTS)
-        resolve_ready(pi_recorder_ticks_per_second() / 1000.0);
+    if (atomic_load(&source) == PI_GPU_TIMING_CUPTI) {
+        pi_cupti_stop(); /* exit or exec: the session ends here */
+        atomic_store(&source, PI_GPU_TIMING_ABSENT);
+    } else if (atomic_load(&source) == PI_GPU_TIMING_EVENTS) {
+        pi_event_pairs_close();
+    }
     pi_guard_restore(guard);
+    pthread_mutex_unlock(&choice_lock);
+}
+
+void pi_gpu_timing_yield_cupti(const char *what)
+{
+    /* a CUPTI call made from inside the profiler (libcupti calling itself) is our own */
+    if (pi_guarded())
+        return;
+    pi_ensure_init();
+    PI_REAL(pthread_mutex_lock)(&choice_lock);
+    pi_cupti_note_client(what); /* a choice still to come will not take CUPTI */
+    if (atomic_load(&source) == PI_GPU_TIMING_CUPTI) {
+        int guard = pi_guard_enter();
+        pi_cupti_stop();
+        pi_guard_restore(guard);
+        int next = events_usable ? PI_GPU_TIMING_EVENTS : PI_GPU_TIMING_ABSENT;
+        atomic_store(&source, next);
+        atomic_store(&cupti_paused, 0);
+        char reason[200];
+        snprintf(reason, sizeof(reason), "CUPTI handed over to another client (it called %s); %s",
+                 what, events_usable ? "event pairs from here on" : "no GPU time from here on");
+        emit_choice(next, 0, reason);
+    }
+    pthread_mutex_unlock(&choice_lock);
 }
 
 void pi_gpu_timing_after_fork(void)
 {
     /* CUDA cannot be used in a fork child; its launches go untimed */
-    source = PI_GPU_TIMING_ABSENT;
-    queued = 0;
-    pooled = 0;
+    atomic_store(&source, PI_GPU_TIMING_ABSENT);
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    choice_lock = fresh;
+    thread_running = 0;
+    pi_cupti_after_fork();
+    pi_event_pairs_after_fork();
+    pi_call_ring_after_fork();
 }

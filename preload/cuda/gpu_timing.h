@@ -1,14 +1,19 @@
 /*
  * gpu_timing.h - GPU-side durations of launches and copies.
  *
- * With CUPTI's activity API, our correlation id is pushed as CUPTI's
- * external correlation around each launch and copy, and CUPTI's kernel,
- * copy and set records come back with real GPU start and end times.
- * Where CUPTI is unavailable (no driver, or refused in a container), a
- * pair of events is recorded on the launch's stream around it; a resolver
- * thread later asks the driver how far apart they completed. Either way a
- * GPU_TIME record is written off the application's path. Which source is
- * in use, and why a better one is not, is written once as GPU_TIMING.
+ * Chosen once per process, at its first timed call, and written down as a
+ * GPU_TIMING record with the reason a better source is not used:
+ *   1. CUPTI's activity API (cupti_source.h): hooks only note each call's
+ *      start and end in a per-thread ring;
+ *   2. event pairs on the launch's stream (event_pairs.h), when CUPTI is
+ *      missing, refused, or held by another client (torch.profiler, Nsight);
+ *   3. absent, with the reason (turned off, no driver).
+ * A CUPTI client that comes later (its cuptiSubscribe or
+ * cuptiActivityRegisterCallbacks, cupti_clients.c) gets CUPTI: the session
+ * hands over and event pairs take over, said in a second GPU_TIMING record.
+ *
+ * PROFINJECT_GPU_TIMING=auto|cupti|events|off, PROFINJECT_GPU_SAMPLE=N
+ * times every Nth launch with event pairs (CUPTI times all at no extra cost).
  */
 #ifndef PI_GPU_TIMING_H
 #define PI_GPU_TIMING_H
@@ -16,27 +21,34 @@
 #include <stdint.h>
 
 struct pi_gpu_pair {
-    void *start_event; /* NULL: this launch is not timed with events */
+    uint64_t host_start; /* clock ticks before the real call */
+    void *start_event;   /* event pairs: NULL when this launch is not timed */
     const void *stream;
     int per_thread_stream;
-    int correlation_pushed; /* CUPTI: our id is on CUPTI's external correlation stack */
 };
 
 /**
- * pi_gpu_timing_start - record the start event of a launch on @stream
- * @pair: receives the event; start_event stays NULL when this launch is not timed
+ * pi_gpu_timing_start - a launch or copy on @stream is about to be made
+ * @pair: filled for pi_gpu_timing_finish
  * @per_thread_stream: the caller used the per-thread default stream flavour
+ * @host_start: clock ticks read before the real call
  */
 void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_thread_stream,
-                         uint64_t correlation);
+                         uint64_t host_start);
 
-/* pi_gpu_timing_finish - record the end event and queue the pair for @correlation */
+/* pi_gpu_timing_finish - the real call returned: its GPU time is to be that of @correlation */
 void pi_gpu_timing_finish(struct pi_gpu_pair *pair, uint64_t correlation, int failed);
 
-/* pi_gpu_timing_drain - write the GPU times that are ready now (before the trace closes) */
+/* pi_gpu_timing_drain - write every GPU time that will come (exit, exec, a window closing) */
 void pi_gpu_timing_drain(void);
 
-/* pi_gpu_timing_after_fork - the child has no resolver and no usable CUDA state */
+/**
+ * pi_gpu_timing_yield_cupti - another CUPTI client asks for CUPTI (@what it
+ * called): hand the session over and go on with event pairs
+ */
+void pi_gpu_timing_yield_cupti(const char *what);
+
+/* pi_gpu_timing_after_fork - the child has no timing thread and no usable CUDA state */
 void pi_gpu_timing_after_fork(void);
 
 #endif

@@ -102,13 +102,34 @@ void pi_live_alloc(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t po
     release();
 }
 
+int pi_live_forget(uint64_t pointer, struct pi_live_saved *saved)
+{
+    if (!pointer)
+        return 0;
+    acquire();
+    uint32_t i = probe(pointer);
+    int live = slots[i].pointer != 0;
+    if (live) {
+        *saved = (struct pi_live_saved){slots[i].pointer, slots[i].bytes, slots[i].where,
+                                        slots[i].flags};
+        forget(pointer);
+    }
+    release();
+    return live;
+}
+
+void pi_live_restore(const struct pi_live_saved *saved)
+{
+    acquire();
+    remember(saved->flags, saved->pointer, saved->bytes, saved->where);
+    release();
+}
+
 void pi_live_free(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t pointer,
                   uint64_t bytes, uint64_t where)
 {
     acquire();
     pi_emit(PI_REC_GPU_FREE, record_flags, ts, dur, pointer, bytes, where);
-    if (pointer && !(record_flags & PI_FLAG_FAILED))
-        forget(pointer);
     release();
 }
 

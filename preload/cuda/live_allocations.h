@@ -17,7 +17,23 @@
 void pi_live_alloc(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t pointer,
                    uint64_t bytes, uint64_t where);
 
-/* pi_live_free - emit the free record (if recording) and forget the allocation */
+/**
+ * pi_live_forget - @pointer is about to be freed: forget it now, before the
+ * real call. Once that returns, another thread may get the same address
+ * from the allocator and record it before this thread records the free;
+ * forgetting first keeps the newer allocation.
+ * Return: whether it was live; @saved receives it, for pi_live_restore.
+ */
+struct pi_live_saved {
+    uint64_t pointer, bytes, where;
+    uint16_t flags;
+};
+int pi_live_forget(uint64_t pointer, struct pi_live_saved *saved);
+
+/* pi_live_restore - the free failed: @saved is live again */
+void pi_live_restore(const struct pi_live_saved *saved);
+
+/* pi_live_free - emit the free record (if recording); pi_live_forget came first */
 void pi_live_free(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t pointer,
                   uint64_t bytes, uint64_t where);
 

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ANALYZE = os.environ["PI_ANALYZE"]
@@ -150,27 +151,99 @@ class DriverOnlyProgram(unittest.TestCase):
         self.assertAlmostEqual(gpu[("gemm()", "kernel")]["p50_ns"], 2e6, delta=0.05 * 2e6)
 
 
+def control(directory, pid, line):
+    """one line to a process's control socket, its answer back"""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.connect(os.path.join(directory, f"{pid}.sock"))
+        s.sendall(line.encode() + b"\n")
+        return s.recv(256).decode()
+
+
+def paused_program(name, *args, env=None):
+    """@name started paused, its control socket in a private directory:
+    (process, socket directory, trace directory)."""
+    traces, sockets = tempfile.mkdtemp(), tempfile.mkdtemp()
+    os.chmod(sockets, 0o700)
+    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
+                       PROFINJECT_PAUSED="1", PROFINJECT_CONTROL_DIR=sockets, **(env or {}))
+    program = subprocess.Popen([os.path.join(PROGRAMS, name), *args], env=environment,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return program, sockets, traces
+
+
+def say(program, line):
+    """one line to @program's input; the line it answers"""
+    program.stdin.write(line + "\n")
+    program.stdin.flush()
+    return program.stdout.readline()
+
+
+def gpu_times(text):
+    """(correlation, gpu ns, source) of every GPU_TIME record in a dump"""
+    return [tuple(map(int, m)) for m in
+            re.findall(r"gpu_time correlation=(\d+) gpu_ns=(\d+) source=(\d+)", text)]
+
+
+def lost_gpu_times(text):
+    """durations counted as lost (LOST records of reason 4, GPU time)"""
+    return sum(int(n) for n in re.findall(r" lost count=(\d+) reason=4", text))
+
+
+def cupti_env(**extra):
+    return dict(LD_LIBRARY_PATH=os.environ["PI_FAKE_CUPTI"], **extra)
+
+
 class Cupti(unittest.TestCase):
-    """CUPTI's activity API, through the fake libcupti (real record layouts)."""
+    """CUPTI's activity API through the fake libcupti, which behaves as the
+    real one is documented to (tests/fake_cuda/fake_cupti.c)."""
 
-    def env(self, **extra):
-        return dict(LD_LIBRARY_PATH=os.environ["PI_FAKE_CUDA"], **extra)
+    @classmethod
+    def setUpClass(cls):
+        cls.log = os.path.join(tempfile.mkdtemp(), "cupti.log")
+        cls.traces, result = record("prog_cuda_runtime", cupti_env(FAKE_CUPTI_LOG=cls.log))
+        assert result.stdout == "ok\n", result.stderr
+        cls.report = report(cls.traces)
+        cls.text = dump(cls.traces)
+        with open(cls.log) as f:
+            cls.calls = f.read().splitlines()
 
-    def test_gpu_time_from_cupti_records(self):
-        traces, result = record("prog_cuda_runtime", self.env())
-        self.assertEqual(result.stdout, "ok\n", result.stderr)
-        rep = report(traces)
-        self.assertEqual(rep["gpu"]["timing"], "cupti")
-        gpu = entries(rep, "gpu")
+    def test_gpu_time_of_each_kernel_from_cupti(self):
+        self.assertEqual(self.report["gpu"]["timing"], "cupti")
+        gpu = entries(self.report, "gpu")
         reduce = gpu[("void reduce<float>(float const*, float*)", "kernel")]
         self.assertEqual(reduce["count"], 10)
         self.assertAlmostEqual(reduce["p50_ns"], 5e6, delta=0.05 * 5e6)
         scale = gpu[("scale(float*, int)", "kernel")]
         self.assertEqual(scale["count"], 41)
         self.assertAlmostEqual(scale["total_ns"], 61e6, delta=0.05 * 61e6)
-        # CUPTI knows when the GPU started: no GPU work begins before its launch did
+
+    def test_every_launch_copy_and_set_gets_its_own_duration(self):
+        times = gpu_times(self.text)
+        launched = [re.search(r"correlation=(\d+)", line).group(1)
+                    for line in self.text.splitlines()
+                    if re.search(r" gpu_(launch|copy) ", line) and " nested " not in line]
+        self.assertEqual(sorted(c for c, _, _ in times), sorted(map(int, launched)))
+        self.assertEqual(len(times), 41 + 10 + 4 + 1)
+        self.assertEqual({source for _, _, source in times}, {2})
+        self.assertEqual(lost_gpu_times(self.text), 0)
+        # a copy takes bytes / 10 per ns + 1 us on the fake device, a set 1 us
+        copies = {int(c): int(b) for b, c in
+                  re.findall(r"gpu_copy \w+ [^=]*bytes=(\d+) correlation=(\d+) stream=\d+ dur",
+                             self.text)}
+        memset = int(re.search(r"gpu_copy cudaMemset memset bytes=\d+ correlation=(\d+)",
+                               self.text).group(1))
+        checked = 0
+        for correlation, ns, _ in times:
+            if correlation in copies:
+                expected = 1000 if correlation == memset else copies[correlation] / 10 + 1000
+                self.assertAlmostEqual(ns, expected, delta=0.01 * expected)
+                checked += 1
+        self.assertEqual(checked, 5)
+
+    def test_gpu_work_starts_after_its_call_began_on_the_host_clock(self):
         path = os.path.join(tempfile.mkdtemp(), "trace.json")
-        subprocess.run([ANALYZE, traces, "--quiet", "--chrome-trace", path], check=True,
+        subprocess.run([ANALYZE, self.traces, "--quiet", "--chrome-trace", path], check=True,
                        capture_output=True)
         with open(path) as f:
             events = json.load(f)["traceEvents"]
@@ -181,14 +254,213 @@ class Cupti(unittest.TestCase):
         early = [i for i in started if started[i] < called[i] - 1]
         self.assertEqual(early, [], "GPU work starts after its call began, on the host's clock")
 
-    def test_refused_cupti_falls_back_to_events_and_says_why(self):
-        traces, result = record("prog_cuda_runtime", self.env(FAKE_CUPTI_ERROR="35"))
-        self.assertEqual(result.stdout, "ok\n")
+    def test_session_asks_cupti_nothing_per_launch(self):
+        calls = self.calls
+        self.assertEqual([c for c in calls if c in ("push", "pop")], [],
+                         "no external correlation id pushed or popped per launch")
+        self.assertIn("enable 10", calls, "CONCURRENT_KERNEL")
+        self.assertNotIn("enable 3", calls, "never KERNEL, which serialises kernels")
+        self.assertLess(calls.index("register-timestamp-callback"), calls.index("enable 10"),
+                        "our clock before the first kind")
+        self.assertLess(calls.index("subscribe profinject 0"), calls.index("enable 10"))
+        self.assertIn("thread-id-type 1", calls)
+        # API records of the calls we time, not of every call: cudaLaunchKernel_v7000 is 211
+        self.assertIn("runtime-api 211 1", calls)
+        self.assertNotIn("enable 4", calls, "not every runtime call")
+        self.assertNotIn("enable 5", calls, "not every driver call")
+        # at exit: everything forced out, recording off, the subscription released,
+        # CUPTI's thread id type as we found it
+        end = calls[calls.index("flush 1"):]
+        self.assertEqual([c for c in end if not c.startswith(("runtime-api", "driver-api"))],
+                         ["flush 1", "disable 10", "disable 1", "disable 2", "unsubscribe",
+                          "thread-id-type 0"])
+
+
+class CuptiFlushes(unittest.TestCase):
+    """CUPTI's worker returns only full buffers: the rest must be flushed out
+    at every moment the trace could otherwise lose them."""
+
+    def phases(self, mode, env=None, *args):
+        traces, result = record("prog_cuda_phases", cupti_env(**(env or {})), mode, *args)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return dump(traces)
+
+    def test_at_exit(self):
+        text = self.phases("exit")
+        times = gpu_times(text)
+        self.assertEqual(len(times), 10)
+        for _, ns, source in times:
+            self.assertEqual(source, 2)
+            self.assertAlmostEqual(ns, 1e6, delta=0.01 * 1e6)
+
+    def test_before_exec(self):
+        traces, result = record("prog_cuda_phases", cupti_env(), "exec")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        files = sorted(os.listdir(traces))
+        self.assertEqual(len(files), 2, "the program and the image it exec'd")
+        texts = [subprocess.run([ANALYZE, "dump", os.path.join(traces, f)], check=True,
+                                capture_output=True, text=True).stdout for f in files]
+        [launcher] = [t for t in texts if "gpu_launch" in t]
+        self.assertIn(" exec ", launcher)
+        self.assertEqual(len(gpu_times(launcher)), 10, "written before the image went")
+
+    def test_periodically_while_the_program_runs(self):
+        traces = tempfile.mkdtemp()
+        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **cupti_env())
+        program = subprocess.Popen([os.path.join(PROGRAMS, "prog_cuda_phases"), "wait"],
+                                   env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   text=True)
+        try:
+            self.assertEqual(program.stdout.readline(), "launched\n")
+            deadline = time.monotonic() + 10
+            found = 0
+            while time.monotonic() < deadline and found < 10:
+                time.sleep(0.1)
+                found = len(gpu_times(dump(traces)))
+            self.assertEqual(found, 10, "GPU times of a running program reach its trace")
+            program.stdin.write("end\n")
+            program.stdin.flush()
+            self.assertEqual(program.wait(timeout=30), 0)
+        finally:
+            program.kill()
+
+    def test_unfinished_work_is_counted_as_lost(self):
+        text = self.phases("unfinished")
+        self.assertEqual(len(gpu_times(text)), 10)
+        self.assertEqual(lost_gpu_times(text), 1, "the 300 ms kernel still running at exit")
+
+    def test_records_cupti_dropped_are_counted_as_lost(self):
+        text = self.phases("exit", {"FAKE_CUPTI_DROP": "3"})
+        self.assertEqual(len(gpu_times(text)), 7)
+        self.assertEqual(lost_gpu_times(text), 3)
+
+    def test_when_a_capture_window_closes(self):
+        program, sockets, traces = paused_program("prog_cuda_phases", "window", env=cupti_env())
+        try:
+            self.assertEqual(program.stdout.readline(), "ready\n")
+            for window in range(2):
+                self.assertIn("recording", control(sockets, program.pid, "start"))
+                self.assertEqual(say(program, "go"), "done\n")
+                control(sockets, program.pid, "stop")
+                # launches while no window is open: not recorded, not timed, not lost
+                self.assertEqual(say(program, "go"), "done\n")
+            say(program, "end")
+            self.assertEqual(program.wait(timeout=30), 0)
+        finally:
+            program.kill()
+        text = dump(traces)
+        self.assertEqual(len(re.findall(r" gpu_launch ", text)), 20)
+        self.assertEqual(len(gpu_times(text)), 20, "each window's GPU times written before it closed")
+        self.assertEqual(lost_gpu_times(text), 0)
+
+
+class CuptiFallback(unittest.TestCase):
+    """When CUPTI cannot be used, event pairs time the launches and the trace says why."""
+
+    def fallback(self, env):
+        traces, result = record("prog_cuda_runtime", env)
+        self.assertEqual(result.stdout, "ok\n", result.stderr)
         rep = report(traces)
         self.assertEqual(rep["gpu"]["timing"], "events")
-        self.assertIn("error 35", rep["gpu"]["timing_reason"])
         reduce = entries(rep, "gpu")[("void reduce<float>(float const*, float*)", "kernel")]
+        self.assertEqual(reduce["count"], 10)
         self.assertAlmostEqual(reduce["p50_ns"], 5e6, delta=0.05 * 5e6)
+        return rep["gpu"]["timing_reason"]
+
+    def test_libcupti_missing(self):
+        reason = self.fallback({"LD_LIBRARY_PATH": os.environ["PI_NO_CUPTI"]})
+        self.assertIn("libcupti not found", reason)
+
+    def test_cupti_refused(self):
+        self.assertIn("error 35", self.fallback(cupti_env(FAKE_CUPTI_ERROR="35")))
+
+    def test_another_tool_holds_cupti(self):
+        reason = self.fallback(cupti_env(FAKE_CUPTI_SUBSCRIBER="Nsight Systems"))
+        self.assertIn("held by another client (Nsight Systems)", reason)
+
+    def test_a_later_client_gets_cupti_and_events_take_over(self):
+        """The program subscribes to CUPTI itself, as torch.profiler does: it
+        gets every kernel of its own, and our launches stay timed."""
+        traces, result = record("prog_cupti_client", cupti_env())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        kernels, ns, clock, ids = re.fullmatch(r"client (\d+) (\d+) (\S+) (\S+)\n",
+                                               result.stdout).groups()
+        kernels, ns = int(kernels), int(ns)
+        self.assertEqual((clock, ids), ("realtime", "default"),
+                         "CUPTI's clock and thread ids as they were before us")
+        self.assertEqual(kernels, 5)
+        self.assertAlmostEqual(ns, 5 * 2e6, delta=0.01 * 5 * 2e6)
+        text = dump(traces)
+        sources = [source for _, _, source in gpu_times(text)]
+        self.assertEqual(sources, [2] * 10 + [1] * 5)
+        self.assertRegex(text, r"gpu_timing source=1 code=0 reason=\"CUPTI handed over to "
+                               r"another client \(it called cuptiSubscribe\); event pairs")
+
+
+class NvccLaunchPath(unittest.TestCase):
+    """CUDA 13's <<<>>>: __cudaGetKernel once per kernel, __cudaLaunchKernel per launch."""
+
+    def check(self, env):
+        traces, result = record("prog_cuda_nvcc13", env)
+        self.assertEqual(result.stdout, "ok\n", result.stderr)
+        rep = report(traces)
+        kernels = entries(rep, "kernel")
+        self.assertEqual({k: v["count"] for k, v in kernels.items()},
+                         {("busy(unsigned long long)", "launch"): 30,
+                          ("tick(unsigned long long)", "launch"): 25})
+        calls = entries(rep, "cuda")
+        self.assertEqual(calls[("__cudaLaunchKernel", "runtime")]["count"], 55)
+        self.assertNotIn(("cuLaunchKernel", "driver"), calls, "the runtime's launch counts once")
+        gpu = entries(rep, "gpu")
+        self.assertAlmostEqual(gpu[("busy(unsigned long long)", "kernel")]["total_ns"], 60e6,
+                               delta=0.05 * 60e6)
+        self.assertAlmostEqual(gpu[("tick(unsigned long long)", "kernel")]["total_ns"], 25e6,
+                               delta=0.05 * 25e6)
+        return dump(traces)
+
+    def test_named_counted_once_and_timed_with_events(self):
+        self.check({"PROFINJECT_GPU_TIMING": "events"})
+
+    def test_named_counted_once_and_timed_with_cupti(self):
+        text = self.check(cupti_env())
+        self.assertEqual({source for _, _, source in gpu_times(text)}, {2})
+
+    def test_per_thread_stream_flavour(self):
+        text = dump(record("prog_cuda_nvcc13")[0])
+        self.assertEqual(len(re.findall(r"gpu_launch __cudaLaunchKernel .*kernel=\"_Z4ticky\"",
+                                        text)), 25)
+
+
+class AllocatorBackEnds(unittest.TestCase):
+    """Device memory as each of PyTorch's allocator back-ends takes it."""
+
+    def test_stream_ordered_frees_each_match_their_allocation(self):
+        # the pool hands an address back at once, and another thread frees it
+        traces, result = record("prog_cuda_pool")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        memory = report(traces)["processes"][0]["gpu_memory"]
+        self.assertEqual((memory["allocations"], memory["frees"]), (3001, 3001))
+        self.assertEqual(memory["peak_bytes"], 9 * MiB)
+        self.assertEqual(memory["live_at_end_bytes"], 0)
+
+    def test_pool_reserve_as_the_pool_reports_it(self):
+        plain = subprocess.run([os.path.join(PROGRAMS, "prog_cuda_pool")], capture_output=True,
+                               text=True, timeout=120)
+        traces, result = record("prog_cuda_pool")
+        self.assertEqual(result.stdout, plain.stdout, "reading the reserve changes nothing")
+        high, end = map(int, re.fullmatch(r"high (\d+) end (\d+)\n", result.stdout).groups())
+        self.assertEqual(high, 10 * MiB)
+        memory = report(traces)["processes"][0]["gpu_memory"]
+        self.assertEqual(memory["pool_reserved_peak_bytes"], high)
+        self.assertEqual(memory["pool_reserved_at_end_bytes"], end, "read again after the trim")
+
+    def test_expandable_segments_count_physical_memory_once(self):
+        traces, result = record("prog_cuda_vmm")
+        self.assertEqual(result.stdout, "ok\n", result.stderr)
+        memory = report(traces)["processes"][0]["gpu_memory"]
+        self.assertEqual((memory["allocations"], memory["frees"]), (6, 2))
+        self.assertEqual(memory["peak_bytes"], 12 * MiB)
+        self.assertEqual(memory["live_at_end_bytes"], 10 * MiB)
 
 
 class Nvtx(unittest.TestCase):
@@ -223,7 +495,7 @@ class Nvtx(unittest.TestCase):
 
 class StepsWithGpu(unittest.TestCase):
     def test_gpu_time_of_each_step(self):
-        for timing in ({}, {"LD_LIBRARY_PATH": os.environ["PI_FAKE_CUDA"]}):
+        for timing in ({"PROFINJECT_GPU_TIMING": "events"}, cupti_env()):
             traces, result = record("prog_cuda_steps", dict(NVTX_INJECTION64_PATH=PRELOAD, **timing))
             self.assertEqual(result.stdout, "ok\n", result.stderr)
             [process] = report(traces)["processes"]
@@ -238,29 +510,15 @@ class CaptureWindow(unittest.TestCase):
     """A window opened in a paused process starts with the memory already
     allocated: frees of it inside the window count, and growth is right."""
 
-    def control(self, directory, pid, line):
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(10)
-            s.connect(os.path.join(directory, f"{pid}.sock"))
-            s.sendall(line.encode() + b"\n")
-            return s.recv(256).decode()
 
     def test_window_starts_with_the_live_allocations(self):
-        traces, sockets = tempfile.mkdtemp(), tempfile.mkdtemp()
-        os.chmod(sockets, 0o700)
-        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
-                           PROFINJECT_PAUSED="1", PROFINJECT_CONTROL_DIR=sockets)
-        program = subprocess.Popen([os.path.join(PROGRAMS, "prog_cuda_window")], env=environment,
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        program, sockets, traces = paused_program("prog_cuda_window")
         try:
             self.assertEqual(program.stdout.readline(), "ready\n")
-            self.assertIn("recording", self.control(sockets, program.pid, "start"))
-            program.stdin.write("go\n")
-            program.stdin.flush()
-            self.assertEqual(program.stdout.readline(), "done\n")
-            self.control(sockets, program.pid, "stop")
-            program.stdin.write("end\n")
-            program.stdin.flush()
+            self.assertIn("recording", control(sockets, program.pid, "start"))
+            self.assertEqual(say(program, "go"), "done\n")
+            control(sockets, program.pid, "stop")
+            say(program, "end")
             self.assertEqual(program.wait(timeout=30), 0)
         finally:
             program.kill()

@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""tools/gpu-check where there is no GPU, and its workloads' own logic on the
+CPU (Debian's PyTorch): the real comparison runs on a GPU machine."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE = os.environ["PI_SOURCE"]
+PYTHON = "/usr/bin/python3"
+
+
+def workload(script, *args):
+    """Run examples/gpu/@script on the CPU; its truths."""
+    truths = os.path.join(tempfile.mkdtemp(), "truths.json")
+    result = subprocess.run([PYTHON, os.path.join(SOURCE, "examples", "gpu", script), "--device",
+                             "cpu", "--truths", truths, *args], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    with open(truths) as f:
+        return json.load(f)
+
+
+class GpuCheck(unittest.TestCase):
+    def test_without_a_gpu_it_says_so_and_succeeds(self):
+        result = subprocess.run([os.path.join(SOURCE, "tools", "gpu-check"), "--python", PYTHON],
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout,
+                         "gpu-check: skipped: no GPU (torch.cuda.is_available() is False)\n")
+
+    def test_training_job_counts_its_steps(self):
+        data = tempfile.mkdtemp()
+        truths = os.path.join(data, "truths.json")
+        result = subprocess.run([PYTHON, os.path.join(SOURCE, "examples", "pytorch_train.py"),
+                                 "--device", "cpu", "--pin-memory", "--workers", "1", "--samples",
+                                 "96", "--batch-size", "16", "--epochs", "2", "--max-steps", "8",
+                                 "--data-dir", data, "--truths", truths], capture_output=True,
+                                text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(truths) as f:
+            self.assertEqual(json.load(f)["steps"], 8)
+
+    def test_workloads_run_and_say_what_they_did(self):
+        self.assertEqual(workload("compiled.py", "--calls", "4", "--size", "64")["calls"], 7)
+        self.assertEqual(workload("cuda_graph.py", "--replays", "3")["replays"], 3)
+        self.assertGreater(workload("tiny_ops.py", "--ops", "1000")["us_per_op"], 0)
+
+    def test_under_torch_profiler_no_gpu_work_is_made_up(self):
+        self.assertEqual(workload("cuda_graph.py", "--replays", "2", "--torch-profiler")["kernels"],
+                         {})
+
+
+class GpuCheckComparisons(unittest.TestCase):
+    """--analyze on results recorded from the test double: examples/cuda's
+    train_step pattern (tests/cuda_programs/prog_train_step.c), whose own
+    figures are fixed in its source."""
+
+    TRUTHS = {"launches": {"scale": 1000, "reduce": 50, "busy": 100},
+              "device_peak_bytes": (16 << 20) + 4 + (64 << 20),
+              "device_live_at_end_bytes": 64 << 20, "busy_total_ns": 100 * 100000}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.results = tempfile.mkdtemp()
+        traces = os.path.join(cls.results, "nvcc", "traces")
+        os.makedirs(traces)
+        environment = dict(os.environ, LD_PRELOAD=os.environ["PI_PRELOAD"],
+                           PROFINJECT_OUTPUT=traces, LD_LIBRARY_PATH=os.environ["PI_FAKE_CUPTI"])
+        result = subprocess.run([os.path.join(os.environ["PI_PROGRAMS"], "prog_train_step")],
+                                env=environment, capture_output=True, text=True, timeout=120)
+        assert result.stdout == "done\n", result.stderr
+
+    def analyze(self, truths):
+        with open(os.path.join(self.results, "nvcc", "truths.json"), "w") as f:
+            json.dump(truths, f)
+        return subprocess.run([os.path.join(SOURCE, "tools", "gpu-check"), "--analyze",
+                               self.results, "--analyzer", os.environ["PI_ANALYZE"]],
+                              capture_output=True, text=True, timeout=300)
+
+    def test_checks_pass_against_the_programs_own_figures(self):
+        result = self.analyze(self.TRUTHS)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(sorted(line.split()[1] for line in result.stdout.splitlines()
+                                if line.startswith("check ")),
+                         ["gpu_time_nvcc_busy", "launches_nvcc_busy", "launches_nvcc_reduce",
+                          "launches_nvcc_scale", "memory_nvcc_device_peak"])
+        self.assertNotIn(" fail ", result.stdout)
+
+    def test_a_figure_the_profiler_got_wrong_fails(self):
+        truths = dict(self.TRUTHS, launches=dict(self.TRUTHS["launches"], scale=1001),
+                      busy_total_ns=self.TRUTHS["busy_total_ns"] * 1.1)
+        result = self.analyze(truths)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("check launches_nvcc_scale fail profiler=1000 truth=1001", result.stdout)
+        self.assertIn("check gpu_time_nvcc_busy fail", result.stdout)
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
