@@ -268,18 +268,24 @@ static void gpu_time(struct pi_analysis *a, struct pi_process_info *p, struct pi
     }
 }
 
-/* A pool's reserve as the driver read it; the peak of each pool is its own high-water mark. */
-static void pool_reserve(struct pi_gpu_memory *m, const struct pi_record *r)
+/* A pool's reserve as the driver read it; the peak of each pool is its own high-water mark.
+ * Readings come from several threads, whose buffers reach the file in any
+ * order: the one taken last, not the one read last, is the pool's reserve now. */
+static void pool_reserve(struct pi_gpu_memory *m, const struct pi_event *ev)
 {
+    const struct pi_record *r = &ev->rec;
     unsigned i = 0;
     while (i < m->pool_count && m->pools[i].pool != r->arg[0])
         i++;
     if (i == m->pool_count) {
         if (m->pool_count == PI_MAX_POOLS)
             return;
-        m->pools[m->pool_count++] = (struct pi_pool_reserve){r->arg[0], 0, 0};
+        m->pools[m->pool_count++] = (struct pi_pool_reserve){r->arg[0], 0, 0, 0};
     }
-    m->pools[i].reserved = r->arg[1];
+    if (ev->ts_ns >= m->pools[i].read_at_ns) {
+        m->pools[i].reserved = r->arg[1];
+        m->pools[i].read_at_ns = ev->ts_ns;
+    }
     if (r->arg[2] > m->pools[i].high)
         m->pools[i].high = r->arg[2];
     m->pool_reserved_peak = m->pool_reserved_end = 0;
@@ -354,7 +360,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         return;
     }
     if (r->kind == PI_REC_GPU_POOL) {
-        pool_reserve(m, r);
+        pool_reserve(m, ev);
         return;
     }
     if (PI_CUDA_API(r->flags) != PI_CUDA_API_live_at_window_start) /* no call */

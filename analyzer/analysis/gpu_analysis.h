@@ -29,6 +29,7 @@ struct pi_site_bytes {
 /* a stream-ordered memory pool, as the driver reported its reserve */
 struct pi_pool_reserve {
     uint64_t pool, reserved, high;
+    uint64_t read_at_ns; /* when @reserved was read */
 };
 
 struct pi_gpu_memory {
