@@ -1,11 +1,11 @@
 /*
  * analysis.c - one streaming pass over the trace files: every record is
  * handed to the aggregators (latency tables, per-thread time, memory
- * series, step detection) and, when asked, to the Chrome trace writer.
+ * series, step detection) and, when asked, to an observer that streams
+ * them out (the Chrome trace).
  */
 #include "analysis.h"
 
-#include "commands/commands.h"
 #include "gpu_analysis.h"
 #include "python_sites.h"
 
@@ -16,44 +16,6 @@
 
 const char *const pi_time_class_names[PI_TIME_CLASS_COUNT] = {
     "data_wait", "file_io", "other_io", "lock_wait", "sync", "cpu"};
-
-void pi_series_add(struct pi_series *s, uint64_t t, uint64_t v)
-{
-    if (s->stride == 0)
-        s->stride = 1;
-    if (++s->pending < s->stride)
-        return;
-    s->pending = 0;
-    if (s->count == PI_SERIES_MAX) {
-        /* full: keep every other point and sample half as often from now on */
-        for (uint32_t i = 0; i < PI_SERIES_MAX / 2; i++) {
-            s->t[i] = s->t[2 * i];
-            s->v[i] = s->v[2 * i];
-        }
-        s->count = PI_SERIES_MAX / 2;
-        s->stride *= 2;
-    }
-    s->t[s->count] = t;
-    s->v[s->count] = v;
-    s->count++;
-}
-
-double pi_series_slope(const struct pi_series *s, uint64_t from_ns)
-{
-    double n = 0, st = 0, sv = 0, stt = 0, stv = 0;
-    for (uint32_t i = 0; i < s->count; i++) {
-        if (s->t[i] < from_ns)
-            continue;
-        double t = (double)(s->t[i] - from_ns) / 1e9, v = (double)s->v[i];
-        n++;
-        st += t;
-        sv += v;
-        stt += t * t;
-        stv += t * v;
-    }
-    double denominator = n * stt - st * st;
-    return n >= 2 && denominator > 0 ? (n * stv - st * sv) / denominator : 0.0;
-}
 
 static struct pi_thread_info *thread_of(struct pi_process_info *p, uint32_t tid)
 {
@@ -311,8 +273,9 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     pi_histogram_init(&p->steps.warmup_ns, a->options.exact);
     pi_histogram_init(&p->nvtx_steps.steady_ns, a->options.exact);
     pi_histogram_init(&p->nvtx_steps.warmup_ns, a->options.exact);
-    if (a->options.chrome_trace)
-        pi_chrome_process(a, p);
+    const struct pi_analysis_observer *observer = a->options.observer;
+    if (observer && observer->process)
+        observer->process(observer->context, a, p);
     uint64_t done_before = a->bytes_done;
     struct pi_event ev;
     int got;
@@ -326,8 +289,8 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
                 p->end_ns = ev.ts_ns + ev.dur_ns;
         }
         account_event(a, reader, p, &ev);
-        if (a->options.chrome_trace)
-            pi_chrome_event(a, reader, p, &ev);
+        if (observer && observer->event)
+            observer->event(observer->context, a, reader, p, &ev);
         if ((++n & 0xfffff) == 0)
             progress(a, reader, done_before);
     }
@@ -344,8 +307,8 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     }
     pi_gpu_finish_process(a, reader, p);
     pi_python_sites_finish_file(a, reader);
-    if (a->options.chrome_trace)
-        pi_chrome_thread_names(a, p);
+    if (observer && observer->process_end)
+        observer->process_end(observer->context, a, p);
     if (got == PI_READ_ERROR) {
         fprintf(stderr, "profinject-analyze: %s\n", pi_reader_error(reader));
         return -1;
@@ -365,7 +328,6 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
     memset(a, 0, sizeof(*a));
     a->options = *options;
     a->base_ns = UINT64_MAX;
-    a->chrome_first = 1;
     a->gpu.timing_source = -1;
     pi_latency_table_init(&a->calls, options->exact);
     pi_latency_table_init(&a->files, options->exact);
@@ -386,8 +348,8 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
     }
     if (a->base_ns == UINT64_MAX)
         a->base_ns = 0;
-    if (options->chrome_trace)
-        pi_chrome_begin(a);
+    if (options->observer && options->observer->begin)
+        options->observer->begin(options->observer->context, a);
     for (size_t i = 0; i < count; i++) {
         char error[600];
         struct pi_reader *reader = pi_reader_open(paths[i], error, sizeof(error));
@@ -404,7 +366,7 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
                 memset(a->by_string_id[w], 0, a->by_string_capacity[w] * sizeof(void *));
         if (analyse_file(a, p, reader) != 0)
             a->bad_input = 1;
-        pi_warn_truncated(reader);
+        pi_reader_warn_truncated(reader);
         pi_reader_close(reader);
         a->records += p->records;
         a->lost += p->lost;
@@ -413,8 +375,8 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
         if (p->end_ns > a->end_ns)
             a->end_ns = p->end_ns;
     }
-    if (options->chrome_trace)
-        pi_chrome_end(a);
+    if (options->observer && options->observer->end)
+        options->observer->end(options->observer->context, a);
     pi_python_sites_sort(a);
     if (a->options.progress && a->bytes_total >= (64u << 20))
         fprintf(stderr, "\n");

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "histogram.h"
+#include "series.h"
 #include "latency_table.h"
 #include "reader/trace_reader.h"
 
@@ -34,20 +35,6 @@ struct pi_thread_info {
     uint64_t time[PI_TIME_CLASS_COUNT];
     uint64_t events;
 };
-
-/* A bounded series of (time, value) points: halves its resolution when full. */
-#define PI_SERIES_MAX 2048
-struct pi_series {
-    uint64_t t[PI_SERIES_MAX];
-    uint64_t v[PI_SERIES_MAX];
-    uint32_t count;
-    uint32_t stride, pending; /* keep one point in stride */
-};
-
-void pi_series_add(struct pi_series *series, uint64_t t, uint64_t v);
-
-/* Least-squares slope of @series (value units per second) over points at or after @from_ns. */
-double pi_series_slope(const struct pi_series *series, uint64_t from_ns);
 
 /* Training steps of one thread: each batch received from the data loader starts one. */
 struct pi_steps {
@@ -95,10 +82,31 @@ struct pi_process_info {
     struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
 };
 
+struct pi_analysis;
+
+/*
+ * An observer sees the pass as it happens, for outputs that stream every
+ * event (the Chrome trace): the analysis calls it and knows nothing of
+ * what it writes. Each callback may be NULL.
+ */
+struct pi_analysis_observer {
+    void *context;
+    int keep_memory_changes; /* the device memory changes are wanted (pi_gpu_take_changes) */
+    void (*begin)(void *context, const struct pi_analysis *analysis);
+    void (*process)(void *context, const struct pi_analysis *analysis,
+                    const struct pi_process_info *process);
+    void (*event)(void *context, const struct pi_analysis *analysis, const struct pi_reader *reader,
+                  const struct pi_process_info *process, const struct pi_event *ev);
+    void (*process_end)(void *context, const struct pi_analysis *analysis,
+                        const struct pi_process_info *process);
+    void (*end)(void *context, const struct pi_analysis *analysis);
+};
+
 struct pi_analysis_options {
     int exact;
     unsigned warmup_steps; /* 0: automatic (10% of steps, at least 1) */
-    FILE *chrome_trace;    /* events are streamed here when set */
+    /* sees every event as it is read (a timeline writer); NULL: none */
+    const struct pi_analysis_observer *observer;
     int progress;          /* progress on stderr */
 };
 
@@ -118,7 +126,6 @@ struct pi_analysis {
     uint64_t base_ns, end_ns;
     uint64_t records, lost;
     uint64_t bytes_total, bytes_done;
-    int chrome_first; /* no event written yet */
     int bad_input;
     /* lookups by number instead of by name, on the per-event path */
     struct pi_latency_entry *io_entries[PI_IO_OP_COUNT][PI_FD_CLASS_COUNT];
@@ -154,13 +161,5 @@ void pi_steps_free(struct pi_steps *steps);
 
 /* pi_steps_finish - settle warm-up against steady state once the thread ended */
 void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);
-
-/* Chrome trace output (chrome_trace.c). */
-void pi_chrome_begin(struct pi_analysis *analysis);
-void pi_chrome_process(struct pi_analysis *analysis, const struct pi_process_info *process);
-void pi_chrome_event(struct pi_analysis *analysis, const struct pi_reader *reader,
-                     const struct pi_process_info *process, const struct pi_event *ev);
-void pi_chrome_thread_names(struct pi_analysis *analysis, const struct pi_process_info *process);
-void pi_chrome_end(struct pi_analysis *analysis);
 
 #endif

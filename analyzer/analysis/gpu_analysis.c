@@ -353,7 +353,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         }
         return;
     }
-    m->keep_changes = a->options.chrome_trace != NULL;
+    m->keep_changes = a->options.observer && a->options.observer->keep_memory_changes;
     pi_memory_order_seen(&m->order, ev->ts_ns);
     if (r->kind == PI_REC_GPU_TIME) {
         gpu_time(a, p, m, reader, ev);

@@ -10,16 +10,6 @@
 #include "analysis/call_sites.h"
 #include "commands.h"
 
-void pi_warn_truncated(const struct pi_reader *reader)
-{
-    uint64_t offset, bytes;
-    if (pi_reader_truncated(reader, &offset, &bytes))
-        fprintf(stderr,
-                "profinject-analyze: %s: warning: file ends inside a frame at byte %" PRIu64
-                " (%" PRIu64 " bytes ignored); records up to there were read\n",
-                pi_reader_path(reader), offset, bytes);
-}
-
 void pi_print_header(FILE *out, const struct pi_reader *reader)
 {
     const struct pi_trace_info *info = pi_reader_info(reader);
@@ -239,7 +229,7 @@ int pi_cmd_dump(int argc, char **argv)
             fprintf(stderr, "profinject-analyze: %s\n", pi_reader_error(reader));
             status = PI_EXIT_BAD_INPUT;
         }
-        pi_warn_truncated(reader);
+        pi_reader_warn_truncated(reader);
         pi_reader_close(reader);
     }
     return status;

@@ -108,20 +108,25 @@ int pi_cmd_report(int argc, char **argv)
     }
     o.analysis.progress = isatty(2);
     char chrome_tmp[4096];
+    FILE *chrome_out = NULL;
+    struct pi_chrome_trace chrome;
+    struct pi_analysis_observer observer;
     if (o.chrome) {
         snprintf(chrome_tmp, sizeof(chrome_tmp), "%s.tmp", o.chrome);
-        o.analysis.chrome_trace = fopen(chrome_tmp, "w");
-        if (!o.analysis.chrome_trace) {
+        chrome_out = fopen(chrome_tmp, "w");
+        if (!chrome_out) {
             free(o.inputs);
             return written("Chrome trace", o.chrome, -1);
         }
+        pi_chrome_trace_observer(&chrome, chrome_out, &observer);
+        o.analysis.observer = &observer;
     }
     struct pi_analysis analysis;
     int status = pi_analyse_paths(&analysis, &o.analysis, o.inputs, o.input_count) == 0
                      ? PI_EXIT_OK
                      : PI_EXIT_BAD_INPUT;
     if (o.chrome) {
-        int ok = fclose(o.analysis.chrome_trace) == 0 && rename(chrome_tmp, o.chrome) == 0;
+        int ok = fclose(chrome_out) == 0 && rename(chrome_tmp, o.chrome) == 0;
         if (!ok)
             unlink(chrome_tmp);
         if (written("Chrome trace", o.chrome, ok ? 0 : -1) != PI_EXIT_OK)

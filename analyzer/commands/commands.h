@@ -16,8 +16,6 @@ int pi_cmd_info(int argc, char **argv);
 int pi_cmd_report(int argc, char **argv);
 int pi_cmd_compare(int argc, char **argv);
 
-/* pi_warn_truncated - print the standard warning when @reader's file was cut short */
-void pi_warn_truncated(const struct pi_reader *reader);
 
 /* pi_print_header - the header of one trace file, as "name: value" lines */
 void pi_print_header(FILE *out, const struct pi_reader *reader);

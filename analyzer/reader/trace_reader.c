@@ -3,6 +3,7 @@
 #include "trace_reader.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,15 @@ int pi_reader_truncated(const struct pi_reader *r, uint64_t *offset, uint64_t *b
     if (bytes)
         *bytes = r->truncated_bytes;
     return r->truncated;
+}
+
+void pi_reader_warn_truncated(const struct pi_reader *r)
+{
+    if (r->truncated)
+        fprintf(stderr,
+                "profinject-analyze: %s: warning: file ends inside a frame at byte %" PRIu64
+                " (%" PRIu64 " bytes ignored); records up to there were read\n",
+                pi_reader_path(r), r->truncated_offset, r->truncated_bytes);
 }
 
 const char *pi_reader_string(const struct pi_reader *r, uint64_t id)

@@ -62,6 +62,9 @@ const char *pi_reader_error(const struct pi_reader *reader);
  */
 int pi_reader_truncated(const struct pi_reader *reader, uint64_t *offset, uint64_t *bytes);
 
+/* pi_reader_warn_truncated - the standard warning on stderr when the file was cut short */
+void pi_reader_warn_truncated(const struct pi_reader *reader);
+
 /**
  * pi_reader_string - text of a string id seen so far
  * Return: NUL-terminated text, or NULL when the id was never defined (or

@@ -28,6 +28,21 @@ struct cJSON *pi_report_json_object(struct pi_analysis *analysis);
 /* pi_report_html - the self-contained HTML page with SVG plots; 0 or -1 */
 int pi_report_html(const char *path, struct pi_analysis *analysis);
 
+/* The Chrome trace (Trace Event Format), streamed during the analysis' pass. */
+struct pi_chrome_trace {
+    FILE *out;
+    int first; /* no event written yet */
+    const struct pi_analysis *analysis;
+};
+
+/**
+ * pi_chrome_trace_observer - make @observer write the Chrome trace to @out
+ * Hand @observer to the analysis in its options; @trace holds the state and
+ * must live as long as the pass.
+ */
+void pi_chrome_trace_observer(struct pi_chrome_trace *trace, FILE *out,
+                              struct pi_analysis_observer *observer);
+
 /* pi_write_file_atomically - write @size bytes to @path through @path.tmp and rename; 0 or -1 */
 int pi_write_file_atomically(const char *path, const char *data, size_t size);
 

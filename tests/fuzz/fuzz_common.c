@@ -33,7 +33,10 @@ void pi_fuzz_analyse_fd(int fd)
     FILE *sink = fopen("/dev/null", "w");
     struct pi_analysis_options options;
     memset(&options, 0, sizeof(options));
-    options.chrome_trace = sink;
+    struct pi_chrome_trace chrome;
+    struct pi_analysis_observer observer;
+    pi_chrome_trace_observer(&chrome, sink, &observer);
+    options.observer = &observer;
     char *paths[1] = {path};
     struct pi_analysis analysis;
     pi_analysis_run(&analysis, &options, paths, 1);

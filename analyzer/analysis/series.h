@@ -1,0 +1,25 @@
+/*
+ * series.h - bounded series of (time, value) points for values sampled
+ * over a run (RSS, device memory): the memory they take never grows with
+ * the length of the run.
+ */
+#ifndef PI_SERIES_H
+#define PI_SERIES_H
+
+#include <stdint.h>
+
+/* A bounded series of (time, value) points: halves its resolution when full. */
+#define PI_SERIES_MAX 2048
+struct pi_series {
+    uint64_t t[PI_SERIES_MAX];
+    uint64_t v[PI_SERIES_MAX];
+    uint32_t count;
+    uint32_t stride, pending; /* keep one point in stride */
+};
+
+void pi_series_add(struct pi_series *series, uint64_t t, uint64_t v);
+
+/* Least-squares slope of @series (value units per second) over points at or after @from_ns. */
+double pi_series_slope(const struct pi_series *series, uint64_t from_ns);
+
+#endif
