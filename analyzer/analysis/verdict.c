@@ -13,8 +13,6 @@
 
 #define INPUT_BOUND_SHARE 0.25
 #define WAIT_BOUND_SHARE 0.20
-#define GROWTH_MIN_BYTES_PER_S (1024.0 * 1024.0)
-#define GROWTH_MIN_FRACTION 0.10
 
 const struct pi_thread_info *pi_main_thread(const struct pi_process_info *p)
 {
@@ -53,12 +51,6 @@ const struct pi_process_info *pi_training_process(const struct pi_analysis *a)
     return best;
 }
 
-static void add_evidence(struct pi_finding *f, const char *name, double value, const char *unit)
-{
-    if (f->evidence_count < PI_MAX_EVIDENCE)
-        f->evidence[f->evidence_count++] = (struct pi_evidence){name, value, unit};
-}
-
 static double file_read_p50_ms(const struct pi_analysis *a)
 {
     struct pi_latency_entry *e =
@@ -95,11 +87,11 @@ static int input_bound(const struct pi_analysis *a, const struct pi_process_info
              "persistent_workers=True, pin_memory=True, cheaper per-sample loading and decoding, "
              "or faster storage / a cache for the dataset",
              (unsigned long long)p->children);
-    add_evidence(f, "data_wait_s", waited / 1e9, "s");
-    add_evidence(f, "step_time_s", total / 1e9, "s");
-    add_evidence(f, "steps", (double)p->steps.count, "");
-    add_evidence(f, "worker_processes", (double)p->children, "");
-    add_evidence(f, "file_read_p50_ms", file_read_p50_ms(a), "ms");
+    pi_finding_evidence(f, "data_wait_s", waited / 1e9, "s");
+    pi_finding_evidence(f, "step_time_s", total / 1e9, "s");
+    pi_finding_evidence(f, "steps", (double)p->steps.count, "");
+    pi_finding_evidence(f, "worker_processes", (double)p->children, "");
+    pi_finding_evidence(f, "file_read_p50_ms", file_read_p50_ms(a), "ms");
     return 1;
 }
 
@@ -119,35 +111,8 @@ static int wait_bound(const struct pi_process_info *p, struct pi_finding *f, int
     snprintf(f->summary, sizeof(f->summary), "the main thread of pid %d spent %.0f%% of its time %s",
              p->header.pid, 100 * f->score, what);
     snprintf(f->advice, sizeof(f->advice), "%s", advice);
-    add_evidence(f, "waited_s", waited / 1e9, "s");
-    add_evidence(f, "wall_s", wall / 1e9, "s");
-    return 1;
-}
-
-static int memory_growth(const struct pi_process_info *p, struct pi_finding *f)
-{
-    if (p->rss.count < 20 || p->rss_peak == 0)
-        return 0;
-    uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
-    double slope = pi_series_slope(&p->rss, middle);
-    double seconds = (double)(p->end_ns - middle) / 1e9;
-    double grown = slope * seconds;
-    if (slope < GROWTH_MIN_BYTES_PER_S || grown < GROWTH_MIN_FRACTION * (double)p->rss_peak)
-        return 0;
-    f->kind = "memory-growth";
-    f->score = grown / (double)p->rss_peak;
-    if (f->score > 1)
-        f->score = 1;
-    f->pid = p->header.pid;
-    snprintf(f->summary, sizeof(f->summary),
-             "host memory (RSS) of pid %d still grows by %.1f MB/s in the second half of the run "
-             "(peak %.0f MB)",
-             p->header.pid, slope / 1e6, (double)p->rss_peak / 1e6);
-    snprintf(f->advice, sizeof(f->advice),
-             "look for tensors or Python objects kept across steps (losses accumulated without "
-             ".item(), growing lists, caches), and for leaks in data-loading code");
-    add_evidence(f, "growth_mb_per_s", slope / 1e6, "MB/s");
-    add_evidence(f, "rss_peak_mb", (double)p->rss_peak / 1e6, "MB");
+    pi_finding_evidence(f, "waited_s", waited / 1e9, "s");
+    pi_finding_evidence(f, "wall_s", wall / 1e9, "s");
     return 1;
 }
 
@@ -183,9 +148,9 @@ static int launch_bound(const struct pi_analysis *a, const struct pi_process_inf
     snprintf(f->advice, sizeof(f->advice),
              "fewer, larger kernels: CUDA graphs (torch.cuda.graphs, mode=\"reduce-overhead\"), "
              "torch.compile to fuse operations, larger batches");
-    add_evidence(f, "launches", (double)launches, "");
-    add_evidence(f, "short_launches", (double)short_launches, "");
-    add_evidence(f, "launch_time_s", (double)launch_ns / 1e9, "s");
+    pi_finding_evidence(f, "launches", (double)launches, "");
+    pi_finding_evidence(f, "short_launches", (double)short_launches, "");
+    pi_finding_evidence(f, "launch_time_s", (double)launch_ns / 1e9, "s");
     return 1;
 }
 
@@ -220,36 +185,9 @@ static int copy_bound(const struct pi_analysis *a, const struct pi_process_info 
     snprintf(f->advice, sizeof(f->advice),
              "pin_memory=True in the DataLoader, .to(device, non_blocking=True), keep tensors on "
              "the GPU between steps instead of copying them back");
-    add_evidence(f, "copy_time_s", (double)copy_ns / 1e9, "s");
-    add_evidence(f, "pageable_bytes", (double)pageable_bytes, "B");
-    add_evidence(f, "host_device_bytes", (double)host_bytes, "B");
-    return 1;
-}
-
-static int device_memory_growth(const struct pi_process_info *p, struct pi_finding *f)
-{
-    const struct pi_gpu_memory *m = p->gpu;
-    if (!m || m->series.count < 20 || m->peak == 0)
-        return 0;
-    uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
-    double slope = pi_series_slope(&m->series, middle);
-    double grown = slope * (double)(p->end_ns - middle) / 1e9;
-    if (slope < GROWTH_MIN_BYTES_PER_S || grown < GROWTH_MIN_FRACTION * (double)m->peak)
-        return 0;
-    f->kind = "memory-growth";
-    f->score = grown / (double)m->peak > 1 ? 1 : grown / (double)m->peak;
-    f->pid = p->header.pid;
-    snprintf(f->summary, sizeof(f->summary),
-             "device memory of pid %d still grows by %.1f MB/s in the second half of the run "
-             "(peak %.0f MB)%s%.120s",
-             p->header.pid, slope / 1e6, (double)m->peak / 1e6,
-             m->leak_count ? "; largest never-freed call site: " : "",
-             m->leak_count ? pi_site_headline(&m->leaks[0]) : "");
-    snprintf(f->advice, sizeof(f->advice),
-             "look for tensors kept across steps (accumulated losses, stored outputs, growing "
-             "caches); the report lists the call sites of what was never freed");
-    add_evidence(f, "growth_mb_per_s", slope / 1e6, "MB/s");
-    add_evidence(f, "device_peak_mb", (double)m->peak / 1e6, "MB");
+    pi_finding_evidence(f, "copy_time_s", (double)copy_ns / 1e9, "s");
+    pi_finding_evidence(f, "pageable_bytes", (double)pageable_bytes, "B");
+    pi_finding_evidence(f, "host_device_bytes", (double)host_bytes, "B");
     return 1;
 }
 
@@ -282,8 +220,8 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
         n += copy_bound(a, p, &out[n]);
     }
     for (size_t i = 0; i < a->process_count && n + 1 < PI_MAX_FINDINGS; i++) {
-        n += memory_growth(&a->processes[i], &out[n]);
-        n += device_memory_growth(&a->processes[i], &out[n]);
+        n += pi_verdict_rss_growth(&a->processes[i], &out[n]);
+        n += pi_verdict_device_growth(&a->processes[i], &out[n]);
     }
     qsort(out, (size_t)n, sizeof(*out), by_score);
     if (n == 0) {
@@ -301,7 +239,7 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
                  wall > 0 && main ? 100 * main->time[PI_TIME_DATA_WAIT] / wall : 0.0);
         snprintf(f->advice, sizeof(f->advice),
                  "speed up the model itself: larger batches, mixed precision, torch.compile");
-        add_evidence(f, "cpu_share", f->score, "");
+        pi_finding_evidence(f, "cpu_share", f->score, "");
     }
     return n;
 }

@@ -34,6 +34,14 @@ struct pi_finding {
  */
 int pi_verdict(const struct pi_analysis *analysis, struct pi_finding *out);
 
+/* pi_finding_evidence - add one number behind @finding (at most PI_MAX_EVIDENCE) */
+void pi_finding_evidence(struct pi_finding *finding, const char *name, double value,
+                         const char *unit);
+
+/* The memory-growth findings of one process (verdict_memory.c): 1 when written to @out. */
+int pi_verdict_rss_growth(const struct pi_process_info *process, struct pi_finding *out);
+int pi_verdict_device_growth(const struct pi_process_info *process, struct pi_finding *out);
+
 /* pi_training_process - the process whose main thread runs the training loop, or NULL */
 const struct pi_process_info *pi_training_process(const struct pi_analysis *analysis);
 
