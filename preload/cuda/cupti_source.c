@@ -21,9 +21,11 @@
  */
 #include "cupti_source.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "core/guard.h"
+#include "core/real_functions.h"
 #include "cupti_api.h"
 #include "cupti_records.h"
 
@@ -64,6 +66,10 @@ static const CUpti_CallbackId driver_calls[] = {
 
 static CUpti_SubscriberHandle subscriber;
 static int running, paused;
+/* The timing thread's periodic flush and the pause, stop and exit calls of
+ * other threads take turns: a flush must not reach CUPTI between the
+ * disables and the unsubscribe, nor while the record state is closed. */
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 /* CUPTI's settings as the session found them, given back when it ends */
 static CUpti_ActivityThreadIdType thread_ids_before = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
 
@@ -168,59 +174,72 @@ int pi_cupti_start(char *reason, size_t size)
     return 0;
 }
 
-void pi_cupti_flush(int forced)
+static void flush_locked(int forced)
 {
-    if (!running)
-        return;
     int guard = pi_guard_enter();
     pi_cupti_records_before_flush();
     pi_cupti.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     pi_guard_restore(guard);
 }
 
+void pi_cupti_flush(int forced)
+{
+    PI_REAL(pthread_mutex_lock)(&session_lock);
+    if (running)
+        flush_locked(forced);
+    pthread_mutex_unlock(&session_lock);
+}
+
 void pi_cupti_pause(void)
 {
-    if (!running || paused)
-        return;
-    pi_cupti_flush(1);
-    int guard = pi_guard_enter();
-    recording(0);
-    pi_guard_restore(guard);
-    pi_cupti_records_close();
-    paused = 1;
+    PI_REAL(pthread_mutex_lock)(&session_lock);
+    if (running && !paused) {
+        flush_locked(1);
+        int guard = pi_guard_enter();
+        recording(0);
+        pi_guard_restore(guard);
+        pi_cupti_records_close();
+        paused = 1;
+    }
+    pthread_mutex_unlock(&session_lock);
 }
 
 void pi_cupti_resume(void)
 {
-    if (!running || !paused)
-        return;
-    int guard = pi_guard_enter();
-    paused = recording(1) != CUPTI_SUCCESS;
-    pi_guard_restore(guard);
+    PI_REAL(pthread_mutex_lock)(&session_lock);
+    if (running && paused) {
+        int guard = pi_guard_enter();
+        paused = recording(1) != CUPTI_SUCCESS;
+        pi_guard_restore(guard);
+    }
+    pthread_mutex_unlock(&session_lock);
 }
 
 void pi_cupti_stop(void)
 {
-    if (!running)
-        return;
-    pi_cupti_flush(1);
-    int guard = pi_guard_enter();
-    if (!paused)
-        recording(0);
-    if (pi_cupti.unsubscribe && subscriber)
-        pi_cupti.unsubscribe(subscriber);
-    /* whoever uses CUPTI next finds it as it was */
-    if (pi_cupti.thread_id_type)
-        pi_cupti.thread_id_type(thread_ids_before);
-    pi_cupti_records_clock_handed_back();
-    pi_guard_restore(guard);
-    subscriber = NULL;
-    running = 0;
-    pi_cupti_records_close();
+    PI_REAL(pthread_mutex_lock)(&session_lock);
+    if (running) {
+        flush_locked(1);
+        int guard = pi_guard_enter();
+        if (!paused)
+            recording(0);
+        if (pi_cupti.unsubscribe && subscriber)
+            pi_cupti.unsubscribe(subscriber);
+        /* whoever uses CUPTI next finds it as it was */
+        if (pi_cupti.thread_id_type)
+            pi_cupti.thread_id_type(thread_ids_before);
+        pi_cupti_records_clock_handed_back();
+        pi_guard_restore(guard);
+        subscriber = NULL;
+        running = 0;
+        pi_cupti_records_close();
+    }
+    pthread_mutex_unlock(&session_lock);
 }
 
 void pi_cupti_after_fork(void)
 {
+    pthread_mutex_init(&session_lock, NULL); /* a thread that held it is gone */
     running = paused = 0;
     subscriber = NULL;
     pi_cupti_records_after_fork();
