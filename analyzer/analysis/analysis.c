@@ -8,6 +8,7 @@
 
 #include "gpu_analysis.h"
 #include "python_sites.h"
+#include "relay_steps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,7 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_GPU_TIME:
         pi_steps_gpu(&p->steps, ev->ts_ns, ev->dur_ns);
         pi_steps_gpu(&p->nvtx_steps, ev->ts_ns, ev->dur_ns);
+        pi_relay_gpu(p, ev->ts_ns, ev->dur_ns);
         pi_gpu_event(a, reader, p, ev);
         return;
     case PI_REC_GPU_TIMING:
@@ -205,6 +207,8 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     int receives_data = 0;
     if (r->kind == PI_REC_IO) {
         time_class = account_io(a, reader, ev, main_thread, &receives_data);
+        if ((int)r->tid != p->header.pid && p->children > 0)
+            pi_relay_io(p, ev, a->options.exact);
     } else if (r->kind == PI_REC_WAIT) {
         unsigned kind = r->arg[0] < PI_WAIT_KIND_COUNT ? (unsigned)r->arg[0] : 0;
         if (!a->wait_entries[kind])
@@ -241,6 +245,8 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         t->time[time_class] += ev->dur_ns;
     if (main_thread && time_class < PI_TIME_CLASS_COUNT)
         pi_steps_event(&p->steps, ev, time_class, receives_data);
+    if ((int)r->tid == p->header.pid)
+        pi_relay_main_event(p, ev, time_class, a->options.exact);
     if ((int)r->tid == p->header.pid) {
         p->nvtx_wait_ns += time_class == PI_TIME_DATA_WAIT ? ev->dur_ns : 0;
         p->nvtx_sync_ns += time_class == PI_TIME_SYNC ? ev->dur_ns : 0;
@@ -259,6 +265,24 @@ static void progress(struct pi_analysis *a, const struct pi_reader *reader, uint
 static char *copy_or_empty(const char *text)
 {
     return strdup(text ? text : "");
+}
+
+/* Steps through a relay thread or the read-backs; the main thread's waits for the relay's
+ * batches become data waits. */
+static void relay_steps_finish(struct pi_analysis *a, struct pi_process_info *p)
+{
+    uint64_t relay_wait = pi_relay_finish(p, a->options.warmup_steps);
+    p->relay_tid = pi_relay_thread(p);
+    struct pi_thread_info *main = NULL;
+    for (size_t i = 0; i < p->thread_count; i++)
+        if ((int)p->threads[i].tid == p->header.pid)
+            main = &p->threads[i];
+    if (!main || !relay_wait)
+        return;
+    if (relay_wait > main->time[PI_TIME_LOCK_WAIT])
+        relay_wait = main->time[PI_TIME_LOCK_WAIT];
+    main->time[PI_TIME_LOCK_WAIT] -= relay_wait;
+    main->time[PI_TIME_DATA_WAIT] += relay_wait;
 }
 
 static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct pi_reader *reader)
@@ -299,6 +323,7 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     pi_steps_finish(&p->steps, a->options.warmup_steps);
     pi_steps_finish(&p->nvtx_steps, a->options.warmup_steps);
     p->steps_from = p->steps.count ? "data loader" : NULL;
+    relay_steps_finish(a, p);
     if (!p->steps.count && p->nvtx_steps.count >= 2) {
         struct pi_steps dataloader = p->steps;
         p->steps = p->nvtx_steps;
@@ -394,6 +419,7 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->threads);
         pi_steps_free(&p->steps);
         pi_steps_free(&p->nvtx_steps);
+        pi_relay_free(p);
         pi_gpu_free_process(p);
     }
     free(a->processes);

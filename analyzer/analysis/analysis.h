@@ -54,6 +54,7 @@ struct pi_steps {
 };
 
 struct pi_gpu_memory;
+struct pi_step_sources;
 struct pi_python_sites;
 
 struct pi_process_info {
@@ -77,9 +78,11 @@ struct pi_process_info {
     /* top-level NVTX ranges of the main thread: the steps when no data loader shows them */
     struct pi_steps nvtx_steps;
     uint64_t nvtx_wait_ns, nvtx_sync_ns; /* since the last top-level range ended */
-    const char *steps_from;               /* "data loader", "NVTX" or NULL */
+    const char *steps_from;               /* "data loader", "NVTX", ... (relay_steps.c) or NULL */
     uint64_t gpu_busy_ns;
     struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
+    struct pi_step_sources *step_sources; /* relay and read-back step detection (relay_steps.c) */
+    uint32_t relay_tid; /* the thread that hands the main thread its batches, 0: none */
 };
 
 struct pi_analysis;
@@ -155,6 +158,9 @@ void pi_steps_record(struct pi_steps *steps, uint64_t start, uint64_t end, uint6
 
 /* pi_steps_gpu - GPU work of @dur ns that started at @ts, for the step it falls in */
 void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
+/* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */
+void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
 /* pi_steps_free - release what the steps hold */
 void pi_steps_free(struct pi_steps *steps);
