@@ -7,6 +7,7 @@
 #include "analysis.h"
 
 #include "gpu_analysis.h"
+#include "memory_growth.h"
 #include "python_sites.h"
 #include "relay_steps.h"
 
@@ -330,7 +331,9 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
         p->nvtx_steps = dataloader;
         p->steps_from = "NVTX";
     }
+    pi_memory_growth_steady_start(p);
     pi_gpu_finish_process(a, reader, p);
+    pi_memory_growth(p);
     pi_python_sites_finish_file(a, reader);
     if (observer && observer->process_end)
         observer->process_end(observer->context, a, p);

@@ -55,6 +55,15 @@ struct pi_steps {
 
 struct pi_gpu_memory;
 struct pi_step_sources;
+
+/* Memory growth once the job runs steadily (memory_growth.c). */
+struct pi_memory_growth {
+    int by_steps;          /* 1: over the steady steps; 0: over the last third of the trace */
+    uint64_t steady_steps;
+    double device_bytes_per_step, rss_bytes_per_step; /* least squares, by_steps */
+    uint64_t device_start_step, rss_start_step;       /* where growth starts (from 1), 0: none */
+    double device_bytes_per_s, rss_bytes_per_s;       /* least squares, without steps */
+};
 struct pi_python_sites;
 
 struct pi_process_info {
@@ -82,6 +91,7 @@ struct pi_process_info {
     uint64_t gpu_busy_ns;
     struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
     struct pi_step_sources *step_sources; /* relay and read-back step detection (relay_steps.c) */
+    struct pi_memory_growth growth;
     uint32_t relay_tid; /* the thread that hands the main thread its batches, 0: none */
 };
 
@@ -161,6 +171,10 @@ void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
 /* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */
 void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
+/* pi_steps_start_ns, pi_steps_end_ns - when step @i (from 0) started and ended */
+uint64_t pi_steps_start_ns(const struct pi_steps *steps, uint64_t i);
+uint64_t pi_steps_end_ns(const struct pi_steps *steps, uint64_t i);
 
 /* pi_steps_free - release what the steps hold */
 void pi_steps_free(struct pi_steps *steps);

@@ -105,6 +105,16 @@ void pi_steps_add_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
         steps[lo].wait += dur;
 }
 
+uint64_t pi_steps_start_ns(const struct pi_steps *s, uint64_t i)
+{
+    return i < s->count ? ((const struct step *)s->steps)[i].start : 0;
+}
+
+uint64_t pi_steps_end_ns(const struct pi_steps *s, uint64_t i)
+{
+    return i < s->count ? ((const struct step *)s->steps)[i].end : 0;
+}
+
 /* A receipt ended at @at: the step before it ends, a new one starts. */
 static void boundary(struct pi_steps *s, uint64_t at)
 {
