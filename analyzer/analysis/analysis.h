@@ -62,6 +62,7 @@ struct pi_memory_growth {
     uint64_t steady_steps;
     double device_bytes_per_step, rss_bytes_per_step; /* least squares, by_steps */
     uint64_t device_start_step, rss_start_step;       /* where growth starts (from 1), 0: none */
+    uint64_t device_growing_steps, rss_growing_steps; /* from the start step to the last */
     double device_bytes_per_s, rss_bytes_per_s;       /* least squares, without steps */
 };
 struct pi_python_sites;

@@ -27,11 +27,11 @@ static uint64_t value_at(const struct pi_series *s, uint64_t t)
     return lo ? s->v[lo - 1] : 0;
 }
 
-/* Least squares of the value at each steady step's end against the step number. */
-static double per_step(const struct pi_series *s, const struct pi_steps *steps, uint64_t *start)
+/* Least squares of the value at the end of steps @from.. against the step number. */
+static double fit(const struct pi_series *s, const struct pi_steps *steps, uint64_t from)
 {
     double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (uint64_t i = steps->warmup; i < steps->count; i++) {
+    for (uint64_t i = from; i < steps->count; i++) {
         double x = (double)i, y = (double)value_at(s, pi_steps_end_ns(steps, i));
         n++;
         sx += x;
@@ -40,8 +40,19 @@ static double per_step(const struct pi_series *s, const struct pi_steps *steps, 
         sxy += x * y;
     }
     double d = n * sxx - sx * sx;
-    double slope = n >= 3 && d > 0 ? (n * sxy - sx * sy) / d : 0.0;
-    /* the first steady step that rose by half a step's growth, from which it kept rising */
+    return n >= 3 && d > 0 ? (n * sxy - sx * sy) / d : 0.0;
+}
+
+/*
+ * Growth per steady step. A leak that starts after warm-up makes a hinge:
+ * flat, then rising. The growth starts at the first steady step that rose
+ * by half the fitted growth and after which the value kept rising as much;
+ * the growth per step is then fitted from there on (the flat part before
+ * it would understate it).
+ */
+static double per_step(const struct pi_series *s, const struct pi_steps *steps, uint64_t *start)
+{
+    double slope = fit(s, steps, steps->warmup);
     *start = 0;
     uint64_t last = value_at(s, pi_steps_end_ns(steps, steps->count - 1));
     for (uint64_t i = steps->warmup; slope > 0 && i < steps->count; i++) {
@@ -53,6 +64,9 @@ static double per_step(const struct pi_series *s, const struct pi_steps *steps, 
             break;
         }
     }
+    /* from the step before the first rise: its end is where the growth began */
+    if (*start && steps->count - (*start - 2) >= 3)
+        slope = fit(s, steps, *start - 2);
     return slope;
 }
 
@@ -77,8 +91,10 @@ void pi_memory_growth(struct pi_process_info *p)
     if (g->by_steps) {
         g->steady_steps = steps->count - steps->warmup;
         g->rss_bytes_per_step = per_step(&p->rss, steps, &g->rss_start_step);
+        g->rss_growing_steps = g->rss_start_step ? steps->count - g->rss_start_step + 1 : 0;
         if (p->gpu)
             g->device_bytes_per_step = per_step(&p->gpu->series, steps, &g->device_start_step);
+        g->device_growing_steps = g->device_start_step ? steps->count - g->device_start_step + 1 : 0;
         return;
     }
     g->rss_bytes_per_s = last_third(p, &p->rss);

@@ -169,8 +169,11 @@ void pi_relay_main_event(struct pi_process_info *p, const struct pi_event *ev, u
                    !(r->flags & PI_CUDA_NESTED) && r->arg[0] <= READBACK_MAX_BYTES;
     if (!readback)
         return;
-    /* the first step starts where the main thread last waited before its first read-back */
-    uint64_t start = s->readback_last ? s->readback_last : s->last_wait_end;
+    /* the first step starts where the main thread last waited before its first read-back,
+     * else at the process's start */
+    uint64_t start = s->readback_last   ? s->readback_last
+                     : s->last_wait_end ? s->last_wait_end
+                                        : p->start_ns;
     if (start && start < ev->ts_ns)
         pi_steps_record(&s->readback, start, end, s->readback_wait, s->readback_sync);
     s->readback_last = end;

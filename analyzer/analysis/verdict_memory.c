@@ -21,14 +21,14 @@
 struct growth {
     const char *what; /* "device memory", "host memory (RSS)" */
     double per_step, per_s, peak, min_bytes;
-    uint64_t start_step;
+    uint64_t start_step, growing_steps;
 };
 
 /* How much it grew while the job ran steadily, 0 when that is noise. */
 static double grown(const struct pi_process_info *p, const struct growth *g)
 {
     const struct pi_memory_growth *m = &p->growth;
-    double total = m->by_steps ? g->per_step * (double)m->steady_steps
+    double total = m->by_steps ? g->per_step * (double)g->growing_steps
                                : g->per_s * (double)(p->end_ns - p->start_ns) / 3 / 1e9;
     if (g->peak <= 0 || total < g->min_bytes || total < GROWTH_MIN_FRACTION * g->peak)
         return 0;
@@ -47,10 +47,11 @@ static int finding(const struct pi_process_info *p, const struct growth *g,
     f->pid = p->header.pid;
     if (m->by_steps)
         snprintf(f->summary, sizeof(f->summary),
-                 "%s of pid %d grows by %.2f MiB per step over its %llu steady steps, from step "
-                 "%llu (peak %.0f MiB)",
-                 g->what, p->header.pid, g->per_step / MiB, (unsigned long long)m->steady_steps,
-                 (unsigned long long)g->start_step, g->peak / MiB);
+                 "%s of pid %d grows by %.2f MiB per step from step %llu on (%llu steps; %llu "
+                 "steady steps in all; peak %.0f MiB)",
+                 g->what, p->header.pid, g->per_step / MiB, (unsigned long long)g->start_step,
+                 (unsigned long long)g->growing_steps, (unsigned long long)m->steady_steps,
+                 g->peak / MiB);
     else
         snprintf(f->summary, sizeof(f->summary),
                  "%s of pid %d grows by %.2f MiB/s over the last third of the trace (no steps "
@@ -72,7 +73,8 @@ int pi_verdict_rss_growth(const struct pi_process_info *p, struct pi_finding *f)
     if (p->rss.count < 20 || p->rss_peak == 0)
         return 0;
     struct growth g = {"host memory (RSS)", p->growth.rss_bytes_per_step, p->growth.rss_bytes_per_s,
-                       (double)p->rss_peak, RSS_GROWTH_MIN_BYTES, p->growth.rss_start_step};
+                       (double)p->rss_peak, RSS_GROWTH_MIN_BYTES, p->growth.rss_start_step,
+                       p->growth.rss_growing_steps};
     if (!finding(p, &g, f))
         return 0;
     snprintf(f->advice, sizeof(f->advice),
@@ -88,7 +90,7 @@ int pi_verdict_device_growth(const struct pi_process_info *p, struct pi_finding 
         return 0;
     struct growth g = {"device memory", p->growth.device_bytes_per_step,
                        p->growth.device_bytes_per_s, (double)m->peak, DEVICE_GROWTH_MIN_BYTES,
-                       p->growth.device_start_step};
+                       p->growth.device_start_step, p->growth.device_growing_steps};
     if (!finding(p, &g, f))
         return 0;
     f->sites = p->growth.by_steps ? m->grown : m->leaks;
