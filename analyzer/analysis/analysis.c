@@ -136,6 +136,38 @@ static void name_thread(struct pi_process_info *p, uint32_t tid, const char *nam
         snprintf(t->name, sizeof(t->name), "%s", name);
 }
 
+/* A capture window opened or closed. A close without an open: recording ran from the start. */
+static void capture_window(struct pi_process_info *p, uint64_t at, int opened)
+{
+    if (opened && !p->window_open) {
+        if (p->window_count == PI_MAX_WINDOWS)
+            p->window_count--; /* the last one stretches to take in the rest */
+        else
+            p->windows[p->window_count].start_ns = at;
+        p->window_open = 1;
+        p->window_count++;
+    } else if (!opened && p->window_open) {
+        p->windows[p->window_count - 1].end_ns = at;
+        p->window_open = 0;
+    } else if (!opened && p->window_count == 0) {
+        p->windows[p->window_count++] = (struct pi_window){p->header.start_monotonic_ns, at};
+    }
+}
+
+/* With capture windows, the process's span is theirs: samples go on while paused. */
+static void settle_windows(struct pi_process_info *p)
+{
+    if (!p->window_count)
+        return;
+    if (p->window_open)
+        p->windows[p->window_count - 1].end_ns = p->end_ns;
+    p->window_ns = 0;
+    for (size_t i = 0; i < p->window_count; i++)
+        p->window_ns += p->windows[i].end_ns - p->windows[i].start_ns;
+    p->start_ns = p->windows[0].start_ns;
+    p->end_ns = p->windows[p->window_count - 1].end_ns;
+}
+
 static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
                           struct pi_process_info *p, const struct pi_event *ev)
 {
@@ -166,6 +198,9 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         /* arg1 names another thread by pthread_t; ours record their own mostly */
         if (r->arg[1] == 0)
             name_thread(p, r->tid, pi_reader_string(reader, r->arg[0]));
+        return;
+    case PI_REC_CAPTURE:
+        capture_window(p, ev->ts_ns, r->arg[0] != 0);
         return;
     case PI_REC_STRING:
     case PI_REC_MODULE:
@@ -321,6 +356,7 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     }
     a->bytes_done = done_before + pi_reader_bytes_read(reader);
     p->truncated = pi_reader_truncated(reader, NULL, NULL);
+    settle_windows(p);
     pi_steps_finish(&p->steps, a->options.warmup_steps);
     pi_steps_finish(&p->nvtx_steps, a->options.warmup_steps);
     p->steps_from = p->steps.count ? "data loader" : NULL;

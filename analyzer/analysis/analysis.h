@@ -56,6 +56,12 @@ struct pi_steps {
 struct pi_gpu_memory;
 struct pi_step_sources;
 
+/* A capture window: recording on request, from start_ns to end_ns (CLOCK_MONOTONIC ns). */
+struct pi_window {
+    uint64_t start_ns, end_ns;
+};
+#define PI_MAX_WINDOWS 64
+
 /* Memory growth once the job runs steadily (memory_growth.c). */
 struct pi_memory_growth {
     int by_steps;          /* 1: over the steady steps; 0: over the last third of the trace */
@@ -93,6 +99,12 @@ struct pi_process_info {
     struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
     struct pi_step_sources *step_sources; /* relay and read-back step detection (relay_steps.c) */
     struct pi_memory_growth growth;
+    /* capture windows; none when the whole run was recorded. With windows, start_ns and end_ns
+     * are the first window's start and the last one's end: times and shares cover them only */
+    struct pi_window windows[PI_MAX_WINDOWS];
+    size_t window_count;
+    int window_open;
+    uint64_t window_ns; /* recorded time: the windows' lengths together */
     uint32_t relay_tid; /* the thread that hands the main thread its batches, 0: none */
 };
 

@@ -150,6 +150,18 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
                                                                               : "exit");
     cJSON_AddNumberToObject(end, "status", (double)p->end_status);
     cJSON_AddNumberToObject(o, "children", (double)p->children);
+    if (p->window_count) {
+        /* what the times cover: the capture windows, from the process's start */
+        cJSON *windows = cJSON_AddArrayToObject(o, "windows");
+        uint64_t origin = p->header.start_monotonic_ns;
+        for (size_t i = 0; i < p->window_count; i++) {
+            cJSON *w = cJSON_CreateObject();
+            cJSON_AddNumberToObject(w, "start_ns", (double)(p->windows[i].start_ns - origin));
+            cJSON_AddNumberToObject(w, "end_ns", (double)(p->windows[i].end_ns - origin));
+            cJSON_AddItemToArray(windows, w);
+        }
+        cJSON_AddNumberToObject(o, "recorded_ns", (double)p->window_ns);
+    }
     cJSON *memory = cJSON_AddObjectToObject(o, "memory");
     uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
     cJSON_AddNumberToObject(memory, "rss_peak_bytes", (double)p->rss_peak);

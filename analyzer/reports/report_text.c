@@ -71,6 +71,24 @@ static void print_growth(FILE *out, const struct pi_process_info *p)
     fprintf(out, " (over the %" PRIu64 " steady steps)\n", g->steady_steps);
 }
 
+/* The capture windows the figures cover, from each process's start. */
+static void print_windows(FILE *out, const struct pi_analysis *a)
+{
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        if (!p->window_count)
+            continue;
+        fprintf(out, "\nCAPTURE WINDOWS of pid %d (times and shares cover these only):",
+                p->header.pid);
+        uint64_t origin = p->header.start_monotonic_ns;
+        for (size_t w = 0; w < p->window_count; w++)
+            fprintf(out, "%s %.3f s to %.3f s", w ? "," : "",
+                    (double)(p->windows[w].start_ns - origin) / 1e9,
+                    (double)(p->windows[w].end_ns - origin) / 1e9);
+        fprintf(out, " after its start (%.3f s recorded)\n", (double)p->window_ns / 1e9);
+    }
+}
+
 static void print_steps(FILE *out, const struct pi_analysis *a)
 {
     const struct pi_process_info *p = pi_training_process(a);
@@ -246,6 +264,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
         fprintf(out, "warning: %" PRIu64 " records were dropped while recording (the writer fell "
                      "behind); figures below undercount\n\n", a->lost);
     print_verdict(out, a);
+    print_windows(out, a);
     print_steps(out, a);
     pi_report_sites_text(out, a);
     pi_report_gpu_text(out, a);
