@@ -290,6 +290,42 @@ class RealGpuTraces(unittest.TestCase):
             self.assertNotIn("input-bound", kinds, job)
 
 
+
+class RelayThread(unittest.TestCase):
+    """Batches through a relay thread (workloads/relay_loop.py): a worker makes one every
+    period, the relay reads it from the pipe and queues it, the main thread computes on it.
+    Its truths: 40 batches; the main thread waits (period - compute) of each period."""
+
+    def run_loop(self, period_ms, compute_ms):
+        traces = tempfile.mkdtemp()
+        record(["/usr/bin/python3", os.path.join(SOURCE, "tests", "analyzer", "workloads",
+                                                 "relay_loop.py"), "40", str(period_ms),
+                str(compute_ms)], traces)
+        rep = report(traces)
+        [main] = [p for p in rep["processes"] if p["children"] == 1]
+        return rep, main
+
+    def test_input_bound_through_the_relay(self):
+        rep, main = self.run_loop(20, 2)
+        steps = main["steps"]
+        self.assertEqual(steps["found_from"], "pin-memory thread")
+        # the first batch starts the first step: 39 whole steps between 40 batches
+        self.assertIn(steps["count"], (39, 40))
+        share = steps["steady"]["data_wait_ns"] / steps["steady"]["total_ns"]
+        self.assertGreater(share, 0.6, "18 ms of every 20 ms waiting for the relay")
+        [thread] = [t for t in main["threads"] if t["main"]]
+        self.assertGreater(thread["time_ns"]["data_wait"], 5 * thread["time_ns"]["lock_wait"])
+        self.assertIn("input-bound", [f["kind"] for f in rep["verdict"]])
+
+    def test_compute_bound_through_the_relay(self):
+        rep, main = self.run_loop(2, 20)
+        steps = main["steps"]
+        self.assertIn(steps["count"], (39, 40))
+        share = steps["steady"]["data_wait_ns"] / steps["steady"]["total_ns"]
+        self.assertLess(share, 0.2, "batches wait in the queue for the main thread")
+        self.assertNotIn("input-bound", [f["kind"] for f in rep["verdict"]])
+
+
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result
     failed = len(result.failures) + len(result.errors)
