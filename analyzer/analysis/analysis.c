@@ -7,7 +7,9 @@
 #include "analysis.h"
 
 #include "gpu_analysis.h"
+#include "memory_growth.h"
 #include "python_sites.h"
+#include "relay_steps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +136,38 @@ static void name_thread(struct pi_process_info *p, uint32_t tid, const char *nam
         snprintf(t->name, sizeof(t->name), "%s", name);
 }
 
+/* A capture window opened or closed. A close without an open: recording ran from the start. */
+static void capture_window(struct pi_process_info *p, uint64_t at, int opened)
+{
+    if (opened && !p->window_open) {
+        if (p->window_count == PI_MAX_WINDOWS)
+            p->window_count--; /* the last one stretches to take in the rest */
+        else
+            p->windows[p->window_count].start_ns = at;
+        p->window_open = 1;
+        p->window_count++;
+    } else if (!opened && p->window_open) {
+        p->windows[p->window_count - 1].end_ns = at;
+        p->window_open = 0;
+    } else if (!opened && p->window_count == 0) {
+        p->windows[p->window_count++] = (struct pi_window){p->header.start_monotonic_ns, at};
+    }
+}
+
+/* With capture windows, the process's span is theirs: samples go on while paused. */
+static void settle_windows(struct pi_process_info *p)
+{
+    if (!p->window_count)
+        return;
+    if (p->window_open)
+        p->windows[p->window_count - 1].end_ns = p->end_ns;
+    p->window_ns = 0;
+    for (size_t i = 0; i < p->window_count; i++)
+        p->window_ns += p->windows[i].end_ns - p->windows[i].start_ns;
+    p->start_ns = p->windows[0].start_ns;
+    p->end_ns = p->windows[p->window_count - 1].end_ns;
+}
+
 static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
                           struct pi_process_info *p, const struct pi_event *ev)
 {
@@ -165,6 +199,9 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         if (r->arg[1] == 0)
             name_thread(p, r->tid, pi_reader_string(reader, r->arg[0]));
         return;
+    case PI_REC_CAPTURE:
+        capture_window(p, ev->ts_ns, r->arg[0] != 0);
+        return;
     case PI_REC_STRING:
     case PI_REC_MODULE:
     case PI_REC_STACK:
@@ -179,6 +216,7 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_GPU_TIME:
         pi_steps_gpu(&p->steps, ev->ts_ns, ev->dur_ns);
         pi_steps_gpu(&p->nvtx_steps, ev->ts_ns, ev->dur_ns);
+        pi_relay_gpu(p, ev->ts_ns, ev->dur_ns);
         pi_gpu_event(a, reader, p, ev);
         return;
     case PI_REC_GPU_TIMING:
@@ -205,6 +243,8 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     int receives_data = 0;
     if (r->kind == PI_REC_IO) {
         time_class = account_io(a, reader, ev, main_thread, &receives_data);
+        if ((int)r->tid != p->header.pid && p->children > 0)
+            pi_relay_io(p, ev, a->options.exact);
     } else if (r->kind == PI_REC_WAIT) {
         unsigned kind = r->arg[0] < PI_WAIT_KIND_COUNT ? (unsigned)r->arg[0] : 0;
         if (!a->wait_entries[kind])
@@ -241,6 +281,8 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         t->time[time_class] += ev->dur_ns;
     if (main_thread && time_class < PI_TIME_CLASS_COUNT)
         pi_steps_event(&p->steps, ev, time_class, receives_data);
+    if ((int)r->tid == p->header.pid)
+        pi_relay_main_event(p, ev, time_class, a->options.exact);
     if ((int)r->tid == p->header.pid) {
         p->nvtx_wait_ns += time_class == PI_TIME_DATA_WAIT ? ev->dur_ns : 0;
         p->nvtx_sync_ns += time_class == PI_TIME_SYNC ? ev->dur_ns : 0;
@@ -259,6 +301,24 @@ static void progress(struct pi_analysis *a, const struct pi_reader *reader, uint
 static char *copy_or_empty(const char *text)
 {
     return strdup(text ? text : "");
+}
+
+/* Steps through a relay thread or the read-backs; the main thread's waits for the relay's
+ * batches become data waits. */
+static void relay_steps_finish(struct pi_analysis *a, struct pi_process_info *p)
+{
+    uint64_t relay_wait = pi_relay_finish(p, a->options.warmup_steps);
+    p->relay_tid = pi_relay_thread(p);
+    struct pi_thread_info *main = NULL;
+    for (size_t i = 0; i < p->thread_count; i++)
+        if ((int)p->threads[i].tid == p->header.pid)
+            main = &p->threads[i];
+    if (!main || !relay_wait)
+        return;
+    if (relay_wait > main->time[PI_TIME_LOCK_WAIT])
+        relay_wait = main->time[PI_TIME_LOCK_WAIT];
+    main->time[PI_TIME_LOCK_WAIT] -= relay_wait;
+    main->time[PI_TIME_DATA_WAIT] += relay_wait;
 }
 
 static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct pi_reader *reader)
@@ -296,16 +356,20 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     }
     a->bytes_done = done_before + pi_reader_bytes_read(reader);
     p->truncated = pi_reader_truncated(reader, NULL, NULL);
+    settle_windows(p);
     pi_steps_finish(&p->steps, a->options.warmup_steps);
     pi_steps_finish(&p->nvtx_steps, a->options.warmup_steps);
     p->steps_from = p->steps.count ? "data loader" : NULL;
+    relay_steps_finish(a, p);
     if (!p->steps.count && p->nvtx_steps.count >= 2) {
         struct pi_steps dataloader = p->steps;
         p->steps = p->nvtx_steps;
         p->nvtx_steps = dataloader;
         p->steps_from = "NVTX";
     }
+    pi_memory_growth_steady_start(p);
     pi_gpu_finish_process(a, reader, p);
+    pi_memory_growth(p);
     pi_python_sites_finish_file(a, reader);
     if (observer && observer->process_end)
         observer->process_end(observer->context, a, p);
@@ -394,6 +458,7 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->threads);
         pi_steps_free(&p->steps);
         pi_steps_free(&p->nvtx_steps);
+        pi_relay_free(p);
         pi_gpu_free_process(p);
     }
     free(a->processes);

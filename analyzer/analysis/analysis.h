@@ -54,6 +54,23 @@ struct pi_steps {
 };
 
 struct pi_gpu_memory;
+struct pi_step_sources;
+
+/* A capture window: recording on request, from start_ns to end_ns (CLOCK_MONOTONIC ns). */
+struct pi_window {
+    uint64_t start_ns, end_ns;
+};
+#define PI_MAX_WINDOWS 64
+
+/* Memory growth once the job runs steadily (memory_growth.c). */
+struct pi_memory_growth {
+    int by_steps;          /* 1: over the steady steps; 0: over the last third of the trace */
+    uint64_t steady_steps;
+    double device_bytes_per_step, rss_bytes_per_step; /* least squares, by_steps */
+    uint64_t device_start_step, rss_start_step;       /* where growth starts (from 1), 0: none */
+    uint64_t device_growing_steps, rss_growing_steps; /* from the start step to the last */
+    double device_bytes_per_s, rss_bytes_per_s;       /* least squares, without steps */
+};
 struct pi_python_sites;
 
 struct pi_process_info {
@@ -77,9 +94,18 @@ struct pi_process_info {
     /* top-level NVTX ranges of the main thread: the steps when no data loader shows them */
     struct pi_steps nvtx_steps;
     uint64_t nvtx_wait_ns, nvtx_sync_ns; /* since the last top-level range ended */
-    const char *steps_from;               /* "data loader", "NVTX" or NULL */
+    const char *steps_from;               /* "data loader", "NVTX", ... (relay_steps.c) or NULL */
     uint64_t gpu_busy_ns;
     struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
+    struct pi_step_sources *step_sources; /* relay and read-back step detection (relay_steps.c) */
+    struct pi_memory_growth growth;
+    /* capture windows; none when the whole run was recorded. With windows, start_ns and end_ns
+     * are the first window's start and the last one's end: times and shares cover them only */
+    struct pi_window windows[PI_MAX_WINDOWS];
+    size_t window_count;
+    int window_open;
+    uint64_t window_ns; /* recorded time: the windows' lengths together */
+    uint32_t relay_tid; /* the thread that hands the main thread its batches, 0: none */
 };
 
 struct pi_analysis;
@@ -155,6 +181,13 @@ void pi_steps_record(struct pi_steps *steps, uint64_t start, uint64_t end, uint6
 
 /* pi_steps_gpu - GPU work of @dur ns that started at @ts, for the step it falls in */
 void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
+/* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */
+void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
+/* pi_steps_start_ns, pi_steps_end_ns - when step @i (from 0) started and ended */
+uint64_t pi_steps_start_ns(const struct pi_steps *steps, uint64_t i);
+uint64_t pi_steps_end_ns(const struct pi_steps *steps, uint64_t i);
 
 /* pi_steps_free - release what the steps hold */
 void pi_steps_free(struct pi_steps *steps);

@@ -402,6 +402,42 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
     }
 }
 
+/* What is still live, by call site, largest first: all of it, or what was allocated from @since_ns. */
+static struct pi_site_bytes *live_sites(struct pi_gpu_memory *m, const struct pi_reader *reader,
+                                        uint64_t since_ns, size_t *count)
+{
+    struct pi_u64_map *by_site = pi_u64_map_new();
+    struct pi_u64_map *live = m->live_map;
+    uint64_t since = since_ns & 0xffffffffffffull; /* live allocations keep 48 bits of their time */
+    for (size_t i = 0; by_site && i < live->capacity; i++) {
+        struct pi_u64_entry *e = &live->slots[i];
+        unsigned kind = LIVE_KIND(e->value[1]);
+        if (!e->key || kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED ||
+            (since && LIVE_TS(e->value[1]) < since))
+            continue;
+        struct pi_u64_entry *s = pi_u64_map_put(by_site, e->value[2] + 1);
+        if (s) {
+            s->value[0] += e->value[0];
+            s->value[1]++;
+        }
+    }
+    *count = 0;
+    struct pi_site_bytes *sites = by_site ? calloc(by_site->count + 1, sizeof(*sites)) : NULL;
+    for (size_t i = 0; sites && i < by_site->capacity; i++) {
+        struct pi_u64_entry *s = &by_site->slots[i];
+        if (s->key) {
+            struct pi_site_bytes *site = &sites[(*count)++];
+            *site = (struct pi_site_bytes){(uint32_t)(s->key - 1), NULL, s->value[0], s->value[1],
+                                           NULL};
+            resolve_site(site, reader);
+        }
+    }
+    if (sites)
+        qsort(sites, *count, sizeof(*sites), by_bytes);
+    pi_u64_map_free(by_site);
+    return sites;
+}
+
 void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader,
                            struct pi_process_info *p)
 {
@@ -411,34 +447,9 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
         return;
     apply_memory(m, reader, 1);
     pi_memory_order_free(&m->order);
-    /* what is still live, by call site */
-    struct pi_u64_map *by_site = pi_u64_map_new();
-    struct pi_u64_map *live = m->live_map;
-    for (size_t i = 0; by_site && i < live->capacity; i++) {
-        struct pi_u64_entry *e = &live->slots[i];
-        unsigned kind = LIVE_KIND(e->value[1]);
-        if (!e->key || kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED)
-            continue;
-        struct pi_u64_entry *s = pi_u64_map_put(by_site, e->value[2] + 1);
-        if (s) {
-            s->value[0] += e->value[0];
-            s->value[1]++;
-        }
-    }
-    m->leak_count = 0;
-    m->leaks = by_site ? calloc(by_site->count + 1, sizeof(*m->leaks)) : NULL;
-    for (size_t i = 0; m->leaks && i < by_site->capacity; i++) {
-        struct pi_u64_entry *s = &by_site->slots[i];
-        if (s->key) {
-            struct pi_site_bytes *leak = &m->leaks[m->leak_count++];
-            *leak = (struct pi_site_bytes){(uint32_t)(s->key - 1), NULL, s->value[0], s->value[1],
-                                           NULL};
-            resolve_site(leak, reader);
-        }
-    }
-    if (m->leaks)
-        qsort(m->leaks, m->leak_count, sizeof(*m->leaks), by_bytes);
-    pi_u64_map_free(by_site);
+    m->leaks = live_sites(m, reader, 0, &m->leak_count);
+    if (m->grown_since_ns)
+        m->grown = live_sites(m, reader, m->grown_since_ns, &m->grown_count);
     pi_u64_map_free(m->live_map);
     pi_u64_map_free(m->site_map);
     pi_u64_map_free(m->correlations);
@@ -455,6 +466,9 @@ void pi_gpu_free_process(struct pi_process_info *p)
     for (size_t i = 0; i < m->leak_count; i++)
         free_site(&m->leaks[i]);
     free(m->leaks);
+    for (size_t i = 0; i < m->grown_count; i++)
+        free_site(&m->grown[i]);
+    free(m->grown);
     pi_u64_map_free(m->live_map);
     pi_u64_map_free(m->site_map);
     pi_u64_map_free(m->correlations);

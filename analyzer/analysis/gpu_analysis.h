@@ -49,6 +49,11 @@ struct pi_gpu_memory {
     int at_peak_count;
     struct pi_site_bytes *leaks; /* still live at the end, by call site, largest first */
     size_t leak_count;
+    /* allocated from grown_since_ns (the steady steps' start, set before the end) and still
+     * live at the end, by call site, largest first: what a leak kept */
+    uint64_t grown_since_ns;
+    struct pi_site_bytes *grown;
+    size_t grown_count;
     /* device bytes after each change, in time order, not yet taken (a timeline wants them) */
     struct pi_memory_change { uint64_t ts_ns, live; } *changes;
     size_t change_count, change_capacity;

@@ -90,6 +90,31 @@ void pi_steps_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
     ((struct pending_gpu *)s->pending)[s->pending_count++] = (struct pending_gpu){ts, dur};
 }
 
+void pi_steps_add_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
+{
+    struct step *steps = s->steps;
+    size_t lo = 0, hi = s->count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (steps[mid].end <= ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < s->count && ts >= steps[lo].start)
+        steps[lo].wait += dur;
+}
+
+uint64_t pi_steps_start_ns(const struct pi_steps *s, uint64_t i)
+{
+    return i < s->count ? ((const struct step *)s->steps)[i].start : 0;
+}
+
+uint64_t pi_steps_end_ns(const struct pi_steps *s, uint64_t i)
+{
+    return i < s->count ? ((const struct step *)s->steps)[i].end : 0;
+}
+
 /* A receipt ended at @at: the step before it ends, a new one starts. */
 static void boundary(struct pi_steps *s, uint64_t at)
 {

@@ -9,7 +9,7 @@
 #include "analysis.h"
 
 #define PI_MAX_FINDINGS 16
-#define PI_MAX_EVIDENCE 6
+#define PI_MAX_EVIDENCE 8
 
 struct pi_evidence {
     const char *name;
@@ -25,7 +25,12 @@ struct pi_finding {
     char advice[400];
     struct pi_evidence evidence[PI_MAX_EVIDENCE];
     int evidence_count;
+    /* memory-growth: the call sites of device memory the steady steps allocated and kept */
+    const struct pi_site_bytes *sites;
+    size_t site_count;
 };
+
+struct pi_site_bytes;
 
 /**
  * pi_verdict - findings, most important first; always at least one

@@ -1,66 +1,108 @@
 /*
  * verdict_memory.c - the memory-growth findings: host (RSS) and device
- * memory that keeps growing while the job runs.
+ * memory that keeps growing once the job runs steadily. Judged over the
+ * steady steps, per step (memory_growth.c); a plateau after warm-up is
+ * healthy. Without steps, over the last third of the trace.
  */
 #include "verdict.h"
 
 #include "gpu_analysis.h"
 
 #include <stdio.h>
+#include <string.h>
 
-#define GROWTH_MIN_BYTES_PER_S (1024.0 * 1024.0)
+#define MiB (1024.0 * 1024.0)
+/* growth over the steady steps (or the last third) must pass both: a share of the peak, and an
+ * absolute amount (RSS wobbles by tens of MiB in a healthy CPU job) */
 #define GROWTH_MIN_FRACTION 0.10
+#define DEVICE_GROWTH_MIN_BYTES (16 * MiB)
+#define RSS_GROWTH_MIN_BYTES (64 * MiB)
+
+struct growth {
+    const char *what; /* "device memory", "host memory (RSS)" */
+    double per_step, per_s, peak, min_bytes;
+    uint64_t start_step, growing_steps;
+};
+
+/* How much it grew while the job ran steadily, 0 when that is noise. */
+static double grown(const struct pi_process_info *p, const struct growth *g)
+{
+    const struct pi_memory_growth *m = &p->growth;
+    double total = m->by_steps ? g->per_step * (double)g->growing_steps
+                               : g->per_s * (double)(p->end_ns - p->start_ns) / 3 / 1e9;
+    if (g->peak <= 0 || total < g->min_bytes || total < GROWTH_MIN_FRACTION * g->peak)
+        return 0;
+    return total;
+}
+
+static int finding(const struct pi_process_info *p, const struct growth *g,
+                   struct pi_finding *f)
+{
+    const struct pi_memory_growth *m = &p->growth;
+    double total = grown(p, g);
+    if (total <= 0)
+        return 0;
+    f->kind = "memory-growth";
+    f->score = total / g->peak > 1 ? 1 : total / g->peak;
+    f->pid = p->header.pid;
+    if (m->by_steps)
+        snprintf(f->summary, sizeof(f->summary),
+                 "%s of pid %d grows by %.2f MiB per step from step %llu on (%llu steps; %llu "
+                 "steady steps in all; peak %.0f MiB)",
+                 g->what, p->header.pid, g->per_step / MiB, (unsigned long long)g->start_step,
+                 (unsigned long long)g->growing_steps, (unsigned long long)m->steady_steps,
+                 g->peak / MiB);
+    else
+        snprintf(f->summary, sizeof(f->summary),
+                 "%s of pid %d grows by %.2f MiB/s over the last third of the trace (no steps "
+                 "found to judge it by; peak %.0f MiB)",
+                 g->what, p->header.pid, g->per_s / MiB, g->peak / MiB);
+    pi_finding_evidence(f, m->by_steps ? "growth_mib_per_step" : "growth_mib_per_s",
+                        (m->by_steps ? g->per_step : g->per_s) / MiB,
+                        m->by_steps ? "MiB/step" : "MiB/s");
+    pi_finding_evidence(f, "device_growth_bytes_per_step", m->device_bytes_per_step, "B");
+    pi_finding_evidence(f, "rss_growth_bytes_per_step", m->rss_bytes_per_step, "B");
+    pi_finding_evidence(f, "growth_start_step", (double)g->start_step, "");
+    pi_finding_evidence(f, "steady_steps", (double)m->steady_steps, "");
+    pi_finding_evidence(f, "peak_mib", g->peak / MiB, "MiB");
+    return 1;
+}
 
 int pi_verdict_rss_growth(const struct pi_process_info *p, struct pi_finding *f)
 {
     if (p->rss.count < 20 || p->rss_peak == 0)
         return 0;
-    uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
-    double slope = pi_series_slope(&p->rss, middle);
-    double seconds = (double)(p->end_ns - middle) / 1e9;
-    double grown = slope * seconds;
-    if (slope < GROWTH_MIN_BYTES_PER_S || grown < GROWTH_MIN_FRACTION * (double)p->rss_peak)
+    struct growth g = {"host memory (RSS)", p->growth.rss_bytes_per_step, p->growth.rss_bytes_per_s,
+                       (double)p->rss_peak, RSS_GROWTH_MIN_BYTES, p->growth.rss_start_step,
+                       p->growth.rss_growing_steps};
+    if (!finding(p, &g, f))
         return 0;
-    f->kind = "memory-growth";
-    f->score = grown / (double)p->rss_peak;
-    if (f->score > 1)
-        f->score = 1;
-    f->pid = p->header.pid;
-    snprintf(f->summary, sizeof(f->summary),
-             "host memory (RSS) of pid %d still grows by %.1f MB/s in the second half of the run "
-             "(peak %.0f MB)",
-             p->header.pid, slope / 1e6, (double)p->rss_peak / 1e6);
     snprintf(f->advice, sizeof(f->advice),
              "look for tensors or Python objects kept across steps (losses accumulated without "
              ".item(), growing lists, caches), and for leaks in data-loading code");
-    pi_finding_evidence(f, "growth_mb_per_s", slope / 1e6, "MB/s");
-    pi_finding_evidence(f, "rss_peak_mb", (double)p->rss_peak / 1e6, "MB");
     return 1;
 }
 
 int pi_verdict_device_growth(const struct pi_process_info *p, struct pi_finding *f)
 {
     const struct pi_gpu_memory *m = p->gpu;
-    if (!m || m->series.count < 20 || m->peak == 0)
+    if (!m || m->peak == 0)
         return 0;
-    uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
-    double slope = pi_series_slope(&m->series, middle);
-    double grown = slope * (double)(p->end_ns - middle) / 1e9;
-    if (slope < GROWTH_MIN_BYTES_PER_S || grown < GROWTH_MIN_FRACTION * (double)m->peak)
+    struct growth g = {"device memory", p->growth.device_bytes_per_step,
+                       p->growth.device_bytes_per_s, (double)m->peak, DEVICE_GROWTH_MIN_BYTES,
+                       p->growth.device_start_step, p->growth.device_growing_steps};
+    if (!finding(p, &g, f))
         return 0;
-    f->kind = "memory-growth";
-    f->score = grown / (double)m->peak > 1 ? 1 : grown / (double)m->peak;
-    f->pid = p->header.pid;
-    snprintf(f->summary, sizeof(f->summary),
-             "device memory of pid %d still grows by %.1f MB/s in the second half of the run "
-             "(peak %.0f MB)%s%.120s",
-             p->header.pid, slope / 1e6, (double)m->peak / 1e6,
-             m->leak_count ? "; largest never-freed call site: " : "",
-             m->leak_count ? pi_site_headline(&m->leaks[0]) : "");
+    f->sites = p->growth.by_steps ? m->grown : m->leaks;
+    f->site_count = p->growth.by_steps ? m->grown_count : m->leak_count;
+    if (f->site_count > PI_TOP_SITES)
+        f->site_count = PI_TOP_SITES;
+    size_t used = strlen(f->summary);
+    if (f->site_count && used < sizeof(f->summary))
+        snprintf(f->summary + used, sizeof(f->summary) - used, "; kept most at %.150s",
+                 pi_site_headline(&f->sites[0]));
     snprintf(f->advice, sizeof(f->advice),
              "look for tensors kept across steps (accumulated losses, stored outputs, growing "
-             "caches); the report lists the call sites of what was never freed");
-    pi_finding_evidence(f, "growth_mb_per_s", slope / 1e6, "MB/s");
-    pi_finding_evidence(f, "device_peak_mb", (double)m->peak / 1e6, "MB");
+             "caches); the report lists the call sites of what the steady steps kept");
     return 1;
 }

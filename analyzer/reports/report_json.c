@@ -34,6 +34,8 @@ static void add_histogram(cJSON *object, struct pi_histogram *h)
     }
 }
 
+static cJSON *sites_json(const struct pi_site_bytes *sites, size_t n);
+
 static cJSON *verdict_json(const struct pi_analysis *a)
 {
     struct pi_finding findings[PI_MAX_FINDINGS];
@@ -50,6 +52,9 @@ static cJSON *verdict_json(const struct pi_analysis *a)
         for (int e = 0; e < findings[i].evidence_count; e++)
             cJSON_AddNumberToObject(evidence, findings[i].evidence[e].name,
                                     findings[i].evidence[e].value);
+        if (findings[i].sites)
+            cJSON_AddItemToObject(evidence, "call_sites",
+                                  sites_json(findings[i].sites, findings[i].site_count));
         cJSON_AddItemToArray(list, f);
     }
     return list;
@@ -145,6 +150,18 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
                                                                               : "exit");
     cJSON_AddNumberToObject(end, "status", (double)p->end_status);
     cJSON_AddNumberToObject(o, "children", (double)p->children);
+    if (p->window_count) {
+        /* what the times cover: the capture windows, from the process's start */
+        cJSON *windows = cJSON_AddArrayToObject(o, "windows");
+        uint64_t origin = p->header.start_monotonic_ns;
+        for (size_t i = 0; i < p->window_count; i++) {
+            cJSON *w = cJSON_CreateObject();
+            cJSON_AddNumberToObject(w, "start_ns", (double)(p->windows[i].start_ns - origin));
+            cJSON_AddNumberToObject(w, "end_ns", (double)(p->windows[i].end_ns - origin));
+            cJSON_AddItemToArray(windows, w);
+        }
+        cJSON_AddNumberToObject(o, "recorded_ns", (double)p->window_ns);
+    }
     cJSON *memory = cJSON_AddObjectToObject(o, "memory");
     uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
     cJSON_AddNumberToObject(memory, "rss_peak_bytes", (double)p->rss_peak);
@@ -153,6 +170,17 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
     cJSON_AddNumberToObject(memory, "rss_growth_bytes_per_s", pi_series_slope(&p->rss, 0));
     cJSON_AddNumberToObject(memory, "rss_growth_second_half_bytes_per_s",
                             pi_series_slope(&p->rss, middle));
+    /* growth once the job runs steadily (memory_growth.c) */
+    cJSON *growth = cJSON_AddObjectToObject(memory, "growth");
+    const struct pi_memory_growth *g = &p->growth;
+    cJSON_AddStringToObject(growth, "judged_over", g->by_steps ? "steady steps" : "last third");
+    cJSON_AddNumberToObject(growth, "steady_steps", (double)g->steady_steps);
+    cJSON_AddNumberToObject(growth, "device_growth_bytes_per_step", g->device_bytes_per_step);
+    cJSON_AddNumberToObject(growth, "rss_growth_bytes_per_step", g->rss_bytes_per_step);
+    cJSON_AddNumberToObject(growth, "device_growth_start_step", (double)g->device_start_step);
+    cJSON_AddNumberToObject(growth, "rss_growth_start_step", (double)g->rss_start_step);
+    cJSON_AddNumberToObject(growth, "device_growth_bytes_per_s", g->device_bytes_per_s);
+    cJSON_AddNumberToObject(growth, "rss_growth_bytes_per_s", g->rss_bytes_per_s);
     cJSON *samples = cJSON_AddArrayToObject(memory, "rss_samples");
     for (uint32_t i = 0; i < p->rss.count; i++) {
         cJSON *point = cJSON_CreateArray();

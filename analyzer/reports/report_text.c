@@ -36,6 +36,59 @@ static void print_verdict(FILE *out, const struct pi_analysis *a)
     }
 }
 
+/* How the steps were found, in words (steps_from: analysis.c, relay_steps.c). */
+static const char *steps_source(const struct pi_process_info *p)
+{
+    const char *from = p->steps_from ? p->steps_from : "";
+    if (strcmp(from, "NVTX") == 0)
+        return "one per top-level NVTX range of the main thread";
+    if (strcmp(from, "CUDA read-back") == 0)
+        return "one per small device-to-host read-back of the main thread, like loss.item()";
+    if (strcmp(from, "pin-memory thread") == 0)
+        return "one per batch the pin-memory thread received for the main thread";
+    if (strstr(from, "one read-back a step"))
+        return strncmp(from, "pin-memory", 10) == 0
+                   ? "one per loss read-back of the main thread, one per batch of the pin-memory "
+                     "thread"
+                   : "one per loss read-back of the main thread, one per batch of the data loader";
+    return "one per batch received from the data loader";
+}
+
+/* Memory growth over the steady steps, per step (memory_growth.c); where it starts when it is
+ * more than noise */
+#define NOTABLE_PER_STEP (64.0 * 1024)
+static void print_growth(FILE *out, const struct pi_process_info *p)
+{
+    const struct pi_memory_growth *g = &p->growth;
+    if (!g->by_steps)
+        return;
+    fprintf(out, "  memory growth     device %.2f MiB/step", g->device_bytes_per_step / 1048576.0);
+    if (g->device_start_step && g->device_bytes_per_step >= NOTABLE_PER_STEP)
+        fprintf(out, " from step %" PRIu64, g->device_start_step);
+    fprintf(out, ", RSS %.2f MiB/step", g->rss_bytes_per_step / 1048576.0);
+    if (g->rss_start_step && g->rss_bytes_per_step >= NOTABLE_PER_STEP)
+        fprintf(out, " from step %" PRIu64, g->rss_start_step);
+    fprintf(out, " (over the %" PRIu64 " steady steps)\n", g->steady_steps);
+}
+
+/* The capture windows the figures cover, from each process's start. */
+static void print_windows(FILE *out, const struct pi_analysis *a)
+{
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        if (!p->window_count)
+            continue;
+        fprintf(out, "\nCAPTURE WINDOWS of pid %d (times and shares cover these only):",
+                p->header.pid);
+        uint64_t origin = p->header.start_monotonic_ns;
+        for (size_t w = 0; w < p->window_count; w++)
+            fprintf(out, "%s %.3f s to %.3f s", w ? "," : "",
+                    (double)(p->windows[w].start_ns - origin) / 1e9,
+                    (double)(p->windows[w].end_ns - origin) / 1e9);
+        fprintf(out, " after its start (%.3f s recorded)\n", (double)p->window_ns / 1e9);
+    }
+}
+
 static void print_steps(FILE *out, const struct pi_analysis *a)
 {
     const struct pi_process_info *p = pi_training_process(a);
@@ -43,10 +96,7 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
         return;
     const struct pi_steps *s = &p->steps;
     uint64_t steady = s->count - s->warmup;
-    fprintf(out, "\nSTEPS (pid %d, %s)\n", p->header.pid,
-            p->steps_from && strcmp(p->steps_from, "NVTX") == 0
-                ? "one per top-level NVTX range of the main thread"
-                : "one per batch received from the data loader");
+    fprintf(out, "\nSTEPS (pid %d, %s)\n", p->header.pid, steps_source(p));
     fprintf(out, "  %" PRIu64 " steps: %" PRIu64 " warm-up, %" PRIu64 " steady", s->count,
             s->warmup, steady);
     if (steady && s->steady_total_ns)
@@ -74,6 +124,7 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
         fprintf(out, "  warm-up           %" PRIu64 " steps in %s, waiting for data %.0f%%\n",
                 s->warmup, pi_format_ns((double)s->warmup_total_ns),
                 100.0 * s->warmup_wait_ns / s->warmup_total_ns);
+    print_growth(out, p);
 }
 
 static void print_threads(FILE *out, const struct pi_analysis *a)
@@ -213,6 +264,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
         fprintf(out, "warning: %" PRIu64 " records were dropped while recording (the writer fell "
                      "behind); figures below undercount\n\n", a->lost);
     print_verdict(out, a);
+    print_windows(out, a);
     print_steps(out, a);
     pi_report_sites_text(out, a);
     pi_report_gpu_text(out, a);

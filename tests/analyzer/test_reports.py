@@ -247,8 +247,88 @@ class PyTorchVerdict(unittest.TestCase):
         self.assertLessEqual(main["steps"]["count"], 16)
 
 
+FIXTURES = os.path.join(SOURCE, "tests", "analyzer", "fixtures", "h100")
+
+
+class RealGpuTraces(unittest.TestCase):
+    """The H100 traces against their own truths (fixtures/h100/README.md):
+    steps the job made, no memory growth after step 1."""
+
+    STEPS = {"train-pin-cupti": 200, "train-pin-events": 100, "train-nopin": 100}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.reports = {job: report(os.path.join(FIXTURES, job))
+                       for job in [*cls.STEPS, "compiled"]}
+
+    def test_step_counts_within_two_percent(self):
+        for job, truth in self.STEPS.items():
+            [job_process] = [p for p in self.reports[job]["processes"] if p["steps"]["count"]]
+            self.assertAlmostEqual(job_process["steps"]["count"], truth, delta=0.02 * truth, msg=job)
+
+    def test_pin_memory_steps_come_through_the_relay(self):
+        for job in ("train-pin-cupti", "train-pin-events"):
+            [job_process] = [p for p in self.reports[job]["processes"] if p["steps"]["count"]]
+            self.assertIn("pin-memory thread", job_process["steps"]["found_from"], job)
+
+    def test_no_memory_growth_finding(self):
+        for job, rep in self.reports.items():
+            kinds = [f["kind"] for f in rep["verdict"]]
+            self.assertNotIn("memory-growth", kinds, f"{job}: {rep['verdict']}")
+            for p in rep["processes"]:
+                if p["steps"]["count"]:
+                    growth = p["memory"]["growth"]
+                    self.assertEqual(growth["judged_over"], "steady steps")
+                    # reserved memory is flat after step 1: well under a MiB a step
+                    self.assertLess(abs(growth["device_growth_bytes_per_step"]), 1 << 20, job)
+
+    def test_not_input_bound(self):
+        """The workers keep up: the main thread's waits for the backward pass and the GIL
+        are not waits for data."""
+        for job in self.STEPS:
+            kinds = [f["kind"] for f in self.reports[job]["verdict"]]
+            self.assertNotIn("input-bound", kinds, job)
+
+
+
+class RelayThread(unittest.TestCase):
+    """Batches through a relay thread (workloads/relay_loop.py): a worker makes one every
+    period, the relay reads it from the pipe and queues it, the main thread computes on it.
+    Its truths: 40 batches; the main thread waits (period - compute) of each period."""
+
+    def run_loop(self, period_ms, compute_ms):
+        traces = tempfile.mkdtemp()
+        record(["/usr/bin/python3", os.path.join(SOURCE, "tests", "analyzer", "workloads",
+                                                 "relay_loop.py"), "40", str(period_ms),
+                str(compute_ms)], traces)
+        rep = report(traces)
+        [main] = [p for p in rep["processes"] if p["children"] == 1]
+        return rep, main
+
+    def test_input_bound_through_the_relay(self):
+        rep, main = self.run_loop(20, 2)
+        steps = main["steps"]
+        self.assertEqual(steps["found_from"], "pin-memory thread")
+        # the first batch starts the first step: 39 whole steps between 40 batches
+        self.assertIn(steps["count"], (39, 40))
+        share = steps["steady"]["data_wait_ns"] / steps["steady"]["total_ns"]
+        self.assertGreater(share, 0.6, "18 ms of every 20 ms waiting for the relay")
+        [thread] = [t for t in main["threads"] if t["main"]]
+        self.assertGreater(thread["time_ns"]["data_wait"], 5 * thread["time_ns"]["lock_wait"])
+        self.assertIn("input-bound", [f["kind"] for f in rep["verdict"]])
+
+    def test_compute_bound_through_the_relay(self):
+        rep, main = self.run_loop(2, 20)
+        steps = main["steps"]
+        self.assertIn(steps["count"], (39, 40))
+        share = steps["steady"]["data_wait_ns"] / steps["steady"]["total_ns"]
+        self.assertLess(share, 0.2, "batches wait in the queue for the main thread")
+        self.assertNotIn("input-bound", [f["kind"] for f in rep["verdict"]])
+
+
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result
     failed = len(result.failures) + len(result.errors)
     print(f"{result.testsRun - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+

@@ -506,6 +506,29 @@ class StepsWithGpu(unittest.TestCase):
             self.assertAlmostEqual(steps["steady"]["gpu_ns"], steady * 6e6, delta=0.05 * steady * 6e6)
 
 
+class MemoryGrowth(unittest.TestCase):
+    """A loop that keeps 4 MiB a step from step 11 (prog_cuda_leak's own truths),
+    after a 64 MiB reserve in step 1 that is no growth."""
+
+    def test_leak_per_step_start_and_call_site(self):
+        traces, result = record("prog_cuda_leak")
+        self.assertEqual(result.stdout, "ok\n", result.stderr)
+        rep = report(traces)
+        [process] = rep["processes"]
+        self.assertEqual((process["steps"]["found_from"], process["steps"]["count"]),
+                         ("CUDA read-back", 60), "one 4-byte read-back a step")
+        [finding] = [f for f in rep["verdict"] if f["kind"] == "memory-growth"]
+        evidence = finding["evidence"]
+        self.assertAlmostEqual(evidence["device_growth_bytes_per_step"], 4 * MiB, delta=0.02 * 4 * MiB)
+        self.assertEqual(evidence["growth_start_step"], 11)
+        self.assertIn("4.00 MiB per step from step 11", finding["summary"])
+        top = evidence["call_sites"][0]
+        self.assertIn("keep_activation", top["stack"]["text"])
+        self.assertEqual(top["bytes"], 50 * 4 * MiB, "steps 11 to 60 kept 4 MiB each")
+        growth = process["memory"]["growth"]
+        self.assertEqual(growth["judged_over"], "steady steps")
+
+
 class CaptureWindow(unittest.TestCase):
     """A window opened in a paused process starts with the memory already
     allocated: frees of it inside the window count, and growth is right."""

@@ -3,6 +3,7 @@
 capture windows open and close in a running process (also across a PID
 namespace), another user cannot touch them, and --duration stops
 recording on time. Checked against what the traces contain."""
+import json
 import os
 import re
 import shutil
@@ -132,6 +133,30 @@ class Windows(unittest.TestCase):
         self.assertEqual(windows, 2)
         self.assertGreater(inside, 1000)
         self.assertEqual(outside, 0, "nothing recorded while paused")
+        self.report_covers_the_windows(out, events)
+
+    def report_covers_the_windows(self, out, events):
+        """The report's times cover the windows only, and it says which they are."""
+        report_path = os.path.join(tempfile.mkdtemp(), "r.json")
+        subprocess.run([ANALYZE, out, "--quiet", "--json", report_path], check=True,
+                       capture_output=True)
+        with open(report_path) as f:
+            report = json.load(f)
+        [process] = [p for p in report["processes"] if "windows" in p]
+        windows = process["windows"]
+        self.assertEqual(len(windows), 2)
+        # as the dump times them (seconds from the process's start)
+        marks = [t for t, kind, _ in events if kind == "capture"]
+        for window, (opened, closed) in zip(windows, zip(marks[0::2], marks[1::2])):
+            self.assertAlmostEqual(window["start_ns"] / 1e9, opened, delta=1e-6)
+            self.assertAlmostEqual(window["end_ns"] / 1e9, closed, delta=1e-6)
+        self.assertAlmostEqual(windows[1]["end_ns"] - windows[1]["start_ns"], 150e6, delta=60e6,
+                               msg="the timed window lasts 150 ms")
+        self.assertEqual(process["recorded_ns"],
+                         sum(w["end_ns"] - w["start_ns"] for w in windows))
+        span = windows[-1]["end_ns"] - windows[0]["start_ns"]
+        for thread in process["threads"]:
+            self.assertLessEqual(thread["wall_ns"], span + 1000, thread)
 
     def test_another_user_cannot_control(self):
         out = tempfile.mkdtemp()

@@ -1,0 +1,313 @@
+/*
+ * relay_steps.c - training steps when the main thread reads no pipe.
+ *
+ * With pin_memory=True a PyTorch DataLoader has a relay: its pin-memory
+ * thread receives each batch from the workers' pipe (poll, then a read of
+ * the length and one of the message), pins it and hands it to the main
+ * thread through a queue.Queue. The main thread then blocks only when the
+ * queue is empty (a semaphore or condition wait, the kind depends on how
+ * Python was built), and reads no pipe at all.
+ *
+ * Counting the main thread's waits is not robust: measured on an H100 the
+ * main thread also waits on condition variables once a step for the
+ * autograd thread (backward) and for the GIL, and it does not wait at all
+ * for a batch that is already queued. What is robust:
+ *  - the relay's receipts are the batches (a receipt: a blocking receive
+ *    followed by a pipe read that returns data). Messages far smaller than
+ *    the typical one are control messages (a persistent worker's
+ *    acknowledgement of a new epoch), not batches;
+ *  - a main-thread wait is a wait for data when it began before a receipt
+ *    and ended when the relay handed that batch over: the relay goes back
+ *    to its blocking receive right after the hand-over, so the wait ends
+ *    within HANDOVER_SLACK_NS of the start of the relay's next receive. The
+ *    backward wait of the same step, which also spans the receipt, ends
+ *    milliseconds later and stays a lock wait;
+ *  - the main thread's scalar read-back (loss.item(): a device-to-host
+ *    copy of a few bytes) happens once a step in time order on that thread,
+ *    whereas the relay runs ahead of the loop by the prefetch depth (its
+ *    last receipts are batches never used). Where there is one read-back per
+ *    batch, the read-backs count the steps, the batches confirm that they
+ *    are training steps; without CUDA the relay's batches count them.
+ * Without any data loader the read-backs alone are the steps' heartbeat.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "relay_steps.h"
+
+#define RELAY_MAX_CANDIDATES 8
+#define HANDOVER_SLACK_NS 1000000u
+#define READBACK_MAX_BYTES 16
+/* fewer receipts than this are not a training loop (torch.compile's workers talk through pipes too) */
+#define RELAY_MIN_RECEIPTS 8
+
+struct receipt {
+    uint64_t end;      /* end of the read that completed the message */
+    uint64_t next;     /* start of the relay's next blocking receive: the hand-over */
+    uint64_t bytes;    /* bytes read from pipes for it */
+};
+
+struct relay_candidate {
+    uint32_t tid;
+    int polled;                 /* a blocking receive since the last receipt */
+    struct receipt *receipts;
+    size_t count, capacity;
+};
+
+struct main_wait {
+    uint64_t start, end;
+};
+
+struct pi_step_sources {
+    struct relay_candidate relays[RELAY_MAX_CANDIDATES];
+    int relay_count;
+    struct main_wait *waits; /* the main thread's lock and condition waits, in time order */
+    size_t wait_count, wait_capacity;
+    struct pi_steps readback; /* one step per scalar read-back */
+    uint64_t readback_last, readback_wait, readback_sync, last_wait_end;
+    struct pi_steps relay;    /* one step per batch of the relay */
+    const struct relay_candidate *chosen;
+    uint64_t relay_data_wait_ns; /* main-thread waits for the relay's batches */
+};
+
+static struct pi_step_sources *sources_of(struct pi_process_info *p, int exact)
+{
+    if (!p->step_sources) {
+        p->step_sources = calloc(1, sizeof(struct pi_step_sources));
+        if (p->step_sources) {
+            pi_histogram_init(&p->step_sources->readback.steady_ns, exact);
+            pi_histogram_init(&p->step_sources->readback.warmup_ns, exact);
+            pi_histogram_init(&p->step_sources->relay.steady_ns, exact);
+            pi_histogram_init(&p->step_sources->relay.warmup_ns, exact);
+        }
+    }
+    return p->step_sources;
+}
+
+static void *grow(void *array, size_t *capacity, size_t count, size_t size)
+{
+    if (count < *capacity)
+        return array;
+    size_t wanted = *capacity ? *capacity * 2 : 256;
+    void *grown = realloc(array, wanted * size);
+    if (grown)
+        *capacity = wanted;
+    return grown;
+}
+
+static struct relay_candidate *candidate(struct pi_step_sources *s, uint32_t tid)
+{
+    for (int i = 0; i < s->relay_count; i++)
+        if (s->relays[i].tid == tid)
+            return &s->relays[i];
+    if (s->relay_count == RELAY_MAX_CANDIDATES)
+        return NULL;
+    struct relay_candidate *c = &s->relays[s->relay_count++];
+    c->tid = tid;
+    return c;
+}
+
+void pi_relay_io(struct pi_process_info *p, const struct pi_event *ev, int exact)
+{
+    const struct pi_record *r = &ev->rec;
+    unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
+    if (fd_class != PI_FD_PIPE && fd_class != PI_FD_SOCKET)
+        return;
+    int waits = op == PI_IO_POLL || op == PI_IO_PPOLL || op == PI_IO_SELECT ||
+                op == PI_IO_PSELECT || op == PI_IO_EPOLL_WAIT;
+    int reads = fd_class == PI_FD_PIPE && (op == PI_IO_READ || op == PI_IO_READV) &&
+                !(r->flags & PI_FLAG_FAILED) && (int64_t)r->arg[1] > 0;
+    if (!waits && !reads)
+        return;
+    struct pi_step_sources *s = sources_of(p, exact);
+    struct relay_candidate *c = s ? candidate(s, r->tid) : NULL;
+    if (!c)
+        return;
+    if (waits) {
+        if (c->count && c->receipts[c->count - 1].next == UINT64_MAX)
+            c->receipts[c->count - 1].next = ev->ts_ns;
+        c->polled = 1;
+        return;
+    }
+    if (!c->polled && c->count) {
+        /* the rest of the message: the same receipt */
+        c->receipts[c->count - 1].end = ev->ts_ns + ev->dur_ns;
+        c->receipts[c->count - 1].bytes += r->arg[1];
+        return;
+    }
+    struct receipt *grown = grow(c->receipts, &c->capacity, c->count, sizeof(*grown));
+    if (!grown)
+        return;
+    c->receipts = grown;
+    c->receipts[c->count++] = (struct receipt){ev->ts_ns + ev->dur_ns, UINT64_MAX, r->arg[1]};
+    c->polled = 0;
+}
+
+void pi_relay_main_event(struct pi_process_info *p, const struct pi_event *ev, unsigned time_class,
+                         int exact)
+{
+    const struct pi_record *r = &ev->rec;
+    struct pi_step_sources *s = sources_of(p, exact);
+    if (!s)
+        return;
+    uint64_t end = ev->ts_ns + ev->dur_ns;
+    if (r->kind == PI_REC_WAIT && p->children > 0) {
+        struct main_wait *grown = grow(s->waits, &s->wait_capacity, s->wait_count, sizeof(*grown));
+        if (grown) {
+            s->waits = grown;
+            s->waits[s->wait_count++] = (struct main_wait){ev->ts_ns, end};
+        }
+    }
+    if (time_class == PI_TIME_DATA_WAIT)
+        s->readback_wait += ev->dur_ns;
+    if (time_class == PI_TIME_SYNC)
+        s->readback_sync += ev->dur_ns;
+    if (time_class == PI_TIME_DATA_WAIT || time_class == PI_TIME_LOCK_WAIT)
+        s->last_wait_end = end;
+    int readback = r->kind == PI_REC_GPU_COPY && PI_CUDA_SUBTYPE(r->flags) == PI_GPU_COPY_DTOH &&
+                   !(r->flags & PI_CUDA_NESTED) && r->arg[0] <= READBACK_MAX_BYTES;
+    if (!readback)
+        return;
+    /* the first step starts where the main thread last waited before its first read-back,
+     * else at the process's start */
+    uint64_t start = s->readback_last   ? s->readback_last
+                     : s->last_wait_end ? s->last_wait_end
+                                        : p->start_ns;
+    if (start && start < ev->ts_ns)
+        pi_steps_record(&s->readback, start, end, s->readback_wait, s->readback_sync);
+    s->readback_last = end;
+    s->readback_wait = s->readback_sync = 0;
+}
+
+void pi_relay_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur)
+{
+    if (p->step_sources)
+        pi_steps_gpu(&p->step_sources->readback, ts, dur);
+}
+
+static int by_bytes(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The typical message size of @c: its median. */
+static uint64_t median_bytes(const struct relay_candidate *c)
+{
+    uint64_t *sizes = malloc(c->count * sizeof(*sizes));
+    if (!sizes)
+        return 0;
+    for (size_t i = 0; i < c->count; i++)
+        sizes[i] = c->receipts[i].bytes;
+    qsort(sizes, c->count, sizeof(*sizes), by_bytes);
+    uint64_t median = sizes[c->count / 2];
+    free(sizes);
+    return median;
+}
+
+/* Main-thread waits that ended when the relay handed a batch over: data waits. */
+static uint64_t relay_data_waits(struct pi_step_sources *s, const struct relay_candidate *c,
+                                 uint64_t min_bytes)
+{
+    uint64_t total = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < s->wait_count; i++) {
+        const struct main_wait *w = &s->waits[i];
+        while (k < c->count && c->receipts[k].end < w->start)
+            k++;
+        /* receipts k.. ended after the wait began; the first batch among them */
+        size_t b = k;
+        while (b < c->count && c->receipts[b].bytes < min_bytes)
+            b++;
+        if (b == c->count || c->receipts[b].end > w->end || c->receipts[b].next == UINT64_MAX)
+            continue;
+        uint64_t handover = c->receipts[b].next;
+        if (w->end + HANDOVER_SLACK_NS >= handover && w->end <= handover + HANDOVER_SLACK_NS) {
+            uint64_t dur = w->end - w->start;
+            total += dur;
+            pi_steps_add_wait(&s->relay, w->start, dur);
+            pi_steps_add_wait(&s->readback, w->start, dur);
+        }
+    }
+    return total;
+}
+
+/* The relay: a non-main thread with the most receipts (at least RELAY_MIN_RECEIPTS). */
+static const struct relay_candidate *choose_relay(const struct pi_step_sources *s, uint32_t main)
+{
+    const struct relay_candidate *best = NULL;
+    for (int i = 0; i < s->relay_count; i++)
+        if (s->relays[i].tid != main && s->relays[i].count >= RELAY_MIN_RECEIPTS &&
+            (!best || s->relays[i].count > best->count))
+            best = &s->relays[i];
+    return best;
+}
+
+uint64_t pi_relay_finish(struct pi_process_info *p, unsigned warmup_steps)
+{
+    struct pi_step_sources *s = p->step_sources;
+    if (!s)
+        return 0;
+    const struct relay_candidate *c = NULL;
+    uint64_t batches = 0, min_bytes = 0;
+    if (!p->steps.count && p->children > 0)
+        c = choose_relay(s, (uint32_t)p->header.pid);
+    if (c) {
+        /* control messages are a fraction of a batch's size */
+        min_bytes = median_bytes(c) / 2;
+        uint64_t previous = 0;
+        for (size_t i = 0; i < c->count; i++) {
+            if (c->receipts[i].bytes < min_bytes)
+                continue;
+            if (previous)
+                pi_steps_record(&s->relay, previous, c->receipts[i].end, 0, 0);
+            previous = c->receipts[i].end;
+            batches++;
+        }
+        s->chosen = c;
+        s->relay_data_wait_ns = relay_data_waits(s, c, min_bytes);
+    }
+    uint64_t direct = p->steps.count;
+    uint64_t reads = s->readback.count, known = direct ? direct : batches;
+    /* one read-back per batch: at least half as many, at most 10% (+2) more */
+    int by_readback = reads >= 3 && (known == 0 ? !p->nvtx_steps.count
+                                                : reads * 2 >= known && reads <= known * 11 / 10 + 2);
+    pi_steps_finish(&s->readback, warmup_steps);
+    pi_steps_finish(&s->relay, warmup_steps);
+    struct pi_steps *chosen = NULL;
+    if (by_readback) {
+        chosen = &s->readback;
+        p->steps_from = direct ? "data loader, one read-back a step"
+                        : batches ? "pin-memory thread, one read-back a step"
+                                  : "CUDA read-back";
+    } else if (!direct && s->relay.count) {
+        chosen = &s->relay;
+        p->steps_from = "pin-memory thread";
+    }
+    if (chosen) {
+        struct pi_steps previous = p->steps;
+        p->steps = *chosen;
+        *chosen = previous;
+    }
+    return s->relay_data_wait_ns;
+}
+
+uint32_t pi_relay_thread(const struct pi_process_info *p)
+{
+    return p->step_sources && p->step_sources->chosen ? p->step_sources->chosen->tid : 0;
+}
+
+void pi_relay_free(struct pi_process_info *p)
+{
+    struct pi_step_sources *s = p->step_sources;
+    if (!s)
+        return;
+    for (int i = 0; i < s->relay_count; i++)
+        free(s->relays[i].receipts);
+    free(s->waits);
+    pi_steps_free(&s->readback);
+    pi_steps_free(&s->relay);
+    free(s);
+    p->step_sources = NULL;
+}

@@ -1,0 +1,48 @@
+"""A training loop fed through a relay thread, as a DataLoader with
+pin_memory=True is: a worker process writes each batch to a pipe (a
+4-byte length, then the message), a relay thread polls the pipe, reads the
+batch and hands it to the main thread through a queue.Queue. The worker
+makes a batch every PERIOD_MS, the main thread computes COMPUTE_MS on each:
+the loop waits for data most of the time.
+
+Usage: relay_loop.py STEPS PERIOD_MS COMPUTE_MS"""
+import os
+import queue
+import select
+import struct
+import sys
+import threading
+import time
+
+steps, period_ms, compute_ms = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+read_end, write_end = os.pipe()
+worker = os.fork()
+if worker == 0:
+    os.close(read_end)
+    for i in range(steps):
+        time.sleep(period_ms / 1000)
+        message = bytes(64 * 1024)
+        os.write(write_end, struct.pack("<I", len(message)))
+        os.write(write_end, message)
+    os._exit(0)
+os.close(write_end)
+batches = queue.Queue()
+
+
+def relay():
+    for _ in range(steps):
+        select.select([read_end], [], [])
+        (size,) = struct.unpack("<I", os.read(read_end, 4))
+        data = b""
+        while len(data) < size:
+            data += os.read(read_end, size - len(data))
+        batches.put(data)
+
+
+threading.Thread(target=relay, name="pin_memory").start()
+for step in range(steps):
+    batches.get()
+    end = time.perf_counter() + compute_ms / 1000
+    while time.perf_counter() < end:
+        pass
+os.waitpid(worker, 0)
