@@ -103,10 +103,17 @@ static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader
         op = 0;
     if (fd_class >= PI_FD_CLASS_COUNT)
         fd_class = PI_FD_UNKNOWN;
-    struct pi_latency_entry **cached = &a->io_entries[op][fd_class];
-    if (!*cached)
-        *cached = pi_latency_get(&a->calls, "io", pi_io_op_name(op), pi_fd_class_name(fd_class));
-    struct pi_latency_entry *e = *cached;
+    struct pi_latency_entry *e, **cached = &a->io_entries[op][fd_class];
+    if (failed && (op == PI_IO_OPEN || op == PI_IO_FOPEN)) {
+        /* a failed open has no descriptor to classify: named by its error (arg1 = -errno) */
+        char number[16], detail[32];
+        snprintf(detail, sizeof(detail), "failed %s", pi_errno_name(-(int64_t)r->arg[1], number));
+        e = pi_latency_get(&a->calls, "io", pi_io_op_name(op), detail);
+    } else {
+        if (!*cached)
+            *cached = pi_latency_get(&a->calls, "io", pi_io_op_name(op), pi_fd_class_name(fd_class));
+        e = *cached;
+    }
     if (e) {
         pi_histogram_add(&e->durations, ev->dur_ns);
         e->bytes += bytes;

@@ -4,6 +4,7 @@
  * trace and HTML files on request.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,23 @@ static int written(const char *what, const char *path, int result)
     return PI_EXIT_OK;
 }
 
+/* The text report on stdout. A reader that stopped reading (`| head`) ends
+ * it quietly: SIGPIPE is ignored and EPIPE is no error; other write errors
+ * (a full disk) are. */
+static int print_text(struct pi_analysis *analysis)
+{
+    signal(SIGPIPE, SIG_IGN); /* for good: stdout is flushed again at exit */
+    errno = 0;
+    pi_report_text(stdout, analysis);
+    int failed = fflush(stdout) != 0 || ferror(stdout);
+    if (failed && errno != EPIPE) {
+        fprintf(stderr, "profinject-analyze: cannot write the report to stdout: %s\n",
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* pi_analyse_paths - run the analysis over files and directories (shared with compare) */
 int pi_analyse_paths(struct pi_analysis *analysis, const struct pi_analysis_options *options,
                      char **args, int count)
@@ -132,12 +150,13 @@ int pi_cmd_report(int argc, char **argv)
         if (written("Chrome trace", o.chrome, ok ? 0 : -1) != PI_EXIT_OK)
             status = PI_EXIT_BAD_INPUT;
     }
+    /* The files first, then the text: `... --json F | head` must still write F. */
     if (analysis.process_count > 0) {
-        if (!o.quiet)
-            pi_report_text(stdout, &analysis);
         if (o.json && written("JSON report", o.json, pi_report_json(o.json, &analysis)))
             status = PI_EXIT_BAD_INPUT;
         if (o.html && written("HTML report", o.html, pi_report_html(o.html, &analysis)))
+            status = PI_EXIT_BAD_INPUT;
+        if (!o.quiet && print_text(&analysis) != 0)
             status = PI_EXIT_BAD_INPUT;
     }
     pi_analysis_free(&analysis);

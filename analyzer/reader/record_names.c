@@ -4,7 +4,9 @@
  */
 #include "trace_reader.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 const char *pi_record_kind_name(unsigned kind)
 {
@@ -84,4 +86,32 @@ const char *pi_wait_kind_name(unsigned kind)
     static const char *const names[PI_WAIT_KIND_COUNT] = {
         [PI_WAIT_MUTEX] = "mutex", [PI_WAIT_COND] = "cond", [PI_WAIT_SEM] = "sem"};
     return kind < PI_WAIT_KIND_COUNT && names[kind] ? names[kind] : "unknown";
+}
+
+/* The errors an open, read or write reports; the reports name the rest by
+ * number. Our own table: strerrorname_np needs glibc 2.32. */
+const char *pi_errno_name(int64_t error, char buf[16])
+{
+#define PI_ERRNO(name) [name] = #name,
+    static const char *const names[] = {
+        PI_ERRNO(EPERM) PI_ERRNO(ENOENT) PI_ERRNO(ESRCH) PI_ERRNO(EINTR) PI_ERRNO(EIO)
+        PI_ERRNO(ENXIO) PI_ERRNO(E2BIG) PI_ERRNO(ENOEXEC) PI_ERRNO(EBADF) PI_ERRNO(ECHILD)
+        PI_ERRNO(EAGAIN) PI_ERRNO(ENOMEM) PI_ERRNO(EACCES) PI_ERRNO(EFAULT) PI_ERRNO(EBUSY)
+        PI_ERRNO(EEXIST) PI_ERRNO(EXDEV) PI_ERRNO(ENODEV) PI_ERRNO(ENOTDIR) PI_ERRNO(EISDIR)
+        PI_ERRNO(EINVAL) PI_ERRNO(ENFILE) PI_ERRNO(EMFILE) PI_ERRNO(ENOTTY) PI_ERRNO(ETXTBSY)
+        PI_ERRNO(EFBIG) PI_ERRNO(ENOSPC) PI_ERRNO(ESPIPE) PI_ERRNO(EROFS) PI_ERRNO(EMLINK)
+        PI_ERRNO(EPIPE) PI_ERRNO(ERANGE) PI_ERRNO(EDEADLK) PI_ERRNO(ENAMETOOLONG)
+        PI_ERRNO(ENOLCK) PI_ERRNO(ENOSYS) PI_ERRNO(ENOTEMPTY) PI_ERRNO(ELOOP) PI_ERRNO(ENODATA)
+        PI_ERRNO(ETIME) PI_ERRNO(EOVERFLOW) PI_ERRNO(EILSEQ) PI_ERRNO(ENOTSOCK)
+        PI_ERRNO(EMSGSIZE) PI_ERRNO(EOPNOTSUPP) PI_ERRNO(EADDRINUSE) PI_ERRNO(ENETDOWN)
+        PI_ERRNO(ENETUNREACH) PI_ERRNO(ECONNABORTED) PI_ERRNO(ECONNRESET) PI_ERRNO(ENOBUFS)
+        PI_ERRNO(EISCONN) PI_ERRNO(ENOTCONN) PI_ERRNO(ETIMEDOUT) PI_ERRNO(ECONNREFUSED)
+        PI_ERRNO(EHOSTUNREACH) PI_ERRNO(EALREADY) PI_ERRNO(EINPROGRESS) PI_ERRNO(ESTALE)
+        PI_ERRNO(EDQUOT) PI_ERRNO(ECANCELED) PI_ERRNO(EOWNERDEAD)
+    };
+#undef PI_ERRNO
+    if (error > 0 && error < (int64_t)(sizeof(names) / sizeof(names[0])) && names[error])
+        return names[error];
+    snprintf(buf, 16, "E%lld", (long long)error);
+    return buf;
 }

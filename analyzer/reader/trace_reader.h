@@ -102,4 +102,8 @@ const char *pi_cuda_api_name(unsigned api);
 const char *pi_gpu_copy_kind_name(unsigned kind);
 const char *pi_gpu_alloc_kind_name(unsigned kind);
 
+/* pi_errno_name - "ENOENT" for a failed call's errno (records keep -errno),
+ * "E<number>" for one not in the table: @buf holds it (16 bytes) */
+const char *pi_errno_name(int64_t error, char buf[16]);
+
 #endif

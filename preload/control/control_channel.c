@@ -71,7 +71,7 @@ static const char *control_directory(char *buf, size_t size)
     if (syscall(SYS_mkdirat, AT_FDCWD, buf, 0700) != 0 && errno != EEXIST)
         return NULL;
     struct stat st;
-    if (lstat(buf, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+    if (pi_sys_stat(buf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
         (st.st_mode & 077) != 0) {
         pi_diag("control directory %s is not a private directory of this user; on-demand "
                 "capture is off (set PROFINJECT_CONTROL_DIR)",

@@ -76,3 +76,14 @@ double pi_clock_measure_rate(uint64_t spin_ns)
     } while (m1 - m0 < spin_ns);
     return (double)(t1 - t0) * 1e9 / (double)(m1 - m0);
 }
+
+double pi_clock_rate_since(uint64_t ticks0, uint64_t mono0_ns, uint64_t min_ns)
+{
+    if (!pi_clock_uses_tsc)
+        return 1e9;
+    uint64_t ticks, mono;
+    do {
+        pi_clock_sync_point(&ticks, &mono);
+    } while (mono - mono0_ns < min_ns);
+    return (double)(ticks - ticks0) * 1e9 / (double)(mono - mono0_ns);
+}

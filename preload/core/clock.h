@@ -68,8 +68,19 @@ void pi_clock_sync_point(uint64_t *ticks, uint64_t *mono_ns);
  * pi_clock_measure_rate - ticks per second, measured by spinning
  * @spin_ns: how long to measure; longer is more precise
  *
- * Called by the writer thread, never by the application.
+ * Called by benchmarks and tests; the recorder uses pi_clock_rate_since.
  */
 double pi_clock_measure_rate(uint64_t spin_ns);
+
+/**
+ * pi_clock_rate_since - ticks per second between an earlier sync point and now
+ * @ticks0: ticks of the earlier pi_clock_sync_point
+ * @mono0_ns: its CLOCK_MONOTONIC time
+ * @min_ns: spin until at least this long has passed since @mono0_ns
+ *
+ * A pair of readings taken far apart instead of a spin: the recorder's start
+ * and the writer's first moments are usually more than @min_ns apart already.
+ */
+double pi_clock_rate_since(uint64_t ticks0, uint64_t mono0_ns, uint64_t min_ns);
 
 #endif

@@ -12,6 +12,7 @@
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
@@ -28,6 +29,14 @@ static inline void *pi_sys_anonymous_map(size_t size)
 static inline int pi_sys_open(const char *path, int flags, mode_t mode)
 {
     return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+/* pi_sys_stat - stat (@flags 0) or lstat (AT_SYMLINK_NOFOLLOW) of @path; glibc's
+ * own stat and lstat bind to GLIBC_2.33 (see glibc_versions.h). On x86-64 and
+ * arm64 the kernel's struct stat is glibc's. */
+static inline int pi_sys_stat(const char *path, struct stat *st, int flags)
+{
+    return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st, flags);
 }
 
 static inline ssize_t pi_sys_read(int fd, void *buf, size_t len)

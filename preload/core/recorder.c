@@ -26,9 +26,11 @@ uint32_t pi_current_tid(void)
 
 double pi_recorder_ticks_per_second(void)
 {
-    if (pi_rec.ticks_per_second > 0)
-        return pi_rec.ticks_per_second;
-    return pi_clock_uses_tsc ? pi_clock_measure_rate(1000000) : 1e9;
+    double rate;
+    __atomic_load(&pi_rec.ticks_per_second, &rate, __ATOMIC_RELAXED);
+    if (rate > 0)
+        return rate;
+    return pi_clock_rate_since(pi_rec.start_ticks, pi_rec.start_monotonic_ns, 100000);
 }
 
 int pi_recorder_pid(void)

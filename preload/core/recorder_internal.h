@@ -51,6 +51,7 @@ struct pi_writer {
     uint32_t *drain_order;      /* buffers with records to copy, oldest first */
     uint64_t next_sample_ns;
     uint64_t sample_gap_ns;      /* the current gap between samples (see next_sample_gap) */
+    int rate_refined;            /* the tick rate was measured again over REFINE_NS */
     uint64_t application_cpu_ns; /* the application threads' CPU time at the last sample */
     uint64_t next_flush_ns;
 };

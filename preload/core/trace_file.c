@@ -98,7 +98,7 @@ static size_t read_proc_file(const char *path, char *buf, size_t size)
 static uint64_t namespace_inode(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+    return pi_sys_stat(path, &st, 0) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
 /* First pid on the NSpid line: the pid in the namespace of /proc's mount. */

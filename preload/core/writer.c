@@ -23,9 +23,13 @@
 
 #define STAGING_RECORDS 16384u
 #define HEADER_CAPACITY 16384u
-/* A short first estimate: the reader refines the rate from the sync
- * points written at every flush, so this only has to carry 100 ms. */
-#define CALIBRATION_NS 1000000u
+/* The first estimate of the tick rate comes from the recorder's start and
+ * the writer's first moments, at least this far apart (usually further
+ * already: no spin). The reader refines the rate from the sync points
+ * written at every flush, and so does the writer itself, once, when
+ * REFINE_NS have passed. A 1 ms spin used to cost every process 1 ms. */
+#define CALIBRATION_NS 100000u
+#define REFINE_NS 50000000u
 
 void pi_writer_wake(void)
 {
@@ -131,10 +135,23 @@ static void stage_new_strings(struct pi_writer *w)
     }
 }
 
+static void set_tick_rate(double ticks_per_second)
+{
+    __atomic_store(&pi_rec.ticks_per_second, &ticks_per_second, __ATOMIC_RELAXED);
+    pi_wait_threshold_ticks =
+        (uint64_t)((double)pi_rec.config.wait_threshold_ns * ticks_per_second / 1e9);
+}
+
 static void stage_clock_sync(struct pi_writer *w)
 {
     uint64_t ticks, mono;
     pi_clock_sync_point(&ticks, &mono);
+    if (!w->rate_refined && mono - pi_rec.start_monotonic_ns >= REFINE_NS) {
+        w->rate_refined = 1;
+        if (pi_clock_uses_tsc)
+            set_tick_rate((double)(ticks - pi_rec.start_ticks) * 1e9 /
+                          (double)(mono - pi_rec.start_monotonic_ns));
+    }
     stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, pi_clock_ns(CLOCK_REALTIME), 0);
 }
 
@@ -326,9 +343,10 @@ static int writer_open(struct pi_writer *w)
     struct pi_header_clock clock;
     clock.clock_source = pi_clock_source();
     if (pi_rec.ticks_per_second == 0)
-        pi_rec.ticks_per_second = pi_clock_measure_rate(CALIBRATION_NS);
-    pi_wait_threshold_ticks =
-        (uint64_t)((double)pi_rec.config.wait_threshold_ns * pi_rec.ticks_per_second / 1e9);
+        set_tick_rate(pi_clock_rate_since(pi_rec.start_ticks, pi_rec.start_monotonic_ns,
+                                          CALIBRATION_NS));
+    else
+        set_tick_rate(pi_rec.ticks_per_second); /* a fork child's, inherited */
     clock.ticks_per_second = pi_rec.ticks_per_second;
     clock.start_ticks = pi_rec.start_ticks;
     clock.start_monotonic_ns = pi_rec.start_monotonic_ns;
@@ -412,6 +430,7 @@ static void *writer_main(void *arg)
     w->staged = 0;
     w->frame_sequence = 0;
     w->sample_gap_ns = 0; /* a fork child's writer starts afresh */
+    w->rate_refined = 0; /* each process refines the rate once over its own first 50 ms */
     w->application_cpu_ns = 0;
     w->statm_fd = pi_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
     if (writer_open(w) == 0) {

@@ -67,7 +67,9 @@ static long parse_ms(const char *text)
     return -1;
 }
 
-/* Files installed or built beside this program: ../preload, ../analyzer. */
+/* @relative to the folder above this program's own (/proc/self/exe, links
+ * resolved): installed, bin/profinject finds lib/profinject/ and bin/; in
+ * the build tree, tools/profinject finds preload/ and analyzer/. */
 static void sibling(char *out, size_t size, const char *relative)
 {
     char self[PATH_MAX];
@@ -80,6 +82,19 @@ static void sibling(char *out, size_t size, const char *relative)
     if (slash)
         *slash = '\0';
     snprintf(out, size, "%s/%s", self, relative);
+}
+
+/* The first of @relatives (NULL-terminated) that exists beside this
+ * program, else the first: 0 when found. */
+static int find_sibling(char *out, size_t size, const char *const *relatives, int mode)
+{
+    for (int i = 0; relatives[i]; i++) {
+        sibling(out, size, relatives[i]);
+        if (access(out, mode) == 0)
+            return 0;
+    }
+    sibling(out, size, relatives[0]);
+    return -1;
 }
 
 static void control_dir(char *out, size_t size)
@@ -244,14 +259,17 @@ static int cmd_ctl(int argc, char **argv)
     return 0;
 }
 
-/* The library by absolute path: PROFINJECT_LIB, or the build's own. */
+/* The library by absolute path: PROFINJECT_LIB, or the one installed or
+ * built beside this program. */
 static int find_library(char *library, size_t size)
 {
+    static const char *const beside[] = {"lib/profinject/libprofinject.so",
+                                         "preload/libprofinject.so", NULL};
     const char *configured = getenv("PROFINJECT_LIB");
     if (configured && *configured)
         snprintf(library, size, "%s", configured);
     else
-        sibling(library, size, "preload/libprofinject.so");
+        find_sibling(library, size, beside, R_OK);
     if (access(library, R_OK) != 0) {
         fprintf(stderr, "profinject: %s not found; set PROFINJECT_LIB to libprofinject.so\n",
                 library);
@@ -441,8 +459,9 @@ static int cmd_run(int argc, char **argv)
 static int cmd_analyze(int argc, char **argv)
 {
     char analyzer[PATH_MAX];
-    sibling(analyzer, sizeof(analyzer), "analyzer/profinject-analyze");
-    if (access(analyzer, X_OK) != 0)
+    static const char *const beside[] = {"bin/profinject-analyze", "analyzer/profinject-analyze",
+                                         NULL};
+    if (find_sibling(analyzer, sizeof(analyzer), beside, X_OK) != 0)
         snprintf(analyzer, sizeof(analyzer), "profinject-analyze");
     argv[-1] = analyzer;
     (void)argc;

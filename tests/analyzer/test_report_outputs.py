@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""What the report command writes, whoever reads its output: the requested
+files are complete when stdout is a pipe closed early (`| head -1`), and
+failed opens are named by their error (`open failed ENOENT`), in the text
+and in the JSON.
+
+Run by ctest with the build's paths in the environment."""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+PROGRAMS = os.environ["PI_PROGRAMS"]
+MISSING = 25
+
+
+def record(command, trace_dir):
+    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=trace_dir)
+    subprocess.run(command, env=environment, check=True, stdout=subprocess.DEVNULL)
+
+
+class ReportOutputs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.work = tempfile.mkdtemp()
+        cls.traces = os.path.join(cls.work, "traces")
+        data = os.path.join(cls.work, "data")
+        os.mkdir(data)
+        record([os.path.join(PROGRAMS, "prog_missing_files"), data, str(MISSING)], cls.traces)
+
+    def test_pipe_closed_early(self):
+        """The reader of stdout is gone before the first line: the files are
+        still written whole, and the exit status says all went well."""
+        json_path = os.path.join(self.work, "closed.json")
+        chrome = os.path.join(self.work, "closed.trace.json")
+        html = os.path.join(self.work, "closed.html")
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        result = subprocess.run([ANALYZE, self.traces, "--json", json_path, "--chrome-trace",
+                                 chrome, "--html", html], stdout=write_end,
+                                stderr=subprocess.PIPE, text=True)
+        os.close(write_end)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(json_path) as f:
+            self.assertIn("processes", json.load(f))
+        with open(chrome) as f:
+            json.load(f)
+        with open(html) as f:
+            self.assertTrue(f.read().rstrip().endswith("</html>"))
+
+    def test_head_one(self):
+        """The shell's `| head -1`, as users type it."""
+        json_path = os.path.join(self.work, "head.json")
+        result = subprocess.run(f"'{ANALYZE}' '{self.traces}' --json '{json_path}' | head -1",
+                                shell=True, capture_output=True, text=True)
+        self.assertEqual(len(result.stdout.splitlines()), 1)
+        with open(json_path) as f:
+            json.load(f)
+
+    def test_failed_opens_named_by_error(self):
+        json_path = os.path.join(self.work, "errors.json")
+        text = subprocess.run([ANALYZE, self.traces, "--json", json_path], check=True,
+                              capture_output=True, text=True).stdout
+        with open(json_path) as f:
+            report = json.load(f)
+        rows = {(e["name"], e["class"]): e["count"] for e in report["latency"]
+                if e["group"] == "io" and e["name"] in ("open", "fopen")}
+        self.assertEqual(rows.get(("open", "failed ENOENT")), MISSING, rows)
+        self.assertEqual(rows.get(("open", "failed ENOTDIR")), 2, rows)
+        self.assertEqual(rows.get(("fopen", "failed ENOENT")), 3, rows)
+        # only the one open that succeeded (creat) is left without an error name
+        self.assertEqual(rows.get(("open", "unknown")), 1, rows)
+        counts = {}
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) > 3 and words[1] == "failed":
+                counts[" ".join(words[:3])] = int(words[3])
+        self.assertEqual(counts.get("open failed ENOENT"), MISSING, text)
+        self.assertEqual(counts.get("open failed ENOTDIR"), 2, text)
+        self.assertEqual(counts.get("fopen failed ENOENT"), 3, text)
+
+
+if __name__ == "__main__":
+    unittest.main()
