@@ -54,6 +54,7 @@ struct pi_steps {
 };
 
 struct pi_gpu_memory;
+struct pi_gpu_timeline;
 struct pi_python_sites;
 
 struct pi_process_info {
@@ -80,6 +81,7 @@ struct pi_process_info {
     const char *steps_from;               /* "data loader", "NVTX" or NULL */
     uint64_t gpu_busy_ns;
     struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
+    struct pi_gpu_timeline *gpu_timeline; /* GPU busy over time, launch span; NULL: no launch, no GPU time */
 };
 
 struct pi_analysis;
@@ -158,6 +160,9 @@ void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
 /* pi_steps_free - release what the steps hold */
 void pi_steps_free(struct pi_steps *steps);
+
+/* pi_steps_span - start and end of step @index (0 first, warm-up included); 0 when out of range */
+int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start, uint64_t *end);
 
 /* pi_steps_finish - settle warm-up against steady state once the thread ended */
 void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);
