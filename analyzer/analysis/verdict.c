@@ -116,10 +116,10 @@ void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
     if (t && t->launches >= 2 && t->last_launch_ns > t->first_launch_ns) {
         /* a GPU job without steps: the loop is where it launched kernels */
         uint64_t end = t->last_gpu_ns > t->last_launch_ns ? t->last_gpu_ns : t->last_launch_ns;
-        l->basis = "kernel launches";
+        l->basis = "the span of its kernel launches";
         l->total_ns = (double)(end - t->first_launch_ns);
     } else {
-        l->basis = "main thread";
+        l->basis = "the main thread's life";
         l->total_ns = l->main ? (double)pi_thread_wall_ns(p, l->main) : 0;
     }
 }

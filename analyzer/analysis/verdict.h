@@ -50,7 +50,7 @@ int pi_verdict_device_growth(const struct pi_process_info *process, struct pi_fi
 struct pi_loop {
     const struct pi_process_info *process;
     const struct pi_thread_info *main;
-    const char *basis;    /* "steady steps", "kernel launches", "main thread" */
+    const char *basis;    /* "steady steps", "the span of its kernel launches", "the main thread's life" */
     double total_ns;      /* the loop's time */
     double data_wait_ns;  /* waiting for the data loader (through any relay) */
     double sync_ns;       /* blocked in CUDA synchronisation and synchronous copies */
