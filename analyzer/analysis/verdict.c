@@ -99,6 +99,7 @@ void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
     l->main = pi_main_thread(p);
     l->launches = t ? (double)t->launches : 0;
     l->gpu_ns = t && t->durations ? (double)p->gpu_busy_ns : -1;
+    l->main_wall_ns = l->main ? (double)pi_thread_wall_ns(p, l->main) : 0;
     if (p->steps.count > p->steps.warmup + 1) {
         l->basis = "steady steps";
         l->steps = (double)(p->steps.count - p->steps.warmup);

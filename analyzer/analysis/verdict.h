@@ -57,6 +57,7 @@ struct pi_loop {
     double gpu_ns;        /* GPU busy in the loop; negative: no GPU durations recorded */
     double launches;      /* kernel launches of the process */
     double steps;         /* steps judged (0 when none were found) */
+    double main_wall_ns;  /* the main thread's life */
 };
 
 /* pi_loop_of - the loop of @process */

@@ -197,7 +197,7 @@ int pi_verdict_copy_bound(const struct pi_analysis *a, const struct pi_loop *l,
             pageable_bytes += copies[i]->bytes;
     }
     free(copies);
-    double wall = l->main ? (double)pi_thread_wall_ns(l->process, l->main) : 0;
+    double wall = l->main_wall_ns;
     if (wall <= 0 || (double)copy_ns / wall < COPY_BOUND_SHARE)
         return 0;
     f->kind = "copy-bound";

@@ -25,23 +25,6 @@ static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 static const char *const time_colors[PI_TIME_CLASS_COUNT] = {"#d62728", "#ff7f0e", "#bcbd22",
                                                              "#9467bd", "#17becf", "#2ca02c"};
 
-void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
-                        const char *y_label)
-{
-    fprintf(out, "<h2>%s</h2>\n<svg id=\"%s\" width=\"%d\" height=\"%d\" "
-                 "xmlns=\"http://www.w3.org/2000/svg\">\n",
-            title, id, PLOT_W + 2 * MARGIN + 80, PLOT_H + 2 * MARGIN);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
-            MARGIN - 4, MARGIN + PLOT_H);
-    fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",
-            MARGIN, MARGIN, PLOT_W, PLOT_H);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
-            MARGIN + PLOT_W / 2, PLOT_H + 2 * MARGIN - 8, x_label);
-    fprintf(out, "<text x=\"12\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 12 %d)\" "
-                 "text-anchor=\"middle\">%s</text>\n",
-            MARGIN + PLOT_H / 2, MARGIN + PLOT_H / 2, y_label);
-}
-
 static void memory_plot(FILE *out, const struct pi_analysis *a)
 {
     uint64_t peak = 1;
