@@ -71,6 +71,7 @@ struct pi_memory_growth {
     uint64_t device_growing_steps, rss_growing_steps; /* from the start step to the last */
     double device_bytes_per_s, rss_bytes_per_s;       /* least squares, without steps */
 };
+struct pi_gpu_timeline;
 struct pi_python_sites;
 
 struct pi_process_info {
@@ -106,6 +107,7 @@ struct pi_process_info {
     int window_open;
     uint64_t window_ns; /* recorded time: the windows' lengths together */
     uint32_t relay_tid; /* the thread that hands the main thread its batches, 0: none */
+    struct pi_gpu_timeline *gpu_timeline; /* GPU busy over time, launch span; NULL: no launch, no GPU time */
 };
 
 struct pi_analysis;
@@ -191,6 +193,9 @@ uint64_t pi_steps_end_ns(const struct pi_steps *steps, uint64_t i);
 
 /* pi_steps_free - release what the steps hold */
 void pi_steps_free(struct pi_steps *steps);
+
+/* pi_steps_span - start and end of step @index (0 first, warm-up included); 0 when out of range */
+int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start, uint64_t *end);
 
 /* pi_steps_finish - settle warm-up against steady state once the thread ended */
 void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);

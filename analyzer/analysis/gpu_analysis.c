@@ -4,6 +4,7 @@
  * is recorded itself: they count in the per-call latency table only.
  */
 #include "gpu_analysis.h"
+#include "gpu_timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
     m->keep_changes = a->options.observer && a->options.observer->keep_memory_changes;
     pi_memory_order_seen(&m->order, ev->ts_ns);
     if (r->kind == PI_REC_GPU_TIME) {
+        pi_gpu_timeline_work(p, ev->ts_ns, ev->dur_ns);
         gpu_time(a, p, m, reader, ev);
         return;
     }
@@ -383,6 +385,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
             kernel = "(CUDA graph)";
         pi_demangle(kernel ? kernel : "(unknown kernel)", name, sizeof(name));
         add(pi_latency_get(&a->calls, "kernel", name, "launch"), ev->dur_ns, 0);
+        pi_gpu_timeline_launch(p, ev->ts_ns, ev->dur_ns);
         expect_gpu_time(a, p, m, r->arg[0],
                         pi_latency_get(&a->calls, "gpu", name, "kernel"));
         break;
@@ -458,6 +461,8 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
 
 void pi_gpu_free_process(struct pi_process_info *p)
 {
+    free(p->gpu_timeline);
+    p->gpu_timeline = NULL;
     struct pi_gpu_memory *m = p->gpu;
     if (!m)
         return;

@@ -182,3 +182,13 @@ void pi_steps_free(struct pi_steps *s)
     free(s->pending);
     s->steps = s->pending = NULL;
 }
+
+int pi_steps_span(const struct pi_steps *s, uint64_t index, uint64_t *start, uint64_t *end)
+{
+    if (index >= s->count)
+        return 0;
+    const struct step *step = &((const struct step *)s->steps)[index];
+    *start = step->start;
+    *end = step->end;
+    return 1;
+}

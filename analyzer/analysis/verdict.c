@@ -6,13 +6,19 @@
 #include "verdict.h"
 
 #include "gpu_analysis.h"
+#include "gpu_timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define INPUT_BOUND_SHARE 0.25
+/* Waiting for data is the one wait that needs no competitor to be real:
+ * 15% of the step time is worth acting on, and a busy machine that slows
+ * the loop's own compute must not hide a starved loader. */
+#define INPUT_BOUND_SHARE 0.15
 #define WAIT_BOUND_SHARE 0.20
+/* a thread that computes at least this share of its life can hold a lock or the GIL for long */
+#define COMPETITOR_CPU_SHARE 0.30
 
 const struct pi_thread_info *pi_main_thread(const struct pi_process_info *p)
 {
@@ -37,18 +43,86 @@ uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_threa
     return wall > waited ? wall - waited : 0;
 }
 
+/* Programs that only start the job: never the subject, whatever their span. */
+static int is_launcher(const struct pi_process_info *p)
+{
+    static const char *const launchers[] = {"sh", "bash", "dash", "zsh", "env", "timeout",
+                                            "nohup", "time", "taskset", "numactl", "nice",
+                                            "ionice", "stdbuf", "setsid", "sudo", "profinject"};
+    const char *command = p->command ? p->command : "";
+    size_t length = strcspn(command, " ");
+    const char *name = command;
+    for (const char *c = command; c < command + length; c++)
+        if (*c == '/')
+            name = c + 1;
+    size_t name_length = (size_t)(command + length - name);
+    for (size_t i = 0; i < sizeof(launchers) / sizeof(*launchers); i++)
+        if (strlen(launchers[i]) == name_length && strncmp(name, launchers[i], name_length) == 0)
+            return 1;
+    return 0;
+}
+
+static uint64_t gpu_work(const struct pi_process_info *p)
+{
+    const struct pi_gpu_timeline *t = p->gpu_timeline;
+    return p->gpu_busy_ns + (t ? t->launches : 0);
+}
+
+/* How much @p looks like the training process: steps, then GPU work, then CPU time. */
+static int more_like_training(const struct pi_process_info *p, const struct pi_process_info *best)
+{
+    if (is_launcher(p) != is_launcher(best))
+        return !is_launcher(p);
+    if (p->steps.count != best->steps.count)
+        return p->steps.count > best->steps.count;
+    if ((gpu_work(p) > 0) != (gpu_work(best) > 0))
+        return gpu_work(p) > 0;
+    if (gpu_work(p) != gpu_work(best))
+        return gpu_work(p) > gpu_work(best);
+    return p->cpu_user_ns + p->cpu_sys_ns > best->cpu_user_ns + best->cpu_sys_ns;
+}
+
 const struct pi_process_info *pi_training_process(const struct pi_analysis *a)
 {
     const struct pi_process_info *best = NULL;
-    for (size_t i = 0; i < a->process_count; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        if (!best || p->steps.count > best->steps.count ||
-            (p->steps.count == best->steps.count && p->children > best->children) ||
-            (p->steps.count == best->steps.count && p->children == best->children &&
-             p->end_ns - p->start_ns > best->end_ns - best->start_ns))
-            best = p;
-    }
+    for (size_t i = 0; i < a->process_count; i++)
+        if (!best || more_like_training(&a->processes[i], best))
+            best = &a->processes[i];
     return best;
+}
+
+void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
+{
+    const struct pi_gpu_timeline *t = p->gpu_timeline;
+    memset(l, 0, sizeof(*l));
+    l->process = p;
+    l->main = pi_main_thread(p);
+    l->launches = t ? (double)t->launches : 0;
+    l->gpu_ns = t && t->durations ? (double)p->gpu_busy_ns : -1;
+    l->main_wall_ns = l->main ? (double)pi_thread_wall_ns(p, l->main) : 0;
+    if (p->steps.count > p->steps.warmup + 1) {
+        l->basis = "steady steps";
+        l->steps = (double)(p->steps.count - p->steps.warmup);
+        l->total_ns = (double)p->steps.steady_total_ns;
+        l->data_wait_ns = (double)p->steps.steady_wait_ns;
+        l->sync_ns = (double)p->steps.steady_sync_ns;
+        if (l->gpu_ns >= 0)
+            l->gpu_ns = (double)p->steps.steady_gpu_ns;
+        return;
+    }
+    if (l->main) {
+        l->data_wait_ns = (double)l->main->time[PI_TIME_DATA_WAIT];
+        l->sync_ns = (double)l->main->time[PI_TIME_SYNC];
+    }
+    if (t && t->launches >= 2 && t->last_launch_ns > t->first_launch_ns) {
+        /* a GPU job without steps: the loop is where it launched kernels */
+        uint64_t end = t->last_gpu_ns > t->last_launch_ns ? t->last_gpu_ns : t->last_launch_ns;
+        l->basis = "the span of its kernel launches";
+        l->total_ns = (double)(end - t->first_launch_ns);
+    } else {
+        l->basis = "the main thread's life";
+        l->total_ns = l->main ? (double)pi_thread_wall_ns(p, l->main) : 0;
+    }
 }
 
 static double file_read_p50_ms(const struct pi_analysis *a)
@@ -58,21 +132,11 @@ static double file_read_p50_ms(const struct pi_analysis *a)
     return e && e->durations.count ? pi_histogram_quantile(&e->durations, 0.5) / 1e6 : 0.0;
 }
 
-/* Time the main thread waited for the data loader, over its step time. */
-static int input_bound(const struct pi_analysis *a, const struct pi_process_info *p,
-                       struct pi_finding *f)
+/* Time the loop waited for the data loader (directly or through a relay thread). */
+static int input_bound(const struct pi_analysis *a, const struct pi_loop *l, struct pi_finding *f)
 {
-    const struct pi_thread_info *main = pi_main_thread(p);
-    double waited, total;
-    if (p->steps.count > p->steps.warmup + 1) {
-        waited = (double)p->steps.steady_wait_ns;
-        total = (double)p->steps.steady_total_ns;
-    } else if (main) {
-        waited = (double)main->time[PI_TIME_DATA_WAIT];
-        total = (double)pi_thread_wall_ns(p, main);
-    } else {
-        return 0;
-    }
+    const struct pi_process_info *p = l->process;
+    double waited = l->data_wait_ns, total = l->total_ns;
     if (total <= 0 || waited / total < INPUT_BOUND_SHARE)
         return 0;
     f->kind = "input-bound";
@@ -80,8 +144,8 @@ static int input_bound(const struct pi_analysis *a, const struct pi_process_info
     f->pid = p->header.pid;
     snprintf(f->summary, sizeof(f->summary),
              "the training loop (pid %d) waited for its data-loader workers %.0f%% of its step "
-             "time (%.2f s of %.2f s)",
-             p->header.pid, 100 * f->score, waited / 1e9, total / 1e9);
+             "time (%.2f s of %.2f s, %s)",
+             p->header.pid, 100 * f->score, waited / 1e9, total / 1e9, l->basis);
     snprintf(f->advice, sizeof(f->advice),
              "more DataLoader workers (num_workers; %llu worker processes were started), "
              "persistent_workers=True, pin_memory=True, cheaper per-sample loading and decoding, "
@@ -89,105 +153,92 @@ static int input_bound(const struct pi_analysis *a, const struct pi_process_info
              (unsigned long long)p->children);
     pi_finding_evidence(f, "data_wait_s", waited / 1e9, "s");
     pi_finding_evidence(f, "step_time_s", total / 1e9, "s");
+    pi_finding_evidence(f, "data_wait_share", f->score, "");
     pi_finding_evidence(f, "steps", (double)p->steps.count, "");
     pi_finding_evidence(f, "worker_processes", (double)p->children, "");
     pi_finding_evidence(f, "file_read_p50_ms", file_read_p50_ms(a), "ms");
     return 1;
 }
 
-/* A share of the main thread's wall time spent in one kind of wait. */
-static int wait_bound(const struct pi_process_info *p, struct pi_finding *f, int time_class,
-                      const char *kind, const char *what, const char *advice)
+/*
+ * A thread that could hold what the main thread waits for: one that
+ * computes much of its life. Left out: PyTorch's autograd engine threads
+ * (the main thread waits for its own backward pass there, which is the
+ * loop's work, not contention), the pin-memory relay (waiting for it is
+ * waiting for data) and idle pool threads (they wait, they hold nothing).
+ */
+static int competitors(const struct pi_process_info *p, double *cpu_ns)
 {
-    const struct pi_thread_info *main = pi_main_thread(p);
-    if (!main)
+    int n = 0;
+    *cpu_ns = 0;
+    for (size_t i = 0; i < p->thread_count; i++) {
+        const struct pi_thread_info *t = &p->threads[i];
+        if ((int)t->tid == p->header.pid || strncmp(t->name, "pt_autograd", 11) == 0 ||
+            strcmp(t->name, "pt_data_pin") == 0)
+            continue;
+        double wall = (double)pi_thread_wall_ns(p, t), cpu = (double)pi_thread_cpu_ns(p, t);
+        if (wall > 0 && cpu / wall >= COMPETITOR_CPU_SHARE) {
+            n++;
+            *cpu_ns += cpu;
+        }
+    }
+    return n;
+}
+
+/*
+ * Lock-bound only for real contention. The main thread's lock_wait class
+ * holds every mutex, condition and semaphore wait: the GIL handed back and
+ * forth while one thread computes, waits for the autograd engine, and the
+ * queue of the pin-memory relay (a data wait in disguise). Those are not
+ * locks to fix, so a finding needs another thread busy enough to hold the
+ * lock or the GIL for that long.
+ */
+static int lock_bound(const struct pi_loop *l, struct pi_finding *f)
+{
+    const struct pi_process_info *p = l->process;
+    if (!l->main)
         return 0;
-    double wall = (double)pi_thread_wall_ns(p, main), waited = (double)main->time[time_class];
-    if (wall <= 0 || waited / wall < WAIT_BOUND_SHARE)
+    double wall = (double)pi_thread_wall_ns(p, l->main);
+    double waited = (double)l->main->time[PI_TIME_LOCK_WAIT], busy_ns;
+    int busy = competitors(p, &busy_ns);
+    if (wall <= 0 || waited / wall < WAIT_BOUND_SHARE || busy == 0 || busy_ns < waited / 2)
         return 0;
-    f->kind = kind;
+    f->kind = "lock-bound";
     f->score = waited / wall;
     f->pid = p->header.pid;
-    snprintf(f->summary, sizeof(f->summary), "the main thread of pid %d spent %.0f%% of its time %s",
-             p->header.pid, 100 * f->score, what);
-    snprintf(f->advice, sizeof(f->advice), "%s", advice);
+    snprintf(f->summary, sizeof(f->summary),
+             "the main thread of pid %d spent %.0f%% of its time waiting for locks and the GIL "
+             "while %d other thread%s computed %.2f s",
+             p->header.pid, 100 * f->score, busy, busy == 1 ? "" : "s", busy_ns / 1e9);
+    snprintf(f->advice, sizeof(f->advice),
+             "fewer Python threads competing with the training loop, work moved to processes "
+             "(DataLoader workers), shorter critical sections");
+    pi_finding_evidence(f, "lock_wait_s", waited / 1e9, "s");
+    pi_finding_evidence(f, "wall_s", wall / 1e9, "s");
+    pi_finding_evidence(f, "busy_threads", busy, "");
+    pi_finding_evidence(f, "busy_threads_cpu_s", busy_ns / 1e9, "s");
+    return 1;
+}
+
+/* A share of the main thread's wall time spent in file I/O. */
+static int file_io_bound(const struct pi_loop *l, struct pi_finding *f)
+{
+    const struct pi_process_info *p = l->process;
+    if (!l->main)
+        return 0;
+    double wall = (double)pi_thread_wall_ns(p, l->main), waited = (double)l->main->time[PI_TIME_FILE_IO];
+    if (wall <= 0 || waited / wall < WAIT_BOUND_SHARE)
+        return 0;
+    f->kind = "file-io-bound";
+    f->score = waited / wall;
+    f->pid = p->header.pid;
+    snprintf(f->summary, sizeof(f->summary), "the main thread of pid %d spent %.0f%% of its time in file I/O",
+             p->header.pid, 100 * f->score);
+    snprintf(f->advice, sizeof(f->advice),
+             "load data in DataLoader worker processes (num_workers > 0) so that file reads "
+             "overlap with training; faster storage or a cache");
     pi_finding_evidence(f, "waited_s", waited / 1e9, "s");
     pi_finding_evidence(f, "wall_s", wall / 1e9, "s");
-    return 1;
-}
-
-/* Many kernels so short that launching them costs as much as running them. */
-static int launch_bound(const struct pi_analysis *a, const struct pi_process_info *p,
-                        struct pi_finding *f)
-{
-    size_t n;
-    struct pi_latency_entry **kernels = pi_latency_sorted(&a->calls, "kernel", &n);
-    uint64_t launches = 0, short_launches = 0, launch_ns = 0;
-    for (size_t i = 0; kernels && i < n; i++) {
-        struct pi_latency_entry *g =
-            pi_latency_get((struct pi_latency_table *)&a->calls, "gpu", kernels[i]->name, "kernel");
-        double gpu_p50 = g && g->durations.count ? pi_histogram_quantile(&g->durations, 0.5) : 1e18;
-        double host_p50 = pi_histogram_quantile(&kernels[i]->durations, 0.5);
-        launches += kernels[i]->durations.count;
-        launch_ns += kernels[i]->durations.sum;
-        if (gpu_p50 < 2 * host_p50 || gpu_p50 < 10000)
-            short_launches += kernels[i]->durations.count;
-    }
-    free(kernels);
-    const struct pi_thread_info *main = pi_main_thread(p);
-    double wall = main ? (double)pi_thread_wall_ns(p, main) : 0;
-    if (launches < 1000 || short_launches * 2 < launches || wall <= 0)
-        return 0;
-    f->kind = "launch-bound";
-    f->score = (double)launch_ns / wall > 0.05 ? (double)launch_ns / wall : 0.05;
-    f->pid = p->header.pid;
-    snprintf(f->summary, sizeof(f->summary),
-             "%llu of %llu kernel launches run about as long on the GPU as launching them takes "
-             "on the CPU",
-             (unsigned long long)short_launches, (unsigned long long)launches);
-    snprintf(f->advice, sizeof(f->advice),
-             "fewer, larger kernels: CUDA graphs (torch.cuda.graphs, mode=\"reduce-overhead\"), "
-             "torch.compile to fuse operations, larger batches");
-    pi_finding_evidence(f, "launches", (double)launches, "");
-    pi_finding_evidence(f, "short_launches", (double)short_launches, "");
-    pi_finding_evidence(f, "launch_time_s", (double)launch_ns / 1e9, "s");
-    return 1;
-}
-
-/* Copies from pageable host memory, or copies the host waits for. */
-static int copy_bound(const struct pi_analysis *a, const struct pi_process_info *p,
-                      struct pi_finding *f)
-{
-    size_t n;
-    struct pi_latency_entry **copies = pi_latency_sorted(&a->calls, "copy", &n);
-    uint64_t copy_ns = 0, pageable_bytes = 0, host_bytes = 0;
-    for (size_t i = 0; copies && i < n; i++) {
-        copy_ns += copies[i]->durations.sum;
-        int host = strcmp(copies[i]->name, "HtoD") == 0 || strcmp(copies[i]->name, "DtoH") == 0;
-        if (host)
-            host_bytes += copies[i]->bytes;
-        if (host && strncmp(copies[i]->detail, "pageable", 8) == 0)
-            pageable_bytes += copies[i]->bytes;
-    }
-    free(copies);
-    const struct pi_thread_info *main = pi_main_thread(p);
-    double wall = main ? (double)pi_thread_wall_ns(p, main) : 0;
-    if (wall <= 0 || (double)copy_ns / wall < WAIT_BOUND_SHARE)
-        return 0;
-    f->kind = "copy-bound";
-    f->score = (double)copy_ns / wall;
-    f->pid = p->header.pid;
-    snprintf(f->summary, sizeof(f->summary),
-             "the main thread of pid %d spent %.0f%% of its time in memory copies; %.0f%% of the "
-             "host-device bytes came from pageable memory",
-             p->header.pid, 100 * f->score,
-             host_bytes ? 100.0 * (double)pageable_bytes / (double)host_bytes : 0.0);
-    snprintf(f->advice, sizeof(f->advice),
-             "pin_memory=True in the DataLoader, .to(device, non_blocking=True), keep tensors on "
-             "the GPU between steps instead of copying them back");
-    pi_finding_evidence(f, "copy_time_s", (double)copy_ns / 1e9, "s");
-    pi_finding_evidence(f, "pageable_bytes", (double)pageable_bytes, "B");
-    pi_finding_evidence(f, "host_device_bytes", (double)host_bytes, "B");
     return 1;
 }
 
@@ -197,49 +248,46 @@ static int by_score(const void *x, const void *y)
     return a->score > b->score ? -1 : a->score < b->score;
 }
 
+static void nothing_stands_out(const struct pi_loop *l, struct pi_finding *f)
+{
+    const struct pi_process_info *p = l ? l->process : NULL;
+    f->kind = "none";
+    double total = l ? l->total_ns : 0;
+    double host = total - (l ? l->data_wait_ns + l->sync_ns : 0);
+    f->score = total > 0 && host > 0 ? host / total : 0;
+    f->pid = p ? p->header.pid : 0;
+    snprintf(f->summary, sizeof(f->summary),
+             "no bottleneck stands out: the training loop of pid %d computed %.0f%% of its time "
+             "(%s) and waited for data %.0f%%",
+             f->pid, 100 * f->score, l ? l->basis : "no process",
+             total > 0 ? 100 * l->data_wait_ns / total : 0.0);
+    snprintf(f->advice, sizeof(f->advice),
+             "speed up the model itself: larger batches, mixed precision, torch.compile");
+    pi_finding_evidence(f, "cpu_share", f->score, "");
+}
+
 int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
 {
     int n = 0;
     memset(out, 0, sizeof(*out) * PI_MAX_FINDINGS);
     const struct pi_process_info *p = pi_training_process(a);
+    struct pi_loop loop;
     if (p) {
-        n += input_bound(a, p, &out[n]);
-        n += wait_bound(p, &out[n], PI_TIME_LOCK_WAIT, "lock-bound",
-                        "waiting for locks and the GIL",
-                        "fewer Python threads competing with the training loop, work moved to "
-                        "processes, shorter critical sections");
-        n += wait_bound(p, &out[n], PI_TIME_FILE_IO, "file-io-bound", "in file I/O",
-                        "load data in DataLoader worker processes (num_workers > 0) so that file "
-                        "reads overlap with training; faster storage or a cache");
-        n += wait_bound(p, &out[n], PI_TIME_SYNC, "sync-bound",
-                        "blocked until the GPU caught up (synchronisation, synchronous copies)",
-                        "look for .item(), .cpu(), .numpy(), print(tensor) and synchronous copies "
-                        "in the loop; if the GPU is busy all that time, the job is GPU-bound: "
-                        "speed up the kernels");
-        n += launch_bound(a, p, &out[n]);
-        n += copy_bound(a, p, &out[n]);
+        pi_loop_of(p, &loop);
+        n += input_bound(a, &loop, &out[n]);
+        n += lock_bound(&loop, &out[n]);
+        n += file_io_bound(&loop, &out[n]);
+        n += pi_verdict_gpu_bound(a, &loop, &out[n]);
+        n += pi_verdict_sync_bound(&loop, &out[n]);
+        n += pi_verdict_launch_bound(a, &loop, &out[n]);
+        n += pi_verdict_copy_bound(a, &loop, &out[n]);
     }
     for (size_t i = 0; i < a->process_count && n + 1 < PI_MAX_FINDINGS; i++) {
         n += pi_verdict_rss_growth(&a->processes[i], &out[n]);
         n += pi_verdict_device_growth(&a->processes[i], &out[n]);
     }
     qsort(out, (size_t)n, sizeof(*out), by_score);
-    if (n == 0) {
-        struct pi_finding *f = &out[n++];
-        f->kind = "none";
-        const struct pi_thread_info *main = p ? pi_main_thread(p) : NULL;
-        double wall = main ? (double)pi_thread_wall_ns(p, main) : 0;
-        double cpu = main ? (double)pi_thread_cpu_ns(p, main) : 0;
-        f->score = wall > 0 ? cpu / wall : 0;
-        f->pid = p ? p->header.pid : 0;
-        snprintf(f->summary, sizeof(f->summary),
-                 "no bottleneck stands out: the main thread of pid %d computed %.0f%% of its time "
-                 "and waited for data %.0f%%",
-                 f->pid, 100 * f->score,
-                 wall > 0 && main ? 100 * main->time[PI_TIME_DATA_WAIT] / wall : 0.0);
-        snprintf(f->advice, sizeof(f->advice),
-                 "speed up the model itself: larger batches, mixed precision, torch.compile");
-        pi_finding_evidence(f, "cpu_share", f->score, "");
-    }
+    if (n == 0)
+        nothing_stands_out(p ? &loop : NULL, &out[n++]);
     return n;
 }

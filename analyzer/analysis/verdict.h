@@ -47,6 +47,36 @@ void pi_finding_evidence(struct pi_finding *finding, const char *name, double va
 int pi_verdict_rss_growth(const struct pi_process_info *process, struct pi_finding *out);
 int pi_verdict_device_growth(const struct pi_process_info *process, struct pi_finding *out);
 
+/*
+ * The training loop that the time-share rules judge: its steady steps when
+ * steps were found, else the span of its kernel launches (a GPU job), else
+ * the main thread's life. Shares are of @total_ns.
+ */
+struct pi_loop {
+    const struct pi_process_info *process;
+    const struct pi_thread_info *main;
+    const char *basis;    /* "steady steps", "the span of its kernel launches", "the main thread's life" */
+    double total_ns;      /* the loop's time */
+    double data_wait_ns;  /* waiting for the data loader (through any relay) */
+    double sync_ns;       /* blocked in CUDA synchronisation and synchronous copies */
+    double gpu_ns;        /* GPU busy in the loop; negative: no GPU durations recorded */
+    double launches;      /* kernel launches of the process */
+    double steps;         /* steps judged (0 when none were found) */
+    double main_wall_ns;  /* the main thread's life */
+};
+
+/* pi_loop_of - the loop of @process */
+void pi_loop_of(const struct pi_process_info *process, struct pi_loop *loop);
+
+/* The GPU findings (verdict_gpu.c): each writes @out and returns 1, or returns 0. */
+int pi_verdict_gpu_bound(const struct pi_analysis *analysis, const struct pi_loop *loop,
+                         struct pi_finding *out);
+int pi_verdict_sync_bound(const struct pi_loop *loop, struct pi_finding *out);
+int pi_verdict_launch_bound(const struct pi_analysis *analysis, const struct pi_loop *loop,
+                            struct pi_finding *out);
+int pi_verdict_copy_bound(const struct pi_analysis *analysis, const struct pi_loop *loop,
+                          struct pi_finding *out);
+
 /* pi_training_process - the process whose main thread runs the training loop, or NULL */
 const struct pi_process_info *pi_training_process(const struct pi_analysis *analysis);
 

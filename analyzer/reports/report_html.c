@@ -1,7 +1,9 @@
 /*
- * report_html.c - one self-contained page for people: the verdict, and
- * SVG plots of memory over time, latency histograms of the busiest calls
- * and each thread's time breakdown. No script, no network.
+ * report_html.c - one self-contained page for people: the verdict, the
+ * GPU-first sections (report_html_gpu.c: step time, GPU busy and device
+ * memory over time, top kernels), then SVG plots of RSS over time, latency
+ * histograms of the busiest calls and each thread's time breakdown. No
+ * script, no network.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,12 +13,10 @@
 #include "call_site_format.h"
 #include "format.h"
 #include "report.h"
+#include "report_html.h"
 #include "report_sites.h"
 #include "analysis/verdict.h"
 
-#define PLOT_W 760
-#define PLOT_H 220
-#define MARGIN 50
 #define TOP_HISTOGRAMS 4
 #define TOP_THREADS 16
 
@@ -25,23 +25,6 @@ static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 static const char *const time_colors[PI_TIME_CLASS_COUNT] = {"#d62728", "#ff7f0e", "#bcbd22",
                                                              "#9467bd", "#17becf", "#2ca02c"};
 
-static void axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
-                       const char *y_label)
-{
-    fprintf(out, "<h2>%s</h2>\n<svg id=\"%s\" width=\"%d\" height=\"%d\" "
-                 "xmlns=\"http://www.w3.org/2000/svg\">\n",
-            title, id, PLOT_W + 2 * MARGIN + 80, PLOT_H + 2 * MARGIN);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
-            MARGIN - 4, MARGIN + PLOT_H);
-    fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",
-            MARGIN, MARGIN, PLOT_W, PLOT_H);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
-            MARGIN + PLOT_W / 2, PLOT_H + 2 * MARGIN - 8, x_label);
-    fprintf(out, "<text x=\"12\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 12 %d)\" "
-                 "text-anchor=\"middle\">%s</text>\n",
-            MARGIN + PLOT_H / 2, MARGIN + PLOT_H / 2, y_label);
-}
-
 static void memory_plot(FILE *out, const struct pi_analysis *a)
 {
     uint64_t peak = 1;
@@ -49,7 +32,7 @@ static void memory_plot(FILE *out, const struct pi_analysis *a)
         if (a->processes[i].rss_peak > peak)
             peak = a->processes[i].rss_peak;
     double span = (double)(a->end_ns > a->base_ns ? a->end_ns - a->base_ns : 1);
-    axis_frame(out, "memory-plot", "Memory over time (RSS per process)", "time (s)", "RSS (MB)");
+    pi_html_axis_frame(out, "memory-plot", "Memory over time (RSS per process)", "time (s)", "RSS (MB)");
     fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.0f</text>\n",
             MARGIN - 4, MARGIN + 4, (double)peak / 1e6);
     fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
@@ -97,7 +80,7 @@ static void histogram_plot(FILE *out, struct pi_latency_entry *e, int index)
     snprintf(id, sizeof(id), "latency-histogram-%d", index);
     snprintf(title, sizeof(title), "Latency: %s %s (%" PRIu64 " calls)", e->name, e->detail,
              h->count);
-    axis_frame(out, id, title, "duration (log2 bins)", "calls");
+    pi_html_axis_frame(out, id, title, "duration (log2 bins)", "calls");
     double width = (double)PLOT_W / (last - first + 1);
     for (int b = first; b <= last; b++) {
         double height = PLOT_H * (double)bins[b] / (double)most;
@@ -202,6 +185,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
                  " lost</p>\n",
             a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost);
     verdict_section(out, a);
+    pi_html_gpu_sections(out, a);
     memory_plot(out, a);
     size_t n;
     struct pi_latency_entry **list = pi_latency_sorted(&a->calls, NULL, &n);

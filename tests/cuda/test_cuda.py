@@ -123,8 +123,13 @@ class RuntimeProgram(unittest.TestCase):
         counters = [e["args"]["MB"] for e in events if e["ph"] == "C" and e["name"] == "device memory"]
         self.assertAlmostEqual(max(counters), 7 * MiB / 1e6, places=3)
 
-    def test_synchronisation_is_the_verdict(self):
-        self.assertEqual(self.report["verdict"][0]["kind"], "sync-bound")
+    def test_a_host_waiting_for_a_busy_gpu_is_gpu_bound(self):
+        # the host launches 90 ms of kernels and waits in cudaDeviceSynchronize
+        # while the GPU runs them: the GPU is the reason, not the synchronisation
+        first = self.report["verdict"][0]
+        self.assertEqual(first["kind"], "gpu-bound", first)
+        self.assertGreaterEqual(first["evidence"]["gpu_busy_share"], 0.8)
+        self.assertNotIn("sync-bound", [f["kind"] for f in self.report["verdict"]])
 
 
 class DriverOnlyProgram(unittest.TestCase):
@@ -527,6 +532,14 @@ class MemoryGrowth(unittest.TestCase):
         self.assertEqual(top["bytes"], 50 * 4 * MiB, "steps 11 to 60 kept 4 MiB each")
         growth = process["memory"]["growth"]
         self.assertEqual(growth["judged_over"], "steady steps")
+        # the HTML's device memory plot marks where growth starts
+        page = os.path.join(traces, "report.html")
+        subprocess.run([ANALYZE, traces, "--quiet", "--html", page], check=True,
+                       capture_output=True)
+        with open(page) as f:
+            html = f.read()
+        self.assertEqual(html.count('class="device-growth"'), 1)
+        self.assertIn("grows 4.00 MiB per step from step 11", html)
 
 
 class CaptureWindow(unittest.TestCase):

@@ -1,0 +1,21 @@
+/*
+ * html_plot.c - the frame every SVG plot of the HTML page is drawn in.
+ */
+#include "report_html.h"
+
+void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
+                        const char *y_label)
+{
+    fprintf(out, "<h2>%s</h2>\n<svg id=\"%s\" width=\"%d\" height=\"%d\" "
+                 "xmlns=\"http://www.w3.org/2000/svg\">\n",
+            title, id, PLOT_W + 2 * MARGIN + 80, PLOT_H + 2 * MARGIN);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
+            MARGIN - 4, MARGIN + PLOT_H);
+    fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",
+            MARGIN, MARGIN, PLOT_W, PLOT_H);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
+            MARGIN + PLOT_W / 2, PLOT_H + 2 * MARGIN - 8, x_label);
+    fprintf(out, "<text x=\"12\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 12 %d)\" "
+                 "text-anchor=\"middle\">%s</text>\n",
+            MARGIN + PLOT_H / 2, MARGIN + PLOT_H / 2, y_label);
+}

@@ -1,0 +1,23 @@
+/*
+ * report_html.h - what the files of the HTML page share: the plot frame
+ * and its size, and the GPU-first sections (report_html_gpu.c).
+ */
+#ifndef PI_REPORT_HTML_H
+#define PI_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "analysis/analysis.h"
+
+#define PLOT_W 760
+#define PLOT_H 220
+#define MARGIN 50
+
+/* pi_html_axis_frame - open an <svg> plot with a heading, a frame and axis labels */
+void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
+                        const char *y_label);
+
+/* pi_html_gpu_sections - step time, GPU busy and device memory over time, top kernels */
+void pi_html_gpu_sections(FILE *out, const struct pi_analysis *analysis);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * Unit: verdict rules on hand-made traces of a training loop. Waiting for
+ * batches is input-bound whatever lock waits come with it (the GIL handed
+ * to a relay thread that itself only waits); lock-bound needs a thread
+ * busy enough to hold the lock.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "analysis/verdict.h"
+#include "synthetic_trace.h"
+
+#define MS 1000000ull
+#define STEPS 20
+#define MAX_RECORDS 512
+
+static struct pi_record records[MAX_RECORDS];
+static uint32_t used;
+
+static void add(uint16_t kind, uint16_t flags, uint32_t tid, uint64_t ts, uint64_t dur, uint64_t a0,
+                uint64_t a1, uint64_t a2)
+{
+    cr_assert(used < MAX_RECORDS);
+    records[used++] = (struct pi_record){kind, flags, tid, ts, dur, {a0, a1, a2}};
+}
+
+static void name_thread(uint32_t tid, uint32_t string_id, const char *name)
+{
+    used += synthetic_definition(records, used, PI_REC_STRING, string_id, name, strlen(name));
+    add(PI_REC_THREAD_NAME, 0, tid, 1 * MS, 0, string_id, 0, 0);
+}
+
+/* a main thread receiving one batch a step through a pipe, then waiting @lock_ms in a semaphore */
+static void training_loop(uint32_t main, uint64_t wait_ms, uint64_t lock_ms, uint64_t step_ms)
+{
+    add(PI_REC_FORK, 0, main, 2 * MS, 0, main + 100, 0, 0);
+    add(PI_REC_FORK, 0, main, 2 * MS, 0, main + 101, 0, 0);
+    for (uint64_t s = 0, t = 10 * MS; s < STEPS; s++, t += step_ms * MS) {
+        add(PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_PIPE, 0), main, t, wait_ms * MS, 5, 4096, 0);
+        add(PI_REC_WAIT, 0, main, t + (wait_ms + 1) * MS, lock_ms * MS, PI_WAIT_SEM, 0, 0);
+    }
+    add(PI_REC_PROC_SAMPLE, 0, main, (10 + STEPS * step_ms) * MS, 0, 100 << 20, 0, 0);
+}
+
+static int verdict_of(struct pi_finding *findings)
+{
+    const char *path = synthetic_begin();
+    uint8_t header[16384];
+    synthetic_frame(header, synthetic_header(header, PI_FORMAT_VERSION));
+    synthetic_records(records, used);
+    synthetic_end();
+    struct pi_analysis a;
+    struct pi_analysis_options options = {0};
+    char *paths[1] = {(char *)path};
+    cr_assert_eq(pi_analysis_run(&a, &options, paths, 1), 0);
+    cr_assert_eq(a.processes[0].header.pid, getpid());
+    int n = pi_verdict(&a, findings);
+    pi_analysis_free(&a);
+    return n;
+}
+
+static int has(const struct pi_finding *findings, int n, const char *kind)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(findings[i].kind, kind) == 0)
+            return 1;
+    return 0;
+}
+
+Test(verdict, batches_waited_for_through_a_relay_are_input_bound_not_lock_bound)
+{
+    uint32_t main = (uint32_t)getpid(), relay = main + 1;
+    used = 0;
+    name_thread(relay, 1, "pt_data_pin");
+    /* 30 ms of 50 waiting for the batch, 12 ms handing the GIL back and forth */
+    training_loop(main, 30, 12, 50);
+    for (uint64_t s = 0, t = 10 * MS; s < STEPS; s++, t += 50 * MS) /* the relay waits for workers */
+        add(PI_REC_IO, PI_IO_FLAGS(PI_IO_POLL, PI_FD_PIPE, 0), relay, t, 45 * MS, 6, 1, 0);
+    struct pi_finding findings[PI_MAX_FINDINGS];
+    int n = verdict_of(findings);
+    cr_assert_str_eq(findings[0].kind, "input-bound", "%s: %s", findings[0].kind, findings[0].summary);
+    cr_assert_float_eq(findings[0].score, 0.6, 0.05, "%f", findings[0].score);
+    cr_assert(!has(findings, n, "lock-bound"), "%s", findings[1].summary);
+}
+
+Test(verdict, lock_waits_against_a_busy_thread_are_lock_bound)
+{
+    uint32_t main = (uint32_t)getpid(), logger = main + 2;
+    used = 0;
+    name_thread(logger, 1, "metrics");
+    training_loop(main, 1, 25, 50);
+    /* a thread that computes the whole run: it holds the GIL */
+    add(PI_REC_THREAD_START, 0, logger, 10 * MS, 0, main, 0, 0);
+    add(PI_REC_MARK, 0, logger, (10 + STEPS * 50) * MS, 0, 0, 0, 0);
+    struct pi_finding findings[PI_MAX_FINDINGS];
+    int n = verdict_of(findings);
+    cr_assert(n >= 1);
+    cr_assert_str_eq(findings[0].kind, "lock-bound", "%s: %s", findings[0].kind, findings[0].summary);
+    cr_assert(!has(findings, n, "input-bound"));
+}
