@@ -35,7 +35,7 @@ void pi_config_from_env(struct pi_config *config)
     strcpy(config->output_dir, dir);
 
     config->flush_interval_ns = env_number("PROFINJECT_FLUSH_MS", 100, 1, 3600000) * 1000000u;
-    config->sample_interval_ns = env_number("PROFINJECT_SAMPLE_MS", 10, 0, 3600000) * 1000000u;
+    config->sample_interval_ns = env_number("PROFINJECT_SAMPLE_MS", PI_DEFAULT_SAMPLE_MS, 0, 3600000) * 1000000u;
     config->wait_threshold_ns = env_number("PROFINJECT_WAIT_US", 20, 0, 60000000) * 1000u;
     uint64_t buffer_kb = env_number("PROFINJECT_BUFFER_KB", 64, 4, 65536);
     uint64_t pool_mb = env_number("PROFINJECT_POOL_MB", 16, 1, 65536);

@@ -9,10 +9,16 @@
 
 #include "clock.h"
 
+/* Process samples (RSS, CPU time) every 50 ms while the process computes:
+ * each writer wake costs tens of microseconds of CPU on a virtual machine,
+ * so 10 ms cost a busy PyTorch process about 1% of its CPU; 50 ms still
+ * gives a training step of a few tens of ms a sample every step or two. */
+#define PI_DEFAULT_SAMPLE_MS 50
+
 struct pi_config {
     char output_dir[PATH_MAX];
     uint64_t flush_interval_ns;  /* PROFINJECT_FLUSH_MS, default 100 */
-    uint64_t sample_interval_ns; /* PROFINJECT_SAMPLE_MS, default 10, 0 = off */
+    uint64_t sample_interval_ns; /* PROFINJECT_SAMPLE_MS, default 50, 0 = off */
     uint64_t wait_threshold_ns;  /* PROFINJECT_WAIT_US, default 20: shorter waits are not recorded */
     uint32_t buffer_records;     /* PROFINJECT_BUFFER_KB per thread buffer, default 64 */
     uint32_t buffer_count;       /* PROFINJECT_POOL_MB in all, default 16 */

@@ -40,8 +40,9 @@ Test(process_samples, configured_interval_while_busy_stretched_while_idle, .time
     char dir[256];
     make_temp_dir(dir, sizeof(dir));
     char *argv[] = {(char *)test_program("prog_spin_sleep"), "1000", "1500", NULL};
+    char *env[] = {"PROFINJECT_SAMPLE_MS=10", NULL};
     struct run_result run;
-    run_program(dir, argv, NULL, NULL, 0, &run);
+    run_program(dir, argv, env, NULL, 0, &run);
     cr_assert(run.exited && run.status == 0, "%s", run.err);
     struct traced_file files[2];
     struct samples s = {0};
