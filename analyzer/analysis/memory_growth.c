@@ -30,17 +30,10 @@ static uint64_t value_at(const struct pi_series *s, uint64_t t)
 /* Least squares of the value at the end of steps @from.. against the step number. */
 static double fit(const struct pi_series *s, const struct pi_steps *steps, uint64_t from)
 {
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (uint64_t i = from; i < steps->count; i++) {
-        double x = (double)i, y = (double)value_at(s, pi_steps_end_ns(steps, i));
-        n++;
-        sx += x;
-        sy += y;
-        sxx += x * x;
-        sxy += x * y;
-    }
-    double d = n * sxx - sx * sx;
-    return n >= 3 && d > 0 ? (n * sxy - sx * sy) / d : 0.0;
+    struct pi_fit line = {0};
+    for (uint64_t i = from; i < steps->count; i++)
+        pi_fit_add(&line, (double)i, (double)value_at(s, pi_steps_end_ns(steps, i)));
+    return pi_fit_slope(&line, 3);
 }
 
 /*

@@ -25,19 +25,27 @@ void pi_series_add(struct pi_series *s, uint64_t t, uint64_t v)
     s->count++;
 }
 
+void pi_fit_add(struct pi_fit *f, double x, double y)
+{
+    f->n++;
+    f->sx += x;
+    f->sy += y;
+    f->sxx += x * x;
+    f->sxy += x * y;
+}
+
+double pi_fit_slope(const struct pi_fit *f, double min_points)
+{
+    double denominator = f->n * f->sxx - f->sx * f->sx;
+    return f->n >= min_points && denominator > 0 ? (f->n * f->sxy - f->sx * f->sy) / denominator
+                                                 : 0.0;
+}
+
 double pi_series_slope(const struct pi_series *s, uint64_t from_ns)
 {
-    double n = 0, st = 0, sv = 0, stt = 0, stv = 0;
-    for (uint32_t i = 0; i < s->count; i++) {
-        if (s->t[i] < from_ns)
-            continue;
-        double t = (double)(s->t[i] - from_ns) / 1e9, v = (double)s->v[i];
-        n++;
-        st += t;
-        sv += v;
-        stt += t * t;
-        stv += t * v;
-    }
-    double denominator = n * stt - st * st;
-    return n >= 2 && denominator > 0 ? (n * stv - st * sv) / denominator : 0.0;
+    struct pi_fit fit = {0};
+    for (uint32_t i = 0; i < s->count; i++)
+        if (s->t[i] >= from_ns)
+            pi_fit_add(&fit, (double)(s->t[i] - from_ns) / 1e9, (double)s->v[i]);
+    return pi_fit_slope(&fit, 2);
 }

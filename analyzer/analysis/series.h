@@ -22,4 +22,14 @@ void pi_series_add(struct pi_series *series, uint64_t t, uint64_t v);
 /* Least-squares slope of @series (value units per second) over points at or after @from_ns. */
 double pi_series_slope(const struct pi_series *series, uint64_t from_ns);
 
+/* A least-squares line, fed one point at a time. */
+struct pi_fit {
+    double n, sx, sy, sxx, sxy;
+};
+
+void pi_fit_add(struct pi_fit *fit, double x, double y);
+
+/* pi_fit_slope - slope of the line through at least @min_points points; 0 otherwise */
+double pi_fit_slope(const struct pi_fit *fit, double min_points);
+
 #endif

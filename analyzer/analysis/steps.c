@@ -62,21 +62,28 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     s->count++;
 }
 
+/* The finished step that @ts falls in, or NULL (steps are in time order). */
+static struct step *step_at(const struct pi_steps *s, uint64_t ts)
+{
+    struct step *steps = s->steps;
+    size_t lo = 0, hi = s->count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (steps[mid].end <= ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->count && ts >= steps[lo].start ? &steps[lo] : NULL;
+}
+
 void pi_steps_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
 {
     struct step *steps = s->steps;
     if (s->count && ts < steps[s->count - 1].end) {
-        /* a finished step: find it (steps are in time order) */
-        size_t lo = 0, hi = s->count;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (steps[mid].end <= ts)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < s->count && ts >= steps[lo].start)
-            steps[lo].gpu += dur;
+        struct step *step = step_at(s, ts); /* a finished step */
+        if (step)
+            step->gpu += dur;
         return;
     }
     if (s->pending_count == s->pending_capacity) {
@@ -92,17 +99,9 @@ void pi_steps_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
 
 void pi_steps_add_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
 {
-    struct step *steps = s->steps;
-    size_t lo = 0, hi = s->count;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (steps[mid].end <= ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < s->count && ts >= steps[lo].start)
-        steps[lo].wait += dur;
+    struct step *step = step_at(s, ts);
+    if (step)
+        step->wait += dur;
 }
 
 uint64_t pi_steps_start_ns(const struct pi_steps *s, uint64_t i)
