@@ -181,7 +181,7 @@ void pi_steps_event(struct pi_steps *steps, const struct pi_event *ev, unsigned 
 void pi_steps_record(struct pi_steps *steps, uint64_t start, uint64_t end, uint64_t wait,
                      uint64_t sync);
 
-/* pi_steps_gpu - GPU work of @dur ns that started at @ts, for the step it falls in */
+/* pi_steps_gpu - GPU work of @dur ns launched at @ts (else started), for the step it falls in */
 void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
 /* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */

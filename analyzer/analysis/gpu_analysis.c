@@ -4,6 +4,7 @@
  * is recorded itself: they count in the per-call latency table only.
  */
 #include "gpu_analysis.h"
+#include "gpu_durations.h"
 #include "gpu_timeline.h"
 
 #include <stdlib.h>
@@ -12,10 +13,6 @@
 #include "call_sites.h"
 #include "demangle.h"
 #include "u64_map.h"
-
-/* The GPU-time entry a correlation id belongs to; value[1] holds a GPU
- * time that arrived before its launch (they come from different threads). */
-enum { CORR_ENTRY = 0, CORR_EARLY_TIME = 1, CORR_HAS_EARLY = 2 };
 
 static struct pi_gpu_memory *memory_of(struct pi_process_info *p)
 {
@@ -217,58 +214,6 @@ static void released(struct pi_gpu_memory *m, const struct pi_event *ev)
     pi_u64_map_remove(m->live_map, ev->rec.arg[0] ? ev->rec.arg[0] : 1);
 }
 
-/* A launch or copy whose GPU time may come: remember where it goes. */
-static void expect_gpu_time(struct pi_analysis *a, struct pi_process_info *p,
-                            struct pi_gpu_memory *m, uint64_t corr,
-                            struct pi_latency_entry *gpu_entry)
-{
-    struct pi_u64_entry *c = pi_u64_map_put(m->correlations, corr ? corr : 1);
-    if (!c)
-        return;
-    if (c->value[CORR_HAS_EARLY]) {
-        add(gpu_entry, c->value[CORR_EARLY_TIME], 0);
-        a->gpu.gpu_busy_ns += c->value[CORR_EARLY_TIME];
-        p->gpu_busy_ns += c->value[CORR_EARLY_TIME];
-        pi_u64_map_remove(m->correlations, corr ? corr : 1);
-        return;
-    }
-    c->value[CORR_ENTRY] = (uint64_t)(uintptr_t)gpu_entry;
-}
-
-/* GPU time for the kernel named @name, by its name as the GPU ran it. */
-static void gpu_time_by_name(struct pi_analysis *a, struct pi_process_info *p,
-                             const struct pi_reader *reader, uint64_t name_id, uint64_t dur_ns)
-{
-    const char *kernel = pi_reader_string(reader, name_id);
-    char name[1024];
-    pi_demangle(kernel ? kernel : "(unknown kernel)", name, sizeof(name));
-    add(pi_latency_get(&a->calls, "gpu", name, "kernel"), dur_ns, 0);
-    a->gpu.gpu_busy_ns += dur_ns;
-    p->gpu_busy_ns += dur_ns;
-}
-
-static void gpu_time(struct pi_analysis *a, struct pi_process_info *p, struct pi_gpu_memory *m,
-                     const struct pi_reader *reader, const struct pi_event *ev)
-{
-    /* one kernel of a graph launch: the GPU's own name says which (CUPTI) */
-    if ((ev->rec.flags & PI_GPU_TIME_PART) && ev->rec.arg[2]) {
-        gpu_time_by_name(a, p, reader, ev->rec.arg[2], ev->dur_ns);
-        return;
-    }
-    uint64_t corr = ev->rec.arg[0] ? ev->rec.arg[0] : 1;
-    struct pi_u64_entry *c = pi_u64_map_get(m->correlations, corr);
-    if (c && c->value[CORR_ENTRY]) {
-        add((struct pi_latency_entry *)(uintptr_t)c->value[CORR_ENTRY], ev->dur_ns, 0);
-        a->gpu.gpu_busy_ns += ev->dur_ns;
-        p->gpu_busy_ns += ev->dur_ns;
-        if (!(ev->rec.flags & PI_GPU_TIME_PART))
-            pi_u64_map_remove(m->correlations, corr);
-    } else if ((c = pi_u64_map_put(m->correlations, corr)) != NULL) {
-        c->value[CORR_EARLY_TIME] = ev->dur_ns;
-        c->value[CORR_HAS_EARLY] = 1;
-    }
-}
-
 /* A pool's reserve as the driver read it; the peak of each pool is its own high-water mark.
  * Readings come from several threads, whose buffers reach the file in any
  * order: the one taken last, not the one read last, is the pool's reserve now. */
@@ -358,7 +303,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
     pi_memory_order_seen(&m->order, ev->ts_ns);
     if (r->kind == PI_REC_GPU_TIME) {
         pi_gpu_timeline_work(p, ev->ts_ns, ev->dur_ns);
-        gpu_time(a, p, m, reader, ev);
+        pi_gpu_durations_time(a, p, reader, ev);
         return;
     }
     if (r->kind == PI_REC_GPU_POOL) {
@@ -386,8 +331,8 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         pi_demangle(kernel ? kernel : "(unknown kernel)", name, sizeof(name));
         add(pi_latency_get(&a->calls, "kernel", name, "launch"), ev->dur_ns, 0);
         pi_gpu_timeline_launch(p, ev->ts_ns, ev->dur_ns);
-        expect_gpu_time(a, p, m, r->arg[0],
-                        pi_latency_get(&a->calls, "gpu", name, "kernel"));
+        pi_gpu_durations_expect(p, r->arg[0], pi_latency_get(&a->calls, "gpu", name, "kernel"),
+                                ev->ts_ns, a);
         break;
     }
     case PI_REC_GPU_COPY: {
@@ -397,7 +342,8 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         snprintf(name, sizeof(name), "%s %s", host_side ? ((r->flags & PI_CUDA_PINNED) ? "pinned" : "pageable") : "-",
                  size_class(r->arg[0]));
         add(pi_latency_get(&a->calls, "copy", direction, name), ev->dur_ns, r->arg[0]);
-        expect_gpu_time(a, p, m, r->arg[1], pi_latency_get(&a->calls, "gpu", direction, "copy"));
+        pi_gpu_durations_expect(p, r->arg[1], pi_latency_get(&a->calls, "gpu", direction, "copy"),
+                                ev->ts_ns, a);
         break;
     }
     default:

@@ -7,7 +7,7 @@
  * cluster of blocking pipe/socket calls that reads data from a pipe is a
  * batch receipt; each receipt starts a step, which lasts until the next.
  * The step's waiting time is the pipe/socket time inside it, its GPU time
- * the GPU work that started inside it.
+ * the GPU work launched inside it (where its launch is known).
  *
  * Each step keeps its start, end and GPU time (24 bytes: steps are few
  * next to events); GPU records arrive out of order with the main thread's,

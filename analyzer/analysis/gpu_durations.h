@@ -1,0 +1,26 @@
+/*
+ * gpu_durations.h - GPU durations to their launches and copies (gpu_durations.c).
+ */
+#ifndef PI_GPU_DURATIONS_H
+#define PI_GPU_DURATIONS_H
+
+#include <stdint.h>
+
+#include "gpu_analysis.h"
+
+/* pi_gpu_durations_expect - a launch or copy at @launch_ns whose GPU time
+ * (correlation @corr) goes to @gpu_entry, whenever it comes */
+void pi_gpu_durations_expect(struct pi_process_info *process, uint64_t corr,
+                             struct pi_latency_entry *gpu_entry, uint64_t launch_ns,
+                             struct pi_analysis *analysis);
+
+/* pi_gpu_durations_time - one GPU time record, to its launch's entry */
+void pi_gpu_durations_time(struct pi_analysis *analysis, struct pi_process_info *process,
+                           const struct pi_reader *reader, const struct pi_event *ev);
+
+/* pi_gpu_durations_launch_ns - host time of the launch or copy whose GPU
+ * time @ev is; 0 when that launch has not been read yet */
+uint64_t pi_gpu_durations_launch_ns(const struct pi_process_info *process,
+                                    const struct pi_event *ev);
+
+#endif
