@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdatomic.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,30 @@ static void announce(void)
     pi_emit(PI_REC_PYTHON, 0, pi_clock_ticks(), 0, python.version, announce_mode, reason);
 }
 
+/*
+ * Another thread is resolving the interpreter (a few ms of symbol look-ups,
+ * longer on a loaded machine): wait for it, as a call made meanwhile would
+ * otherwise lose its frames, the first allocation of a worker thread
+ * typically. The wait is bounded: the prober takes the loader's lock, which
+ * a thread calling from a library constructor may hold.
+ */
+#define PROBE_WAIT_NS 50000000u
+
+static __thread int probing_here; /* this thread is the prober: never wait for itself */
+
+static int wait_for_probe(void)
+{
+    if (probing_here)
+        return 0;
+    uint64_t until = pi_clock_ticks() + (uint64_t)(pi_recorder_ticks_per_second() * PROBE_WAIT_NS / 1e9);
+    while (atomic_load_explicit(&state, memory_order_acquire) == PROBING) {
+        if (pi_clock_ticks() > until)
+            return 0;
+        sched_yield();
+    }
+    return 1;
+}
+
 const struct pi_python *pi_python_get(void)
 {
     int now = atomic_load_explicit(&state, memory_order_acquire);
@@ -232,11 +257,15 @@ const struct pi_python *pi_python_get(void)
             announce();
         return NULL;
     }
-    if (now == PROBING || (now == ABSENT && pi_clock_ticks() < next_probe))
+    if (now == PROBING)
+        return wait_for_probe() ? pi_python_get() : NULL;
+    if (now == ABSENT && pi_clock_ticks() < next_probe)
         return NULL;
     if (!atomic_compare_exchange_strong(&state, &now, PROBING))
         return NULL;
+    probing_here = 1;
     int found = resolve();
+    probing_here = 0;
     if (found == ABSENT)
         next_probe = pi_clock_ticks() + (uint64_t)(pi_recorder_ticks_per_second() / 10);
     atomic_store_explicit(&state, found, memory_order_release);
