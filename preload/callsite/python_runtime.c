@@ -229,7 +229,7 @@ static void announce(void)
  */
 #define PROBE_WAIT_NS 50000000u
 
-static __thread int probing_here; /* this thread is the prober: never wait for itself */
+static __thread int probing_here __attribute__((tls_model("initial-exec"))); /* this thread is the prober: never wait for itself */
 
 static int wait_for_probe(void)
 {
