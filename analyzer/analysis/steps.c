@@ -9,7 +9,7 @@
  * The step's waiting time is the pipe/socket time inside it, its GPU time
  * the GPU work launched inside it (where its launch is known).
  *
- * Each step keeps its start, end and GPU time (24 bytes: steps are few
+ * Each step keeps its start, end, waits and GPU time (40 bytes: steps are few
  * next to events); GPU records arrive out of order with the main thread's,
  * so those past the last finished step wait in a short list.
  */
