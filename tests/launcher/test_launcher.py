@@ -318,6 +318,21 @@ class Attach(unittest.TestCase):
         self.assertEqual(attached.returncode, 0, attached.stderr)
         return rest
 
+    def report_covers_the_attach_window(self, out):
+        """The report covers the 1 s attach window, not the process's life
+        before it nor after the detach."""
+        report_path = os.path.join(tempfile.mkdtemp(), "r.json")
+        subprocess.run([ANALYZE, out, "--quiet", "--json", report_path], check=True,
+                       capture_output=True)
+        with open(report_path) as f:
+            [process] = [p for p in json.load(f)["processes"] if p.get("windows")]
+        windows = process["windows"]
+        self.assertAlmostEqual((windows[0]["end_ns"] - windows[0]["start_ns"]) / 1e9, 1.0,
+                               delta=0.5, msg="attached for 1 s")
+        span = windows[-1]["end_ns"] - windows[0]["start_ns"]
+        for thread in process["threads"]:
+            self.assertLessEqual(thread["wall_ns"], span + 1000, thread)
+
     def test_attach_records_then_detach_restores(self):
         out = tempfile.mkdtemp()
         opened = self.attach_then_record_after_detach(
@@ -330,6 +345,7 @@ class Attach(unittest.TestCase):
         self.assertLessEqual(abs(during.count("open") - during.count("close")), 1)
         self.assertEqual(after, [], "calls after detach went to the profiler")
         self.assertIn(self.data, report_text(out))
+        self.report_covers_the_attach_window(out)
 
     def test_attach_redirects_driver_tables_filled_before(self):
         program = os.path.join(PROGRAMS, "prog_cuda_attach")
@@ -391,6 +407,7 @@ class Attach(unittest.TestCase):
         opens = [op for _, op in io].count("open")
         self.assertGreater(opens, 50)
         self.assertIn(self.data, report_text(out))
+        self.report_covers_the_attach_window(out)
 
     def test_attach_without_the_right_is_refused_clearly(self):
         if os.geteuid() != 0:
