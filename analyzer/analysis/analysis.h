@@ -181,6 +181,11 @@ void pi_steps_event(struct pi_steps *steps, const struct pi_event *ev, unsigned 
 void pi_steps_record(struct pi_steps *steps, uint64_t start, uint64_t end, uint64_t wait,
                      uint64_t sync);
 
+/* pi_steps_merge_light - fold each step whose @work (one count per step)
+ * is under @fraction of a typical step's (the 90th percentile) into the
+ * step before: extra marks of one step */
+void pi_steps_merge_light(struct pi_steps *steps, const uint64_t *work, double fraction);
+
 /* pi_steps_gpu - GPU work of @dur ns launched at @ts (else started), for the step it falls in */
 void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 

@@ -62,6 +62,40 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     s->count++;
 }
 
+static int by_value(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+void pi_steps_merge_light(struct pi_steps *s, const uint64_t *work, double fraction)
+{
+    if (s->count < 3)
+        return;
+    struct step *steps = s->steps;
+    uint64_t *sorted = malloc(s->count * sizeof(*sorted));
+    if (!sorted)
+        return;
+    memcpy(sorted, work, s->count * sizeof(*sorted));
+    qsort(sorted, s->count, sizeof(*sorted), by_value);
+    /* the 90th percentile is a whole step even where most marks are extra ones */
+    double least = (double)sorted[s->count * 9 / 10] * fraction;
+    free(sorted);
+    size_t kept = 1;
+    for (size_t i = 1; i < s->count; i++) {
+        if ((double)work[i] < least) {
+            struct step *last = &steps[kept - 1];
+            last->end = steps[i].end;
+            last->wait += steps[i].wait;
+            last->sync += steps[i].sync;
+            last->gpu += steps[i].gpu;
+        } else {
+            steps[kept++] = steps[i];
+        }
+    }
+    s->count = kept;
+}
+
 /* The finished step that @ts falls in, or NULL (steps are in time order). */
 static struct step *step_at(const struct pi_steps *s, uint64_t ts)
 {

@@ -542,6 +542,20 @@ class MemoryGrowth(unittest.TestCase):
         self.assertIn("grows 4.00 MiB per step from step 11", html)
 
 
+    def test_extra_read_backs_of_a_step_are_one_step(self):
+        """Hugging Face's Trainer reads the loss's isnan() and isinf() back too."""
+        traces, result = record("prog_cuda_leak", None, "isnan-isinf")
+        self.assertEqual(result.stdout, "ok\n", result.stderr)
+        rep = report(traces)
+        [process] = rep["processes"]
+        self.assertEqual((process["steps"]["found_from"], process["steps"]["count"]),
+                         ("CUDA read-back", 60), "three read-backs a step, 60 steps")
+        [finding] = [f for f in rep["verdict"] if f["kind"] == "memory-growth"]
+        self.assertAlmostEqual(finding["evidence"]["device_growth_bytes_per_step"], 4 * MiB,
+                               delta=0.02 * 4 * MiB)
+        self.assertEqual(finding["evidence"]["growth_start_step"], 11)
+
+
 class CaptureWindow(unittest.TestCase):
     """A window opened in a paused process starts with the memory already
     allocated: frees of it inside the window count, and growth is right."""
