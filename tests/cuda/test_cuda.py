@@ -515,17 +515,23 @@ class MemoryGrowth(unittest.TestCase):
     """A loop that keeps 4 MiB a step from step 11 (prog_cuda_leak's own truths),
     after a 64 MiB reserve in step 1 that is no growth."""
 
-    def test_leak_per_step_start_and_call_site(self):
-        traces, result = record("prog_cuda_leak")
+    def leak(self, *args, why):
+        """Run prog_cuda_leak with @args: its 60 steps and its growth finding."""
+        traces, result = record("prog_cuda_leak", None, *args)
         self.assertEqual(result.stdout, "ok\n", result.stderr)
         rep = report(traces)
         [process] = rep["processes"]
         self.assertEqual((process["steps"]["found_from"], process["steps"]["count"]),
-                         ("CUDA read-back", 60), "one 4-byte read-back a step")
+                         ("CUDA read-back", 60), why)
         [finding] = [f for f in rep["verdict"] if f["kind"] == "memory-growth"]
         evidence = finding["evidence"]
         self.assertAlmostEqual(evidence["device_growth_bytes_per_step"], 4 * MiB, delta=0.02 * 4 * MiB)
         self.assertEqual(evidence["growth_start_step"], 11)
+        return traces, process, finding
+
+    def test_leak_per_step_start_and_call_site(self):
+        traces, process, finding = self.leak(why="one 4-byte read-back a step")
+        evidence = finding["evidence"]
         self.assertIn("4.00 MiB per step from step 11", finding["summary"])
         top = evidence["call_sites"][0]
         self.assertIn("keep_activation", top["stack"]["text"])
@@ -541,19 +547,9 @@ class MemoryGrowth(unittest.TestCase):
         self.assertEqual(html.count('class="device-growth"'), 1)
         self.assertIn("grows 4.00 MiB per step from step 11", html)
 
-
     def test_extra_read_backs_of_a_step_are_one_step(self):
         """Hugging Face's Trainer reads the loss's isnan() and isinf() back too."""
-        traces, result = record("prog_cuda_leak", None, "isnan-isinf")
-        self.assertEqual(result.stdout, "ok\n", result.stderr)
-        rep = report(traces)
-        [process] = rep["processes"]
-        self.assertEqual((process["steps"]["found_from"], process["steps"]["count"]),
-                         ("CUDA read-back", 60), "three read-backs a step, 60 steps")
-        [finding] = [f for f in rep["verdict"] if f["kind"] == "memory-growth"]
-        self.assertAlmostEqual(finding["evidence"]["device_growth_bytes_per_step"], 4 * MiB,
-                               delta=0.02 * 4 * MiB)
-        self.assertEqual(finding["evidence"]["growth_start_step"], 11)
+        self.leak("isnan-isinf", why="three read-backs a step, 60 steps")
 
 
 class CaptureWindow(unittest.TestCase):
