@@ -137,6 +137,11 @@ static int compare_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+void pi_sort_u64(uint64_t *values, size_t count)
+{
+    qsort(values, count, sizeof(*values), compare_u64);
+}
+
 /* Value of the @rank-th smallest (0-based) as the histogram knows it. */
 static double order_statistic(const struct pi_histogram *h, uint64_t rank)
 {
@@ -173,7 +178,7 @@ double pi_histogram_quantile(struct pi_histogram *h, double q)
     double fraction = position - (double)below;
     if (h->exact && h->value_count == h->count) {
         if (!h->sorted) {
-            qsort(h->values, h->value_count, sizeof(uint64_t), compare_u64);
+            pi_sort_u64(h->values, h->value_count);
             h->sorted = 1;
         }
         double a = (double)h->values[below];

@@ -49,6 +49,9 @@ int pi_histogram_merge(struct pi_histogram *into, const struct pi_histogram *fro
  */
 double pi_histogram_quantile(struct pi_histogram *h, double q);
 
+/* pi_sort_u64 - sort @count values in place, smallest first (exact percentiles, medians) */
+void pi_sort_u64(uint64_t *values, size_t count);
+
 /* pi_histogram_mean - average value, 0 when empty */
 double pi_histogram_mean(const struct pi_histogram *h);
 

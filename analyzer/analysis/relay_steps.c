@@ -201,12 +201,6 @@ void pi_relay_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur)
         pi_steps_gpu(&p->step_sources->readback, ts, dur);
 }
 
-static int by_bytes(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* The typical message size of @c: its median. */
 static uint64_t median_bytes(const struct relay_candidate *c)
 {
@@ -215,7 +209,7 @@ static uint64_t median_bytes(const struct relay_candidate *c)
         return 0;
     for (size_t i = 0; i < c->count; i++)
         sizes[i] = c->receipts[i].bytes;
-    qsort(sizes, c->count, sizeof(*sizes), by_bytes);
+    pi_sort_u64(sizes, c->count);
     uint64_t median = sizes[c->count / 2];
     free(sizes);
     return median;

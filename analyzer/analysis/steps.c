@@ -62,12 +62,6 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     s->count++;
 }
 
-static int by_value(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 void pi_steps_merge_light(struct pi_steps *s, const uint64_t *work, double fraction)
 {
     if (s->count < 3)
@@ -77,7 +71,7 @@ void pi_steps_merge_light(struct pi_steps *s, const uint64_t *work, double fract
     if (!sorted)
         return;
     memcpy(sorted, work, s->count * sizeof(*sorted));
-    qsort(sorted, s->count, sizeof(*sorted), by_value);
+    pi_sort_u64(sorted, s->count);
     /* the 90th percentile is a whole step even where most marks are extra ones */
     double least = (double)sorted[s->count * 9 / 10] * fraction;
     free(sorted);
