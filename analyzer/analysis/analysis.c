@@ -323,10 +323,7 @@ static void relay_steps_finish(struct pi_analysis *a, struct pi_process_info *p)
 {
     uint64_t relay_wait = pi_relay_finish(p, a->options.warmup_steps);
     p->relay_tid = pi_relay_thread(p);
-    struct pi_thread_info *main = NULL;
-    for (size_t i = 0; i < p->thread_count; i++)
-        if ((int)p->threads[i].tid == p->header.pid)
-            main = &p->threads[i];
+    struct pi_thread_info *main = pi_main_thread(p);
     if (!main || !relay_wait)
         return;
     if (relay_wait > main->time[PI_TIME_LOCK_WAIT])

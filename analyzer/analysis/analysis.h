@@ -110,6 +110,18 @@ struct pi_process_info {
     struct pi_gpu_timeline *gpu_timeline; /* GPU busy over time, launch span; NULL: no launch, no GPU time */
 };
 
+/* Per-thread figures (threads.c). */
+/* pi_main_thread - the main thread of @process, or NULL */
+struct pi_thread_info *pi_main_thread(const struct pi_process_info *process);
+
+/* pi_thread_wall_ns - how long @thread was seen; the process span for the main thread */
+uint64_t pi_thread_wall_ns(const struct pi_process_info *process,
+                           const struct pi_thread_info *thread);
+
+/* pi_thread_cpu_ns - wall time not accounted to any wait */
+uint64_t pi_thread_cpu_ns(const struct pi_process_info *process,
+                          const struct pi_thread_info *thread);
+
 struct pi_analysis;
 
 /*

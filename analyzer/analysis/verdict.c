@@ -20,29 +20,6 @@
 /* a thread that computes at least this share of its life can hold a lock or the GIL for long */
 #define COMPETITOR_CPU_SHARE 0.30
 
-const struct pi_thread_info *pi_main_thread(const struct pi_process_info *p)
-{
-    for (size_t i = 0; i < p->thread_count; i++)
-        if ((int)p->threads[i].tid == p->header.pid)
-            return &p->threads[i];
-    return NULL;
-}
-
-uint64_t pi_thread_wall_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
-{
-    if ((int)t->tid == p->header.pid)
-        return p->end_ns - p->start_ns;
-    return t->last_ns > t->first_ns ? t->last_ns - t->first_ns : 0;
-}
-
-uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
-{
-    uint64_t wall = pi_thread_wall_ns(p, t), waited = 0;
-    for (int c = 0; c < PI_TIME_CPU; c++)
-        waited += t->time[c];
-    return wall > waited ? wall - waited : 0;
-}
-
 /* Programs that only start the job: never the subject, whatever their span. */
 static int is_launcher(const struct pi_process_info *p)
 {
@@ -198,7 +175,7 @@ static int lock_bound(const struct pi_loop *l, struct pi_finding *f)
     const struct pi_process_info *p = l->process;
     if (!l->main)
         return 0;
-    double wall = (double)pi_thread_wall_ns(p, l->main);
+    double wall = l->main_wall_ns;
     double waited = (double)l->main->time[PI_TIME_LOCK_WAIT], busy_ns;
     int busy = competitors(p, &busy_ns);
     if (wall <= 0 || waited / wall < WAIT_BOUND_SHARE || busy == 0 || busy_ns < waited / 2)
@@ -226,7 +203,7 @@ static int file_io_bound(const struct pi_loop *l, struct pi_finding *f)
     const struct pi_process_info *p = l->process;
     if (!l->main)
         return 0;
-    double wall = (double)pi_thread_wall_ns(p, l->main), waited = (double)l->main->time[PI_TIME_FILE_IO];
+    double wall = l->main_wall_ns, waited = (double)l->main->time[PI_TIME_FILE_IO];
     if (wall <= 0 || waited / wall < WAIT_BOUND_SHARE)
         return 0;
     f->kind = "file-io-bound";

@@ -80,15 +80,4 @@ int pi_verdict_copy_bound(const struct pi_analysis *analysis, const struct pi_lo
 /* pi_training_process - the process whose main thread runs the training loop, or NULL */
 const struct pi_process_info *pi_training_process(const struct pi_analysis *analysis);
 
-/* pi_main_thread - the main thread of @process, or NULL */
-const struct pi_thread_info *pi_main_thread(const struct pi_process_info *process);
-
-/* pi_thread_wall_ns - how long @thread was seen; the process span for the main thread */
-uint64_t pi_thread_wall_ns(const struct pi_process_info *process,
-                           const struct pi_thread_info *thread);
-
-/* pi_thread_cpu_ns - wall time not accounted to any wait */
-uint64_t pi_thread_cpu_ns(const struct pi_process_info *process,
-                          const struct pi_thread_info *thread);
-
 #endif

@@ -25,7 +25,7 @@
 #define GPU_BOUND_SHARE 0.80  /* GPU busy share of the loop */
 #define SYNC_BOUND_SHARE 0.20 /* host blocked in synchronisation */
 #define LAUNCH_BOUND_IDLE 0.20 /* GPU idle, not explained by data or sync waits */
-#define HOST_WAITS_LITTLE 0.05 /* without GPU durations: the host hardly waits for the GPU */
+#define HOST_WAITS_LITTLE 0.05 /* the host hardly waits for the GPU at its per-step synchronisations */
 #define COPY_BOUND_SHARE 0.20
 #define MIN_LAUNCHES 1000
 
@@ -106,7 +106,7 @@ int pi_verdict_sync_bound(const struct pi_loop *l, struct pi_finding *f)
 }
 
 /* Launches of kernels that run on the GPU about as long as launching them takes. */
-static double short_launches(const struct pi_analysis *a, double *median_gpu_us)
+static double short_launches(const struct pi_analysis *a, double *mean_gpu_us)
 {
     size_t n;
     struct pi_latency_entry **kernels = pi_latency_sorted(&a->calls, "kernel", &n);
@@ -124,7 +124,7 @@ static double short_launches(const struct pi_analysis *a, double *median_gpu_us)
             count += (double)kernels[i]->durations.count;
     }
     free(kernels);
-    *median_gpu_us = gpu_count > 0 ? gpu_ns / gpu_count / 1e3 : 0;
+    *mean_gpu_us = gpu_count > 0 ? gpu_ns / gpu_count / 1e3 : 0;
     return count;
 }
 
