@@ -7,7 +7,6 @@
 #include "analysis.h"
 
 #include "gpu_analysis.h"
-#include "gpu_durations.h"
 #include "memory_growth.h"
 #include "python_sites.h"
 #include "relay_steps.h"
@@ -225,12 +224,11 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         /* a step's GPU time is the GPU work it launched, wherever that ran:
          * by its launch's host time, not the GPU start (which may come after
          * the step, or on another clock's mapping a hair before it) */
-        uint64_t launched = pi_gpu_durations_launch_ns(p, ev);
+        uint64_t launched = pi_gpu_time_event(a, reader, p, ev);
         uint64_t at = launched ? launched : ev->ts_ns;
         pi_steps_gpu(&p->steps, at, ev->dur_ns);
         pi_steps_gpu(&p->nvtx_steps, at, ev->dur_ns);
         pi_relay_gpu(p, at, ev->dur_ns);
-        pi_gpu_event(a, reader, p, ev);
         return;
     }
     case PI_REC_GPU_TIMING:

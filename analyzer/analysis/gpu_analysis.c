@@ -284,6 +284,24 @@ static void apply_memory(struct pi_gpu_memory *m, const struct pi_reader *reader
     }
 }
 
+/* Every CUDA record but the timing choice: the time the memory queue has reached. */
+static void seen(struct pi_analysis *a, struct pi_gpu_memory *m, const struct pi_event *ev)
+{
+    m->keep_changes = a->options.observer && a->options.observer->keep_memory_changes;
+    pi_memory_order_seen(&m->order, ev->ts_ns);
+}
+
+uint64_t pi_gpu_time_event(struct pi_analysis *a, const struct pi_reader *reader,
+                           struct pi_process_info *p, const struct pi_event *ev)
+{
+    struct pi_gpu_memory *m = memory_of(p);
+    if (!m)
+        return 0;
+    seen(a, m, ev);
+    pi_gpu_timeline_work(p, ev->ts_ns, ev->dur_ns);
+    return pi_gpu_durations_time(a, p, reader, ev);
+}
+
 void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct pi_process_info *p,
                   const struct pi_event *ev)
 {
@@ -299,13 +317,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         }
         return;
     }
-    m->keep_changes = a->options.observer && a->options.observer->keep_memory_changes;
-    pi_memory_order_seen(&m->order, ev->ts_ns);
-    if (r->kind == PI_REC_GPU_TIME) {
-        pi_gpu_timeline_work(p, ev->ts_ns, ev->dur_ns);
-        pi_gpu_durations_time(a, p, reader, ev);
-        return;
-    }
+    seen(a, m, ev);
     if (r->kind == PI_REC_GPU_POOL) {
         pool_reserve(m, ev);
         return;
@@ -331,8 +343,8 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         pi_demangle(kernel ? kernel : "(unknown kernel)", name, sizeof(name));
         add(pi_latency_get(&a->calls, "kernel", name, "launch"), ev->dur_ns, 0);
         pi_gpu_timeline_launch(p, ev->ts_ns, ev->dur_ns);
-        pi_gpu_durations_expect(p, r->arg[0], pi_latency_get(&a->calls, "gpu", name, "kernel"),
-                                ev->ts_ns, a);
+        pi_gpu_durations_expect(a, p, r->arg[0], pi_latency_get(&a->calls, "gpu", name, "kernel"),
+                                ev->ts_ns);
         break;
     }
     case PI_REC_GPU_COPY: {
@@ -342,8 +354,8 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         snprintf(name, sizeof(name), "%s %s", host_side ? ((r->flags & PI_CUDA_PINNED) ? "pinned" : "pageable") : "-",
                  size_class(r->arg[0]));
         add(pi_latency_get(&a->calls, "copy", direction, name), ev->dur_ns, r->arg[0]);
-        pi_gpu_durations_expect(p, r->arg[1], pi_latency_get(&a->calls, "gpu", direction, "copy"),
-                                ev->ts_ns, a);
+        pi_gpu_durations_expect(a, p, r->arg[1], pi_latency_get(&a->calls, "gpu", direction, "copy"),
+                                ev->ts_ns);
         break;
     }
     default:

@@ -19,9 +19,8 @@ static void add(struct pi_latency_entry *e, uint64_t ns)
 }
 
 /* A launch or copy whose GPU time may come: remember where it goes. */
-void pi_gpu_durations_expect(struct pi_process_info *p, uint64_t corr,
-                             struct pi_latency_entry *gpu_entry, uint64_t launch_ns,
-                             struct pi_analysis *a)
+void pi_gpu_durations_expect(struct pi_analysis *a, struct pi_process_info *p, uint64_t corr,
+                             struct pi_latency_entry *gpu_entry, uint64_t launch_ns)
 {
     struct pi_gpu_memory *m = p->gpu;
     struct pi_u64_entry *c = pi_u64_map_put(m->correlations, corr ? corr : 1);
@@ -50,26 +49,18 @@ static void gpu_time_by_name(struct pi_analysis *a, struct pi_process_info *p,
     p->gpu_busy_ns += dur_ns;
 }
 
-uint64_t pi_gpu_durations_launch_ns(const struct pi_process_info *p, const struct pi_event *ev)
-{
-    if (!p->gpu || !p->gpu->correlations)
-        return 0;
-    const struct pi_u64_entry *c =
-        pi_u64_map_get(p->gpu->correlations, ev->rec.arg[0] ? ev->rec.arg[0] : 1);
-    return c && c->value[CORR_ENTRY] ? c->value[CORR_LAUNCH_NS] : 0;
-}
-
-void pi_gpu_durations_time(struct pi_analysis *a, struct pi_process_info *p,
-                           const struct pi_reader *reader, const struct pi_event *ev)
+uint64_t pi_gpu_durations_time(struct pi_analysis *a, struct pi_process_info *p,
+                               const struct pi_reader *reader, const struct pi_event *ev)
 {
     struct pi_gpu_memory *m = p->gpu;
+    uint64_t corr = ev->rec.arg[0] ? ev->rec.arg[0] : 1;
+    struct pi_u64_entry *c = pi_u64_map_get(m->correlations, corr);
+    uint64_t launched = c && c->value[CORR_ENTRY] ? c->value[CORR_LAUNCH_NS] : 0;
     /* one kernel of a graph launch: the GPU's own name says which (CUPTI) */
     if ((ev->rec.flags & PI_GPU_TIME_PART) && ev->rec.arg[2]) {
         gpu_time_by_name(a, p, reader, ev->rec.arg[2], ev->dur_ns);
-        return;
+        return launched;
     }
-    uint64_t corr = ev->rec.arg[0] ? ev->rec.arg[0] : 1;
-    struct pi_u64_entry *c = pi_u64_map_get(m->correlations, corr);
     if (c && c->value[CORR_ENTRY]) {
         add((struct pi_latency_entry *)(uintptr_t)c->value[CORR_ENTRY], ev->dur_ns);
         a->gpu.gpu_busy_ns += ev->dur_ns;
@@ -80,4 +71,5 @@ void pi_gpu_durations_time(struct pi_analysis *a, struct pi_process_info *p,
         c->value[CORR_EARLY_TIME] = ev->dur_ns;
         c->value[CORR_HAS_EARLY] = 1;
     }
+    return launched;
 }

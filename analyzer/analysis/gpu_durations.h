@@ -10,17 +10,12 @@
 
 /* pi_gpu_durations_expect - a launch or copy at @launch_ns whose GPU time
  * (correlation @corr) goes to @gpu_entry, whenever it comes */
-void pi_gpu_durations_expect(struct pi_process_info *process, uint64_t corr,
-                             struct pi_latency_entry *gpu_entry, uint64_t launch_ns,
-                             struct pi_analysis *analysis);
+void pi_gpu_durations_expect(struct pi_analysis *analysis, struct pi_process_info *process,
+                             uint64_t corr, struct pi_latency_entry *gpu_entry, uint64_t launch_ns);
 
-/* pi_gpu_durations_time - one GPU time record, to its launch's entry */
-void pi_gpu_durations_time(struct pi_analysis *analysis, struct pi_process_info *process,
-                           const struct pi_reader *reader, const struct pi_event *ev);
-
-/* pi_gpu_durations_launch_ns - host time of the launch or copy whose GPU
- * time @ev is; 0 when that launch has not been read yet */
-uint64_t pi_gpu_durations_launch_ns(const struct pi_process_info *process,
-                                    const struct pi_event *ev);
+/* pi_gpu_durations_time - one GPU time record, to its launch's entry
+ * Return: the host time of that launch, 0 when it was not read yet. */
+uint64_t pi_gpu_durations_time(struct pi_analysis *analysis, struct pi_process_info *process,
+                               const struct pi_reader *reader, const struct pi_event *ev);
 
 #endif
