@@ -354,8 +354,8 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         snprintf(name, sizeof(name), "%s %s", host_side ? ((r->flags & PI_CUDA_PINNED) ? "pinned" : "pageable") : "-",
                  size_class(r->arg[0]));
         add(pi_latency_get(&a->calls, "copy", direction, name), ev->dur_ns, r->arg[0]);
-        pi_gpu_durations_expect(a, p, r->arg[1], pi_latency_get(&a->calls, "gpu", direction, "copy"),
-                                ev->ts_ns);
+        pi_gpu_durations_expect(a, p, r->arg[1],
+                                pi_latency_get(&a->calls, "gpu", direction, "copy"), ev->ts_ns);
         break;
     }
     default:

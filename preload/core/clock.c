@@ -65,16 +65,12 @@ void pi_clock_sync_point(uint64_t *ticks, uint64_t *mono_ns)
     }
 }
 
-double pi_clock_measure_rate(uint64_t spin_ns)
+double pi_clock_rate_between(uint64_t ticks0, uint64_t mono0_ns, uint64_t ticks1,
+                             uint64_t mono1_ns)
 {
     if (!pi_clock_uses_tsc)
         return 1e9;
-    uint64_t t0, m0, t1, m1;
-    pi_clock_sync_point(&t0, &m0);
-    do {
-        pi_clock_sync_point(&t1, &m1);
-    } while (m1 - m0 < spin_ns);
-    return (double)(t1 - t0) * 1e9 / (double)(m1 - m0);
+    return (double)(ticks1 - ticks0) * 1e9 / (double)(mono1_ns - mono0_ns);
 }
 
 double pi_clock_rate_since(uint64_t ticks0, uint64_t mono0_ns, uint64_t min_ns)
@@ -85,5 +81,5 @@ double pi_clock_rate_since(uint64_t ticks0, uint64_t mono0_ns, uint64_t min_ns)
     do {
         pi_clock_sync_point(&ticks, &mono);
     } while (mono - mono0_ns < min_ns);
-    return (double)(ticks - ticks0) * 1e9 / (double)(mono - mono0_ns);
+    return pi_clock_rate_between(ticks0, mono0_ns, ticks, mono);
 }

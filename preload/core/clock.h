@@ -65,12 +65,11 @@ int pi_clock_source(void);
 void pi_clock_sync_point(uint64_t *ticks, uint64_t *mono_ns);
 
 /**
- * pi_clock_measure_rate - ticks per second, measured by spinning
- * @spin_ns: how long to measure; longer is more precise
- *
- * Called by benchmarks and tests; the recorder uses pi_clock_rate_since.
+ * pi_clock_rate_between - ticks per second between two sync points
+ * (1e9 when the clock is CLOCK_MONOTONIC itself)
  */
-double pi_clock_measure_rate(uint64_t spin_ns);
+double pi_clock_rate_between(uint64_t ticks0, uint64_t mono0_ns, uint64_t ticks1,
+                             uint64_t mono1_ns);
 
 /**
  * pi_clock_rate_since - ticks per second between an earlier sync point and now

@@ -30,7 +30,8 @@ double pi_recorder_ticks_per_second(void)
     __atomic_load(&pi_rec.ticks_per_second, &rate, __ATOMIC_RELAXED);
     if (rate > 0)
         return rate;
-    return pi_clock_rate_since(pi_rec.start_ticks, pi_rec.start_monotonic_ns, 100000);
+    return pi_clock_rate_since(pi_rec.start_ticks, pi_rec.start_monotonic_ns,
+                               PI_FIRST_RATE_MIN_NS);
 }
 
 int pi_recorder_pid(void)

@@ -96,6 +96,12 @@ struct pi_recorder {
 
 extern struct pi_recorder pi_rec;
 
+/* The first estimate of the tick rate comes from the recorder's start and
+ * the writer's first moments (or a first caller's), at least this far
+ * apart: usually further already, so no spin. A 1 ms spin used to cost
+ * every process 1 ms. */
+#define PI_FIRST_RATE_MIN_NS 100000u
+
 /* pi_writer_launch - start the writer thread; 0 or -1 (reason printed) */
 int pi_writer_launch(void);
 

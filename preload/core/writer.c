@@ -23,12 +23,9 @@
 
 #define STAGING_RECORDS 16384u
 #define HEADER_CAPACITY 16384u
-/* The first estimate of the tick rate comes from the recorder's start and
- * the writer's first moments, at least this far apart (usually further
- * already: no spin). The reader refines the rate from the sync points
- * written at every flush, and so does the writer itself, once, when
- * REFINE_NS have passed. A 1 ms spin used to cost every process 1 ms. */
-#define CALIBRATION_NS 100000u
+/* The first estimate of the tick rate (PI_FIRST_RATE_MIN_NS) is refined by
+ * the reader from the sync points written at every flush, and by the
+ * writer itself, once, when REFINE_NS have passed. */
 #define REFINE_NS 50000000u
 
 void pi_writer_wake(void)
@@ -149,8 +146,8 @@ static void stage_clock_sync(struct pi_writer *w)
     if (!w->rate_refined && mono - pi_rec.start_monotonic_ns >= REFINE_NS) {
         w->rate_refined = 1;
         if (pi_clock_uses_tsc)
-            set_tick_rate((double)(ticks - pi_rec.start_ticks) * 1e9 /
-                          (double)(mono - pi_rec.start_monotonic_ns));
+            set_tick_rate(pi_clock_rate_between(pi_rec.start_ticks, pi_rec.start_monotonic_ns,
+                                                ticks, mono));
     }
     stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, pi_clock_ns(CLOCK_REALTIME), 0);
 }
@@ -344,7 +341,7 @@ static int writer_open(struct pi_writer *w)
     clock.clock_source = pi_clock_source();
     if (pi_rec.ticks_per_second == 0)
         set_tick_rate(pi_clock_rate_since(pi_rec.start_ticks, pi_rec.start_monotonic_ns,
-                                          CALIBRATION_NS));
+                                          PI_FIRST_RATE_MIN_NS));
     else
         set_tick_rate(pi_rec.ticks_per_second); /* a fork child's, inherited */
     clock.ticks_per_second = pi_rec.ticks_per_second;
