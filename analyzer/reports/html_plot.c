@@ -1,5 +1,6 @@
 /*
- * html_plot.c - the frame every SVG plot of the HTML page is drawn in.
+ * html_plot.c - what every SVG plot of the HTML page is drawn with: its
+ * frame, and the line of a series over time.
  */
 #include "report_html.h"
 
@@ -18,4 +19,12 @@ void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char
     fprintf(out, "<text x=\"12\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 12 %d)\" "
                  "text-anchor=\"middle\">%s</text>\n",
             MARGIN + PLOT_H / 2, MARGIN + PLOT_H / 2, y_label);
+}
+
+void pi_html_series_points(FILE *out, const struct pi_series *s, uint64_t base_ns, double span_ns,
+                           double peak)
+{
+    for (uint32_t k = 0; k < s->count; k++)
+        fprintf(out, "%.1f,%.1f ", MARGIN + PLOT_W * (double)(s->t[k] - base_ns) / span_ns,
+                MARGIN + PLOT_H - PLOT_H * (double)s->v[k] / peak);
 }

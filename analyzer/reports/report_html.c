@@ -44,9 +44,7 @@ static void memory_plot(FILE *out, const struct pi_analysis *a)
         const char *color = colors[i % 8];
         fprintf(out, "<polyline class=\"rss\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
                 color);
-        for (uint32_t k = 0; k < p->rss.count; k++)
-            fprintf(out, "%.1f,%.1f ", MARGIN + PLOT_W * (double)(p->rss.t[k] - a->base_ns) / span,
-                    MARGIN + PLOT_H - PLOT_H * (double)p->rss.v[k] / (double)peak);
+        pi_html_series_points(out, &p->rss, a->base_ns, span, (double)peak);
         fprintf(out, "\"><title>pid %d</title></polyline>\n", p->header.pid);
         fprintf(out, "<text x=\"%d\" y=\"%zu\" font-size=\"11\" fill=\"%s\">pid %d</text>\n",
                 MARGIN + PLOT_W + 4, MARGIN + 12 + 14 * (i % 14), color, p->header.pid);

@@ -17,6 +17,11 @@
 void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
                         const char *y_label);
 
+/* pi_html_series_points - the points="" of a polyline for @series: time from
+ * @base_ns over @span_ns across, value over @peak up */
+void pi_html_series_points(FILE *out, const struct pi_series *series, uint64_t base_ns,
+                           double span_ns, double peak);
+
 /* pi_html_gpu_sections - step time, GPU busy and device memory over time, top kernels */
 void pi_html_gpu_sections(FILE *out, const struct pi_analysis *analysis);
 

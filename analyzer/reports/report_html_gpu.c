@@ -134,9 +134,7 @@ static void device_memory_plot(FILE *out, const struct pi_analysis *a,
     fputs("<polyline class=\"device-memory\" fill=\"none\" stroke=\"#9467bd\" stroke-width=\"1.5\" "
           "points=\"",
           out);
-    for (uint32_t k = 0; k < m->series.count; k++)
-        fprintf(out, "%.1f,%.1f ", MARGIN + PLOT_W * (double)(m->series.t[k] - a->base_ns) / span,
-                MARGIN + PLOT_H - PLOT_H * (double)m->series.v[k] / (double)m->peak);
+    pi_html_series_points(out, &m->series, a->base_ns, span, (double)m->peak);
     fputs("\"/>\n", out);
     fprintf(out, "<circle class=\"device-peak\" cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"#d62728\">"
                  "<title>peak %" PRIu64 " B at %.3f s</title></circle>\n",
