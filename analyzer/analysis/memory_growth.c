@@ -69,10 +69,16 @@ static double last_third(const struct pi_process_info *p, const struct pi_series
     return pi_series_slope(s, p->start_ns + (p->end_ns - p->start_ns) / 3 * 2);
 }
 
+/* Enough steady steps to fit a line through: growth is judged by steps. */
+static int by_steps(const struct pi_steps *steps)
+{
+    return steps->count > steps->warmup + 2;
+}
+
 void pi_memory_growth_steady_start(struct pi_process_info *p)
 {
     const struct pi_steps *steps = &p->steps;
-    if (p->gpu && steps->count > steps->warmup + 2)
+    if (p->gpu && by_steps(steps))
         p->gpu->grown_since_ns = pi_steps_start_ns(steps, steps->warmup);
 }
 
@@ -80,7 +86,7 @@ void pi_memory_growth(struct pi_process_info *p)
 {
     struct pi_memory_growth *g = &p->growth;
     const struct pi_steps *steps = &p->steps;
-    g->by_steps = steps->count > steps->warmup + 2;
+    g->by_steps = by_steps(steps);
     if (g->by_steps) {
         g->steady_steps = steps->count - steps->warmup;
         g->rss_bytes_per_step = per_step(&p->rss, steps, &g->rss_start_step);
