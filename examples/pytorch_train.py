@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """A small but real training job to profile: a TransformerEncoder trained
 on a file-backed dataset through a DataLoader with worker processes.
 
@@ -7,7 +7,7 @@ run. Each sample is read from its file every epoch, so the input pipeline
 does real file I/O. --delay-ms adds a per-sample loading delay to make
 the job input-bound.
 
-    /usr/bin/python3 examples/pytorch_train.py --workers 2 --epochs 2
+    .venv/bin/python examples/pytorch_train.py --workers 2 --epochs 2
 
 On a GPU: --device cuda [--pin-memory] [--max-steps N] [--truths F] (the
 job's own figures for tools/gpu-check, examples/gpu/truths.py).

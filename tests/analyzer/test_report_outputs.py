@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """What the report command writes, whoever reads its output: the requested
 files are complete when stdout is a pipe closed early (`| head -1`), and
 failed opens are named by their error (`open failed ENOENT`), in the text

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The analyzer's reports checked against independent truths: numpy's
 percentiles of the same recorded durations, a JSON parser, headless
 Chromium rendering the HTML page, the real PyTorch example's known
@@ -375,7 +375,7 @@ class PyTorchVerdict(unittest.TestCase):
 
     def run_example(self, delay_ms):
         traces, data = tempfile.mkdtemp(), os.path.join(tempfile.gettempdir(), "pi-report-data")
-        record(["/usr/bin/python3", os.path.join(SOURCE, "examples", "pytorch_train.py"),
+        record([sys.executable, os.path.join(SOURCE, "examples", "pytorch_train.py"),
                 "--data-dir", data, "--samples", "256", "--batch-size", "16", "--epochs", "1",
                 "--workers", "2", "--delay-ms", str(delay_ms)], traces)
         return report(traces)
@@ -441,7 +441,7 @@ class RelayThread(unittest.TestCase):
 
     def run_loop(self, period_ms, compute_ms):
         traces = tempfile.mkdtemp()
-        record(["/usr/bin/python3", os.path.join(SOURCE, "tests", "analyzer", "workloads",
+        record([sys.executable, os.path.join(SOURCE, "tests", "analyzer", "workloads",
                                                  "relay_loop.py"), "40", str(period_ms),
                 str(compute_ms)], traces)
         rep = report(traces)

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """CUDA interception against the test double (tests/fake_cuda): programs
 whose allocations, copies and kernel durations are fixed in their source
 run under the preload, and the report must give those numbers back.

@@ -1,9 +1,10 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Python frames on call sites. Python programs whose CUDA calls (through
 ctypes, against the test double) and waits sit on lines marked in their
 source ("# site: NAME") run under the preload; the report must put each
 call on its line, in its function, with its callers, for every Python
-found here (/usr/bin/python3 always; python3.8 to 3.13 where installed).
+found here (the project's Python always, the one that runs this test;
+python3.8 to 3.13 where installed).
 The lines are read from the programs' source, not from the profiler.
 
 Run by ctest with the build's paths in the environment."""
@@ -35,10 +36,10 @@ def marked_lines(path):
 
 
 def pythons():
-    """/usr/bin/python3, then one interpreter per other version found (3.8 to 3.13)"""
-    found = {"/usr/bin/python3": None}
+    """the project's Python (this one), then one interpreter per other version found (3.8 to 3.13)"""
+    found = {sys.executable: None}
     roots = [os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))]
-    candidates = [f"/usr/bin/python3.{minor}" for minor in range(8, 14)]
+    candidates = [os.path.join("/usr/bin", f"python3.{minor}") for minor in range(8, 14)]  # Debian's
     for root in roots:
         candidates += sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3")))
     for path in candidates:
@@ -50,10 +51,7 @@ def pythons():
                                  capture_output=True, text=True).stdout.strip()
         if version.isdigit() and 8 <= int(version) <= 13:
             versions.setdefault(int(version), path)
-    if "/usr/bin/python3" in found:
-        minor = int(subprocess.run(["/usr/bin/python3", "-c", "import sys; print(sys.version_info[1])"],
-                                   capture_output=True, text=True).stdout)
-        versions[minor] = "/usr/bin/python3"
+    versions[sys.version_info[1]] = sys.executable
     return sorted(versions.items())
 
 
@@ -156,13 +154,16 @@ class PythonFrames(unittest.TestCase):
         self.assertEqual(report["launch_sites"], [])
 
     def test_python_frames_turned_off(self):
-        report = record("/usr/bin/python3", CALL_SITES, CUDART, NATIVE_THREAD, "alloc",
+        report = record(sys.executable, CALL_SITES, CUDART, NATIVE_THREAD, "alloc",
                         env={"PROFINJECT_PY_FRAMES": "0"})
         [python] = report["python"]
         self.assertEqual((python["frames"], python["reason"]), ("off", "PROFINJECT_PY_FRAMES=0"))
+        # without Python frames the two allocations may share one native call
+        # site (both through ctypes' ffi_call): their 1 + 2 MiB, none with frames
         sites = by_bytes(report)
-        self.assertEqual([frames(sites[1]), frames(sites[2])], [[], []])
-        self.assertTrue(sites[1]["native"] and sites[2]["native"], "native frames still")
+        self.assertEqual(sum(sites), 3)
+        self.assertEqual([frames(stack) for stack in sites.values()], [[]] * len(sites))
+        self.assertTrue(all(stack["native"] for stack in sites.values()), "native frames still")
 
     def test_waits_of_the_main_thread_on_their_lines(self):
         self.each_python("wait", self.check_waits)
@@ -184,7 +185,7 @@ class PythonFrames(unittest.TestCase):
 
 class RealDataLoader(unittest.TestCase):
     def test_the_loop_waits_on_its_for_line(self):
-        report = record("/usr/bin/python3", DATALOADER)
+        report = record(sys.executable, DATALOADER)
         line = marked_lines(DATALOADER)["loader"]
         data = sorted((w for w in report["wait_sites"] if w["class"] == "data_wait"),
                       key=lambda w: -w["total_ns"])

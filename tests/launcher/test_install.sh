@@ -21,7 +21,7 @@ ls traces/*.pitrace.zst >/dev/null || { echo "no trace written"; exit 1; }
 "$work/moved/bin/profinject" analyze traces --json report.json >report.txt 2>analyze.err ||
   { cat analyze.err; echo "analyze failed"; exit 1; }
 grep -q "open failed ENOENT" report.txt || { cat report.txt; echo "report lacks the failed opens"; exit 1; }
-/usr/bin/python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["processes"]' report.json
+"${PYTHON:-python3}" -c 'import json, sys; assert json.load(open(sys.argv[1]))["processes"]' report.json
 
 # PROFINJECT_LIB is honoured before the library beside the launcher
 if PROFINJECT_LIB=$work/nowhere.so "$work/moved/bin/profinject" run -o t2 -- /bin/true 2>lib.err; then

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The profinject launcher: run passes the command's status through,
 capture windows open and close in a running process (also across a PID
 namespace), another user cannot touch them, and --duration stops
@@ -391,11 +391,11 @@ class Attach(unittest.TestCase):
         script = os.path.join(tempfile.mkdtemp(), "loop.py")
         with open(script, "w") as f:
             f.write(TORCH_LOOP)
-        plain = subprocess.run(["/usr/bin/python3", script, self.data, "800"],
+        plain = subprocess.run([sys.executable, script, self.data, "800"],
                                capture_output=True, text=True, timeout=300)
         self.assertEqual(plain.returncode, 0, plain.stderr)
         out = tempfile.mkdtemp()
-        target = subprocess.Popen(["/usr/bin/python3", script, self.data, "800"],
+        target = subprocess.Popen([sys.executable, script, self.data, "800"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual(target.stdout.readline(), "ready\n")
         attached = attach(target.pid, out, "1s", timeout=120)

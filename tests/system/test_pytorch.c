@@ -1,7 +1,8 @@
 /*
- * Integration with a real PyTorch training process (Debian's python3-torch
- * at /usr/bin/python3): the example job runs under the preload and what
- * the trace says is checked against what the script says it did.
+ * Integration with a real PyTorch training process (pip's torch in the
+ * project's Python, PI_PYTHON: tools/python says which): the example job
+ * runs under the preload and what the trace says is checked against what
+ * the script says it did.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -12,7 +13,7 @@
 #include "helpers.h"
 
 #define MAX_FILES 32
-#define PYTHON "/usr/bin/python3"
+#define PYTHON PI_PYTHON
 
 struct job {
     char traces[64];

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """tools/gpu-check where there is no GPU, and its workloads' own logic on the
 CPU (Debian's PyTorch): the real comparison runs on a GPU machine."""
 import json
@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 SOURCE = os.environ["PI_SOURCE"]
-PYTHON = "/usr/bin/python3"
+PYTHON = sys.executable
 
 
 def workload(script, *args):

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """bench_dataloader_cpu.py - the profiler's CPU overhead on a CPU-saturated
 DataLoader job (examples/pytorch_train.py, 2 workers), with a confidence
 interval, and where the profiler's share goes. Run by tools/bench:
@@ -66,7 +66,7 @@ def main():
     hook_ns, start_cpu_ms = float(hook_ns), float(start_cpu_ms)
     max_pairs = int(os.environ.get("BENCH_DATALOADER_MAX_PAIRS", "30"))
     budget = float(os.environ.get("BENCH_DATALOADER_SECONDS", "300"))
-    command = ["/usr/bin/python3", example, "--data-dir", data_dir, "--samples", "512",
+    command = [sys.executable, example, "--data-dir", data_dir, "--samples", "512",
                "--epochs", "2", "--workers", "2"]
     plain_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     traces = os.path.join(scratch, "traces")
