@@ -95,6 +95,10 @@ def main():
     parser.add_argument("--summary", help="write what the script did as JSON to this file")
     parser.add_argument("--pin-memory", action="store_true", help="DataLoader pin_memory=True")
     parser.add_argument("--max-steps", type=int, default=0, help="stop after this many steps")
+    parser.add_argument("--persistent-workers", action="store_true",
+                        help="DataLoader persistent_workers=True (workers live across epochs)")
+    parser.add_argument("--prefetch-factor", type=int, default=None,
+                        help="DataLoader prefetch_factor (batches each worker loads ahead)")
     job_truths.add_arguments(parser)
     parser.set_defaults(device="cpu")
     args = parser.parse_args()
@@ -105,7 +109,9 @@ def main():
     write_dataset(args.data_dir, args.samples)
     dataset = FileDataset(args.data_dir, args.samples, args.delay_ms / 1000.0)
     loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True,
-                        num_workers=args.workers, pin_memory=args.pin_memory)
+                        num_workers=args.workers, pin_memory=args.pin_memory,
+                        persistent_workers=args.persistent_workers and args.workers > 0,
+                        prefetch_factor=args.prefetch_factor if args.workers else None)
     model = Classifier().to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()

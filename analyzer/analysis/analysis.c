@@ -92,7 +92,7 @@ static struct pi_latency_entry *entry_by_string(struct pi_analysis *a, const str
 
 /* I/O: latency tables, files, and which kind of time it was for its thread. */
 static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader,
-                           const struct pi_event *ev, int main_thread, int *receives_data)
+                           const struct pi_event *ev, int main_thread, uint64_t *received)
 {
     const struct pi_record *r = &ev->rec;
     unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
@@ -127,8 +127,8 @@ static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader
             f->opens += !failed && (op == PI_IO_OPEN || op == PI_IO_FOPEN);
         }
     }
-    *receives_data = main_thread && fd_class == PI_FD_PIPE && !failed && r->arg[1] > 0 &&
-                     (op == PI_IO_READ || op == PI_IO_READV);
+    if (main_thread && fd_class == PI_FD_PIPE && !failed && (op == PI_IO_READ || op == PI_IO_READV))
+        *received = r->arg[1];
     if ((fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && is_blocking_receive(op))
         return main_thread ? PI_TIME_DATA_WAIT : PI_TIME_OTHER_IO;
     if (fd_class == PI_FD_FILE || (has_path && (op == PI_IO_OPEN || op == PI_IO_FOPEN)))
@@ -252,9 +252,9 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     if (ev->ts_ns + ev->dur_ns > t->last_ns)
         t->last_ns = ev->ts_ns + ev->dur_ns;
     unsigned time_class = PI_TIME_CLASS_COUNT;
-    int receives_data = 0;
+    uint64_t received = 0; /* bytes the main thread read from a pipe */
     if (r->kind == PI_REC_IO) {
-        time_class = account_io(a, reader, ev, main_thread, &receives_data);
+        time_class = account_io(a, reader, ev, main_thread, &received);
         if ((int)r->tid != p->header.pid && p->children > 0)
             pi_relay_io(p, ev, a->options.exact);
     } else if (r->kind == PI_REC_WAIT) {
@@ -292,7 +292,7 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     if (time_class < PI_TIME_CLASS_COUNT)
         t->time[time_class] += ev->dur_ns;
     if (main_thread && time_class < PI_TIME_CLASS_COUNT)
-        pi_steps_event(&p->steps, ev, time_class, receives_data);
+        pi_steps_event(&p->steps, ev, time_class, received);
     if ((int)r->tid == p->header.pid)
         pi_relay_main_event(p, ev, time_class, a->options.exact);
     if ((int)r->tid == p->header.pid) {

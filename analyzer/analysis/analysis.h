@@ -45,8 +45,15 @@ struct pi_steps {
     uint64_t warmup_total_ns, warmup_wait_ns;
     /* detection state */
     uint64_t step_start_ns, step_wait_ns, step_sync_ns;
-    int in_receive;
+    int in_receive;               /* the receipt read data from a pipe */
+    uint64_t receive_messages;    /* batch messages it read */
+    int after_header;             /* the last pipe read was a message's length */
+    uint64_t largest_payload;     /* the largest batch message's first read */
     uint64_t receive_end_ns;
+    uint64_t cached_batches;      /* batches of the last receipt beyond its first */
+    uint64_t cluster_start_ns;    /* where the current cluster of data waits began */
+    uint64_t quiet_wait_ns;       /* the first cluster since the last receipt that read no
+                                   * data: the loop waiting for its workers to end */
     void *steps; /* every step: start, end, waits, GPU time (steps.c) */
     size_t capacity;
     void *pending; /* GPU work after the last finished step */
@@ -185,9 +192,10 @@ int pi_analysis_run(struct pi_analysis *analysis, const struct pi_analysis_optio
 
 void pi_analysis_free(struct pi_analysis *analysis);
 
-/* pi_steps_event - feed one main-thread event into step detection (steps.c) */
+/* pi_steps_event - feed one main-thread event into step detection (steps.c);
+ * @received: bytes it read from a pipe (0: none) */
 void pi_steps_event(struct pi_steps *steps, const struct pi_event *ev, unsigned time_class,
-                    int receives_data);
+                    uint64_t received);
 
 /* pi_steps_record - one finished step from @start to @end, @wait of it waiting for data, @sync for the GPU */
 void pi_steps_record(struct pi_steps *steps, uint64_t start, uint64_t end, uint64_t wait,

@@ -8,6 +8,7 @@ Run by ctest with the build's paths in the environment."""
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -84,4 +85,6 @@ class ReportOutputs(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from unittest_summary import main
+    main()

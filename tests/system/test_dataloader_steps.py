@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Steps of a real PyTorch DataLoader loop, counted against the job's own
+count. examples/pytorch_train.py runs under the preload in the DataLoader's
+configurations that change how batches reach the loop (one to three
+workers, out-of-order arrival at each epoch's start, persistent workers
+that acknowledge each new epoch, a deeper prefetch, pin_memory on a machine
+without an accelerator) and writes how many optimizer steps it made; the
+report must find exactly that many. Run by ctest with the build's paths in
+the environment."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+SOURCE = os.environ["PI_SOURCE"]
+EXAMPLE = os.path.join(SOURCE, "examples", "pytorch_train.py")
+DATA = os.path.join(tempfile.gettempdir(), "pi-steps-data")
+
+CONFIGURATIONS = {
+    "two workers, two epochs": [],
+    "one worker": ["--workers", "1"],
+    "three workers, prefetch 4": ["--workers", "3", "--prefetch-factor", "4"],
+    "persistent workers, three epochs": ["--persistent-workers", "--epochs", "3",
+                                         "--batch-size", "8"],
+    "pin_memory without an accelerator": ["--pin-memory"],
+}
+
+
+def run(options):
+    traces = tempfile.mkdtemp(prefix="pi-steps-")
+    summary = os.path.join(traces, "job.json")
+    job = subprocess.run([sys.executable, EXAMPLE, "--data-dir", DATA, "--samples", "256",
+                          "--batch-size", "16", "--summary", summary, *options],
+                         env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces),
+                         capture_output=True, text=True, timeout=300)
+    assert job.returncode == 0, job.stderr
+    with open(summary) as f:
+        truth = json.load(f)
+    out = os.path.join(tempfile.mkdtemp(), "report.json")
+    subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
+    with open(out) as f:
+        report = json.load(f)
+    [main] = [p for p in report["processes"] if p["pid"] == truth["pid"]]
+    return truth, main, report
+
+
+class DataLoaderSteps(unittest.TestCase):
+    def test_every_configuration_counts_the_jobs_steps(self):
+        for name, options in CONFIGURATIONS.items():
+            for attempt in range(2):  # arrival order differs from run to run
+                with self.subTest(configuration=name, run=attempt):
+                    truth, main, report = run(options)
+                    self.assertEqual(main["steps"]["count"], truth["steps"], name)
+                    self.assertEqual(report["verdict"][0]["pid"], truth["pid"],
+                                     "the verdict is about the training process")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from unittest_summary import main
+    main()
