@@ -9,6 +9,7 @@
 #include "gpu_analysis.h"
 #include "memory_growth.h"
 #include "python_sites.h"
+#include "python_time.h"
 #include "relay_steps.h"
 
 #include <stdlib.h>
@@ -220,6 +221,9 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         if (r->kind == PI_REC_CALL_SITE && PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_ALLOC)
             pi_gpu_call_site(p, reader, ev);
         return;
+    case PI_REC_PY_SAMPLE:
+        pi_python_time_event(a, p, ev);
+        return;
     case PI_REC_GPU_TIME: {
         /* a step's GPU time is the GPU work it launched, wherever that ran:
          * by its launch's host time, not the GPU start (which may come after
@@ -380,6 +384,7 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     pi_gpu_finish_process(a, reader, p);
     pi_memory_growth(p);
     pi_python_sites_finish_file(a, reader);
+    pi_python_time_finish_file(a, reader);
     if (observer && observer->process_end)
         observer->process_end(observer->context, a, p);
     if (got == PI_READ_ERROR) {
@@ -474,6 +479,7 @@ void pi_analysis_free(struct pi_analysis *a)
     pi_latency_table_free(&a->calls);
     pi_latency_table_free(&a->files);
     pi_python_sites_free(a);
+    pi_python_time_free(a);
     for (int w = 0; w < 3; w++)
         free(a->by_string_id[w]);
     memset(a, 0, sizeof(*a));

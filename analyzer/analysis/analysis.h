@@ -62,6 +62,7 @@ struct pi_steps {
 
 struct pi_gpu_memory;
 struct pi_step_sources;
+struct pi_python_time;
 
 /* A capture window: recording on request, from start_ns to end_ns (CLOCK_MONOTONIC ns). */
 struct pi_window {
@@ -180,6 +181,7 @@ struct pi_analysis {
     struct pi_latency_entry **by_string_id[3]; /* this file's ranges, files, NVTX ranges */
     size_t by_string_capacity[3];
     struct pi_python_sites *python_sites; /* lines that launch and wait (python_sites.h) */
+    struct pi_python_time *python_time;   /* time by Python function (python_time.h) */
 };
 
 /**

@@ -30,7 +30,7 @@ int pi_call_site_library_file(const char *file)
 
 /* "torch/nn/modules/module.py" for a file of an installed package,
  * "threading.py" for one of the standard library, else the path as recorded */
-static const char *short_file(const char *file)
+const char *pi_call_site_short_file(const char *file)
 {
     const char *markers[] = {"/site-packages/", "/dist-packages/"};
     const char *best = NULL;
@@ -47,7 +47,7 @@ static const char *short_file(const char *file)
 void pi_call_site_frame_text(const struct pi_site_frame *f, char *out, size_t size)
 {
     if (f->python)
-        snprintf(out, size, "%s:%u in %s", short_file(f->file), f->line, f->function);
+        snprintf(out, size, "%s:%u in %s", pi_call_site_short_file(f->file), f->line, f->function);
     else if (f->symbol && f->has_symbol_offset)
         snprintf(out, size, "%s+0x%llx (%s)", f->symbol, (unsigned long long)f->symbol_offset,
                  base_name(f->module));

@@ -14,6 +14,7 @@
 #include "format.h"
 #include "report.h"
 #include "report_html.h"
+#include "report_python_time.h"
 #include "report_sites.h"
 #include "analysis/verdict.h"
 
@@ -191,6 +192,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
         histogram_plot(out, list[i], (int)i);
     thread_plot(out, a);
     pi_report_sites_html(out, a);
+    pi_report_python_time_html(out, a);
     if (list)
         latency_table(out, list, n);
     free(list);

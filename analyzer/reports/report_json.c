@@ -13,6 +13,7 @@
 #include "analysis/gpu_analysis.h"
 #include "call_site_format.h"
 #include "report.h"
+#include "report_python_time.h"
 #include "report_sites.h"
 #include "analysis/verdict.h"
 
@@ -265,6 +266,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON_AddItemToObject(root, "latency", latency_json(&a->calls, 0));
     cJSON_AddItemToObject(root, "files", latency_json(&a->files, 1));
     pi_report_sites_json(root, a);
+    pi_report_python_time_json(root, a);
     return root;
 }
 

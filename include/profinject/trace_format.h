@@ -26,7 +26,8 @@
  * frames (PI_REC_CALL_SITE, PI_REC_PYTHON), memory pool reserves
  * (PI_REC_GPU_POOL). Readers still read version 1, where a CUDA record's
  * stack id names a PI_REC_STRING of text frames. */
-#define PI_FORMAT_VERSION 2
+/* 3: time samples of the main thread's Python stack (PI_REC_PY_SAMPLE). */
+#define PI_FORMAT_VERSION 3
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -184,6 +185,13 @@ enum pi_record_kind {
      * the most reserved since the pool's high-water mark was last reset;
      * flags = device. Format 2. */
     PI_REC_GPU_POOL = 28,
+    /* Where the main thread's Python code spent a span of wall time: ts =
+     * the span's start (the previous sample), dur = its length, arg0 = the
+     * stack id of the Python frames found at its end (read at the
+     * interpreter's safe point, so a span spent in one call of native
+     * code, GIL released or not, goes to the line that made the call).
+     * Format 3. */
+    PI_REC_PY_SAMPLE = 29,
     PI_REC_KIND_COUNT
 };
 
@@ -418,7 +426,7 @@ static inline int pi_record_has_time(uint16_t kind)
 /* pi_kinds_of_version - one past the highest record kind a format version has */
 static inline unsigned pi_kinds_of_version(unsigned version)
 {
-    return version < 2 ? PI_REC_CAPTURE + 1 : PI_REC_KIND_COUNT;
+    return version < 2 ? PI_REC_CAPTURE + 1 : version < 3 ? PI_REC_GPU_POOL + 1 : PI_REC_KIND_COUNT;
 }
 
 /* pi_string_slots - continuation slots that a string of @length bytes takes */

@@ -22,6 +22,7 @@ static _Atomic int state = UNKNOWN;
 static uint64_t next_probe; /* ticks; while ABSENT */
 static struct pi_python python;
 static _Atomic int announced;  /* PI_REC_PYTHON written to this process's file */
+static void (*_Atomic on_found)(void); /* pi_python_on_found */
 static unsigned announce_mode; /* enum pi_python_frames */
 static char announce_reason[200];
 
@@ -42,15 +43,19 @@ static const struct {
     {8, {.frame_objects = 1, .frame_back = 24, .frame_code = 32, .frame_lasti = 104,
          .code_filename = 104, .code_name = 112}},
     {9, {.frame_objects = 1, .frame_back = 24, .frame_code = 32, .frame_lasti = 104,
-         .code_filename = 104, .code_name = 112}},
+         .code_filename = 104, .code_name = 112, .interp_eval_breaker = 72,
+         .interp_recursion_limit = 64}},
     {10, {.frame_objects = 1, .frame_back = 24, .frame_code = 32, .frame_lasti = 96,
-          .code_filename = 104, .code_name = 112}},
+          .code_filename = 104, .code_name = 112, .interp_eval_breaker = 68,
+          .interp_recursion_limit = 64}},
     {11, {.tstate_cframe = 56, .cframe_current = 8, .frame_back = 48, .frame_code = 32,
           .frame_instr = 56, .frame_owner = 69, .code_filename = 112, .code_name = 128,
-          .code_adaptive = 184, .code_firsttraceable = 168}},
+          .code_adaptive = 184, .code_firsttraceable = 168, .interp_eval_breaker = 100,
+          .interp_recursion_limit = 96}},
     {12, {.tstate_cframe = 56, .cframe_current = 0, .frame_back = 8, .frame_code = 0,
           .frame_instr = 56, .frame_owner = 70, .code_filename = 112, .code_name = 128,
-          .code_adaptive = 192, .code_firsttraceable = 176}},
+          .code_adaptive = 192, .code_firsttraceable = 176, .interp_eval_breaker = 368,
+          .interp_recursion_limit = 376}},
     {13, {.tstate_current = 72, .frame_back = 8, .frame_code = 0, .frame_instr = 56,
           .frame_owner = 70, .code_filename = 112, .code_name = 128, .code_adaptive = 200,
           .code_firsttraceable = 184}},
@@ -178,6 +183,8 @@ static int resolve(void)
             minor >= 13 ? "PyThreadState_GetUnchecked" : "_PyThreadState_UncheckedGet");
     LOOK_UP(this_thread_state, "PyGILState_GetThisThreadState");
     LOOK_UP(add_pending_call, "Py_AddPendingCall");
+    LOOK_UP(main_interpreter, "PyInterpreterState_Main");
+    LOOK_UP(recursion_limit, "Py_GetRecursionLimit");
     LOOK_UP(unicode_length, "PyUnicode_GetLength");
     LOOK_UP(unicode_char, "PyUnicode_ReadChar");
     python.code_type = pi_dlsym(handle, "PyCode_Type");
@@ -269,7 +276,19 @@ const struct pi_python *pi_python_get(void)
     if (found == ABSENT)
         next_probe = pi_clock_ticks() + (uint64_t)(pi_recorder_ticks_per_second() / 10);
     atomic_store_explicit(&state, found, memory_order_release);
-    return found == READY ? pi_python_get() : NULL;
+    if (found != READY)
+        return NULL;
+    void (*callback)(void) = atomic_load(&on_found);
+    if (callback)
+        callback();
+    return pi_python_get();
+}
+
+void pi_python_on_found(void (*callback)(void))
+{
+    atomic_store(&on_found, callback);
+    if (atomic_load_explicit(&state, memory_order_acquire) == READY)
+        callback();
 }
 
 void pi_python_forget_announced(void)

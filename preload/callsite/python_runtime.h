@@ -60,6 +60,9 @@ struct pi_python_layout {
     size_t code_name;           /* co_qualname from 3.11, co_name before */
     size_t code_adaptive;       /* 3.11+: co_code_adaptive, the first code unit */
     size_t code_firsttraceable; /* 3.11+: int _co_firsttraceable, the RESUME */
+    /* 3.9-3.12: PyInterpreterState.ceval.eval_breaker, and its recursion_limit
+     * beside it to check the place by (Py_GetRecursionLimit); see python_sampler.c */
+    size_t interp_eval_breaker, interp_recursion_limit;
 };
 
 /* The interpreter's functions, as found in this process. */
@@ -73,6 +76,8 @@ struct pi_python {
     void *(*current_thread_state)(void);
     void *(*this_thread_state)(void);
     int (*add_pending_call)(int (*)(void *), void *);
+    void *(*main_interpreter)(void); /* PyInterpreterState_Main */
+    int (*recursion_limit)(void);    /* Py_GetRecursionLimit: holding the GIL only */
     void *(*current_frame_object)(void);      /* PyEval_GetFrame, 3.8-3.10 */
     int (*frame_object_line)(void *frame);    /* PyFrame_GetLineNumber, 3.8-3.10 */
     int (*code_line)(void *code, int offset); /* PyCode_Addr2Line, 3.11 */
@@ -88,6 +93,13 @@ struct pi_python {
  * every 100 ms, so an interpreter loaded later is found.
  */
 const struct pi_python *pi_python_get(void);
+
+/**
+ * pi_python_on_found - have @callback called once when the interpreter is
+ * found usable (in the thread that found it, the guard held), or now if it
+ * already was; one callback (the time sampler's)
+ */
+void pi_python_on_found(void (*callback)(void));
 
 /* pi_python_forget_announced - in a fork child: say again in its own file how frames are read */
 void pi_python_forget_announced(void);

@@ -1,0 +1,51 @@
+/*
+ * python_time.h - where each process's main thread spent its time, by
+ * Python function, from the time samples (PI_REC_PY_SAMPLE): each sample
+ * gives a span of wall time to the stack found at its end. A function's
+ * inclusive time is the time of the samples whose stack holds it (once,
+ * however deep it recurses); its self time, of those where it is innermost.
+ */
+#ifndef PI_PYTHON_TIME_H
+#define PI_PYTHON_TIME_H
+
+#include <stdint.h>
+
+#include "analysis.h"
+
+struct pi_python_function {
+    char *file, *function; /* as recorded: the code object's file and qualified name */
+    uint64_t inclusive_ns, self_ns;
+    uint64_t samples; /* samples whose stack holds it */
+};
+
+/* One process's samples, by function (most inclusive time first). */
+struct pi_python_profile {
+    size_t process; /* its position in the analysis's processes */
+    uint64_t sampled_ns, samples;
+    uint64_t unknown_ns; /* samples without a stack (the trace's stack table was full) */
+    struct pi_python_function *functions;
+    size_t function_count, function_capacity;
+    void *index;   /* (file, function) -> position in functions */
+    void *pending; /* this file's samples by stack id, until its end */
+};
+
+struct pi_python_time {
+    struct pi_python_profile *profiles; /* processes with samples, in file order */
+    size_t profile_count, profile_capacity;
+    int reading; /* the last profile is the file being read */
+};
+
+/* pi_python_time_event - account a PI_REC_PY_SAMPLE of @process (analysis.c) */
+void pi_python_time_event(struct pi_analysis *analysis, const struct pi_process_info *process,
+                          const struct pi_event *ev);
+
+/* pi_python_time_finish_file - resolve the file's stacks while its definitions are known */
+void pi_python_time_finish_file(struct pi_analysis *analysis, const struct pi_reader *reader);
+
+/* pi_python_time_of - the profile of @process, NULL when it has no samples */
+const struct pi_python_profile *pi_python_time_of(const struct pi_analysis *analysis,
+                                                  const struct pi_process_info *process);
+
+void pi_python_time_free(struct pi_analysis *analysis);
+
+#endif

@@ -1,0 +1,124 @@
+/* report_python_time.c - time by Python function in the reports (see report_python_time.h). */
+#include "report_python_time.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "analysis/call_sites.h"
+#include "analysis/python_time.h"
+#include "call_site_format.h"
+#include "format.h"
+
+#define TEXT_FUNCTIONS_FIRST 15 /* rows for the process with the most samples */
+#define TEXT_FUNCTIONS_OTHERS 5
+#define TEXT_PROCESSES 4
+#define JSON_FUNCTIONS 200
+#define HTML_FUNCTIONS 25
+
+static int by_samples(const void *a, const void *b)
+{
+    const struct pi_python_profile *x = *(const struct pi_python_profile *const *)a;
+    const struct pi_python_profile *y = *(const struct pi_python_profile *const *)b;
+    return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+}
+
+/* Up to @max profiles, most samples first: the training process before its workers. */
+static size_t ordered(const struct pi_analysis *a, const struct pi_python_profile **out, size_t max)
+{
+    const struct pi_python_time *t = a->python_time;
+    if (!t || !t->profile_count)
+        return 0;
+    const struct pi_python_profile **all = malloc(t->profile_count * sizeof(*all));
+    if (!all)
+        return 0;
+    for (size_t i = 0; i < t->profile_count; i++)
+        all[i] = &t->profiles[i];
+    qsort(all, t->profile_count, sizeof(*all), by_samples);
+    size_t n = t->profile_count < max ? t->profile_count : max;
+    for (size_t i = 0; i < n; i++)
+        out[i] = all[i];
+    free(all);
+    return n;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+void pi_report_python_time_text(FILE *out, const struct pi_analysis *a)
+{
+    const struct pi_python_profile *profiles[TEXT_PROCESSES] = {0};
+    size_t n = ordered(a, profiles, TEXT_PROCESSES);
+    for (size_t k = 0; k < n; k++) {
+        const struct pi_python_profile *p = profiles[k];
+        const struct pi_process_info *process = &a->processes[p->process];
+        fprintf(out, "\nPYTHON TIME (pid %d, main thread: %s in %" PRIu64
+                     " samples; a function's time includes what it called)\n",
+                process->header.pid, pi_format_ns((double)p->sampled_ns), p->samples);
+        fprintf(out, "  %9s %6s %9s %6s  %s\n", "inclusive", "", "self", "", "function");
+        size_t rows = k == 0 ? TEXT_FUNCTIONS_FIRST : TEXT_FUNCTIONS_OTHERS;
+        for (size_t i = 0; i < p->function_count && i < rows; i++) {
+            const struct pi_python_function *f = &p->functions[i];
+            fprintf(out, "  %9s %5.1f%% %9s %5.1f%%  %s (%s)\n", pi_format_ns((double)f->inclusive_ns),
+                    share(f->inclusive_ns, p->sampled_ns), pi_format_ns((double)f->self_ns),
+                    share(f->self_ns, p->sampled_ns), f->function,
+                    pi_call_site_short_file(f->file));
+        }
+        if (p->unknown_ns)
+            fprintf(out, "  %9s %5.1f%% in samples whose stack was not recorded\n",
+                    pi_format_ns((double)p->unknown_ns), share(p->unknown_ns, p->sampled_ns));
+    }
+}
+
+void pi_report_python_time_json(cJSON *root, const struct pi_analysis *a)
+{
+    cJSON *list = cJSON_AddArrayToObject(root, "python_time");
+    const struct pi_python_time *t = a->python_time;
+    for (size_t i = 0; t && i < t->profile_count; i++) {
+        const struct pi_python_profile *p = &t->profiles[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "pid", a->processes[p->process].header.pid);
+        cJSON_AddNumberToObject(o, "sampled_ns", (double)p->sampled_ns);
+        cJSON_AddNumberToObject(o, "samples", (double)p->samples);
+        cJSON_AddNumberToObject(o, "unknown_ns", (double)p->unknown_ns);
+        cJSON *functions = cJSON_AddArrayToObject(o, "functions");
+        for (size_t k = 0; k < p->function_count && k < JSON_FUNCTIONS; k++) {
+            const struct pi_python_function *f = &p->functions[k];
+            cJSON *fo = cJSON_CreateObject();
+            cJSON_AddStringToObject(fo, "function", f->function);
+            cJSON_AddStringToObject(fo, "file", f->file);
+            cJSON_AddNumberToObject(fo, "inclusive_ns", (double)f->inclusive_ns);
+            cJSON_AddNumberToObject(fo, "self_ns", (double)f->self_ns);
+            cJSON_AddNumberToObject(fo, "samples", (double)f->samples);
+            cJSON_AddItemToArray(functions, fo);
+        }
+        cJSON_AddItemToArray(list, o);
+    }
+}
+
+void pi_report_python_time_html(FILE *out, const struct pi_analysis *a)
+{
+    const struct pi_python_profile *profiles[1] = {0};
+    if (!ordered(a, profiles, 1))
+        return;
+    const struct pi_python_profile *p = profiles[0];
+    fprintf(out, "<h2>Time by Python function</h2>\n<p>pid %d, main thread: %s in %" PRIu64
+                 " samples; inclusive time counts what a function called.</p>\n"
+                 "<table id=\"python-time\"><tr><th>inclusive</th><th>%%</th><th>self</th>"
+                 "<th>%%</th><th>function</th><th>file</th></tr>\n",
+            a->processes[p->process].header.pid, pi_format_ns((double)p->sampled_ns), p->samples);
+    for (size_t i = 0; i < p->function_count && i < HTML_FUNCTIONS; i++) {
+        const struct pi_python_function *f = &p->functions[i];
+        fprintf(out, "<tr><td>%s</td><td>%.1f</td>", pi_format_ns((double)f->inclusive_ns),
+                share(f->inclusive_ns, p->sampled_ns));
+        fprintf(out, "<td>%s</td><td>%.1f</td><td>", pi_format_ns((double)f->self_ns),
+                share(f->self_ns, p->sampled_ns));
+        pi_html_text(out, f->function);
+        fputs("</td><td>", out);
+        pi_html_text(out, pi_call_site_short_file(f->file));
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}

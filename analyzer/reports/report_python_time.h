@@ -1,0 +1,23 @@
+/*
+ * report_python_time.h - time by Python function (analysis/python_time.h)
+ * in the text, JSON and HTML reports.
+ */
+#ifndef PI_REPORT_PYTHON_TIME_H
+#define PI_REPORT_PYTHON_TIME_H
+
+#include <stdio.h>
+
+#include "analysis/analysis.h"
+
+struct cJSON;
+
+/* pi_report_python_time_text - "PYTHON TIME": each sampled process, its functions by inclusive time */
+void pi_report_python_time_text(FILE *out, const struct pi_analysis *analysis);
+
+/* pi_report_python_time_json - add "python_time" to @root (schema in analyzer/REPORT.md) */
+void pi_report_python_time_json(struct cJSON *root, const struct pi_analysis *analysis);
+
+/* pi_report_python_time_html - the page's table of time by Python function */
+void pi_report_python_time_html(FILE *out, const struct pi_analysis *analysis);
+
+#endif
