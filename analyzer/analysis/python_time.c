@@ -47,7 +47,10 @@ void pi_python_time_event(struct pi_analysis *a, const struct pi_process_info *p
     p->samples++;
     uint64_t stack = ev->rec.arg[0];
     if (!stack) {
-        p->unknown_ns += ev->dur_ns;
+        if (ev->rec.arg[1])
+            p->unknown_ns += ev->dur_ns;
+        else
+            p->outside_ns += ev->dur_ns;
         return;
     }
     struct pi_u64_entry *e = pi_u64_map_put(p->pending, stack);

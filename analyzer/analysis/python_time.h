@@ -22,7 +22,8 @@ struct pi_python_function {
 struct pi_python_profile {
     size_t process; /* its position in the analysis's processes */
     uint64_t sampled_ns, samples;
-    uint64_t unknown_ns; /* samples without a stack (the trace's stack table was full) */
+    uint64_t outside_ns; /* samples with no Python frame: the interpreter starting or ending */
+    uint64_t unknown_ns; /* samples whose frames were not kept (the trace's stack table was full) */
     struct pi_python_function *functions;
     size_t function_count, function_capacity;
     void *index;   /* (file, function) -> position in functions */

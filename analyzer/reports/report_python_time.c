@@ -66,8 +66,11 @@ void pi_report_python_time_text(FILE *out, const struct pi_analysis *a)
                     share(f->self_ns, p->sampled_ns), f->function,
                     pi_call_site_short_file(f->file));
         }
+        if (p->outside_ns)
+            fprintf(out, "  %9s %5.1f%% in no Python function (the interpreter starting or ending)\n",
+                    pi_format_ns((double)p->outside_ns), share(p->outside_ns, p->sampled_ns));
         if (p->unknown_ns)
-            fprintf(out, "  %9s %5.1f%% in samples whose stack was not recorded\n",
+            fprintf(out, "  %9s %5.1f%% in samples whose frames were not kept (stack table full)\n",
                     pi_format_ns((double)p->unknown_ns), share(p->unknown_ns, p->sampled_ns));
     }
 }
@@ -82,6 +85,7 @@ void pi_report_python_time_json(cJSON *root, const struct pi_analysis *a)
         cJSON_AddNumberToObject(o, "pid", a->processes[p->process].header.pid);
         cJSON_AddNumberToObject(o, "sampled_ns", (double)p->sampled_ns);
         cJSON_AddNumberToObject(o, "samples", (double)p->samples);
+        cJSON_AddNumberToObject(o, "outside_ns", (double)p->outside_ns);
         cJSON_AddNumberToObject(o, "unknown_ns", (double)p->unknown_ns);
         cJSON *functions = cJSON_AddArrayToObject(o, "functions");
         for (size_t k = 0; k < p->function_count && k < JSON_FUNCTIONS; k++) {

@@ -189,8 +189,10 @@ enum pi_record_kind {
      * the span's start (the previous sample), dur = its length, arg0 = the
      * stack id of the Python frames found at its end (read at the
      * interpreter's safe point, so a span spent in one call of native
-     * code, GIL released or not, goes to the line that made the call).
-     * Format 3. */
+     * code, GIL released or not, goes to the line that made the call);
+     * arg0 = 0: no Python frame (the interpreter starting or ending), or
+     * with arg1 = 1 frames that could not be kept (the stack table was
+     * full). Format 3. */
     PI_REC_PY_SAMPLE = 29,
     PI_REC_KIND_COUNT
 };

@@ -79,9 +79,9 @@ static int take_sample(void *unused)
         if (last_ticks) {
             struct pi_stack_frame frames[SAMPLE_FRAMES_MAX];
             int n = pi_python_frames(py, frames, SAMPLE_FRAMES_MAX, 1);
-            /* a full stack table still counts the time, under no stack */
+            /* a full stack table still counts the time, marked as lost frames */
             uint32_t stack = n > 0 ? pi_stack_intern(frames, n, 0) : 0;
-            pi_emit(PI_REC_PY_SAMPLE, 0, last_ticks, now - last_ticks, stack, 0, 0);
+            pi_emit(PI_REC_PY_SAMPLE, 0, last_ticks, now - last_ticks, stack, n > 0 && !stack, 0);
         }
         last_ticks = now;
         check_eval_breaker(py);

@@ -196,6 +196,35 @@ class RealDataLoader(unittest.TestCase):
         self.assertTrue(any("torch/utils/data/dataloader.py" in f for f, _, _ in frames(data[0]["stack"])))
 
 
+class PythonTime(unittest.TestCase):
+    """Time samples by function against the program's own clock, under each Python."""
+
+    def test_each_function_gets_the_time_it_took(self):
+        program = os.path.join(SOURCE, "tests", "programs", "py_time_split.py")
+        for minor, python in pythons():
+            if minor < 9:
+                continue  # pending calls from another thread: 3.9 and newer
+            with self.subTest(python=f"3.{minor}"):
+                traces = tempfile.mkdtemp()
+                result = subprocess.run([python, program], capture_output=True, text=True,
+                                        env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                                 PROFINJECT_OUTPUT=traces), timeout=120)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                spent = json.loads(result.stdout)
+                out = os.path.join(traces, "r.json")
+                subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True,
+                               capture_output=True)
+                with open(out) as f:
+                    [profile] = json.load(f)["python_time"]
+                ours = {f["function"]: f["inclusive_ns"] / 1e9 for f in profile["functions"]
+                        if f["file"] == program}
+                for function, seconds in spent.items():
+                    # a sample's span goes to the stack at its end: one interval (10 ms)
+                    # at each end of a function can fall on the wrong side
+                    self.assertAlmostEqual(ours.get(function, 0), seconds,
+                                           delta=0.025 + 0.05 * seconds, msg=(function, ours))
+
+
 class WithoutPython(unittest.TestCase):
     def test_c_program_records_no_python_and_names_static_functions(self):
         traces = tempfile.mkdtemp()
