@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/diagnostics.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
 
@@ -276,6 +277,13 @@ const struct pi_python *pi_python_get(void)
     if (found == ABSENT)
         next_probe = pi_clock_ticks() + (uint64_t)(pi_recorder_ticks_per_second() / 10);
     atomic_store_explicit(&state, found, memory_order_release);
+    if (found == UNUSABLE) {
+        /* once per image (fork children inherit the state): the user asked for none, or is told */
+        if (!getenv("PROFINJECT_PY_FRAMES") || strcmp(getenv("PROFINJECT_PY_FRAMES"), "0") != 0)
+            pi_diag("Python %u.%u: no Python frames or time samples: %s", python.version >> 24,
+                    (python.version >> 16) & 0xff, announce_reason);
+        announce();
+    }
     if (found != READY)
         return NULL;
     void (*callback)(void) = atomic_load(&on_found);

@@ -225,6 +225,29 @@ class PythonTime(unittest.TestCase):
                                            delta=0.025 + 0.05 * seconds, msg=(function, ours))
 
 
+class UnknownPython(unittest.TestCase):
+    def test_an_unknown_layout_is_said_once_and_nothing_is_read(self):
+        roots = [os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))]
+        old = sorted(glob.glob(os.path.join(roots[0], "versions", "3.7.*", "bin", "python3")))
+        if not old:
+            self.skipTest("no Python 3.7 here (pyenv)")
+        traces = tempfile.mkdtemp()
+        code = "import os, time\nif os.fork() == 0:\n    time.sleep(0.05)\n    os._exit(0)\n" \
+               "os.wait()\nprint('ok')"
+        result = subprocess.run([old[0], "-c", code], capture_output=True, text=True, timeout=60,
+                                env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces))
+        self.assertEqual((result.returncode, result.stdout), (0, "ok\n"))
+        # one line for the process and its fork child together
+        self.assertEqual(result.stderr, "profinject: Python 3.7: no Python frames or time samples: "
+                                        "only Python 3.8 to 3.13 are known\n")
+        out = os.path.join(traces, "r.json")
+        subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
+        with open(out) as f:
+            report = json.load(f)
+        self.assertEqual({(p["version"][:3], p["frames"]) for p in report["python"]}, {("3.7", "off")})
+        self.assertEqual(report["python_time"], [])
+
+
 class WithoutPython(unittest.TestCase):
     def test_c_program_records_no_python_and_names_static_functions(self):
         traces = tempfile.mkdtemp()
