@@ -3,8 +3,8 @@ with the profiler's report: PyTorch's own memory figures, torch.profiler's
 GPU time per kernel, step and launch counts. Each workload writes them as
 JSON to the path given with --truths.
 
-Runs on PyTorch 2.x (the GPU machines) and on PyTorch 1.13 (Debian's CPU
-build, where the scripts are smoke-tested with --device cpu)."""
+Runs on PyTorch 2.x: on the GPU machines, and here with --device cpu (the
+project's Python, where the scripts are smoke-tested)."""
 import contextlib
 import json
 

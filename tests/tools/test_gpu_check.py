@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""tools/gpu-check where there is no GPU, and its workloads' own logic on the
-CPU (Debian's PyTorch): the real comparison runs on a GPU machine."""
+"""tools/gpu-check where there is no GPU (a skip) or where one is but PyTorch
+cannot use it (a failure), and its workloads' own logic on the CPU (the
+project's PyTorch): the real comparison runs on a GPU machine."""
 import json
 import os
 import subprocess
@@ -31,6 +32,42 @@ class GpuCheck(unittest.TestCase):
         self.assertEqual(result.stdout,
                          "gpu-check: skipped: no GPU (torch.cuda.is_available() is False)\n")
 
+    def fake_gpu(self):
+        """a PATH whose nvidia-smi lists a GPU: the driver says there is one"""
+        bin_dir = tempfile.mkdtemp()
+        with open(os.path.join(bin_dir, "nvidia-smi"), "w") as f:
+            f.write("#!/bin/sh\necho 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)'\n")
+        os.chmod(os.path.join(bin_dir, "nvidia-smi"), 0o755)
+        return dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"])
+
+    def test_a_gpu_that_pytorch_cannot_use_fails(self):
+        # this torch is a CPU build: with a GPU present that is a failure, never a skip
+        result = subprocess.run([os.path.join(SOURCE, "tools", "gpu-check"), "--python", PYTHON],
+                                capture_output=True, text=True, timeout=300, env=self.fake_gpu())
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertNotIn("skipped", result.stdout)
+        self.assertIn("failed: a GPU is present but torch.cuda.is_available() is False",
+                      result.stderr)
+
+    def test_a_gpu_without_pytorch_fails(self):
+        no_torch = tempfile.mkdtemp()
+        subprocess.run([PYTHON, "-m", "venv", "--without-pip", no_torch], check=True)
+        result = subprocess.run([os.path.join(SOURCE, "tools", "gpu-check"), "--python",
+                                 os.path.join(no_torch, "bin", "python")], capture_output=True,
+                                text=True, timeout=300, env=self.fake_gpu())
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertIn("failed: a GPU is present but no PyTorch for", result.stderr)
+
+    def test_without_a_gpu_or_pytorch_it_is_a_skip(self):
+        no_torch = tempfile.mkdtemp()
+        subprocess.run([PYTHON, "-m", "venv", "--without-pip", no_torch], check=True)
+        result = subprocess.run([os.path.join(SOURCE, "tools", "gpu-check"), "--python",
+                                 os.path.join(no_torch, "bin", "python")], capture_output=True,
+                                text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(result.stdout.startswith("gpu-check: skipped: no GPU (no PyTorch for"),
+                        result.stdout)
+
     def test_training_job_counts_its_steps(self):
         data = tempfile.mkdtemp()
         truths = os.path.join(data, "truths.json")
@@ -47,6 +84,8 @@ class GpuCheck(unittest.TestCase):
         self.assertEqual(workload("compiled.py", "--calls", "4", "--size", "64")["calls"], 7)
         self.assertEqual(workload("cuda_graph.py", "--replays", "3")["replays"], 3)
         self.assertGreater(workload("tiny_ops.py", "--ops", "1000")["us_per_op"], 0)
+        nccl = workload("nccl_allreduce.py", "--calls", "5")
+        self.assertEqual((nccl["all_reduce"], nccl["broadcast"], nccl["value"]), (5, 5, 1.0))
 
     def test_under_torch_profiler_no_gpu_work_is_made_up(self):
         self.assertEqual(workload("cuda_graph.py", "--replays", "2", "--torch-profiler")["kernels"],
