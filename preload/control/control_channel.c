@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -64,6 +66,13 @@ void pi_capture_set(int on)
 static const char *control_directory(char *buf, size_t size)
 {
     const char *dir = getenv("PROFINJECT_CONTROL_DIR");
+    if (dir && *dir && strlen(dir) > PI_CONTROL_DIR_MAX) {
+        /* never a shortened path: that would be another directory than the one checked */
+        pi_diag("PROFINJECT_CONTROL_DIR is %zu bytes long; a control socket's path must fit in "
+                "108 bytes, which leaves the directory %zu: on-demand capture is off",
+                strlen(dir), (size_t)PI_CONTROL_DIR_MAX);
+        return NULL;
+    }
     if (dir && *dir)
         snprintf(buf, size, "%s", dir);
     else
@@ -86,6 +95,9 @@ static void answer(int fd, const char *text)
     pi_sys_write_all(fd, text, strlen(text));
 }
 
+/* The longest a client may take to send its request or read the answer. */
+#define CLIENT_DEADLINE_MS 500
+
 static void serve(int client)
 {
     struct ucred peer;
@@ -95,6 +107,10 @@ static void serve(int client)
         answer(client, "refused\n");
         return;
     }
+    /* a client that sends nothing, or reads no answer, holds the listener at most this long */
+    struct timeval deadline = {CLIENT_DEADLINE_MS / 1000, (CLIENT_DEADLINE_MS % 1000) * 1000};
+    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof(deadline));
+    setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof(deadline));
     char line[64] = {0};
     ssize_t n = pi_sys_read(client, line, sizeof(line) - 1);
     if (n <= 0)
@@ -126,10 +142,17 @@ static void serve(int client)
     answer(client, reply);
 }
 
+/* The control signal's handler is ours (the application had none). */
+static int signal_handler_ours;
+
 static void *listener(void *arg)
 {
     int fd = (int)(intptr_t)arg;
     pi_guard_enter(); /* our socket I/O is not the application's */
+    /* what `profinject ctl` reads in /proc/PID/task/TID/comm, from any namespace,
+     * before it sends the fallback signal: PI_CONTROL_THREAD_SIGNAL says the
+     * handler is ours, so the signal cannot end the process */
+    prctl(PR_SET_NAME, signal_handler_ours ? PI_CONTROL_THREAD_SIGNAL : PI_CONTROL_THREAD);
     for (;;) {
         /* asleep until a request comes, or every 10 ms while a timed capture runs */
         struct pollfd p = {fd, POLLIN, 0};
@@ -160,16 +183,19 @@ static void on_control_signal(int sig, siginfo_t *info, void *context)
     (void)sig, (void)context;
     int saved = errno;
     if (info->si_code == SI_QUEUE)
-        capture_set(info->si_value.sival_int == 1, 1);
+        capture_set(info->si_value.sival_int == PI_CONTROL_SIGNAL_START, 1);
     errno = saved;
 }
 
 static void listen_here(void)
 {
-    char dir[sizeof(socket_path) - 16];
+    char dir[PI_CONTROL_DIR_MAX + 1];
     if (!control_directory(dir, sizeof(dir)))
         return;
-    snprintf(socket_path, sizeof(socket_path), "%.80s/%d.sock", dir, (int)getpid());
+    struct stat ns;
+    unsigned long long pid_ns = pi_sys_stat("/proc/self/ns/pid", &ns, 0) == 0 ? ns.st_ino : 0;
+    snprintf(socket_path, sizeof(socket_path), PI_CONTROL_SOCKET_FORMAT, dir, (int)getpid(),
+             pid_ns);
     int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return;
@@ -205,7 +231,7 @@ void pi_control_start(void)
         act.sa_sigaction = on_control_signal;
         act.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&act.sa_mask);
-        PI_REAL(sigaction)(sig, &act, NULL);
+        signal_handler_ours = PI_REAL(sigaction)(sig, &act, NULL) == 0;
     }
     listen_here();
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_control_after_fork);

@@ -7,8 +7,7 @@
 #ifndef PI_CONTROL_CHANNEL_H
 #define PI_CONTROL_CHANNEL_H
 
-/* The fallback signal: sigqueue() it with value 1 to start, 2 to stop. */
-#define PI_CONTROL_SIGNAL_OFFSET 7 /* SIGRTMIN + 7 */
+#include "profinject/control_protocol.h"
 
 /* pi_control_start - create this process's socket and its listening thread */
 void pi_control_start(void);

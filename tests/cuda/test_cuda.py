@@ -160,7 +160,8 @@ def control(directory, pid, line):
     """one line to a process's control socket, its answer back"""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(10)
-        s.connect(os.path.join(directory, f"{pid}.sock"))
+        # <pid>.<its PID namespace>.sock (include/profinject/control_protocol.h)
+        s.connect(os.path.join(directory, f"{pid}.{os.stat(f'/proc/{pid}/ns/pid').st_ino}.sock"))
         s.sendall(line.encode() + b"\n")
         return s.recv(256).decode()
 

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -165,12 +166,18 @@ class Windows(unittest.TestCase):
         try:
             loop = wait_for_loop(launcher.pid)
             time.sleep(0.2)
+            # the other user is real: setpriv runs as nobody here, or the test means nothing
+            who = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup",
+                                  "--clear-groups", "id", "-un"], capture_output=True, text=True)
+            self.assertEqual(who.stdout.strip(), "nobody", who.stderr)
             refused = ctl(loop, "start", user="nobody")
-            self.assertNotEqual(refused.returncode, 0)
+            self.assertEqual(refused.returncode, 2, refused)
+            self.assertIn(f"no process under the profiler answered at pid {loop}", refused.stderr)
             self.assertIn("paused", ctl(loop, "status").stdout)
             socket_dir = f"/tmp/profinject-{os.geteuid()}"
             self.assertEqual(os.stat(socket_dir).st_mode & 0o777, 0o700)
-            self.assertEqual(os.stat(f"{socket_dir}/{loop}.sock").st_mode & 0o777, 0o600)
+            pid_ns = os.stat(f"/proc/{loop}/ns/pid").st_ino
+            self.assertEqual(os.stat(f"{socket_dir}/{loop}.{pid_ns}.sock").st_mode & 0o777, 0o600)
         finally:
             launcher.send_signal(signal.SIGTERM)
             launcher.wait(timeout=10)
@@ -189,6 +196,21 @@ class Windows(unittest.TestCase):
         self.assertGreater(len(marks), 100)
         # recording went on for 1.5 s had it not stopped; allow for a loaded machine
         self.assertLess(max(marks) - min(marks), 0.8, "no marks long after 200 ms")
+
+
+    def test_duration_never_signals_a_process_without_our_handler(self):
+        # control off, or the library disabled: the process maps the library but
+        # handles no control signal, whose default action would end it (169)
+        for setting in ("PROFINJECT_CONTROL=0", "PROFINJECT_DISABLE=1"):
+            with self.subTest(setting=setting):
+                out = tempfile.mkdtemp()
+                run = subprocess.run([LAUNCHER, "run", "--duration", "300ms", "-o", out, "--",
+                                      "env", setting, sys.executable, "-c",
+                                      "import time; time.sleep(1.5); print('done')"],
+                                     capture_output=True, text=True, timeout=60)
+                self.assertEqual((run.returncode, run.stdout.splitlines()[0]), (0, "done"), run)
+                self.assertRegex(run.stderr, r"profinject: \d+: not reached: it maps the library "
+                                             r"but has no control socket here")
 
 
 class Container(unittest.TestCase):
@@ -223,6 +245,91 @@ class Container(unittest.TestCase):
         self.assertNotEqual(inner_pid, loop, "the trace has the pid inside the namespace")
         marks = [t for t, kind, _ in timeline(out) if kind == "mark"]
         self.assertGreater(len(marks), 100, "the window opened from outside was recorded")
+
+
+    def test_two_namespaces_with_the_same_pids_share_one_control_directory(self):
+        sockets, out = tempfile.mkdtemp(), tempfile.mkdtemp()
+        os.chmod(sockets, 0o700)
+        env = dict(os.environ, PROFINJECT_CONTROL_DIR=sockets)
+        jobs = [subprocess.Popen(["unshare", "--fork", "--pid", "--mount-proc", LAUNCHER, "run",
+                                  "--paused", "-o", out, "--", LOOP], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                for _ in range(2)]
+        try:
+            for _ in range(300):
+                names = [n for n in os.listdir(sockets) if n.endswith(".sock")]
+                loops = subprocess.run(["pgrep", "-f", "^" + LOOP + "$"], capture_output=True,
+                                       text=True).stdout.split()
+                if len(names) == 2 and len(loops) == 2:
+                    break
+                time.sleep(0.01)
+            # the launcher is pid 1 of each namespace, its job pid 2: one pid, two sockets
+            self.assertEqual(sorted(n.split(".")[0] for n in names), ["2", "2"], names)
+            self.assertEqual(len(set(names)), 2)
+            for loop in loops:
+                answer = subprocess.run([LAUNCHER, "ctl", loop, "status"], env=env,
+                                        capture_output=True, text=True)
+                self.assertEqual(answer.returncode, 0, answer.stderr)
+                # the process that answered says which it is: its own pid, 2 inside
+                self.assertRegex(answer.stdout, rf"^{loop}: paused 2 {re.escape(out)}/")
+        finally:
+            subprocess.run(["pkill", "-TERM", "-f", "^" + LOOP + "$"])
+            for job in jobs:
+                job.wait(timeout=10)
+
+    def test_a_control_directory_too_long_is_refused_not_shortened(self):
+        sockets = os.path.join(tempfile.mkdtemp(), "d" * 80)
+        run = subprocess.run([LAUNCHER, "run", "-o", tempfile.mkdtemp(), "--", "/bin/true"],
+                             env=dict(os.environ, PROFINJECT_CONTROL_DIR=sockets),
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0)
+        self.assertIn(f"PROFINJECT_CONTROL_DIR is {len(sockets)} bytes long; a control socket's "
+                      "path must fit in 108 bytes, which leaves the directory 70: on-demand "
+                      "capture is off", run.stderr)
+        self.assertFalse(os.path.exists(sockets[:70]), "no directory at a shortened path")
+        refused = subprocess.run([LAUNCHER, "ctl", "1", "status"], capture_output=True, text=True,
+                                 env=dict(os.environ, PROFINJECT_CONTROL_DIR=sockets))
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("which leaves the directory 70", refused.stderr)
+
+
+class ControlTimeouts(unittest.TestCase):
+    def test_an_idle_client_does_not_hold_the_listener(self):
+        out = tempfile.mkdtemp()
+        launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o", out, "--", LOOP],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            loop = wait_for_loop(launcher.pid)
+            time.sleep(0.2)
+            pid_ns = os.stat(f"/proc/{loop}/ns/pid").st_ino
+            idle = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            idle.connect(f"/tmp/profinject-{os.geteuid()}/{loop}.{pid_ns}.sock")  # and says nothing
+            start = time.monotonic()
+            answer = ctl(loop, "status")
+            self.assertEqual(answer.returncode, 0, answer.stderr)
+            self.assertIn("paused", answer.stdout)
+            self.assertLess(time.monotonic() - start, 4.0, "answered after the idle client's deadline")
+            idle.close()
+        finally:
+            launcher.send_signal(signal.SIGTERM)
+            launcher.wait(timeout=10)
+
+    def test_ctl_gives_up_after_its_timeout(self):
+        # a socket that accepts and never answers, where ctl looks for this process's
+        sockets = tempfile.mkdtemp()
+        os.chmod(sockets, 0o700)
+        me, pid_ns = os.getpid(), os.stat("/proc/self/ns/pid").st_ino
+        silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        silent.bind(f"{sockets}/{me}.{pid_ns}.sock")
+        silent.listen(1)
+        start = time.monotonic()
+        run = subprocess.run([LAUNCHER, "ctl", "--timeout", "300ms", str(me), "status"],
+                             env=dict(os.environ, PROFINJECT_CONTROL_DIR=sockets),
+                             capture_output=True, text=True, timeout=30)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn(f"profinject: {me}: no answer within 300 ms (--timeout)", run.stderr)
+        self.assertLess(time.monotonic() - start, 3.0)
+        silent.close()
 
 
 TORCH_LOOP = """

@@ -12,19 +12,20 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "attach.h"
-
-#define CONTROL_SIGNAL_OFFSET 7 /* preload/control_channel.h */
-#define MAX_TREE 4096
+#include "control.h"
 
 static void usage_run(FILE *out)
 {
@@ -37,8 +38,9 @@ static void usage_run(FILE *out)
 
 static void usage_ctl(FILE *out)
 {
-    fprintf(out, "usage: profinject ctl PID start|stop|status|detach|capture TIME\n"
-                 "Applies to PID and all its descendants that run under the profiler.\n");
+    fprintf(out, "usage: profinject ctl [--timeout TIME] PID start|stop|status|detach|capture TIME\n"
+                 "Applies to PID and all its descendants that run under the profiler.\n"
+                 "  --timeout TIME  longest wait for each process's answer (default 5s)\n");
 }
 
 static void usage(FILE *out)
@@ -97,145 +99,32 @@ static int find_sibling(char *out, size_t size, const char *const *relatives, in
     return -1;
 }
 
-static void control_dir(char *out, size_t size)
-{
-    const char *dir = getenv("PROFINJECT_CONTROL_DIR");
-    if (dir && *dir)
-        snprintf(out, size, "%s", dir);
-    else
-        snprintf(out, size, "/tmp/profinject-%u", (unsigned)geteuid());
-}
-
-/* PID and its descendants, from /proc/PID/task/TID/children. */
-static int collect_tree(int pid, int *pids, int n)
-{
-    if (n >= MAX_TREE)
-        return n;
-    pids[n++] = pid;
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/task", pid);
-    DIR *tasks = opendir(path);
-    struct dirent *task;
-    while (tasks && (task = readdir(tasks))) {
-        if (task->d_name[0] == '.')
-            continue;
-        char children[128];
-        snprintf(children, sizeof(children), "/proc/%d/task/%s/children", pid, task->d_name);
-        FILE *f = fopen(children, "r");
-        int child;
-        while (f && fscanf(f, "%d", &child) == 1)
-            n = collect_tree(child, pids, n);
-        if (f)
-            fclose(f);
-    }
-    if (tasks)
-        closedir(tasks);
-    return n;
-}
-
-static int connect_to(const char *path)
-{
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un address = {.sun_family = AF_UNIX};
-    snprintf(address.sun_path, sizeof(address.sun_path), "%s", path);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&address, sizeof(address)) == 0)
-        return fd;
-    if (fd >= 0)
-        close(fd);
-    return -1;
-}
-
-/* The socket of @pid: <pid>.sock, or (another pid namespace) the one whose peer is @pid. */
-static int open_control(const char *dir, int pid)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%d.sock", dir, pid);
-    int fd = connect_to(path);
-    if (fd >= 0)
-        return fd;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (!strstr(e->d_name, ".sock"))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        fd = connect_to(path);
-        struct ucred peer;
-        socklen_t length = sizeof(peer);
-        if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0 &&
-            peer.pid == pid)
-            break;
-        if (fd >= 0)
-            close(fd);
-        fd = -1;
-    }
-    if (d)
-        closedir(d);
-    return fd;
-}
-
-/* Is libprofinject.so mapped in @pid? Only then may the fallback signal go
- * there: for any other process a real-time signal's default is to die. */
-static int runs_profiler(int pid)
-{
-    char path[64], line[4096];
-    snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-    FILE *maps = fopen(path, "r");
-    int found = 0;
-    while (maps && !found && fgets(line, sizeof(line), maps))
-        found = strstr(line, "/libprofinject.so") != NULL;
-    if (maps)
-        fclose(maps);
-    return found;
-}
-
-/* Send @request to one process; print its answer. 0 when it answered. */
-static int control_one(const char *dir, int pid, const char *request, int fallback_value)
-{
-    int fd = open_control(dir, pid);
-    if (fd < 0) {
-        /* no socket we can reach: the signal, for start and stop */
-        if (!fallback_value || !runs_profiler(pid))
-            return -1;
-        union sigval value = {.sival_int = fallback_value};
-        if (sigqueue(pid, SIGRTMIN + CONTROL_SIGNAL_OFFSET, value) != 0)
-            return -1;
-        printf("%d: signalled (%s)\n", pid, fallback_value == 1 ? "start" : "stop");
-        return 0;
-    }
-    char reply[512] = {0};
-    int ok = write(fd, request, strlen(request)) == (ssize_t)strlen(request) &&
-             read(fd, reply, sizeof(reply) - 1) > 0;
-    close(fd);
-    if (ok)
-        printf("%d: %s", pid, reply);
-    return ok && strncmp(reply, "refused", 7) != 0 ? 0 : -1;
-}
-
-/* Returns how many processes answered; prints why when none did. */
-static int control_tree(int pid, const char *request)
-{
-    char dir[PATH_MAX];
-    control_dir(dir, sizeof(dir));
-    int fallback = strncmp(request, "start", 5) == 0 ? 1 : strncmp(request, "stop", 4) == 0 ? 2 : 0;
-    static int pids[MAX_TREE];
-    int n = collect_tree(pid, pids, 0), answered = 0;
-    for (int i = 0; i < n; i++)
-        answered += control_one(dir, pids[i], request, fallback) == 0;
-    return answered;
-}
-
 static int cmd_ctl(int argc, char **argv)
 {
     if (argc >= 1 && strcmp(argv[0], "--help") == 0) {
         usage_ctl(stdout);
         return 0;
     }
+    if (argc >= 2 && strcmp(argv[0], "--timeout") == 0) {
+        pi_control_timeout_ms = parse_ms(argv[1]);
+        if (pi_control_timeout_ms <= 0) {
+            usage_ctl(stderr);
+            return 1;
+        }
+        argc -= 2;
+        argv += 2;
+    }
     if (argc < 2) {
         usage_ctl(stderr);
         return 1;
     }
-    int pid = atoi(argv[0]);
+    char *end;
+    long pid_value = strtol(argv[0], &end, 10);
+    if (*end || pid_value <= 0 || pid_value > INT32_MAX) {
+        fprintf(stderr, "profinject: ctl: %s is not a process id\n", argv[0]);
+        return 1;
+    }
+    int pid = (int)pid_value;
     char request[64];
     if (strcmp(argv[1], "capture") == 0) {
         long ms = argc > 2 ? parse_ms(argv[2]) : -1;
@@ -251,7 +140,7 @@ static int cmd_ctl(int argc, char **argv)
         usage_ctl(stderr);
         return 1;
     }
-    if (pid <= 0 || control_tree(pid, request) == 0) {
+    if (pid <= 0 || pi_control_tree(pid, request) == 0) {
         fprintf(stderr, "profinject: no process under the profiler answered at pid %d (is it "
                         "running under profinject, as this user?)\n", pid);
         return 2;
@@ -329,7 +218,7 @@ static int cmd_attach(int argc, char **argv)
         return 1;
     if (!realpath(library, resolved))
         snprintf(resolved, sizeof(resolved), "%s", library);
-    if (runs_profiler(pid)) {
+    if (pi_runs_profiler(pid)) {
         fprintf(stderr, "profinject: process %d already runs the profiler; use 'profinject ctl'\n",
                 pid);
         return 2;
@@ -346,8 +235,8 @@ static int cmd_attach(int argc, char **argv)
     struct timespec pause = {duration / 1000, (duration % 1000) * 1000000};
     while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
         ;
-    control_dir(dir, sizeof(dir));
-    if (control_one(dir, pid, "detach\n", 0) != 0) {
+    pi_control_dir(dir, sizeof(dir));
+    if (pi_control_one(dir, pid, "detach\n", 0) != 0) {
         fprintf(stderr, "profinject: process %d did not answer the detach request\n", pid);
         return 2;
     }
@@ -381,7 +270,7 @@ static int wait_child(pid_t child, long duration_ms)
             struct timespec pause = {0, 10000000};
             nanosleep(&pause, NULL);
         }
-        control_tree(child, "stop\n");
+        pi_control_tree(child, "stop\n");
     }
     while (waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;

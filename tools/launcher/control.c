@@ -1,0 +1,241 @@
+/* control.c - reaching the profiler in running processes: their control
+ * sockets, or the fallback signal where it is the library's (see control.h). */
+#define _GNU_SOURCE
+#include "control.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "profinject/control_protocol.h"
+
+#define MAX_TREE 4096
+
+/* The control directory; exits with a message when its sockets' paths cannot fit. */
+void pi_control_dir(char *out, size_t size)
+{
+    const char *dir = getenv("PROFINJECT_CONTROL_DIR");
+    if (dir && *dir && strlen(dir) > PI_CONTROL_DIR_MAX) {
+        fprintf(stderr, "profinject: PROFINJECT_CONTROL_DIR is %zu bytes long; a control "
+                        "socket's path must fit in 108 bytes, which leaves the directory %zu\n",
+                strlen(dir), (size_t)PI_CONTROL_DIR_MAX);
+        exit(2);
+    }
+    if (dir && *dir)
+        snprintf(out, size, "%s", dir);
+    else
+        snprintf(out, size, "/tmp/profinject-%u", (unsigned)geteuid());
+}
+
+/* @pid as it sees itself (the last NSpid of /proc/PID/status) and its PID namespace's inode. */
+static int pid_in_namespace(int pid, int *inner, unsigned long long *pid_ns)
+{
+    char path[64], line[256];
+    struct stat st;
+    snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
+    if (stat(path, &st) != 0)
+        return -1;
+    *pid_ns = st.st_ino;
+    *inner = pid;
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    FILE *status = fopen(path, "r");
+    while (status && fgets(line, sizeof(line), status)) {
+        if (strncmp(line, "NSpid:", 6) != 0)
+            continue;
+        for (char *field = strtok(line + 6, " \t\n"); field; field = strtok(NULL, " \t\n"))
+            *inner = atoi(field);
+        break;
+    }
+    if (status)
+        fclose(status);
+    return 0;
+}
+
+/* PID and its descendants, from /proc/PID/task/TID/children. */
+static int collect_tree(int pid, int *pids, int n)
+{
+    if (n >= MAX_TREE)
+        return n;
+    pids[n++] = pid;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    struct dirent *task;
+    while (tasks && (task = readdir(tasks))) {
+        if (task->d_name[0] == '.')
+            continue;
+        char children[128];
+        snprintf(children, sizeof(children), "/proc/%d/task/%s/children", pid, task->d_name);
+        FILE *f = fopen(children, "r");
+        int child;
+        while (f && fscanf(f, "%d", &child) == 1)
+            n = collect_tree(child, pids, n);
+        if (f)
+            fclose(f);
+    }
+    if (tasks)
+        closedir(tasks);
+    return n;
+}
+
+/* The longest wait for one process's answer (ctl --timeout). */
+long pi_control_timeout_ms = 5000;
+
+static int connect_to(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof(address.sun_path), "%s", path);
+    struct timeval deadline = {pi_control_timeout_ms / 1000, (pi_control_timeout_ms % 1000) * 1000};
+    if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof(deadline)) != 0 ||
+                    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof(deadline)) != 0)) {
+        close(fd);
+        return -1;
+    }
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&address, sizeof(address)) == 0)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+/* The socket of @pid: by its name (the pid it sees and its namespace), or
+ * else the one of the directory whose peer is @pid. */
+static int open_control(const char *dir, int pid)
+{
+    char path[PATH_MAX];
+    int inner;
+    unsigned long long pid_ns;
+    if (pid_in_namespace(pid, &inner, &pid_ns) == 0) {
+        snprintf(path, sizeof(path), PI_CONTROL_SOCKET_FORMAT, dir, inner, pid_ns);
+        int fd = connect_to(path);
+        if (fd >= 0)
+            return fd;
+    }
+    int fd = -1;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strstr(e->d_name, ".sock"))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        fd = connect_to(path);
+        struct ucred peer;
+        socklen_t length = sizeof(peer);
+        if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0 &&
+            peer.pid == pid)
+            break;
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+    }
+    if (d)
+        closedir(d);
+    return fd;
+}
+
+/* Is libprofinject.so mapped in @pid? Only then may the fallback signal go
+ * there: for any other process a real-time signal's default is to die. */
+int pi_runs_profiler(int pid)
+{
+    char path[64], line[4096];
+    snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+    FILE *maps = fopen(path, "r");
+    int found = 0;
+    while (maps && !found && fgets(line, sizeof(line), maps))
+        found = strstr(line, "/libprofinject.so") != NULL;
+    if (maps)
+        fclose(maps);
+    return found;
+}
+
+/* Has @pid said that the fallback signal is the library's to handle? Its
+ * control thread's name says so, and the kernel must agree that the signal
+ * is caught (SigCgt): for any other process the signal's default is to die. */
+static int takes_control_signal(int pid)
+{
+    char path[96], name[32];
+    int said = 0;
+    snprintf(path, sizeof(path), "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    struct dirent *task;
+    while (tasks && !said && (task = readdir(tasks))) {
+        snprintf(path, sizeof(path), "/proc/%d/task/%.20s/comm", pid, task->d_name);
+        FILE *f = fopen(path, "r");
+        said = f && fgets(name, sizeof(name), f) &&
+               strcmp(name, PI_CONTROL_THREAD_SIGNAL "\n") == 0;
+        if (f)
+            fclose(f);
+    }
+    if (tasks)
+        closedir(tasks);
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    FILE *status = fopen(path, "r");
+    char line[256];
+    unsigned long long caught = 0;
+    while (status && fgets(line, sizeof(line), status))
+        if (sscanf(line, "SigCgt: %llx", &caught) == 1)
+            break;
+    if (status)
+        fclose(status);
+    int bit = SIGRTMIN + PI_CONTROL_SIGNAL_OFFSET - 1;
+    return said && (caught >> bit & 1);
+}
+
+/* Send @request to one process; print its answer. 0 when it answered. */
+int pi_control_one(const char *dir, int pid, const char *request, int fallback_value)
+{
+    int fd = open_control(dir, pid);
+    if (fd < 0) {
+        /* no socket we can reach: the signal, for start and stop, where it is ours */
+        if (!pi_runs_profiler(pid))
+            return -1;
+        if (!fallback_value || !takes_control_signal(pid)) {
+            fprintf(stderr, "profinject: %d: not reached: it maps the library but has no control "
+                            "socket here%s\n", pid, fallback_value ? " and does not handle the "
+                            "control signal (control off, disabled, or not started yet)" : "");
+            return -1;
+        }
+        union sigval value = {.sival_int = fallback_value};
+        if (sigqueue(pid, SIGRTMIN + PI_CONTROL_SIGNAL_OFFSET, value) != 0)
+            return -1;
+        printf("%d: signalled (%s)\n", pid,
+               fallback_value == PI_CONTROL_SIGNAL_START ? "start" : "stop");
+        return 0;
+    }
+    char reply[512] = {0};
+    int ok = write(fd, request, strlen(request)) == (ssize_t)strlen(request) &&
+             read(fd, reply, sizeof(reply) - 1) > 0;
+    int timed_out = !ok && (errno == EAGAIN || errno == EWOULDBLOCK);
+    close(fd);
+    if (timed_out)
+        fprintf(stderr, "profinject: %d: no answer within %ld ms (--timeout)\n", pid,
+                pi_control_timeout_ms);
+    if (ok)
+        printf("%d: %s", pid, reply);
+    return ok && strncmp(reply, "refused", 7) != 0 ? 0 : -1;
+}
+
+/* Returns how many processes answered; prints why when none did. */
+int pi_control_tree(int pid, const char *request)
+{
+    char dir[PATH_MAX];
+    pi_control_dir(dir, sizeof(dir));
+    int fallback = strncmp(request, "start", 5) == 0  ? PI_CONTROL_SIGNAL_START
+                   : strncmp(request, "stop", 4) == 0 ? PI_CONTROL_SIGNAL_STOP
+                                                      : 0;
+    static int pids[MAX_TREE];
+    int n = collect_tree(pid, pids, 0), answered = 0;
+    for (int i = 0; i < n; i++)
+        answered += pi_control_one(dir, pids[i], request, fallback) == 0;
+    return answered;
+}

@@ -1,0 +1,28 @@
+/*
+ * control.h - reaching the profiler in running processes (ctl, run
+ * --duration, attach's detach): each process's control socket, found by the
+ * pid it sees and its PID namespace, or where that cannot be reached the
+ * fallback signal, only where the library says the handler is its own.
+ */
+#ifndef PI_LAUNCHER_CONTROL_H
+#define PI_LAUNCHER_CONTROL_H
+
+#include <stddef.h>
+
+/* The longest wait for one process's answer, in ms (ctl --timeout). */
+extern long pi_control_timeout_ms;
+
+/* pi_control_dir - the control directory; exits 2 with a message when its sockets' paths cannot fit */
+void pi_control_dir(char *out, size_t size);
+
+/* pi_runs_profiler - whether libprofinject.so is mapped in @pid */
+int pi_runs_profiler(int pid);
+
+/* pi_control_one - send @request to @pid, print its answer; 0 when it answered
+ * @fallback_value: PI_CONTROL_SIGNAL_START or _STOP to signal where no socket is reached, or 0 */
+int pi_control_one(const char *dir, int pid, const char *request, int fallback_value);
+
+/* pi_control_tree - @request to @pid and its descendants; how many answered */
+int pi_control_tree(int pid, const char *request);
+
+#endif
