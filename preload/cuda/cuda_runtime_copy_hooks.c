@@ -1,7 +1,11 @@
 /*
  * cuda_runtime_copy_hooks.c - the CUDA runtime's copies and sets,
  * interposed by symbol, with their per-thread-default-stream flavours
- * (_ptds, _ptsz).
+ * (_ptds, _ptsz). Copies between devices without peer access
+ * (cudaMemcpyPeerAsync) and into __constant__/__device__ symbols
+ * (cudaMemcpyToSymbol) are copies like the others: the trace format has no
+ * id of their own for them, so they are recorded under cudaMemcpyAsync
+ * (device to device) and cudaMemcpy (docs/cuda-entry-points.md).
  */
 #include <cuda_runtime_api.h>
 
@@ -86,6 +90,32 @@ MEMCPY2D_HOOK(cudaMemcpy2DAsync, PI_CUDA_API_cudaMemcpy2DAsync, 0, PI_STREAM_PAR
               PI_STREAM_ARG, stream, PI_CUDA_ASYNC)
 MEMCPY2D_HOOK(cudaMemcpy2DAsync_ptsz, PI_CUDA_API_cudaMemcpy2DAsync, 1, PI_STREAM_PARAM,
               PI_STREAM_ARG, stream, PI_CUDA_ASYNC)
+
+/* Between two devices without peer access: a device-to-device copy on @stream. */
+PI_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src,
+                                          int src_device, size_t count, cudaStream_t stream)
+{
+    typedef cudaError_t (*fn)(void *, int, const void *, int, size_t, cudaStream_t);
+    RUNTIME_REAL(fn, cudaMemcpyPeerAsync);
+    TIMED_COPY(PI_CUDA_API_cudaMemcpyAsync, PI_GPU_COPY_DTOD, PI_CUDA_ASYNC, count, stream, 0,
+               cudaMemcpyPeerAsync_real(dst, dst_device, src, src_device, count, stream));
+}
+
+/* Into a __constant__ or __device__ variable: a synchronous copy of @kind. */
+#define TO_SYMBOL_HOOK(name, per_thread)                                                          \
+    PI_EXPORT cudaError_t name(const void *symbol, const void *src, size_t count, size_t offset,  \
+                               enum cudaMemcpyKind kind)                                          \
+    {                                                                                             \
+        typedef cudaError_t (*fn)(const void *, const void *, size_t, size_t,                     \
+                                  enum cudaMemcpyKind);                                           \
+        RUNTIME_REAL(fn, name);                                                                   \
+        unsigned k = copy_kind(kind);                                                             \
+        TIMED_COPY(PI_CUDA_API_cudaMemcpy, k, pinned_bits(k, NULL, src), count, NULL, per_thread, \
+                   name##_real(symbol, src, count, offset, kind));                                \
+    }
+
+TO_SYMBOL_HOOK(cudaMemcpyToSymbol, 0)
+TO_SYMBOL_HOOK(cudaMemcpyToSymbol_ptds, 1)
 
 #define MEMSET_HOOK(name, api, per_thread, async_params, async_args, stream, bits)                \
     PI_EXPORT cudaError_t name(void *ptr, int value, size_t count async_params)                   \

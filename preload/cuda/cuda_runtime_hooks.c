@@ -184,6 +184,10 @@ static void emit_runtime_launch(unsigned api, unsigned kind, const void *stub, u
 
 LAUNCH_HOOK(cudaLaunchKernel, 0)
 LAUNCH_HOOK(cudaLaunchKernel_ptsz, 1)
+/* blocks that may synchronise with each other: a launch like the others,
+ * under cudaLaunchKernel's id (docs/cuda-entry-points.md) */
+LAUNCH_HOOK(cudaLaunchCooperativeKernel, 0)
+LAUNCH_HOOK(cudaLaunchCooperativeKernel_ptsz, 1)
 
 /* nvcc 13's <<<>>>: the host stub fetches its kernel's handle once with
  * __cudaGetKernel, then launches with __cudaLaunchKernel (or _ptsz) and the

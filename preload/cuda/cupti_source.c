@@ -34,15 +34,18 @@ static const CUpti_ActivityKind gpu_kinds[] = {
 
 #define RUNTIME(name) CUPTI_RUNTIME_TRACE_CBID_##name
 #define DRIVER(name) CUPTI_DRIVER_TRACE_CBID_##name
-/* The runtime calls we time (cuda_runtime_hooks.c); also what runtimes
+/* The runtime calls we time (cuda_runtime_hooks.c, cuda_runtime_copy_hooks.c); also what runtimes
  * linked statically into libraries call before reaching our driver hooks. */
 static const CUpti_CallbackId runtime_calls[] = {
     RUNTIME(cudaLaunchKernel_v7000),        RUNTIME(cudaLaunchKernel_ptsz_v7000),
+    RUNTIME(cudaLaunchCooperativeKernel_v9000), RUNTIME(cudaLaunchCooperativeKernel_ptsz_v9000),
     RUNTIME(cudaLaunchKernelExC_v11060),    RUNTIME(cudaLaunchKernelExC_ptsz_v11060),
     RUNTIME(__cudaLaunchKernel_v13000),     RUNTIME(__cudaLaunchKernel_ptsz_v13000),
     RUNTIME(cudaGraphLaunch_v10000),        RUNTIME(cudaGraphLaunch_ptsz_v10000),
     RUNTIME(cudaMemcpy_v3020),              RUNTIME(cudaMemcpy_ptds_v7000),
     RUNTIME(cudaMemcpyAsync_v3020),         RUNTIME(cudaMemcpyAsync_ptsz_v7000),
+    RUNTIME(cudaMemcpyPeerAsync_v4000),     RUNTIME(cudaMemcpyToSymbol_v3020),
+    RUNTIME(cudaMemcpyToSymbol_ptds_v7000),
     RUNTIME(cudaMemcpy2D_v3020),            RUNTIME(cudaMemcpy2D_ptds_v7000),
     RUNTIME(cudaMemcpy2DAsync_v3020),       RUNTIME(cudaMemcpy2DAsync_ptsz_v7000),
     RUNTIME(cudaMemset_v3020),              RUNTIME(cudaMemset_ptds_v7000),
@@ -52,6 +55,7 @@ static const CUpti_CallbackId runtime_calls[] = {
 static const CUpti_CallbackId driver_calls[] = {
     DRIVER(cuLaunchKernel),          DRIVER(cuLaunchKernel_ptsz),
     DRIVER(cuLaunchKernelEx),        DRIVER(cuLaunchKernelEx_ptsz),
+    DRIVER(cuLaunchCooperativeKernel), DRIVER(cuLaunchCooperativeKernel_ptsz),
     DRIVER(cuGraphLaunch),           DRIVER(cuGraphLaunch_ptsz),
     DRIVER(cuMemcpy),                DRIVER(cuMemcpy_ptds),
     DRIVER(cuMemcpyAsync),           DRIVER(cuMemcpyAsync_ptsz),

@@ -35,6 +35,8 @@
     X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync_v2_ptsz", 3020)               \
     X(cuLaunchKernel, "cuLaunchKernel", "cuLaunchKernel_ptsz", 4000)                              \
     X(cuLaunchKernelEx, "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz", 11060)                       \
+    X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz",   \
+      9000)                                                                                       \
     X(cuGraphLaunch, "cuGraphLaunch", "cuGraphLaunch_ptsz", 10000)                                \
     X(cuStreamSynchronize, "cuStreamSynchronize", "cuStreamSynchronize_ptsz", 2000)               \
     X(cuCtxSynchronize, "cuCtxSynchronize", NULL, 2000)                                           \

@@ -147,6 +147,27 @@ FLAVOURS(launch_body, cuLaunchKernel, cuLaunchKernel_ptsz,
           unsigned bz, unsigned shared, CUstream stream, void **params, void **extra),
          (f, gx, gy, gz, bx, by, bz, shared, stream, params, extra))
 
+/* A kernel whose blocks may synchronise with each other (grid sync): a
+ * launch of the cuLaunchKernel kind, recorded under that id (the format
+ * has none of its own; docs/cuda-entry-points.md). */
+typedef CUresult (*cooperative_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                   unsigned, unsigned, CUstream, void **);
+
+static CUresult cooperative_body(int flavour, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                 unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                 CUstream stream, void **params)
+{
+    cooperative_fn real = REAL(DRV_cuLaunchCooperativeKernel, flavour, cooperative_fn);
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    DRIVER_LAUNCH(DRV_cuLaunchCooperativeKernel, PI_CUDA_API_cuLaunchKernel, PI_GPU_KERNEL, f,
+                  stream, real(f, gx, gy, gz, bx, by, bz, shared, stream, params));
+}
+FLAVOURS(cooperative_body, cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz,
+         (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+          unsigned bz, unsigned shared, CUstream stream, void **params),
+         (f, gx, gy, gz, bx, by, bz, shared, stream, params))
+
 typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 
 static CUresult launch_ex_body(int flavour, const CUlaunchConfig *config, CUfunction f,
@@ -233,6 +254,8 @@ void pi_driver_launch_wrappers(struct pi_driver_entry *entries)
     entries[DRV_cuLaunchKernel].wrapper[1] = (void *)cuLaunchKernel_ptsz;
     entries[DRV_cuLaunchKernelEx].wrapper[0] = (void *)cuLaunchKernelEx;
     entries[DRV_cuLaunchKernelEx].wrapper[1] = (void *)cuLaunchKernelEx_ptsz;
+    entries[DRV_cuLaunchCooperativeKernel].wrapper[0] = (void *)cuLaunchCooperativeKernel;
+    entries[DRV_cuLaunchCooperativeKernel].wrapper[1] = (void *)cuLaunchCooperativeKernel_ptsz;
     entries[DRV_cuGraphLaunch].wrapper[0] = (void *)cuGraphLaunch;
     entries[DRV_cuGraphLaunch].wrapper[1] = (void *)cuGraphLaunch_ptsz;
     entries[DRV_cuStreamSynchronize].wrapper[0] = (void *)cuStreamSynchronize;

@@ -583,6 +583,44 @@ class CaptureWindow(unittest.TestCase):
         self.assertEqual(text.count("live_at_window_start"), 3, "8 MiB, 4 MiB and the host MiB")
 
 
+class MoreEntries(unittest.TestCase):
+    """Peer and symbol copies and cooperative launches (runtime and driver), as
+    PyTorch's wheels import them."""
+
+    def check(self, env):
+        traces, result = record("prog_cuda_entries", env)
+        self.assertEqual(result.stdout, "ok\n", result.stderr)
+        rep = report(traces)
+        copies = entries(rep, "copy")
+        self.assertEqual({k: (v["count"], v["bytes"]) for k, v in copies.items()},
+                         {("HtoD", "pageable <64KiB"): (1, 32 << 10),
+                          ("HtoD", "pageable 64KiB-1MiB"): (1, 64 << 10),
+                          ("DtoD", "- 64KiB-1MiB"): (2, 1 << 20)})
+        calls = entries(rep, "cuda")
+        self.assertEqual(calls[("cudaMemcpy", "runtime")]["count"], 2, "to a symbol")
+        self.assertEqual(calls[("cudaMemcpyAsync", "runtime")]["count"], 2, "between devices")
+        self.assertEqual(calls[("cudaLaunchKernel", "runtime")]["count"], 4, "cooperative")
+        self.assertEqual(calls[("cuLaunchKernel", "driver")]["count"], 3, "cooperative")
+        kernels = entries(rep, "kernel")
+        self.assertEqual({k: v["count"] for k, v in kernels.items()},
+                         {("coop(unsigned long long)", "launch"): 4,
+                          ("grid(unsigned long long)", "launch"): 3})
+        gpu = entries(rep, "gpu")
+        for name, total in (("coop(unsigned long long)", 8e6), ("grid(unsigned long long)", 3e6)):
+            self.assertAlmostEqual(gpu[(name, "kernel")]["total_ns"], total, delta=0.05 * total)
+        text = dump(traces)
+        self.assertEqual(len(gpu_times(text)), 4 + 3 + 4, "each launch and copy timed")
+        self.assertNotIn("gpu_timing source=0", text, "a device was found")
+        return text
+
+    def test_timed_with_events(self):
+        self.check({"PROFINJECT_GPU_TIMING": "events"})
+
+    def test_timed_with_cupti(self):
+        text = self.check(cupti_env())
+        self.assertEqual({source for _, _, source in gpu_times(text)}, {2})
+
+
 class WithoutCuda(unittest.TestCase):
     def test_program_without_cuda_is_unaffected(self):
         traces, result = record("prog_status", None, "0", "1000")

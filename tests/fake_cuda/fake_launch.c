@@ -86,6 +86,20 @@ ASYNC_COPY(cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync_v2_ptsz, void *, CUdeviceptr)
 ASYNC_COPY(cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz, CUdeviceptr, CUdeviceptr)
 ASYNC_COPY(cuMemcpyAsync, cuMemcpyAsync_ptsz, CUdeviceptr, CUdeviceptr)
 
+/* Between devices: one fake device, so a copy on @stream like the others. */
+static CUresult memcpy_peer_async(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src,
+                                  CUcontext src_context, size_t bytes, CUstream stream)
+{
+    (void)dst_context, (void)src_context;
+    DRIVER_CALL(CBID(cuMemcpyPeerAsync), copy((void *)dst, (const void *)src, bytes, stream, 1));
+}
+
+EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src,
+                                          CUcontext src_context, size_t bytes, CUstream stream)
+{
+    return memcpy_peer_async(dst, dst_context, src, src_context, bytes, stream);
+}
+
 /* ---- sets ---- */
 
 static CUresult set(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream, int async)
@@ -399,6 +413,32 @@ static CUresult launch_kernel_ex_ptsz(const CUlaunchConfig *config, CUfunction f
     DRIVER_CALL(CBID(cuLaunchKernelEx_ptsz), launch(f, config->hStream, params));
 }
 
+#define COOPERATIVE_PARAMS                                                                        \
+    CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,   \
+        unsigned shared, CUstream stream, void **params
+#define COOPERATIVE_ARGS f, gx, gy, gz, bx, by, bz, shared, stream, params
+
+static CUresult launch_cooperative(COOPERATIVE_PARAMS)
+{
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared;
+    DRIVER_CALL(CBID(cuLaunchCooperativeKernel), launch(f, stream, params));
+}
+
+static CUresult launch_cooperative_ptsz(COOPERATIVE_PARAMS)
+{
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared;
+    DRIVER_CALL(CBID(cuLaunchCooperativeKernel_ptsz), launch(f, stream, params));
+}
+
+EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(COOPERATIVE_PARAMS)
+{
+    return launch_cooperative(COOPERATIVE_ARGS);
+}
+EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(COOPERATIVE_PARAMS)
+{
+    return launch_cooperative_ptsz(COOPERATIVE_ARGS);
+}
+
 /* A graph runs as one kernel of its duration, named after the graph. */
 static CUresult graph(CUgraphExec exec, CUstream stream)
 {
@@ -455,6 +495,7 @@ const struct fake_entry fake_launch_entries[] = {
     E("cuMemcpyDtoHAsync", 3020, cuMemcpyDtoHAsync_v2_impl, cuMemcpyDtoHAsync_v2_ptsz_impl),
     E("cuMemcpyDtoDAsync", 3020, cuMemcpyDtoDAsync_v2_impl, cuMemcpyDtoDAsync_v2_ptsz_impl),
     E("cuMemcpyAsync", 4000, cuMemcpyAsync_impl, cuMemcpyAsync_ptsz_impl),
+    E("cuMemcpyPeerAsync", 4000, memcpy_peer_async, NULL),
     E("cuMemsetD8", 3020, memset_d8, NULL),
     E("cuMemsetD8Async", 3020, memset_d8_async, NULL),
     E("cuStreamCreate", 2000, stream_create, NULL),
@@ -475,6 +516,7 @@ const struct fake_entry fake_launch_entries[] = {
     E("cuFuncGetName", 12030, func_get_name, NULL),
     E("cuKernelGetName", 12030, kernel_get_name, NULL),
     E("cuLaunchKernel", 4000, launch_kernel, launch_kernel_ptsz),
+    E("cuLaunchCooperativeKernel", 9000, launch_cooperative, launch_cooperative_ptsz),
     E("cuLaunchKernelEx", 11060, launch_kernel_ex, launch_kernel_ex_ptsz),
     E("cuGraphLaunch", 10000, graph_launch, graph_launch_ptsz),
     {NULL, 0, NULL, NULL},

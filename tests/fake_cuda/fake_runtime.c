@@ -65,6 +65,19 @@ cudaError_t fake_result(CUresult r)
                                                                            : cudaErrorUnknown;
 }
 
+/* ---- devices ---- */
+
+/* As the real runtime: on failure the count is left as it was. */
+static cudaError_t device_count(int *count)
+{
+    CALL(0, cuDeviceGetCount, count);
+}
+
+EXPORT cudaError_t cudaGetDeviceCount(int *count)
+{
+    return device_count(count);
+}
+
 /* ---- streams, events, synchronisation ---- */
 
 static cudaError_t stream_create(cudaStream_t *stream)

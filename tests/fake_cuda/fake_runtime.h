@@ -22,6 +22,7 @@ typedef CUresult (*get_proc_t)(const char *, void **, int, cuuint64_t,
 /* The driver table: one pointer per entry and flavour. */
 #define DRIVER_TABLE(X)                                                                           \
     X(cuInit, 2000, CUresult (*)(unsigned))                                                       \
+    X(cuDeviceGetCount, 2000, CUresult (*)(int *))                                                \
     X(cuMemAlloc, 3020, CUresult (*)(CUdeviceptr *, size_t))                                      \
     X(cuMemFree, 3020, CUresult (*)(CUdeviceptr))                                                 \
     X(cuMemAllocAsync, 11020, CUresult (*)(CUdeviceptr *, size_t, CUstream))                      \
@@ -43,6 +44,8 @@ typedef CUresult (*get_proc_t)(const char *, void **, int, cuuint64_t,
     X(cuMemcpyDtoH, 3020, CUresult (*)(void *, CUdeviceptr, size_t))                              \
     X(cuMemcpyHtoDAsync, 3020, CUresult (*)(CUdeviceptr, const void *, size_t, CUstream))         \
     X(cuMemcpyDtoHAsync, 3020, CUresult (*)(void *, CUdeviceptr, size_t, CUstream))               \
+    X(cuMemcpyPeerAsync, 4000,                                                                    \
+      CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))             \
     X(cuMemsetD8, 3020, CUresult (*)(CUdeviceptr, unsigned char, size_t))                         \
     X(cuMemsetD8Async, 3020, CUresult (*)(CUdeviceptr, unsigned char, size_t, CUstream))          \
     X(cuStreamCreate, 2000, CUresult (*)(CUstream *, unsigned))                                   \
@@ -63,6 +66,9 @@ typedef CUresult (*get_proc_t)(const char *, void **, int, cuuint64_t,
     X(cuLaunchKernel, 4000,                                                                       \
       CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,        \
                    unsigned, CUstream, void **, void **))                                         \
+    X(cuLaunchCooperativeKernel, 9000,                                                            \
+      CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,        \
+                   unsigned, CUstream, void **))                                                  \
     X(cuLaunchKernelEx, 11060, CUresult (*)(const CUlaunchConfig *, CUfunction, void **, void **)) \
     X(cuGraphLaunch, 10000, CUresult (*)(CUgraphExec, CUstream))
 

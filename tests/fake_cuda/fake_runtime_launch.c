@@ -206,6 +206,36 @@ EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 
                  launch_handle(1, kernel, grid, block, args, shared, stream));
 }
 
+/* Cooperative: the driver's own entry, as the real runtime calls it. */
+static cudaError_t launch_cooperative(int flavour, const void *stub, dim3 grid, dim3 block,
+                                      void **args, size_t shared, cudaStream_t stream)
+{
+    cudaError_t e = fake_ready();
+    if (e != cudaSuccess)
+        return e;
+    struct kernel *k = kernel_of(stub, 0);
+    if (!k || !k->function)
+        return cudaErrorInvalidDeviceFunction;
+    return fake_result(drv.cuLaunchCooperativeKernel[flavour](
+        k->function, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shared,
+        (CUstream)stream, args));
+}
+
+EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
+                                               void **args, size_t shared, cudaStream_t stream)
+{
+    RUNTIME_CALL(cudaLaunchCooperativeKernel_v9000,
+                 launch_cooperative(0, func, grid, block, args, shared, stream));
+}
+
+EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
+                                                    void **args, size_t shared,
+                                                    cudaStream_t stream)
+{
+    RUNTIME_CALL(cudaLaunchCooperativeKernel_ptsz_v9000,
+                 launch_cooperative(1, func, grid, block, args, shared, stream));
+}
+
 static cudaError_t launch_ex(int flavour, const cudaLaunchConfig_t *config, const void *func,
                              void **args)
 {
@@ -294,6 +324,36 @@ EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count
                                         enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     RUNTIME_CALL(cudaMemcpyAsync_ptsz_v7000, memcpy_kind(1, dst, src, count, kind, stream, 1));
+}
+
+/* Between devices: the driver's peer copy (one fake device, one context). */
+static cudaError_t memcpy_peer(void *dst, const void *src, size_t count, cudaStream_t stream)
+{
+    CALL(0, cuMemcpyPeerAsync, (CUdeviceptr)dst, NULL, (CUdeviceptr)src, NULL, count,
+         (CUstream)stream);
+}
+
+EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
+                                       size_t count, cudaStream_t stream)
+{
+    (void)dst_device, (void)src_device;
+    RUNTIME_CALL(cudaMemcpyPeerAsync_v4000, memcpy_peer(dst, src, count, stream));
+}
+
+/* A symbol's device address is the symbol itself here: the test's "variables"
+ * are device allocations. */
+EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                      size_t offset, enum cudaMemcpyKind kind)
+{
+    RUNTIME_CALL(cudaMemcpyToSymbol_v3020,
+                 memcpy_kind(0, (char *)symbol + offset, src, count, kind, 0, 0));
+}
+
+EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
+                                           size_t offset, enum cudaMemcpyKind kind)
+{
+    RUNTIME_CALL(cudaMemcpyToSymbol_ptds_v7000,
+                 memcpy_kind(1, (char *)symbol + offset, src, count, kind, 0, 0));
 }
 
 static cudaError_t memcpy_2d(void *dst, size_t dpitch, const void *src, size_t spitch,
