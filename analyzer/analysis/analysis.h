@@ -160,7 +160,7 @@ struct pi_analysis_options {
 
 struct pi_gpu_totals {
     int timing_source; /* enum pi_gpu_timing_source, -1 when no process said */
-    char timing_reason[300];
+    char timing_reason[1024]; /* a reason may name the runtime and CUPTI paths */
     uint64_t gpu_busy_ns; /* sum of GPU durations */
 };
 

@@ -1,10 +1,10 @@
 /*
  * cuda_runtime_hooks.c - the CUDA runtime API (libcudart), interposed by
- * symbol: allocations, launches, synchronisation, and the entry points
- * through which applications fetch driver functions (copies and sets:
- * cuda_runtime_copy_hooks.c). The per-thread-default-stream flavours
- * (_ptsz, _ptds) that code built with --default-stream per-thread calls
- * are hooked alongside.
+ * symbol: allocations, launches, synchronisation, the device count, and the
+ * entry points through which applications fetch driver functions (copies
+ * and sets: cuda_runtime_copy_hooks.c). The per-thread-default-stream
+ * flavours (_ptsz, _ptds) that code built with --default-stream per-thread
+ * calls are hooked alongside.
  */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -277,6 +277,24 @@ SYNC_HOOK(cudaStreamWaitEvent, PI_CUDA_API_cudaStreamWaitEvent, PI_GPU_SYNC_STRE
           (cudaStream_t s, cudaEvent_t e, unsigned f), (s, e, f), e)
 SYNC_HOOK(cudaStreamWaitEvent_ptsz, PI_CUDA_API_cudaStreamWaitEvent, PI_GPU_SYNC_STREAM_WAIT,
           (cudaStream_t s, cudaEvent_t e, unsigned f), (s, e, f), e)
+
+/* ---- the device count ---- */
+
+/* PyTorch's torch.cuda.is_available() and device_count() ask this first.
+ * When it fails (no driver, no device), nothing will ever run on a GPU:
+ * the trace says so, once, with the runtime and CUPTI it found. */
+PI_EXPORT cudaError_t cudaGetDeviceCount(int *count)
+{
+    typedef cudaError_t (*fn)(int *);
+    RUNTIME_REAL(fn, cudaGetDeviceCount);
+    cudaError_t r = cudaGetDeviceCount_real(count);
+    if (__builtin_expect(r != cudaSuccess, 0) && pi_hook_active()) {
+        int saved = errno;
+        pi_gpu_timing_no_device((int)r, (const void *)cudaGetDeviceCount_real);
+        errno = saved;
+    }
+    return r;
+}
 
 /* ---- driver entry points handed to the application: wrap what they return ---- */
 

@@ -4,10 +4,13 @@
 #include "cupti_api.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/guard.h"
 #include "core/real_functions.h"
@@ -102,6 +105,25 @@ int pi_cupti_load(char *reason, size_t size)
         return -1;
     }
     return 0;
+}
+
+void pi_cupti_locate(const char *runtime_path, char *out, size_t size)
+{
+    char path[4096], resolved[PATH_MAX];
+    if (loaded_path("/libcupti.so", path, sizeof(path))) {
+        snprintf(out, size, "%s (loaded)", realpath(path, resolved) ? resolved : path);
+        return;
+    }
+    const char *slash = strrchr(runtime_path, '/');
+    if (slash) {
+        snprintf(path, sizeof(path), "%.*s/libcupti.so.13", (int)(slash - runtime_path),
+                 runtime_path);
+        if (access(path, F_OK) == 0) {
+            snprintf(out, size, "%s (beside the runtime, not loaded)", path);
+            return;
+        }
+    }
+    snprintf(out, size, "not loaded, not beside the runtime");
 }
 
 const char *pi_cupti_error_text(CUptiResult code, char *buf, size_t size)

@@ -46,6 +46,13 @@ int pi_cupti_load(char *reason, size_t size);
 /* pi_cupti_error_text - "error N (NAME)" for a CUPTI result, into @buf */
 const char *pi_cupti_error_text(CUptiResult code, char *buf, size_t size);
 
+/**
+ * pi_cupti_locate - where libcupti is, found the way pi_cupti_load would
+ * find it but without loading it: the process's own copy, else beside the
+ * runtime at @runtime_path; the path and how it was found, into @out
+ */
+void pi_cupti_locate(const char *runtime_path, char *out, size_t size);
+
 /* pi_cupti_real - the real definition of CUPTI function @name (for the client hooks) */
 void *pi_cupti_real(const char *name);
 

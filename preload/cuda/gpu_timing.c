@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <dlfcn.h>
+#include <limits.h>
 
 #include "call_ring.h"
 #include "core/background_thread.h"
@@ -21,6 +22,7 @@
 #include "core/process_events.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
+#include "cuda_common.h"
 #include "cupti_api.h"
 #include "cupti_source.h"
 #include "event_pairs.h"
@@ -214,6 +216,40 @@ void pi_gpu_timing_drain(void)
         pi_event_pairs_close();
     }
     pi_guard_restore(guard);
+    pthread_mutex_unlock(&choice_lock);
+}
+
+/* @path, made absolute and canonical when it can be */
+static void canonical(const char *path, char *out, size_t size)
+{
+    char resolved[PATH_MAX];
+    const char *best = realpath(path, resolved) ? resolved : path;
+    size_t length = strnlen(best, size - 1);
+    memcpy(out, best, length);
+    out[length] = '\0';
+}
+
+void pi_gpu_timing_no_device(int error, const void *runtime_function)
+{
+    PI_REAL(pthread_mutex_lock)(&choice_lock);
+    if (!atomic_load(&decided)) {
+        int guard = pi_guard_enter();
+        char runtime[1024] = "not found", cupti[1200], reason[2600];
+        Dl_info info;
+        if (dladdr(runtime_function, &info) && info.dli_fname)
+            canonical(info.dli_fname, runtime, sizeof(runtime));
+        pi_cupti_locate(runtime, cupti, sizeof(cupti));
+        const char *(*error_name)(int) = (const char *(*)(int))pi_cuda_symbol("cudaGetErrorName");
+        const char *name = error_name ? error_name(error) : NULL;
+        snprintf(reason, sizeof(reason),
+                 "no usable CUDA device or driver (cudaGetDeviceCount: %s = %d): no GPU time, "
+                 "CUPTI not started; runtime %s; CUPTI %s",
+                 name ? name : "error", error, runtime, cupti);
+        atomic_store(&source, PI_GPU_TIMING_ABSENT);
+        emit_choice(PI_GPU_TIMING_ABSENT, (uint64_t)(int64_t)error, reason);
+        atomic_store(&decided, 1);
+        pi_guard_restore(guard);
+    }
     pthread_mutex_unlock(&choice_lock);
 }
 

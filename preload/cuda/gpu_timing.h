@@ -7,7 +7,8 @@
  *      start and end in a per-thread ring;
  *   2. event pairs on the launch's stream (event_pairs.h), when CUPTI is
  *      missing, refused, or held by another client (torch.profiler, Nsight);
- *   3. absent, with the reason (turned off, no driver).
+ *   3. absent, with the reason (turned off, no driver; also chosen, without
+ *      a launch, when the runtime finds no device: pi_gpu_timing_no_device).
  * A CUPTI client that comes later (its cuptiSubscribe or
  * cuptiActivityRegisterCallbacks, cupti_clients.c) gets CUPTI: the session
  * hands over and event pairs take over, said in a second GPU_TIMING record.
@@ -47,6 +48,14 @@ void pi_gpu_timing_drain(void);
  * called): hand the session over and go on with event pairs
  */
 void pi_gpu_timing_yield_cupti(const char *what);
+
+/**
+ * pi_gpu_timing_no_device - the runtime says there is no usable device or
+ * driver (@error from cudaGetDeviceCount, whose real function is
+ * @runtime_function): unless already chosen, GPU time is absent, written
+ * once with the runtime's path and where CUPTI is; CUPTI is not started
+ */
+void pi_gpu_timing_no_device(int error, const void *runtime_function);
 
 /* pi_gpu_timing_after_fork - the child has no timing thread and no usable CUDA state */
 void pi_gpu_timing_after_fork(void);

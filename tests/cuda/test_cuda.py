@@ -584,8 +584,8 @@ class CaptureWindow(unittest.TestCase):
 
 
 class MoreEntries(unittest.TestCase):
-    """Peer and symbol copies and cooperative launches (runtime and driver), as
-    PyTorch's wheels import them."""
+    """Peer and symbol copies, cooperative launches (runtime and driver), and the
+    device count, as PyTorch's wheels import them (tests/cuda/test_cuda_wheels.py)."""
 
     def check(self, env):
         traces, result = record("prog_cuda_entries", env)
@@ -619,6 +619,18 @@ class MoreEntries(unittest.TestCase):
     def test_timed_with_cupti(self):
         text = self.check(cupti_env())
         self.assertEqual({source for _, _, source in gpu_times(text)}, {2})
+
+    def test_no_driver_said_once_with_the_runtime_found(self):
+        traces, result = record("prog_cuda_entries", {"FAKE_CUDA_NO_DRIVER": "1"})
+        self.assertEqual((result.returncode, result.stdout), (0, "no device: 35 35\n"), result)
+        [(code, reason)] = re.findall(r'gpu_timing source=0 code=(-?\d+) reason="([^"]+)"',
+                                      dump(traces))
+        self.assertEqual(code, "35")
+        self.assertIn("no usable CUDA device or driver (cudaGetDeviceCount: ", reason)
+        runtime = re.search(r"; runtime (\S+);", reason).group(1)
+        self.assertEqual(runtime, os.path.realpath(
+            os.path.join(os.environ["PI_FAKE_CUDA"], "libcudart.so.13")))
+        self.assertIn("CUPTI not started", reason)
 
 
 class WithoutCuda(unittest.TestCase):

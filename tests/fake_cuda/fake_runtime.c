@@ -14,6 +14,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "fake_runtime.h"
 
@@ -26,7 +27,10 @@ static cudaError_t driver_error = cudaSuccess;
 
 static void load_driver(void)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    /* FAKE_CUDA_NO_DRIVER=1: a machine without a driver, as the real runtime finds it */
+    const char *no_driver = getenv("FAKE_CUDA_NO_DRIVER");
+    void *lib = no_driver && *no_driver == '1' ? NULL
+                                               : dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
     get_proc_t first = lib ? (get_proc_t)dlsym(lib, "cuGetProcAddress_v2") : NULL;
     if (!first) {
         driver_error = cudaErrorInsufficientDriver;
