@@ -4,7 +4,7 @@
  *
  * libunwind is dlopen'ed with RTLD_LOCAL, never linked: linked, it would
  * join the global scope and take _Unwind_RaiseException from libgcc_s for
- * every C++ exception the host throws (DESIGN.md, decision 10). Stacks are
+ * every C++ exception the host throws (docs/ARCHITECTURE.md, decision 10). Stacks are
  * walked only for allocations, which a caching allocator makes rare; each
  * module is described once (dladdr1 for its link map, dl_iterate_phdr for
  * its program headers, whose PT_NOTE holds the GNU build id in memory), so

@@ -18,7 +18,7 @@
  * without the profiler's own frames
  * @pcs: receives up to @max addresses
  *
- * Uses libunwind, loaded privately on first use (DESIGN.md, decision 10).
+ * Uses libunwind, loaded privately on first use (docs/ARCHITECTURE.md, decision 10).
  * Return: how many were written; 0 when libunwind is not installed.
  */
 int pi_native_walk(void **pcs, int max);
