@@ -10,6 +10,7 @@
 #include "control_channel.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -37,29 +38,38 @@ static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int listen_fd = -1;
 static _Atomic uint64_t capture_deadline_ns;
 
-static void capture_set(int on, int in_signal)
+void pi_capture_set(int on)
 {
     if (pi_recorder_state() != PI_STATE_RUNNING)
         return;
     if (on) {
-        if (!atomic_load(&pi_recording) && pi_live_open_window(in_signal) != 0 && !in_signal)
+        if (!atomic_load(&pi_recording) && pi_live_open_window() != 0)
             pi_diag("a capture window opened without the full list of live CUDA allocations");
     } else if (atomic_load(&pi_recording)) {
         /* what is still on its way (GPU times) is written while the window is open */
-        if (!in_signal) {
-            int guard = pi_guard_enter();
-            pi_process_event_notify(PI_EVENT_WINDOW_CLOSING);
-            pi_guard_restore(guard);
-        }
+        int guard = pi_guard_enter();
+        pi_process_event_notify(PI_EVENT_WINDOW_CLOSING);
+        pi_guard_restore(guard);
         pi_emit(PI_REC_CAPTURE, 0, pi_clock_ticks(), 0, 0, 0, 0);
         atomic_store(&pi_recording, 0);
         pi_recorder_flush_sync(2000);
     }
 }
 
-void pi_capture_set(int on)
+/* The fallback signal's request (PI_CONTROL_SIGNAL_START or _STOP), for the
+ * listener to carry out: the handler only stores it and writes one byte to
+ * wake_pipe (both async-signal-safe); the window's work (the live allocations'
+ * snapshot, the records, the flush) is not. */
+static _Atomic int signal_request;
+static int wake_pipe[2] = {-1, -1};
+
+static void open_wake_pipe(void)
 {
-    capture_set(on, 0);
+    for (int i = 0; i < 2; i++)
+        if (wake_pipe[i] >= 0)
+            pi_sys_close(wake_pipe[i]);
+    if (syscall(SYS_pipe2, wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        wake_pipe[0] = wake_pipe[1] = -1;
 }
 
 /* A private directory for the sockets, or NULL when it cannot be trusted. */
@@ -154,12 +164,22 @@ static void *listener(void *arg)
      * handler is ours, so the signal cannot end the process */
     prctl(PR_SET_NAME, signal_handler_ours ? PI_CONTROL_THREAD_SIGNAL : PI_CONTROL_THREAD);
     for (;;) {
-        /* asleep until a request comes, or every 10 ms while a timed capture runs */
-        struct pollfd p = {fd, POLLIN, 0};
+        /* asleep until a request or the signal comes, or every 10 ms while a timed capture runs */
+        struct pollfd p[2] = {{fd, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
         /* attached: every 100 ms, bind modules loaded since (dlopen is not ours to wrap:
          * it depends on its caller's address) */
         int timeout = atomic_load(&capture_deadline_ns) ? 10 : pi_attach_bound() ? 100 : -1;
-        int ready = (int)syscall(SYS_poll, &p, 1, timeout);
+        int ready = (int)syscall(SYS_poll, p, wake_pipe[0] >= 0 ? 2 : 1, timeout);
+        if (ready > 0 && (p[1].revents & POLLIN)) {
+            char drain[16];
+            while (pi_sys_read(wake_pipe[0], drain, sizeof(drain)) > 0)
+                ;
+            int request = atomic_exchange(&signal_request, 0);
+            if (request) {
+                atomic_store(&capture_deadline_ns, 0);
+                pi_capture_set(request == PI_CONTROL_SIGNAL_START);
+            }
+        }
         if (pi_attach_bound() && pi_attach_modules_changed())
             pi_attach_bind();
         uint64_t deadline = atomic_load(&capture_deadline_ns);
@@ -167,7 +187,7 @@ static void *listener(void *arg)
             atomic_store(&capture_deadline_ns, 0);
             pi_capture_set(0);
         }
-        if (ready <= 0)
+        if (ready <= 0 || !(p[0].revents & POLLIN))
             continue;
         int client = (int)syscall(SYS_accept4, fd, NULL, NULL, SOCK_CLOEXEC);
         if (client < 0)
@@ -182,8 +202,13 @@ static void on_control_signal(int sig, siginfo_t *info, void *context)
 {
     (void)sig, (void)context;
     int saved = errno;
-    if (info->si_code == SI_QUEUE)
-        capture_set(info->si_value.sival_int == PI_CONTROL_SIGNAL_START, 1);
+    int request = info->si_value.sival_int;
+    if (info->si_code == SI_QUEUE &&
+        (request == PI_CONTROL_SIGNAL_START || request == PI_CONTROL_SIGNAL_STOP)) {
+        atomic_store(&signal_request, request);
+        if (wake_pipe[1] >= 0)
+            (void)syscall(SYS_write, wake_pipe[1], "w", 1);
+    }
     errno = saved;
 }
 
@@ -233,6 +258,7 @@ void pi_control_start(void)
         sigemptyset(&act.sa_mask);
         signal_handler_ours = PI_REAL(sigaction)(sig, &act, NULL) == 0;
     }
+    open_wake_pipe();
     listen_here();
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_control_after_fork);
     pi_process_event_subscribe(PI_EVENT_END, pi_control_stop);
@@ -245,8 +271,11 @@ void pi_control_after_fork(void)
     listen_fd = -1;
     socket_path[0] = '\0';
     const char *control = getenv("PROFINJECT_CONTROL");
-    if (!(control && strcmp(control, "0") == 0))
+    if (!(control && strcmp(control, "0") == 0)) {
+        open_wake_pipe(); /* the parent's would wake the parent's listener */
+        atomic_store(&signal_request, 0);
         listen_here();
+    }
 }
 
 void pi_control_stop(void)

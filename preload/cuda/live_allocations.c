@@ -133,20 +133,14 @@ void pi_live_free(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t poi
     release();
 }
 
-int pi_live_open_window(int in_signal)
+int pi_live_open_window(void)
 {
-    int locked = 1;
-    if (!in_signal)
-        acquire();
-    else /* the interrupted thread may hold it: one try */
-        locked = !atomic_flag_test_and_set_explicit(&lock, memory_order_acquire);
+    acquire();
     uint64_t now = pi_clock_ticks();
     atomic_store(&pi_recording, 1);
     /* arg1: 1 when the window starts with every live allocation recorded */
-    int complete = locked && atomic_load(&missed) == 0;
+    int complete = atomic_load(&missed) == 0;
     pi_emit(PI_REC_CAPTURE, 0, now, 0, 1, (uint64_t)complete, 0);
-    if (!locked)
-        return -1;
     for (uint32_t i = 0; i < SLOTS; i++) {
         const struct live_slot *s = &slots[i];
         if (s->pointer == 0)

@@ -39,11 +39,10 @@ void pi_live_free(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t poi
 
 /**
  * pi_live_open_window - turn recording on and record every live allocation
- * at that instant. @in_signal: called from a signal handler, so it may not
- * wait for the lock (the window then opens without the snapshot, and says so).
- * Return: 0, or -1 when the snapshot was left out or incomplete.
+ * at that instant (never from a signal handler: it waits for the table's lock)
+ * Return: 0, or -1 when the snapshot is incomplete.
  */
-int pi_live_open_window(int in_signal);
+int pi_live_open_window(void);
 
 /* pi_live_forget_all - frees are no longer followed (detach): what the table holds would go stale */
 void pi_live_forget_all(void);

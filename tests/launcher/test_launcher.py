@@ -52,6 +52,17 @@ def children_of(pid):
         return f.read().split()
 
 
+def thread_names(pid):
+    names = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return names
+
+
 def wait_for_loop(launcher_pid):
     """prog_loop's pid once it has started under the launcher."""
     for _ in range(200):
@@ -276,6 +287,39 @@ class Container(unittest.TestCase):
             subprocess.run(["pkill", "-TERM", "-f", "^" + LOOP + "$"])
             for job in jobs:
                 job.wait(timeout=10)
+
+    def test_the_signal_opens_a_window_where_the_socket_cannot_be_reached(self):
+        # the job in its own mount namespace with a /tmp of its own: its socket is
+        # out of reach, so ctl signals it; the window's work runs in our thread
+        out = tempfile.mkdtemp(dir="/var/tmp")  # outside the job's own /tmp
+        script = f"mount -t tmpfs none /tmp && exec {LAUNCHER} run --paused -o {out} -- {LOOP}"
+        job = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                                script], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            loop = None
+            for _ in range(300):
+                found = subprocess.run(["pgrep", "-f", "-n", "^" + LOOP + "$"],
+                                       capture_output=True, text=True).stdout.split()
+                if found and "pi-control-sig" in thread_names(int(found[0])):
+                    loop = int(found[0])
+                    break
+                time.sleep(0.01)
+            self.assertIsNotNone(loop, "the job and its control thread started")
+            started = ctl(loop, "start")
+            self.assertEqual(started.returncode, 0, started.stderr)
+            self.assertIn(f"{loop}: signalled (start)", started.stdout)
+            time.sleep(0.3)
+            stopped = ctl(loop, "stop")
+            self.assertIn(f"{loop}: signalled (stop)", stopped.stdout)
+            time.sleep(0.3)
+        finally:
+            subprocess.run(["pkill", "-TERM", "-f", "^" + LOOP + "$"])
+            job.wait(timeout=10)
+        events = timeline(out)
+        captures = [opened for _, kind, opened in events if kind == "capture"]
+        self.assertEqual(captures[:2], [True, False], "one window, opened and closed")
+        marks = [t for t, kind, _ in events if kind == "mark"]
+        self.assertGreater(len(marks), 50, "the window recorded the job")
 
     def test_a_control_directory_too_long_is_refused_not_shortened(self):
         sockets = os.path.join(tempfile.mkdtemp(), "d" * 80)
