@@ -18,6 +18,12 @@
 #define PI_CONTROL_THREAD_SIGNAL "pi-control-sig"
 #define PI_CONTROL_THREAD "pi-control"
 
+/* Recording ends at this CLOCK_MONOTONIC time, in nanoseconds, in every
+ * process started with it in its environment (`profinject run --duration`):
+ * one started later records nothing, one running then closes its window
+ * itself; no signal, no socket needed. */
+#define PI_RECORD_UNTIL_ENV "PROFINJECT_RECORD_UNTIL_NS"
+
 /* A process's control socket: CONTROL_DIR/<pid>.<pid namespace inode>.sock,
  * pid as the process sees it, so that processes of several PID namespaces
  * (containers each with a pid 1) can share one directory. */

@@ -155,6 +155,17 @@ static void serve(int client)
 /* The control signal's handler is ours (the application had none). */
 static int signal_handler_ours;
 
+/* Milliseconds until a timed window closes, at most @otherwise (-1: none). */
+static int until_deadline_ms(int otherwise)
+{
+    uint64_t deadline = atomic_load(&capture_deadline_ns);
+    if (!deadline)
+        return otherwise;
+    uint64_t now = pi_clock_ns(CLOCK_MONOTONIC);
+    uint64_t ms = deadline > now ? (deadline - now + 999999) / 1000000 : 0;
+    return otherwise >= 0 && (uint64_t)otherwise < ms ? otherwise : (int)(ms < 60000 ? ms : 60000);
+}
+
 static void *listener(void *arg)
 {
     int fd = (int)(intptr_t)arg;
@@ -164,11 +175,11 @@ static void *listener(void *arg)
      * handler is ours, so the signal cannot end the process */
     prctl(PR_SET_NAME, signal_handler_ours ? PI_CONTROL_THREAD_SIGNAL : PI_CONTROL_THREAD);
     for (;;) {
-        /* asleep until a request or the signal comes, or every 10 ms while a timed capture runs */
+        /* asleep until a request or the signal comes, or a timed window is to close */
         struct pollfd p[2] = {{fd, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
         /* attached: every 100 ms, bind modules loaded since (dlopen is not ours to wrap:
          * it depends on its caller's address) */
-        int timeout = atomic_load(&capture_deadline_ns) ? 10 : pi_attach_bound() ? 100 : -1;
+        int timeout = until_deadline_ms(pi_attach_bound() ? 100 : -1);
         int ready = (int)syscall(SYS_poll, p, wake_pipe[0] >= 0 ? 2 : 1, timeout);
         if (ready > 0 && (p[1].revents & POLLIN)) {
             char drain[16];
@@ -259,6 +270,10 @@ void pi_control_start(void)
         signal_handler_ours = PI_REAL(sigaction)(sig, &act, NULL) == 0;
     }
     open_wake_pipe();
+    /* `run --duration`: the window closes at its end in this process too (the listener's deadline) */
+    uint64_t until = pi_record_until_ns();
+    if (until && atomic_load(&pi_recording))
+        atomic_store(&capture_deadline_ns, until);
     listen_here();
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_control_after_fork);
     pi_process_event_subscribe(PI_EVENT_END, pi_control_stop);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diagnostics.h"
+#include "profinject/control_protocol.h"
 #include "profinject/trace_format.h"
 
 static uint64_t env_number(const char *name, uint64_t fallback, uint64_t min, uint64_t max)
@@ -60,4 +61,9 @@ void pi_config_from_env(struct pi_config *config)
 
     const char *disable = getenv("PROFINJECT_DISABLE");
     config->disabled = disable && *disable && strcmp(disable, "0") != 0;
+}
+
+uint64_t pi_record_until_ns(void)
+{
+    return env_number(PI_RECORD_UNTIL_ENV, 0, 1, UINT64_MAX / 2);
 }

@@ -38,4 +38,7 @@ struct pi_config {
  */
 void pi_config_from_env(struct pi_config *config);
 
+/* pi_record_until_ns - when recording ends (PI_RECORD_UNTIL_ENV, CLOCK_MONOTONIC ns), 0: never */
+uint64_t pi_record_until_ns(void);
+
 #endif

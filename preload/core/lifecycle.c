@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "config.h"
 #include "fatal_signals.h"
 #include "guard.h"
@@ -64,6 +65,10 @@ void pi_init_slow(void)
         /* started paused (profinject run --paused): hooks see one flag until a window opens */
         const char *paused = getenv("PROFINJECT_PAUSED");
         if (paused && *paused && strcmp(paused, "0") != 0)
+            atomic_store(&pi_recording, 0);
+        /* started after the recording of `run --duration` ended: nothing to record */
+        uint64_t until = pi_record_until_ns();
+        if (until && pi_clock_ns(CLOCK_MONOTONIC) >= until)
             atomic_store(&pi_recording, 0);
     }
     atomic_store_explicit(&pi_init_complete, 1, memory_order_release);

@@ -52,6 +52,11 @@ def children_of(pid):
         return f.read().split()
 
 
+def pi_library_mapped(pid):
+    with open(f"/proc/{pid}/maps") as f:
+        return "/libprofinject.so" in f.read()
+
+
 def thread_names(pid):
     names = []
     for task in os.listdir(f"/proc/{pid}/task"):
@@ -209,7 +214,32 @@ class Windows(unittest.TestCase):
         self.assertLess(max(marks) - min(marks), 0.8, "no marks long after 200 ms")
 
 
-    def test_duration_never_signals_a_process_without_our_handler(self):
+    def test_duration_holds_for_processes_started_later(self):
+        # A starts inside the 400 ms window and must leave it on time; B starts
+        # after it and must record nothing; both are exec'd by sh, not forked
+        out = tempfile.mkdtemp()
+        script = (f"sleep 0.1; timeout 1.2 {LOOP} & sleep 0.7; timeout 0.6 {LOOP} & wait; "
+                  "echo finished")
+        run = subprocess.run([LAUNCHER, "run", "--duration", "400ms", "-o", out, "--",
+                              "sh", "-c", script], capture_output=True, text=True, timeout=60)
+        self.assertTrue(run.stdout.endswith("finished\n"), run.stderr)
+        loops = []  # (pid, marks in seconds from the loop's own start)
+        for name in os.listdir(out):
+            path = os.path.join(out, name)
+            header = subprocess.run([ANALYZE, "info", path], capture_output=True, text=True).stdout
+            if re.search(r"^command: \S*prog_loop", header, re.M):
+                text = subprocess.run([ANALYZE, "dump", path], capture_output=True, text=True).stdout
+                pid = int(re.search(r"^pid: (\d+)", header, re.M).group(1))
+                loops.append((pid, [float(t) for t in
+                                    re.findall(r"^\d+ ([+-][\d.]+) tid=\d+ mark", text, re.M)]))
+        self.assertEqual(len(loops), 2, "two loops, one file each")
+        (_, first), (_, second) = sorted(loops)  # pids in start order
+        self.assertGreater(len(first), 20, "the loop started inside the window recorded")
+        # the window ends 0.4 s after the launch, 0.3 s into the first loop's life
+        self.assertLess(max(first), 0.45, "nothing recorded long after the window ended")
+        self.assertEqual(second, [], "the loop started after the window recorded nothing")
+
+    def test_no_signal_for_a_process_without_our_handler(self):
         # control off, or the library disabled: the process maps the library but
         # handles no control signal, whose default action would end it (169)
         for setting in ("PROFINJECT_CONTROL=0", "PROFINJECT_DISABLE=1"):
@@ -219,9 +249,29 @@ class Windows(unittest.TestCase):
                                       "env", setting, sys.executable, "-c",
                                       "import time; time.sleep(1.5); print('done')"],
                                      capture_output=True, text=True, timeout=60)
-                self.assertEqual((run.returncode, run.stdout.splitlines()[0]), (0, "done"), run)
-                self.assertRegex(run.stderr, r"profinject: \d+: not reached: it maps the library "
-                                             r"but has no control socket here")
+                self.assertEqual((run.returncode, run.stdout), (0, "done\n"), run)
+                job = subprocess.Popen([LAUNCHER, "run", "-o", out, "--", "env", setting,
+                                        sys.executable, "-c",
+                                        "import time; time.sleep(1.5); print('done')"],
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                       text=True)
+                python = None
+                for _ in range(300):
+                    found = [int(c) for c in children_of(job.pid)]
+                    # the python image (env, before its exec, has control on)
+                    if found and b"time.sleep" in open(f"/proc/{found[0]}/cmdline", "rb").read() \
+                            and pi_library_mapped(found[0]):
+                        python = found[0]
+                        break
+                    time.sleep(0.01)
+                self.assertIsNotNone(python)
+                stop = ctl(python, "stop")
+                self.assertEqual(stop.returncode, 2)
+                self.assertIn(f"profinject: {python}: not reached: it maps the library but has "
+                              "no control socket here and does not handle the control signal",
+                              stop.stderr)
+                self.assertEqual(job.communicate(timeout=30)[0], "done\n")
+                self.assertEqual(job.returncode, 0)
 
 
 class Container(unittest.TestCase):

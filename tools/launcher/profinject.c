@@ -26,6 +26,7 @@
 
 #include "attach.h"
 #include "control.h"
+#include "profinject/control_protocol.h"
 
 static void usage_run(FILE *out)
 {
@@ -253,28 +254,11 @@ static void forward_signal(int sig)
         kill(running_child, sig);
 }
 
-static int wait_child(pid_t child, long duration_ms)
+static int wait_child(pid_t child)
 {
     int status;
-    if (duration_ms > 0) {
-        struct timespec start, now;
-        clock_gettime(CLOCK_MONOTONIC, &start);
-        for (;;) {
-            pid_t done = waitpid(child, &status, WNOHANG);
-            if (done == child)
-                goto finished;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-            if (elapsed >= duration_ms)
-                break;
-            struct timespec pause = {0, 10000000};
-            nanosleep(&pause, NULL);
-        }
-        pi_control_tree(child, "stop\n");
-    }
     while (waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;
-finished:
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -316,6 +300,16 @@ static int cmd_run(int argc, char **argv)
     setenv("PROFINJECT_OUTPUT", output, 1);
     if (paused)
         setenv("PROFINJECT_PAUSED", "1", 1);
+    if (duration > 0) {
+        /* every process of the tree, started now or later, ends its recording then itself */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        char until[32];
+        snprintf(until, sizeof(until), "%llu",
+                 (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec +
+                     (unsigned long long)duration * 1000000ull);
+        setenv(PI_RECORD_UNTIL_ENV, until, 1);
+    }
     /* NVTX ranges come through the injection interface, when the program has any */
     if (!getenv("NVTX_INJECTION64_PATH"))
         setenv("NVTX_INJECTION64_PATH", library, 1);
@@ -339,7 +333,7 @@ static int cmd_run(int argc, char **argv)
     sigaction(SIGHUP, &forward, NULL);
     sigaction(SIGQUIT, &forward, NULL);
     signal(SIGINT, SIG_IGN); /* the terminal sends Ctrl-C to the command itself */
-    int status = wait_child(child, duration);
+    int status = wait_child(child);
     fprintf(stderr, "profinject: traces in %s\nprofinject: analyse them with: profinject analyze %s\n",
             output, output);
     return status;
