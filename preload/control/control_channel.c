@@ -173,7 +173,8 @@ static void *listener(void *arg)
     /* what `profinject ctl` reads in /proc/PID/task/TID/comm, from any namespace,
      * before it sends the fallback signal: PI_CONTROL_THREAD_SIGNAL says the
      * handler is ours, so the signal cannot end the process */
-    prctl(PR_SET_NAME, signal_handler_ours ? PI_CONTROL_THREAD_SIGNAL : PI_CONTROL_THREAD);
+    (void)syscall(SYS_prctl, PR_SET_NAME,
+                  signal_handler_ours ? PI_CONTROL_THREAD_SIGNAL : PI_CONTROL_THREAD);
     for (;;) {
         /* asleep until a request or the signal comes, or a timed window is to close */
         struct pollfd p[2] = {{fd, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
