@@ -194,7 +194,8 @@ int pi_cmd_compare(int argc, char **argv)
                 return PI_EXIT_USAGE;
             }
         } else if (strcmp(argv[i], "--min-count") == 0 && i + 1 < argc) {
-            min_count = atof(argv[++i]);
+            if (pi_parse_count("--min-count", argv[++i], 0, 1e15, &min_count) != 0)
+                return PI_EXIT_USAGE;
         } else if (argv[i][0] != '-' && side < 2) {
             sides[side++] = argv[i];
         } else {

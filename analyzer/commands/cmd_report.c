@@ -61,7 +61,10 @@ static int parse(int argc, char **argv, struct report_options *o)
         } else if (strcmp(arg, "--quiet") == 0) {
             o->quiet = 1;
         } else if (strcmp(arg, "--warmup") == 0 && i + 1 < argc) {
-            o->analysis.warmup_steps = (unsigned)atoi(argv[++i]);
+            double steps;
+            if (pi_parse_count("--warmup", argv[++i], 0, 1000000, &steps) != 0)
+                return -1;
+            o->analysis.warmup_steps = (unsigned)steps;
         } else if (strcmp(arg, "--help") == 0) {
             usage(stdout);
             exit(PI_EXIT_OK);

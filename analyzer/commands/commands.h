@@ -17,6 +17,10 @@ int pi_cmd_report(int argc, char **argv);
 int pi_cmd_compare(int argc, char **argv);
 
 
+/* pi_parse_count - @text as a whole number from @min to @max into @out; on
+ * anything else (garbage, a sign, out of range) a message naming @option, -1 */
+int pi_parse_count(const char *option, const char *text, double min, double max, double *out);
+
 /* pi_print_header - the header of one trace file, as "name: value" lines */
 void pi_print_header(FILE *out, const struct pi_reader *reader);
 

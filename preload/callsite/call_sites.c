@@ -9,16 +9,15 @@
 #include "core/guard.h"
 #include "core/process_events.h"
 #include "core/recorder.h"
+#include "core/settings.h"
 #include "native_frames.h"
 #include "python_deferred.h"
 #include "python_frames.h"
 #include "stacks.h"
 
-#define DEFAULT_LAUNCH_SAMPLE 100
-
 __thread int32_t pi_launch_countdown __attribute__((tls_model("initial-exec")));
 static __thread uint64_t random_state __attribute__((tls_model("initial-exec")));
-static int32_t launch_sample = DEFAULT_LAUNCH_SAMPLE; /* 0: no launch is sampled */
+static int32_t launch_sample = 100; /* PROFINJECT_PY_SAMPLE; 0: no launch is sampled */
 
 static void after_fork(void)
 {
@@ -28,16 +27,7 @@ static void after_fork(void)
 
 void pi_call_sites_start(void)
 {
-    const char *text = getenv("PROFINJECT_PY_SAMPLE");
-    if (text && *text) {
-        char *end;
-        long value = strtol(text, &end, 10);
-        if (*end || value < 0 || value > 1000000000)
-            pi_diag("PROFINJECT_PY_SAMPLE=%s is not a number from 0 to 1000000000; using %d", text,
-                    DEFAULT_LAUNCH_SAMPLE);
-        else
-            launch_sample = (int32_t)value;
-    }
+    launch_sample = (int32_t)pi_setting_number("PROFINJECT_PY_SAMPLE");
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, after_fork);
 }
 

@@ -16,6 +16,7 @@
 #include "core/diagnostics.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
+#include "core/settings.h"
 
 enum state { UNKNOWN, PROBING, ABSENT, READY, UNUSABLE };
 
@@ -156,14 +157,14 @@ static int read_debug_offsets(void *handle, struct pi_python_layout *layout)
 
 static int resolve(void)
 {
-    const char *frames = getenv("PROFINJECT_PY_FRAMES");
+    int frames_off = !pi_setting_flag("PROFINJECT_PY_FRAMES");
     void *handle;
     if (!interpreter_handle(&handle))
         return ABSENT;
     const char *(*get_version)(void) = (const char *(*)(void))pi_dlsym(handle, "Py_GetVersion");
     const char *version = get_version ? get_version() : NULL;
     python.version = parse_version(version);
-    if (frames && strcmp(frames, "0") == 0)
+    if (frames_off)
         return unusable("PROFINJECT_PY_FRAMES=0");
     if (version && strstr(version, "free-threading"))
         return unusable("a free-threaded build: its objects have another layout");
@@ -279,7 +280,7 @@ const struct pi_python *pi_python_get(void)
     atomic_store_explicit(&state, found, memory_order_release);
     if (found == UNUSABLE) {
         /* once per image (fork children inherit the state): the user asked for none, or is told */
-        if (!getenv("PROFINJECT_PY_FRAMES") || strcmp(getenv("PROFINJECT_PY_FRAMES"), "0") != 0)
+        if (pi_setting_flag("PROFINJECT_PY_FRAMES"))
             pi_diag("Python %u.%u: no Python frames or time samples: %s", python.version >> 24,
                     (python.version >> 16) & 0xff, announce_reason);
         announce();

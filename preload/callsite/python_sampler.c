@@ -32,11 +32,11 @@
 #include "core/guard.h"
 #include "core/process_events.h"
 #include "core/recorder.h"
+#include "core/settings.h"
 #include "python_frames.h"
 #include "python_runtime.h"
 #include "stacks.h"
 
-#define DEFAULT_INTERVAL_MS 10
 /* Deep enough for a Trainer's loop under a model's modules. */
 #define SAMPLE_FRAMES_MAX 96
 
@@ -153,18 +153,7 @@ static void after_fork(void)
 
 void pi_python_sampler_start(void)
 {
-    const char *text = getenv("PROFINJECT_PY_TIME_MS");
-    uint64_t ms = DEFAULT_INTERVAL_MS;
-    if (text && *text) {
-        char *end;
-        long value = strtol(text, &end, 10);
-        if (*end || value < 0 || value > 60000)
-            pi_diag("PROFINJECT_PY_TIME_MS=%s is not a number from 0 to 60000; using %d", text,
-                    DEFAULT_INTERVAL_MS);
-        else
-            ms = (uint64_t)value;
-    }
-    interval_ns = ms * 1000000u;
+    interval_ns = pi_setting_number("PROFINJECT_PY_TIME_MS") * 1000000u;
     if (!interval_ns)
         return;
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, after_fork);

@@ -21,6 +21,7 @@
 
 #include "core/diagnostics.h"
 #include "core/guard.h"
+#include "core/settings.h"
 
 struct saved_slot {
     void **slot;
@@ -35,8 +36,7 @@ static unsigned long long loads_seen; /* dl_iterate_phdr's dlpi_adds at the last
 
 int pi_attach_requested(void)
 {
-    const char *v = getenv("PROFINJECT_ATTACHED");
-    return v && strcmp(v, "1") == 0;
+    return pi_setting_flag("PROFINJECT_ATTACHED");
 }
 
 int pi_attach_bound(void)

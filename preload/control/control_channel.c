@@ -33,6 +33,7 @@
 #include "core/raw_syscalls.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
+#include "core/settings.h"
 
 static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int listen_fd = -1;
@@ -256,8 +257,7 @@ static void listen_here(void)
 
 void pi_control_start(void)
 {
-    const char *control = getenv("PROFINJECT_CONTROL");
-    if (control && strcmp(control, "0") == 0)
+    if (!pi_setting_flag("PROFINJECT_CONTROL"))
         return;
     /* the fallback signal, unless the application uses it */
     int sig = SIGRTMIN + PI_CONTROL_SIGNAL_OFFSET;
@@ -286,8 +286,7 @@ void pi_control_after_fork(void)
         pi_sys_close(listen_fd); /* the parent's; its listener thread is not here */
     listen_fd = -1;
     socket_path[0] = '\0';
-    const char *control = getenv("PROFINJECT_CONTROL");
-    if (!(control && strcmp(control, "0") == 0)) {
+    if (pi_setting_flag("PROFINJECT_CONTROL")) {
         open_wake_pipe(); /* the parent's would wake the parent's listener */
         atomic_store(&signal_request, 0);
         listen_here();

@@ -14,6 +14,7 @@
 #include "process_events.h"
 #include "real_functions.h"
 #include "recorder.h"
+#include "settings.h"
 
 _Atomic int pi_init_complete;
 static _Atomic int init_claimed;
@@ -63,8 +64,8 @@ void pi_init_slow(void)
         pi_fatal_signals_install();
         ends_at_exit = on_exit(end_at_exit, NULL) == 0;
         /* started paused (profinject run --paused): hooks see one flag until a window opens */
-        const char *paused = getenv("PROFINJECT_PAUSED");
-        if (paused && *paused && strcmp(paused, "0") != 0)
+        pi_settings_check_environment();
+        if (pi_setting_flag("PROFINJECT_PAUSED"))
             atomic_store(&pi_recording, 0);
         /* started after the recording of `run --duration` ended: nothing to record */
         uint64_t until = pi_record_until_ns();

@@ -22,6 +22,7 @@
 #include "core/process_events.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
+#include "core/settings.h"
 #include "cuda_common.h"
 #include "cupti_api.h"
 #include "cupti_source.h"
@@ -86,19 +87,17 @@ static void at_exit(void)
 static void choose(void)
 {
     int guard = pi_guard_enter();
-    const char *mode = getenv("PROFINJECT_GPU_TIMING");
-    const char *sample = getenv("PROFINJECT_GPU_SAMPLE");
-    pi_event_pairs_sample(sample && atoi(sample) > 0 ? (unsigned)atoi(sample) : 1);
-    const char *delay = getenv("PROFINJECT_TEST_LAUNCH_DELAY_NS");
-    if (delay && atol(delay) > 0)
-        test_delay_ticks = (uint64_t)((double)atol(delay) * pi_recorder_ticks_per_second() / 1e9);
-    if (mode && strcmp(mode, "off") == 0) {
+    const char *mode = pi_setting_choice("PROFINJECT_GPU_TIMING");
+    pi_event_pairs_sample((unsigned)pi_setting_number("PROFINJECT_GPU_SAMPLE"));
+    uint64_t delay = pi_setting_number("PROFINJECT_TEST_LAUNCH_DELAY_NS");
+    test_delay_ticks = (uint64_t)((double)delay * pi_recorder_ticks_per_second() / 1e9);
+    if (strcmp(mode, "off") == 0) {
         emit_choice(PI_GPU_TIMING_ABSENT, 0, "GPU timing turned off (PROFINJECT_GPU_TIMING=off)");
         pi_guard_restore(guard);
         return;
     }
     char reason[400];
-    int events_only = mode && strcmp(mode, "events") == 0;
+    int events_only = strcmp(mode, "events") == 0;
     int cupti = events_only ? -1 : pi_cupti_start(reason, sizeof(reason));
     if (events_only)
         snprintf(reason, sizeof(reason), "event pairs asked for (PROFINJECT_GPU_TIMING=events)");

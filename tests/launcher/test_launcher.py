@@ -100,6 +100,30 @@ class Run(unittest.TestCase):
         self.assertIn(f"profinject analyze {out}", result.stderr)
         self.assertEqual(len([f for f in os.listdir(out) if f.endswith(".pitrace.zst")]), 1)
 
+    def test_wrong_settings_are_told_once_for_the_tree(self):
+        # a typo in a name, a value not among the choices, a number that is not one:
+        # each said once, by the first process (sh), not by the two it starts
+        run = subprocess.run([LAUNCHER, "run", "-o", tempfile.mkdtemp(), "--", "sh", "-c",
+                              "/bin/true; /bin/true"], capture_output=True, text=True,
+                             env=dict(os.environ, PROFINJECT_GPU_TIMNG="events",
+                                      PROFINJECT_GPU_TIMING="event", PROFINJECT_PY_TIME_MS="fast"))
+        self.assertEqual(run.returncode, 0)
+        told = sorted(line for line in run.stderr.splitlines()
+                      if not line.startswith(("profinject: traces in", "profinject: analyse")))
+        self.assertEqual(told, [
+            "profinject: PROFINJECT_GPU_TIMING=event is not one of auto|events|off; using auto",
+            "profinject: PROFINJECT_GPU_TIMNG is not a setting of profinject (a typo?); it is "
+            "ignored",
+            "profinject: PROFINJECT_PY_TIME_MS=fast is not a number from 0 to 60000; using 10"])
+
+    def test_numeric_options_reject_garbage(self):
+        for argv in ([ANALYZE, "--warmup", "3x", "/nonexistent"],
+                     [ANALYZE, "compare", "a", "b", "--min-count", "-1"]):
+            with self.subTest(argv=argv[1:3]):
+                run = subprocess.run(argv, capture_output=True, text=True)
+                self.assertEqual(run.returncode, 1)
+                self.assertIn("takes a whole number from 0 to", run.stderr)
+
     def test_help_everywhere(self):
         for command in ([], ["run"], ["ctl"], ["analyze"]):
             result = subprocess.run([LAUNCHER, *command, "--help"], capture_output=True, text=True)
