@@ -52,12 +52,13 @@ static int is_blocking_receive(unsigned op)
 {
     return op == PI_IO_POLL || op == PI_IO_PPOLL || op == PI_IO_SELECT || op == PI_IO_PSELECT ||
            op == PI_IO_EPOLL_WAIT || op == PI_IO_READ || op == PI_IO_READV ||
-           op == PI_IO_RECV || op == PI_IO_RECVFROM || op == PI_IO_RECVMSG;
+           op == PI_IO_RECV || op == PI_IO_RECVFROM || op == PI_IO_RECVMSG || op == PI_IO_RECVMMSG;
 }
 
 static int moves_bytes(unsigned op)
 {
-    return (op >= PI_IO_READ && op <= PI_IO_SENDMSG) || op == PI_IO_FREAD || op == PI_IO_FWRITE;
+    return (op >= PI_IO_READ && op <= PI_IO_SENDMSG) || op == PI_IO_FREAD || op == PI_IO_FWRITE ||
+           (op >= PI_IO_PREADV2 && op <= PI_IO_SENDFILE);
 }
 
 enum { BY_ID_RANGE, BY_ID_FILE, BY_ID_NVTX };

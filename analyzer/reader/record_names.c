@@ -41,7 +41,9 @@ const char *pi_io_op_name(unsigned op)
         [PI_IO_SENDMSG] = "sendmsg", [PI_IO_POLL] = "poll",       [PI_IO_PPOLL] = "ppoll",
         [PI_IO_SELECT] = "select",   [PI_IO_PSELECT] = "pselect", [PI_IO_EPOLL_WAIT] = "epoll_wait",
         [PI_IO_MMAP] = "mmap",       [PI_IO_FOPEN] = "fopen",     [PI_IO_FCLOSE] = "fclose",
-        [PI_IO_FREAD] = "fread",     [PI_IO_FWRITE] = "fwrite",
+        [PI_IO_FREAD] = "fread",     [PI_IO_FWRITE] = "fwrite",   [PI_IO_PREADV2] = "preadv2",
+        [PI_IO_PWRITEV2] = "pwritev2", [PI_IO_RECVMMSG] = "recvmmsg", [PI_IO_SENDMMSG] = "sendmmsg",
+        [PI_IO_COPY_FILE_RANGE] = "copy_file_range", [PI_IO_SENDFILE] = "sendfile",
     };
     return op < PI_IO_OP_COUNT && names[op] ? names[op] : "unknown";
 }

@@ -302,6 +302,12 @@ enum pi_io_op {
     PI_IO_FCLOSE,
     PI_IO_FREAD, /* arg1 = bytes */
     PI_IO_FWRITE,
+    PI_IO_PREADV2, /* format 3 */
+    PI_IO_PWRITEV2,
+    PI_IO_RECVMMSG, /* arg1 = bytes of all the messages received (their msg_len) */
+    PI_IO_SENDMMSG, /* arg1 = bytes of all the messages sent */
+    PI_IO_COPY_FILE_RANGE, /* arg0 = the fd read from, arg1 = bytes copied in the kernel */
+    PI_IO_SENDFILE,        /* arg0 = the fd read from, arg1 = bytes sent in the kernel */
     PI_IO_OP_COUNT
 };
 

@@ -58,7 +58,7 @@ static inline int pi_call_site_io_wait(unsigned op, unsigned fd_class)
 {
     return (fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) &&
            ((op >= PI_IO_POLL && op <= PI_IO_EPOLL_WAIT) || op == PI_IO_READ || op == PI_IO_READV ||
-            (op >= PI_IO_RECV && op <= PI_IO_RECVMSG));
+            (op >= PI_IO_RECV && op <= PI_IO_RECVMSG) || op == PI_IO_RECVMMSG);
 }
 
 /**

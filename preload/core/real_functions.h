@@ -92,6 +92,17 @@
     X(sendto, ssize_t, (int, const void *, size_t, int, const struct sockaddr *, socklen_t),      \
       PI_REQUIRED, NULL)                                                                          \
     X(sendmsg, ssize_t, (int, const struct msghdr *, int), PI_REQUIRED, NULL)                     \
+    X(preadv2, ssize_t, (int, const struct iovec *, int, off_t, int), PI_OPTIONAL, NULL)          \
+    X(preadv64v2, ssize_t, (int, const struct iovec *, int, off_t, int), PI_OPTIONAL, NULL)       \
+    X(pwritev2, ssize_t, (int, const struct iovec *, int, off_t, int), PI_OPTIONAL, NULL)         \
+    X(pwritev64v2, ssize_t, (int, const struct iovec *, int, off_t, int), PI_OPTIONAL, NULL)      \
+    X(recvmmsg, int, (int, struct mmsghdr *, unsigned int, int, struct timespec *), PI_OPTIONAL,  \
+      NULL)                                                                                       \
+    X(sendmmsg, int, (int, struct mmsghdr *, unsigned int, int), PI_OPTIONAL, NULL)               \
+    X(copy_file_range, ssize_t, (int, off_t *, int, off_t *, size_t, unsigned int), PI_OPTIONAL,  \
+      NULL)                                                                                       \
+    X(sendfile, ssize_t, (int, int, off_t *, size_t), PI_OPTIONAL, NULL)                          \
+    X(sendfile64, ssize_t, (int, int, off_t *, size_t), PI_OPTIONAL, NULL)                        \
     X(poll, int, (struct pollfd *, nfds_t, int), PI_REQUIRED, NULL)                               \
     X(ppoll, int, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *),           \
       PI_OPTIONAL, NULL)                                                                          \

@@ -79,3 +79,35 @@ Test(io_hooks, known_workload_comes_back_exactly, .timeout = 60)
     cr_assert_eq(t.bytes[PI_IO_WRITE][PI_FD_TTY] + t.bytes[PI_IO_WRITE][PI_FD_FILE], 3 * 4096,
                  "stdout goes through stdio, not the write hook");
 }
+
+Test(io_hooks, batched_and_in_kernel_io_comes_back_exactly, .timeout = 60)
+{
+    char dir[64], work[64];
+    make_temp_dir(dir, sizeof(dir));
+    make_temp_dir(work, sizeof(work));
+    char *argv[] = {(char *)test_program("prog_io_vector"), work, NULL};
+    struct run_result result;
+    run_program(dir, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "prog_io_vector failed with %d", result.status);
+
+    struct traced_file files[4];
+    static struct io_tally t;
+    memset(&t, 0, sizeof(t));
+    snprintf(t.path, sizeof(t.path), "%s/a.bin", work);
+    cr_assert_eq(read_trace_dir(dir, files, 4, tally_io, &t), 1);
+
+    /* the sizes prog_io_vector.c fixes */
+    cr_assert_eq(t.count[PI_IO_PWRITEV2][PI_FD_FILE], 1);
+    cr_assert_eq(t.bytes[PI_IO_PWRITEV2][PI_FD_FILE], 8192);
+    cr_assert_eq(t.bytes[PI_IO_PREADV2][PI_FD_FILE], 150);
+    cr_assert_eq(t.count[PI_IO_COPY_FILE_RANGE][PI_FD_FILE], 1, "on the file read from");
+    cr_assert_eq(t.bytes[PI_IO_COPY_FILE_RANGE][PI_FD_FILE], 5000);
+    cr_assert_eq(t.count[PI_IO_SENDFILE][PI_FD_FILE], 1, "on the file read from");
+    cr_assert_eq(t.bytes[PI_IO_SENDFILE][PI_FD_FILE], 3000);
+    cr_assert_eq(t.count[PI_IO_SENDMMSG][PI_FD_SOCKET], 1);
+    cr_assert_eq(t.bytes[PI_IO_SENDMMSG][PI_FD_SOCKET], 7 + 9 + 11);
+    cr_assert_eq(t.count[PI_IO_RECVMMSG][PI_FD_SOCKET], 1);
+    cr_assert_eq(t.bytes[PI_IO_RECVMMSG][PI_FD_SOCKET], 7 + 9 + 11, "every message's bytes");
+    /* pwritev2, preadv2, copy_file_range, sendfile and close of a.bin carry its path */
+    cr_assert_eq(t.file_ops_with_path, 5);
+}
