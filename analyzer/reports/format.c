@@ -2,6 +2,7 @@
 #include "format.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define RING 16
 
@@ -23,6 +24,24 @@ const char *pi_format_ns(double ns)
         snprintf(out, 32, "%.1f ms", ns / 1e6);
     else
         snprintf(out, 32, "%.2f s", ns / 1e9);
+    return out;
+}
+
+const char *pi_format_fit(const char *text, size_t width, char *out, size_t size)
+{
+    size_t length = strlen(text);
+    if (length <= width || width < 8 || size <= width) {
+        snprintf(out, size, "%s", text);
+        return out;
+    }
+    /* the start (where it is) and the end kept, the whole file name if it fits beside a
+     * few characters of the start, the middle gone */
+    const char *base = strrchr(text, '/');
+    size_t tail = (width - 3) * 2 / 3, name = base ? strlen(base) : 0;
+    if (name > tail)
+        tail = name < width - 3 - 4 ? name : width - 3 - 4;
+    size_t head = width - 3 - tail;
+    snprintf(out, size, "%.*s...%s", (int)head, text, text + length - tail);
     return out;
 }
 

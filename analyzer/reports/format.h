@@ -6,9 +6,14 @@
 #ifndef PI_FORMAT_H
 #define PI_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 const char *pi_format_ns(double ns);
 const char *pi_format_bytes(double bytes);
+
+/* pi_format_fit - @text in at most @width characters: a longer one keeps its
+ * start and its end (a path's file name) with "..." for the middle; into @out */
+const char *pi_format_fit(const char *text, size_t width, char *out, size_t size);
 
 #endif

@@ -207,8 +207,8 @@ static void print_latency(FILE *out, const struct pi_analysis *a)
                 "p99");
         for (size_t i = 0; i < n && i < TOP_FILES; i++) {
             struct pi_latency_entry *e = list[i];
-            size_t len = strlen(e->name);
-            const char *shown = len > 48 ? e->name + len - 48 : e->name;
+            char shown[64];
+            pi_format_fit(e->name, 48, shown, sizeof(shown));
             fprintf(out, "  %-48s %7" PRIu64 " %10s %10s %10s %10s\n", shown, e->opens,
                     pi_format_bytes((double)e->bytes), pi_format_ns((double)e->durations.sum),
                     pi_format_ns(pi_histogram_quantile(&e->durations, 0.5)),

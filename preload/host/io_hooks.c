@@ -76,10 +76,15 @@ static int record_open(const char *path, uint64_t start, int fd)
     int guard = pi_guard_enter();
     uint32_t path_id = path ? pi_intern_cstr(path) : 0;
     pi_guard_restore(guard);
-    if (fd >= 0)
-        pi_fd_opened(fd, path_id);
     uint64_t end = pi_clock_ticks();
-    pi_emit(PI_REC_IO, PI_IO_FLAGS(PI_IO_OPEN, PI_FD_UNKNOWN, fd < 0), start, end - start,
+    /* what was opened (a file, a device, a pipe's name): classed now, one fstat, so the open
+     * is told apart like the calls that follow (it was "open unknown") */
+    unsigned fd_class = PI_FD_UNKNOWN;
+    if (fd >= 0) {
+        pi_fd_opened(fd, path_id);
+        fd_class = PI_FD_WORD_CLASS(pi_fd_lookup(fd));
+    }
+    pi_emit(PI_REC_IO, PI_IO_FLAGS(PI_IO_OPEN, fd_class, fd < 0), start, end - start,
             (uint64_t)(int64_t)fd, fd < 0 ? (uint64_t)-(int64_t)saved : (uint64_t)fd, path_id);
     errno = saved;
     return fd;

@@ -28,9 +28,24 @@ class ReportOutputs(unittest.TestCase):
     def setUpClass(cls):
         cls.work = tempfile.mkdtemp()
         cls.traces = os.path.join(cls.work, "traces")
-        data = os.path.join(cls.work, "data")
-        os.mkdir(data)
+        # a data folder deep enough that its files' paths do not fit the report's columns
+        data = os.path.join(cls.work, "a-data-folder-with-a-long-name", "and-another-level")
+        os.makedirs(data)
+        cls.data = data
         record([os.path.join(PROGRAMS, "prog_missing_files"), data, str(MISSING)], cls.traces)
+
+    def test_long_paths_keep_their_file_name(self):
+        text = subprocess.run([ANALYZE, self.traces], check=True, capture_output=True,
+                              text=True).stdout
+        rows = [r for r in text.split("BUSIEST FILES", 1)[1].split("\n\n")[0].splitlines()[2:]
+                if r.strip()]
+        path = os.path.join(self.data, "file")
+        self.assertGreater(len(path), 48)
+        [row] = [r for r in rows if r.split()[0].endswith("/and-another-level/file")]
+        shown = row.split()[0]
+        self.assertEqual(len(shown), 48)
+        self.assertIn("...", shown)
+        self.assertTrue(path.startswith(shown.split("...")[0]), "the start kept")
 
     def test_pipe_closed_early(self):
         """The reader of stdout is gone before the first line: the files are
@@ -72,8 +87,9 @@ class ReportOutputs(unittest.TestCase):
         self.assertEqual(rows.get(("open", "failed ENOENT")), MISSING, rows)
         self.assertEqual(rows.get(("open", "failed ENOTDIR")), 2, rows)
         self.assertEqual(rows.get(("fopen", "failed ENOENT")), 3, rows)
-        # only the one open that succeeded (creat) is left without an error name
-        self.assertEqual(rows.get(("open", "unknown")), 1, rows)
+        # the one open that succeeded (creat) is a file's, never "open unknown"
+        self.assertEqual(rows.get(("open", "file")), 1, rows)
+        self.assertNotIn(("open", "unknown"), rows)
         counts = {}
         for line in text.splitlines():
             words = line.split()

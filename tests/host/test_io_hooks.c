@@ -54,7 +54,8 @@ Test(io_hooks, known_workload_comes_back_exactly, .timeout = 60)
     snprintf(t.path, sizeof(t.path), "%s/data.bin", work);
     cr_assert_eq(read_trace_dir(dir, files, 4, tally_io, &t), 1);
 
-    cr_assert_eq(t.count[PI_IO_OPEN][PI_FD_UNKNOWN], 3, "creat and two opens of the file");
+    cr_assert_eq(t.count[PI_IO_OPEN][PI_FD_FILE], 3, "creat and two opens of the file, as a file");
+    cr_assert_eq(t.count[PI_IO_OPEN][PI_FD_UNKNOWN], 0);
     cr_assert_eq(t.count[PI_IO_WRITE][PI_FD_FILE], 3);
     cr_assert_eq(t.bytes[PI_IO_WRITE][PI_FD_FILE], 3 * 4096);
     cr_assert_eq(t.count[PI_IO_READ][PI_FD_FILE], 4);
