@@ -6,6 +6,7 @@
  */
 #include "analysis.h"
 
+#include "array_room.h"
 #include "gpu_analysis.h"
 #include "memory_growth.h"
 #include "python_sites.h"
@@ -33,14 +34,9 @@ static struct pi_thread_info *thread_of(struct pi_process_info *p, uint32_t tid)
     for (size_t i = 0; i < p->thread_count; i++)
         if (p->threads[i].tid == tid)
             return &p->threads[i];
-    if (p->thread_count == p->thread_capacity) {
-        size_t capacity = p->thread_capacity ? p->thread_capacity * 2 : 16;
-        struct pi_thread_info *grown = realloc(p->threads, capacity * sizeof(*grown));
-        if (!grown)
-            return NULL;
-        p->threads = grown;
-        p->thread_capacity = capacity;
-    }
+    if (pi_array_room(&p->threads, &p->thread_capacity, p->thread_count, sizeof(*p->threads),
+                      16) != 0)
+        return NULL;
     struct pi_thread_info *t = &p->threads[p->thread_count++];
     memset(t, 0, sizeof(*t));
     t->tid = tid;

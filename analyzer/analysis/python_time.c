@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_room.h"
 #include "call_sites.h"
 #include "u64_map.h"
 
@@ -12,14 +13,9 @@ static struct pi_python_profile *current_profile(struct pi_python_time *t, size_
 {
     if (t->reading)
         return &t->profiles[t->profile_count - 1];
-    if (t->profile_count == t->profile_capacity) {
-        size_t capacity = t->profile_capacity ? t->profile_capacity * 2 : 8;
-        struct pi_python_profile *grown = realloc(t->profiles, capacity * sizeof(*grown));
-        if (!grown)
-            return NULL;
-        t->profiles = grown;
-        t->profile_capacity = capacity;
-    }
+    if (pi_array_room(&t->profiles, &t->profile_capacity, t->profile_count,
+                      sizeof(*t->profiles), 8) != 0)
+        return NULL;
     struct pi_python_profile *p = &t->profiles[t->profile_count];
     memset(p, 0, sizeof(*p));
     p->process = process;
@@ -85,14 +81,9 @@ static struct pi_python_function *function_of(struct pi_python_profile *p, const
                 return f;
             continue;
         }
-        if (p->function_count == p->function_capacity) {
-            size_t capacity = p->function_capacity ? p->function_capacity * 2 : 64;
-            struct pi_python_function *grown = realloc(p->functions, capacity * sizeof(*grown));
-            if (!grown)
-                return NULL;
-            p->functions = grown;
-            p->function_capacity = capacity;
-        }
+        if (pi_array_room(&p->functions, &p->function_capacity, p->function_count,
+                          sizeof(*p->functions), 64) != 0)
+            return NULL;
         struct pi_python_function *f = &p->functions[p->function_count];
         memset(f, 0, sizeof(*f));
         f->file = strdup(file);

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "array_room.h"
 #include "relay_steps.h"
 
 #define RELAY_MAX_CANDIDATES 8
@@ -90,17 +91,6 @@ static struct pi_step_sources *sources_of(struct pi_process_info *p, int exact)
     return p->step_sources;
 }
 
-static void *grow(void *array, size_t *capacity, size_t count, size_t size)
-{
-    if (count < *capacity)
-        return array;
-    size_t wanted = *capacity ? *capacity * 2 : 256;
-    void *grown = realloc(array, wanted * size);
-    if (grown)
-        *capacity = wanted;
-    return grown;
-}
-
 static struct relay_candidate *candidate(struct pi_step_sources *s, uint32_t tid)
 {
     for (int i = 0; i < s->relay_count; i++)
@@ -141,10 +131,8 @@ void pi_relay_io(struct pi_process_info *p, const struct pi_event *ev, int exact
         c->receipts[c->count - 1].bytes += r->arg[1];
         return;
     }
-    struct receipt *grown = grow(c->receipts, &c->capacity, c->count, sizeof(*grown));
-    if (!grown)
+    if (pi_array_room(&c->receipts, &c->capacity, c->count, sizeof(*c->receipts), 256) != 0)
         return;
-    c->receipts = grown;
     c->receipts[c->count++] = (struct receipt){ev->ts_ns + ev->dur_ns, UINT64_MAX, r->arg[1]};
     c->polled = 0;
 }
@@ -158,11 +146,8 @@ void pi_relay_main_event(struct pi_process_info *p, const struct pi_event *ev, u
         return;
     uint64_t end = ev->ts_ns + ev->dur_ns;
     if (r->kind == PI_REC_WAIT && p->children > 0) {
-        struct main_wait *grown = grow(s->waits, &s->wait_capacity, s->wait_count, sizeof(*grown));
-        if (grown) {
-            s->waits = grown;
+        if (pi_array_room(&s->waits, &s->wait_capacity, s->wait_count, sizeof(*s->waits), 256) == 0)
             s->waits[s->wait_count++] = (struct main_wait){ev->ts_ns, end};
-        }
     }
     if (time_class == PI_TIME_DATA_WAIT)
         s->readback_wait += ev->dur_ns;
@@ -182,11 +167,9 @@ void pi_relay_main_event(struct pi_process_info *p, const struct pi_event *ev, u
                      : s->last_wait_end ? s->last_wait_end
                                         : p->start_ns;
     if (start && start < ev->ts_ns) {
-        uint64_t *grown = grow(s->readback_calls, &s->readback_calls_capacity,
-                               s->readback.count, sizeof(*grown));
-        if (grown) {
-            s->readback_calls = grown;
-            grown[s->readback.count] = s->calls - 1; /* not the read-back itself */
+        if (pi_array_room(&s->readback_calls, &s->readback_calls_capacity, s->readback.count,
+                          sizeof(*s->readback_calls), 256) == 0) {
+            s->readback_calls[s->readback.count] = s->calls - 1; /* not the read-back itself */
             pi_steps_record(&s->readback, start, end, s->readback_wait, s->readback_sync);
         }
     }

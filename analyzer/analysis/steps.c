@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "array_room.h"
 
 /* Calls closer than this belong to the same receipt. */
 #define RECEIPT_GAP_NS 2000000u
@@ -48,14 +49,8 @@ struct pending_gpu {
 
 static struct step *grow_steps(struct pi_steps *s)
 {
-    if (s->count == s->capacity) {
-        size_t capacity = s->capacity ? s->capacity * 2 : 64;
-        struct step *grown = realloc(s->steps, capacity * sizeof(struct step));
-        if (!grown)
-            return NULL;
-        s->steps = grown;
-        s->capacity = capacity;
-    }
+    if (pi_array_room(&s->steps, &s->capacity, s->count, sizeof(struct step), 64) != 0)
+        return NULL;
     return &((struct step *)s->steps)[s->count];
 }
 
@@ -131,14 +126,9 @@ void pi_steps_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
             step->gpu += dur;
         return;
     }
-    if (s->pending_count == s->pending_capacity) {
-        size_t capacity = s->pending_capacity ? s->pending_capacity * 2 : 256;
-        struct pending_gpu *grown = realloc(s->pending, capacity * sizeof(*grown));
-        if (!grown)
-            return;
-        s->pending = grown;
-        s->pending_capacity = capacity;
-    }
+    if (pi_array_room(&s->pending, &s->pending_capacity, s->pending_count,
+                      sizeof(struct pending_gpu), 256) != 0)
+        return;
     ((struct pending_gpu *)s->pending)[s->pending_count++] = (struct pending_gpu){ts, dur};
 }
 

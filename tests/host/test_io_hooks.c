@@ -38,21 +38,27 @@ static void tally_io(const struct pi_reader *reader, const struct pi_event *ev,
         t->bytes[op][fd_class] += r->arg[1];
 }
 
-Test(io_hooks, known_workload_comes_back_exactly, .timeout = 60)
+/* Run @program on a folder of its own under the preload; its I/O tallied, the
+ * file @file of that folder the one whose path the records must carry. */
+static void run_io_program(const char *program, const char *file, struct io_tally *t)
 {
     char dir[64], work[64];
     make_temp_dir(dir, sizeof(dir));
     make_temp_dir(work, sizeof(work));
-    char *argv[] = {(char *)test_program("prog_io"), work, NULL};
+    char *argv[] = {(char *)test_program(program), work, NULL};
     struct run_result result;
     run_program(dir, argv, NULL, NULL, 0, &result);
-    cr_assert(result.exited && result.status == 0, "prog_io failed with %d", result.status);
-
+    cr_assert(result.exited && result.status == 0, "%s failed with %d", program, result.status);
     struct traced_file files[4];
+    memset(t, 0, sizeof(*t));
+    snprintf(t->path, sizeof(t->path), "%s/%s", work, file);
+    cr_assert_eq(read_trace_dir(dir, files, 4, tally_io, t), 1);
+}
+
+Test(io_hooks, known_workload_comes_back_exactly, .timeout = 60)
+{
     static struct io_tally t;
-    memset(&t, 0, sizeof(t));
-    snprintf(t.path, sizeof(t.path), "%s/data.bin", work);
-    cr_assert_eq(read_trace_dir(dir, files, 4, tally_io, &t), 1);
+    run_io_program("prog_io", "data.bin", &t);
 
     cr_assert_eq(t.count[PI_IO_OPEN][PI_FD_FILE], 3, "creat and two opens of the file, as a file");
     cr_assert_eq(t.count[PI_IO_OPEN][PI_FD_UNKNOWN], 0);
@@ -83,19 +89,8 @@ Test(io_hooks, known_workload_comes_back_exactly, .timeout = 60)
 
 Test(io_hooks, batched_and_in_kernel_io_comes_back_exactly, .timeout = 60)
 {
-    char dir[64], work[64];
-    make_temp_dir(dir, sizeof(dir));
-    make_temp_dir(work, sizeof(work));
-    char *argv[] = {(char *)test_program("prog_io_vector"), work, NULL};
-    struct run_result result;
-    run_program(dir, argv, NULL, NULL, 0, &result);
-    cr_assert(result.exited && result.status == 0, "prog_io_vector failed with %d", result.status);
-
-    struct traced_file files[4];
     static struct io_tally t;
-    memset(&t, 0, sizeof(t));
-    snprintf(t.path, sizeof(t.path), "%s/a.bin", work);
-    cr_assert_eq(read_trace_dir(dir, files, 4, tally_io, &t), 1);
+    run_io_program("prog_io_vector", "a.bin", &t);
 
     /* the sizes prog_io_vector.c fixes */
     cr_assert_eq(t.count[PI_IO_PWRITEV2][PI_FD_FILE], 1);

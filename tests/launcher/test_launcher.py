@@ -3,6 +3,7 @@
 capture windows open and close in a running process (also across a PID
 namespace), another user cannot touch them, and --duration stops
 recording on time. Checked against what the traces contain."""
+import contextlib
 import json
 import os
 import re
@@ -76,6 +77,21 @@ def wait_for_loop(launcher_pid):
             return int(children[0])
         time.sleep(0.01)
     raise AssertionError("prog_loop did not start")
+
+
+@contextlib.contextmanager
+def paused_loop(out):
+    """prog_loop started paused under the launcher, traces in @out: its pid,
+    once its control socket is up; ended when the block is left"""
+    launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o", out, "--", LOOP],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        loop = wait_for_loop(launcher.pid)
+        time.sleep(0.2)
+        yield loop
+    finally:
+        launcher.send_signal(signal.SIGTERM)
+        launcher.wait(timeout=10)
 
 
 class Run(unittest.TestCase):
@@ -200,12 +216,7 @@ class Windows(unittest.TestCase):
             self.assertLessEqual(thread["wall_ns"], span + 1000, thread)
 
     def test_another_user_cannot_control(self):
-        out = tempfile.mkdtemp()
-        launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o", out, "--", LOOP],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            loop = wait_for_loop(launcher.pid)
-            time.sleep(0.2)
+        with paused_loop(tempfile.mkdtemp()) as loop:
             # the other user is real: setpriv runs as nobody here, or the test means nothing
             who = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup",
                                   "--clear-groups", "id", "-un"], capture_output=True, text=True)
@@ -218,9 +229,6 @@ class Windows(unittest.TestCase):
             self.assertEqual(os.stat(socket_dir).st_mode & 0o777, 0o700)
             pid_ns = os.stat(f"/proc/{loop}/ns/pid").st_ino
             self.assertEqual(os.stat(f"{socket_dir}/{loop}.{pid_ns}.sock").st_mode & 0o777, 0o600)
-        finally:
-            launcher.send_signal(signal.SIGTERM)
-            launcher.wait(timeout=10)
 
     def test_duration_stops_recording(self):
         out = tempfile.mkdtemp()
@@ -413,12 +421,7 @@ class Container(unittest.TestCase):
 
 class ControlTimeouts(unittest.TestCase):
     def test_an_idle_client_does_not_hold_the_listener(self):
-        out = tempfile.mkdtemp()
-        launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o", out, "--", LOOP],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            loop = wait_for_loop(launcher.pid)
-            time.sleep(0.2)
+        with paused_loop(tempfile.mkdtemp()) as loop:
             pid_ns = os.stat(f"/proc/{loop}/ns/pid").st_ino
             idle = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             idle.connect(f"/tmp/profinject-{os.geteuid()}/{loop}.{pid_ns}.sock")  # and says nothing
@@ -428,9 +431,6 @@ class ControlTimeouts(unittest.TestCase):
             self.assertIn("paused", answer.stdout)
             self.assertLess(time.monotonic() - start, 4.0, "answered after the idle client's deadline")
             idle.close()
-        finally:
-            launcher.send_signal(signal.SIGTERM)
-            launcher.wait(timeout=10)
 
     def test_ctl_gives_up_after_its_timeout(self):
         # a socket that accepts and never answers, where ctl looks for this process's
