@@ -214,11 +214,13 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         return;
     case PI_REC_CALL_SITE: /* Python frames of an earlier record of the thread */
     case PI_REC_PYTHON:
+        p->python |= r->kind == PI_REC_PYTHON;
         pi_python_sites_event(a, reader, p, ev);
         if (r->kind == PI_REC_CALL_SITE && PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_ALLOC)
             pi_gpu_call_site(p, reader, ev);
         return;
     case PI_REC_PY_SAMPLE:
+        p->python = 1;
         pi_python_time_event(a, p, ev);
         return;
     case PI_REC_GPU_TIME: {
@@ -453,6 +455,7 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
     if (options->observer && options->observer->end)
         options->observer->end(options->observer->context, a);
     pi_python_sites_sort(a);
+    pi_host_memory_finish(a);
     if (a->options.progress && a->bytes_total >= (64u << 20))
         fprintf(stderr, "\n");
     return a->bad_input ? -1 : 0;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "histogram.h"
+#include "host_memory.h"
 #include "series.h"
 #include "latency_table.h"
 #include "reader/trace_reader.h"
@@ -115,6 +116,7 @@ struct pi_process_info {
     int window_open;
     uint64_t window_ns; /* recorded time: the windows' lengths together */
     uint32_t relay_tid; /* the thread that hands the main thread its batches, 0: none */
+    int python;         /* the image ran Python (its interpreter was found) */
     struct pi_gpu_timeline *gpu_timeline; /* GPU busy over time, launch span; NULL: no launch, no GPU time */
 };
 
@@ -172,6 +174,7 @@ struct pi_analysis {
     struct pi_latency_table calls; /* group/name/detail: io, wait, ... */
     struct pi_latency_table files; /* group "file", name = path */
     uint64_t base_ns, end_ns;
+    struct pi_host_memory host_memory; /* the tree's concurrent RSS peak (host_memory.h) */
     uint64_t records, lost;
     uint64_t bytes_total, bytes_done;
     int bad_input;

@@ -45,7 +45,8 @@ static uint64_t gpu_work(const struct pi_process_info *p)
     return p->gpu_busy_ns + (t ? t->launches : 0);
 }
 
-/* How much @p looks like the training process: steps, then GPU work, then CPU time. */
+/* How much @p looks like the training process: steps, then GPU work, then
+ * Python (the image a chain of shims ends in: pyenv's, env, conda run), then CPU time. */
 static int more_like_training(const struct pi_process_info *p, const struct pi_process_info *best)
 {
     if (is_launcher(p) != is_launcher(best))
@@ -54,6 +55,8 @@ static int more_like_training(const struct pi_process_info *p, const struct pi_p
         return p->steps.count > best->steps.count;
     if ((gpu_work(p) > 0) != (gpu_work(best) > 0))
         return gpu_work(p) > 0;
+    if (p->python != best->python)
+        return p->python;
     if (gpu_work(p) != gpu_work(best))
         return gpu_work(p) > gpu_work(best);
     return p->cpu_user_ns + p->cpu_sys_ns > best->cpu_user_ns + best->cpu_sys_ns;

@@ -88,13 +88,20 @@ static double number(const cJSON *object, const char *key)
     return cJSON_IsNumber(item) ? item->valuedouble : 0.0;
 }
 
+/* The tree's host memory peak: at one moment (host_memory), or in reports
+ * written before it existed the largest process's, never a sum of peaks. */
 static double peak_memory(const cJSON *report)
 {
-    double total = 0;
+    const cJSON *host = cJSON_GetObjectItem(report, "host_memory");
+    if (host)
+        return number(host, "rss_peak_bytes");
+    double peak = 0;
     const cJSON *process;
-    cJSON_ArrayForEach(process, cJSON_GetObjectItem(report, "processes"))
-        total += number(cJSON_GetObjectItem(process, "memory"), "rss_peak_bytes");
-    return total;
+    cJSON_ArrayForEach(process, cJSON_GetObjectItem(report, "processes")) {
+        double rss = number(cJSON_GetObjectItem(process, "memory"), "rss_peak_bytes");
+        peak = rss > peak ? rss : peak;
+    }
+    return peak;
 }
 
 static const cJSON *find_call(const cJSON *report, const cJSON *like)

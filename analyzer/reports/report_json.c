@@ -41,12 +41,16 @@ static cJSON *verdict_json(const struct pi_analysis *a)
 {
     struct pi_finding findings[PI_MAX_FINDINGS];
     int n = pi_verdict(a, findings);
+    /* a pid names several images of an exec chain: the command says which one */
+    const struct pi_process_info *subject = pi_training_process(a);
     cJSON *list = cJSON_CreateArray();
     for (int i = 0; i < n; i++) {
         cJSON *f = cJSON_CreateObject();
         cJSON_AddStringToObject(f, "kind", findings[i].kind);
         cJSON_AddNumberToObject(f, "score", findings[i].score);
         cJSON_AddNumberToObject(f, "pid", findings[i].pid);
+        if (subject && subject->header.pid == findings[i].pid && subject->command)
+            cJSON_AddStringToObject(f, "command", subject->command);
         cJSON_AddStringToObject(f, "summary", findings[i].summary);
         cJSON_AddStringToObject(f, "advice", findings[i].advice);
         cJSON *evidence = cJSON_AddObjectToObject(f, "evidence");
@@ -254,6 +258,14 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON_AddBoolToObject(inputs, "exact", a->options.exact);
     cJSON_AddNumberToObject(inputs, "relative_error", a->options.exact ? 0 : PI_HISTOGRAM_RELATIVE_ERROR);
     cJSON_AddItemToObject(root, "verdict", verdict_json(a));
+    /* the tree's concurrent RSS peak, never a sum of peaks that did not meet */
+    cJSON *host = cJSON_AddObjectToObject(root, "host_memory");
+    cJSON_AddNumberToObject(host, "rss_peak_bytes", (double)a->host_memory.rss_peak_bytes);
+    cJSON_AddNumberToObject(host, "rss_peak_at_ns",
+                            (double)(a->host_memory.rss_peak_ns > a->base_ns
+                                         ? a->host_memory.rss_peak_ns - a->base_ns
+                                         : 0));
+    cJSON_AddNumberToObject(host, "processes_alive", (double)a->host_memory.processes_alive);
     cJSON *processes = cJSON_AddArrayToObject(root, "processes");
     for (size_t i = 0; i < a->process_count; i++)
         cJSON_AddItemToArray(processes, process_json(a, &a->processes[i]));

@@ -220,9 +220,36 @@ static void print_latency(FILE *out, const struct pi_analysis *a)
     free(list);
 }
 
+/* "exec 2/4" when @p is one image of a chain of execs (the same pid, several files). */
+static const char *exec_image(const struct pi_analysis *a, const struct pi_process_info *p,
+                              char *out, size_t size)
+{
+    size_t images = 0, index = 0;
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *q = &a->processes[i];
+        if (q->header.pid != p->header.pid || q->header.pid_ns != p->header.pid_ns ||
+            strcmp(q->host ? q->host : "", p->host ? p->host : "") != 0)
+            continue;
+        images++;
+        index += q->header.start_monotonic_ns < p->header.start_monotonic_ns;
+    }
+    if (images < 2)
+        return "";
+    snprintf(out, size, "[exec %zu/%zu] ", index + 1, images);
+    return out;
+}
+
 static void print_memory(FILE *out, const struct pi_analysis *a)
 {
     fprintf(out, "\nMEMORY AND CPU BY PROCESS\n");
+    const struct pi_host_memory *host = &a->host_memory;
+    if (host->rss_peak_bytes)
+        fprintf(out, "  host memory of the whole tree: peak %s at %s, %u process%s alive then "
+                     "(from the RSS samples; per process below)\n",
+                pi_format_bytes((double)host->rss_peak_bytes),
+                pi_format_ns((double)(host->rss_peak_ns > a->base_ns ? host->rss_peak_ns - a->base_ns
+                                                                     : 0)),
+                host->processes_alive, host->processes_alive == 1 ? "" : "es");
     fprintf(out, "  %7s %7s %10s %10s %12s %12s %10s %10s  %s\n", "pid", "ppid", "rss peak",
             "at", "growth", "2nd half", "user cpu", "sys cpu", "command");
     for (size_t i = 0; i < a->process_count; i++) {
@@ -231,11 +258,13 @@ static void print_memory(FILE *out, const struct pi_analysis *a)
         char whole[32], half[32];
         snprintf(whole, sizeof(whole), "%.2f MB/s", pi_series_slope(&p->rss, 0) / 1e6);
         snprintf(half, sizeof(half), "%.2f MB/s", pi_series_slope(&p->rss, middle) / 1e6);
-        fprintf(out, "  %7d %7d %10s %10s %12s %12s %10s %10s  %.40s\n", p->header.pid,
+        char image[32];
+        fprintf(out, "  %7d %7d %10s %10s %12s %12s %10s %10s  %s%.40s\n", p->header.pid,
                 p->header.ppid, pi_format_bytes((double)p->rss_peak),
                 pi_format_ns((double)(p->rss_peak_ns > a->base_ns ? p->rss_peak_ns - a->base_ns : 0)),
                 whole, half, pi_format_ns((double)p->cpu_user_ns),
-                pi_format_ns((double)p->cpu_sys_ns), p->command);
+                pi_format_ns((double)p->cpu_sys_ns), exec_image(a, p, image, sizeof(image)),
+                p->command);
     }
 }
 
