@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
-# Every input the fuzzers ever crashed the analyzer with, through the
-# reports again: each must end with status 0 or 2 (bad input), never a
-# crash or a sanitizer report. Usage: replay_fuzz_regressions.sh ANALYZER DIR
-analyzer=$1
-dir=$2
+# Every input the fuzzers ever crashed on, through the targets again: each
+# regression file is named for its target (fuzz_trace_file-*,
+# fuzz_trace_records-*) and replayed by that target's replay program (the
+# target built without libFuzzer, with this build's sanitizers). A crash or
+# a sanitizer report fails; no file may be left out.
+# Usage: replay_fuzz_regressions.sh DIR REPLAY_DIR
+dir=$1
+replays=$2
 passed=0
 failed=0
-for input in "$dir"/fuzz_trace_file-*; do
+for input in "$dir"/*; do
   [ -f "$input" ] || continue
-  out=$(mktemp -d)
-  "$analyzer" "$input" --json "$out/r.json" --html "$out/r.html" --chrome-trace "$out/t.json" \
-    >/dev/null 2>"$out/err"
-  status=$?
-  if [ $status -eq 0 ] || [ $status -eq 2 ]; then
+  target=${input##*/}
+  target=${target%%-*}
+  if [ ! -x "$replays/replay_$target" ]; then
+    echo "$(basename "$input"): no replay program for $target" >&2
+    failed=$((failed + 1))
+    continue
+  fi
+  if "$replays/replay_$target" "$input" >/dev/null 2>"$dir.err.$$"; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
-    echo "$(basename "$input"): exit status $status" >&2
-    tail -5 "$out/err" >&2
+    echo "$(basename "$input"): replay failed" >&2
+    tail -5 "$dir.err.$$" >&2
   fi
-  rm -rf "$out"
+  rm -f "$dir.err.$$"
 done
 echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+[ $failed -eq 0 ] && [ $passed -gt 0 ]
