@@ -332,6 +332,47 @@ class Compare(unittest.TestCase):
                          "--threshold", "p95=10%", "--threshold", "p50=10%", check=False)
         self.assertEqual(result.returncode, 0, result.stdout)
 
+    def test_a_call_that_vanished_is_a_regression(self):
+        # BASE made 1000 "work" ranges; NEW is the same report without them
+        out = tempfile.mkdtemp()
+        base, new = os.path.join(out, "base.json"), os.path.join(out, "new.json")
+        analyze(self.fast, "--quiet", "--json", base)
+        with open(base) as f:
+            report = json.load(f)
+        report["latency"] = [c for c in report["latency"] if c["name"] != "work"]
+        with open(new, "w") as f:
+            json.dump(report, f)
+        result = analyze("compare", base, new, check=False)
+        self.assertEqual(result.returncode, 3, result.stdout)
+        self.assertRegex(result.stdout, r"range work .* count +1000 +none .*MISSING")
+        allowed = analyze("compare", base, new, "--allow-missing", check=False)
+        self.assertEqual(allowed.returncode, 0, allowed.stdout)
+        self.assertIn("missing (allowed)", allowed.stdout)
+
+    def test_incomplete_json_is_bad_input_not_a_crash(self):
+        out = tempfile.mkdtemp()
+        base = os.path.join(out, "base.json")
+        analyze(self.fast, "--quiet", "--json", base)
+        with open(base) as f:
+            text = f.read()
+        report = json.loads(text)
+        del report["latency"][0]["name"]
+        cases = {"cut.json": text[: len(text) // 2], "no-name.json": json.dumps(report),
+                 "other.json": json.dumps({"latency": []})}
+        for name, content in cases.items():
+            with self.subTest(case=name):
+                path = os.path.join(out, name)
+                with open(path, "w") as f:
+                    f.write(content)
+                result = analyze("compare", base, path, check=False)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(f"{path}: ", result.stderr)
+
+    def test_host_and_device_memory_compared_apart(self):
+        result = analyze("compare", self.fast, self.slow, check=False)
+        self.assertRegex(result.stdout, r"host memory peak \(RSS, bytes\)")
+        self.assertRegex(result.stdout, r"device memory peak \(bytes\)")
+
     def test_bad_threshold_is_a_usage_error(self):
         self.assertEqual(analyze("compare", self.fast, self.slow, "--threshold", "p42",
                                  check=False).returncode, 1)
