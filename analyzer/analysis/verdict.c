@@ -222,9 +222,12 @@ static int file_io_bound(const struct pi_loop *l, struct pi_finding *f)
     return 1;
 }
 
+/* What ends the job first, then by the share of the time each explains. */
 static int by_score(const void *x, const void *y)
 {
     const struct pi_finding *a = x, *b = y;
+    if (a->ends_job != b->ends_job)
+        return a->ends_job ? -1 : 1;
     return a->score > b->score ? -1 : a->score < b->score;
 }
 

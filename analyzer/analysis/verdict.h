@@ -28,6 +28,9 @@ struct pi_finding {
     /* memory-growth: the call sites of device memory the steady steps allocated and kept */
     const struct pi_site_bytes *sites;
     size_t site_count;
+    /* ranks before every pace finding whatever the scores: it ends the job (a steady
+     * per-step device leak runs out of memory), the others only slow it */
+    int ends_job;
 };
 
 struct pi_site_bytes;

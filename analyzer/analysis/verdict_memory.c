@@ -93,6 +93,9 @@ int pi_verdict_device_growth(const struct pi_process_info *p, struct pi_finding 
                        p->growth.device_start_step, p->growth.device_growing_steps};
     if (!finding(p, &g, f))
         return 0;
+    /* a steady per-step leak of device memory: at its rate the device runs out, however
+     * large, in a job long enough; that outranks every pace verdict */
+    f->ends_job = p->growth.by_steps;
     f->sites = p->growth.by_steps ? m->grown : m->leaks;
     f->site_count = p->growth.by_steps ? m->grown_count : m->leak_count;
     if (f->site_count > PI_TOP_SITES)
@@ -101,6 +104,10 @@ int pi_verdict_device_growth(const struct pi_process_info *p, struct pi_finding 
     if (f->site_count && used < sizeof(f->summary))
         snprintf(f->summary + used, sizeof(f->summary) - used, "; kept most at %.150s",
                  pi_site_headline(&f->sites[0]));
+    used = strlen(f->summary);
+    if (f->ends_job && used < sizeof(f->summary))
+        snprintf(f->summary + used, sizeof(f->summary) - used,
+                 "; at this rate 1000 more steps take %.1f GiB more", g.per_step * 1000 / (MiB * 1024));
     snprintf(f->advice, sizeof(f->advice),
              "look for tensors kept across steps (accumulated losses, stored outputs, growing "
              "caches); the report lists the call sites of what the steady steps kept");

@@ -528,6 +528,9 @@ class MemoryGrowth(unittest.TestCase):
         evidence = finding["evidence"]
         self.assertAlmostEqual(evidence["device_growth_bytes_per_step"], 4 * MiB, delta=0.02 * 4 * MiB)
         self.assertEqual(evidence["growth_start_step"], 11)
+        # a steady leak ends the job: it comes before any pace verdict
+        self.assertEqual(rep["verdict"][0]["kind"], "memory-growth", rep["verdict"])
+        self.assertIn("at this rate 1000 more steps take 3.9 GiB more", finding["summary"])
         return traces, process, finding
 
     def test_leak_per_step_start_and_call_site(self):
