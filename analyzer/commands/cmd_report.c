@@ -133,8 +133,7 @@ int pi_cmd_report(int argc, char **argv)
     struct pi_chrome_trace chrome;
     struct pi_analysis_observer observer;
     if (o.chrome) {
-        snprintf(chrome_tmp, sizeof(chrome_tmp), "%s.tmp", o.chrome);
-        chrome_out = fopen(chrome_tmp, "w");
+        chrome_out = pi_create_temporary(o.chrome, chrome_tmp, sizeof(chrome_tmp));
         if (!chrome_out) {
             free(o.inputs);
             return written("Chrome trace", o.chrome, -1);
@@ -147,10 +146,9 @@ int pi_cmd_report(int argc, char **argv)
                      ? PI_EXIT_OK
                      : PI_EXIT_BAD_INPUT;
     if (o.chrome) {
-        int ok = fclose(chrome_out) == 0 && rename(chrome_tmp, o.chrome) == 0;
-        if (!ok)
-            unlink(chrome_tmp);
-        if (written("Chrome trace", o.chrome, ok ? 0 : -1) != PI_EXIT_OK)
+        /* written only where the analysis read something, like the other files */
+        int kept = pi_commit_temporary(chrome_out, chrome_tmp, o.chrome, analysis.process_count > 0);
+        if (analysis.process_count > 0 && written("Chrome trace", o.chrome, kept) != PI_EXIT_OK)
             status = PI_EXIT_BAD_INPUT;
     }
     /* The files first, then the text: `... --json F | head` must still write F. */

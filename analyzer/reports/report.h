@@ -43,7 +43,21 @@ struct pi_chrome_trace {
 void pi_chrome_trace_observer(struct pi_chrome_trace *trace, FILE *out,
                               struct pi_analysis_observer *observer);
 
-/* pi_write_file_atomically - write @size bytes to @path through @path.tmp and rename; 0 or -1 */
+/* pi_write_file_atomically - write @size bytes to @path through a temporary file and rename; 0 or -1 */
 int pi_write_file_atomically(const char *path, const char *data, size_t size);
+
+/**
+ * pi_create_temporary - a new file beside @path, under a name no one can
+ * foresee (mkstemp), to write and then rename to @path; its name in @temporary
+ * Return: the stream, or NULL (errno set).
+ */
+FILE *pi_create_temporary(const char *path, char *temporary, size_t size);
+
+/**
+ * pi_commit_temporary - flush, sync and close @out, then rename @temporary to
+ * @path when @keep and all of that succeeded; else remove it
+ * Return: 0 when @path now holds it, -1 otherwise (errno set).
+ */
+int pi_commit_temporary(FILE *out, const char *temporary, const char *path, int keep);
 
 #endif

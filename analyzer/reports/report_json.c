@@ -282,24 +282,6 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     return root;
 }
 
-int pi_write_file_atomically(const char *path, const char *data, size_t size)
-{
-    char temporary[4096];
-    snprintf(temporary, sizeof(temporary), "%s.tmp", path);
-    FILE *out = fopen(temporary, "w");
-    if (!out)
-        return -1;
-    int ok = fwrite(data, 1, size, out) == size;
-    ok = fclose(out) == 0 && ok;
-    if (!ok || rename(temporary, path) != 0) {
-        int saved = errno;
-        unlink(temporary);
-        errno = saved;
-        return -1;
-    }
-    return 0;
-}
-
 int pi_report_json(const char *path, struct pi_analysis *a)
 {
     cJSON *root = pi_report_json_object(a);

@@ -34,6 +34,34 @@ class ReportOutputs(unittest.TestCase):
         cls.data = data
         record([os.path.join(PROGRAMS, "prog_missing_files"), data, str(MISSING)], cls.traces)
 
+    def test_no_file_is_written_through_a_planted_link(self):
+        # the old temporary names were predictable (report.json.tmp): a link planted
+        # there was followed and its target overwritten
+        out = tempfile.mkdtemp()
+        victim = os.path.join(out, "victim")
+        with open(victim, "w") as f:
+            f.write("untouched")
+        paths = {"--json": "r.json", "--html": "r.html", "--chrome-trace": "t.json"}
+        for name in paths.values():
+            os.symlink(victim, os.path.join(out, name + ".tmp"))
+        args = [a for flag, name in paths.items() for a in (flag, os.path.join(out, name))]
+        subprocess.run([ANALYZE, self.traces, "--quiet", *args], check=True, capture_output=True)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "untouched")
+        for name in paths.values():
+            self.assertTrue(os.path.isfile(os.path.join(out, name)) and
+                            not os.path.islink(os.path.join(out, name)), name)
+        leftovers = [n for n in os.listdir(out) if n.startswith(".")]
+        self.assertEqual(leftovers, [], "no temporary file left behind")
+
+    def test_no_chrome_trace_when_nothing_was_read(self):
+        out = tempfile.mkdtemp()
+        chrome = os.path.join(out, "t.json")
+        result = subprocess.run([ANALYZE, os.path.join(out, "missing.pitrace.zst"),
+                                 "--chrome-trace", chrome], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(os.listdir(out), [], "neither the trace nor a temporary file")
+
     def test_long_paths_keep_their_file_name(self):
         text = subprocess.run([ANALYZE, self.traces], check=True, capture_output=True,
                               text=True).stdout
