@@ -188,7 +188,11 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         p->cpu_sys_ns = r->arg[2];
         return;
     case PI_REC_LOST:
-        p->lost += r->arg[0];
+        /* strings not kept are no records lost: the records are there, unnamed */
+        if (r->arg[1] == PI_LOST_STRINGS)
+            p->strings_lost += r->arg[0];
+        else
+            p->lost += r->arg[0];
         return;
     case PI_REC_PROCESS_END:
         p->ended = 1;
@@ -447,6 +451,7 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
         pi_reader_close(reader);
         a->records += p->records;
         a->lost += p->lost;
+        a->strings_lost += p->strings_lost;
         if (p->start_ns < a->base_ns)
             a->base_ns = p->start_ns;
         if (p->end_ns > a->end_ns)

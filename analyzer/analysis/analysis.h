@@ -89,6 +89,7 @@ struct pi_process_info {
     char *command, *host, *cgroup;
     uint64_t start_ns, end_ns;
     uint64_t records, lost;
+    uint64_t strings_lost; /* names, paths and stacks the recorder had no room for */
     int ended;
     int64_t end_status;
     uint64_t end_reason;
@@ -176,6 +177,7 @@ struct pi_analysis {
     uint64_t base_ns, end_ns;
     struct pi_host_memory host_memory; /* the tree's concurrent RSS peak (host_memory.h) */
     uint64_t records, lost;
+    uint64_t strings_lost;
     uint64_t bytes_total, bytes_done;
     int bad_input;
     /* lookups by number instead of by name, on the per-event path */

@@ -17,7 +17,7 @@ struct file_summary {
     char *command;
     uint64_t start_ns, first_ns, last_ns;
     uint64_t counts[PI_REC_KIND_COUNT];
-    uint64_t records, lost;
+    uint64_t records, lost, strings_lost;
     int ended, exec_count;
     int64_t end_status;
     uint64_t end_reason;
@@ -51,7 +51,9 @@ static int summarize(const char *path, struct file_summary *s)
             if (ev.ts_ns + ev.dur_ns > s->last_ns)
                 s->last_ns = ev.ts_ns + ev.dur_ns;
         }
-        if (r->kind == PI_REC_LOST)
+        if (r->kind == PI_REC_LOST && r->arg[1] == PI_LOST_STRINGS)
+            s->strings_lost += r->arg[0];
+        else if (r->kind == PI_REC_LOST)
             s->lost += r->arg[0];
         else if (r->kind == PI_REC_PROCESS_END) {
             s->ended = 1;
@@ -83,6 +85,8 @@ static void print_process(const struct file_summary *s, int depth)
         printf(" %" PRId64, s->end_status);
     if (s->profiler_cpu_ns)
         printf(", profiler threads %.1f ms CPU", (double)s->profiler_cpu_ns / 1e6);
+    if (s->strings_lost)
+        printf(", %" PRIu64 " names or stacks not kept", s->strings_lost);
     printf("]\n");
 }
 

@@ -181,8 +181,9 @@ int pi_report_html(const char *path, struct pi_analysis *a)
           "details.site{margin:2px 0}details.native{margin-left:2em;color:#555}</style></head><body>\n",
           out);
     fprintf(out, "<h1>profinject report</h1>\n<p>%zu processes, %s, %" PRIu64 " records, %" PRIu64
-                 " lost</p>\n",
-            a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost);
+                 " lost, %" PRIu64 " names, paths or stacks not kept</p>\n",
+            a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost,
+            a->strings_lost);
     verdict_section(out, a);
     pi_html_gpu_sections(out, a);
     memory_plot(out, a);

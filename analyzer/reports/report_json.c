@@ -147,6 +147,7 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
     cJSON_AddNumberToObject(o, "end_ns", (double)(p->end_ns - a->base_ns));
     cJSON_AddNumberToObject(o, "records", (double)p->records);
     cJSON_AddNumberToObject(o, "lost", (double)p->lost);
+    cJSON_AddNumberToObject(o, "strings_lost", (double)p->strings_lost);
     cJSON_AddBoolToObject(o, "truncated", p->truncated);
     cJSON *end = cJSON_AddObjectToObject(o, "end");
     cJSON_AddStringToObject(end, "reason", !p->ended                         ? "unknown"
@@ -253,6 +254,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON_AddNumberToObject(inputs, "files", (double)a->process_count);
     cJSON_AddNumberToObject(inputs, "records", (double)a->records);
     cJSON_AddNumberToObject(inputs, "lost", (double)a->lost);
+    cJSON_AddNumberToObject(inputs, "strings_lost", (double)a->strings_lost);
     cJSON_AddNumberToObject(inputs, "span_ns", (double)(a->end_ns - a->base_ns));
     cJSON_AddNumberToObject(inputs, "base_monotonic_ns", (double)a->base_ns);
     cJSON_AddBoolToObject(inputs, "exact", a->options.exact);

@@ -293,6 +293,10 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     if (a->lost)
         fprintf(out, "warning: %" PRIu64 " records were dropped while recording (the writer fell "
                      "behind); figures below undercount\n\n", a->lost);
+    if (a->strings_lost)
+        fprintf(out, "warning: %" PRIu64 " names, paths or call stacks were not kept (the "
+                     "recorder's string table was full); the records that name them show none\n\n",
+                a->strings_lost);
     print_verdict(out, a);
     print_windows(out, a);
     print_steps(out, a);

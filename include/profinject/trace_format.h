@@ -202,6 +202,8 @@ enum pi_lost_reason {
     PI_LOST_BEFORE_INIT = 2,
     PI_LOST_WRITE_FAILED = 3,
     PI_LOST_GPU_TIME = 4, /* GPU durations of recorded calls that never arrived (format 2) */
+    PI_LOST_STRINGS = 5,  /* names, paths or stacks not kept: the string table was full, so the
+                           * records that name them say 0 (format 3) */
 };
 
 enum pi_end_reason {

@@ -87,6 +87,13 @@ uint32_t pi_strings_intern(struct pi_string_table *table, const char *text, size
 }
 
 /* Call stacks may fill the table only so far: names and paths keep the rest. */
+/* A string not kept: counted, for the trace to say (PI_LOST_STRINGS). */
+static uint32_t refuse(struct pi_string_table *table)
+{
+    atomic_fetch_add_explicit(&table->refused, 1, memory_order_relaxed);
+    return 0;
+}
+
 static int room_for_stacks(const struct pi_string_table *table)
 {
     return atomic_load_explicit(&table->next_id, memory_order_relaxed) <
@@ -101,7 +108,7 @@ uint32_t pi_strings_intern_kind(struct pi_string_table *table, uint16_t kind, co
     if (!table->memory)
         return 0;
     if (kind == PI_REC_STACK && !room_for_stacks(table))
-        return 0;
+        return refuse(table);
     if (length > PI_MAX_STRING_LEN)
         length = PI_MAX_STRING_LEN;
     uint64_t hash = fnv1a(text, length) ^ ((uint64_t)kind * 0x9E3779B97F4A7C15ull);
@@ -111,7 +118,7 @@ uint32_t pi_strings_intern_kind(struct pi_string_table *table, uint16_t kind, co
         uint32_t id = atomic_load_explicit(slot, memory_order_acquire);
         if (id == 0) {
             if (mine == 0 && (mine = create_entry(table, kind, hash, text, length)) == 0)
-                return 0;
+                return refuse(table);
             uint32_t expected = 0;
             if (atomic_compare_exchange_strong_explicit(slot, &expected, mine,
                                                         memory_order_release,
@@ -122,7 +129,7 @@ uint32_t pi_strings_intern_kind(struct pi_string_table *table, uint16_t kind, co
         if (entry_matches(table, id, kind, hash, text, length))
             return id;
     }
-    return 0;
+    return refuse(table);
 }
 
 const char *pi_strings_get(const struct pi_string_table *table, uint32_t id, uint32_t *length)

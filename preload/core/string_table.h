@@ -40,6 +40,7 @@ struct pi_string_table {
     uint32_t emit_from; /* writer only: lowest id maybe not yet written */
     void *memory;
     size_t memory_size;
+    _Atomic uint64_t refused; /* strings and stacks not kept: the table was full */
 };
 
 /**

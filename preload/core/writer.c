@@ -213,7 +213,7 @@ static uint64_t next_sample_gap(struct pi_writer *w, uint64_t process_cpu_ns)
     return gap;
 }
 
-static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count)
+static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count, unsigned reason)
 {
     struct pi_record *r = stage(w, 1);
     memset(r, 0, sizeof(*r));
@@ -221,8 +221,9 @@ static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count)
     r->tid = tid;
     r->ts = pi_clock_ticks();
     r->arg[0] = count;
-    r->arg[1] = PI_LOST_NO_BUFFER;
-    atomic_fetch_add(&pi_rec.stat_lost, count);
+    r->arg[1] = reason;
+    if (reason == PI_LOST_NO_BUFFER)
+        atomic_fetch_add(&pi_rec.stat_lost, count);
 }
 
 /* Turn the drop counters of threads (live or ended) into LOST records. */
@@ -236,10 +237,16 @@ static void stage_lost_counts(struct pi_writer *w)
         if (atomic_load_explicit(&slot->lost, memory_order_relaxed) != 0) {
             uint64_t count = atomic_exchange(&slot->lost, 0);
             if (count)
-                stage_lost(w, i ? atomic_load(&slot->tid) : 0, count);
+                stage_lost(w, i ? atomic_load(&slot->tid) : 0, count, PI_LOST_NO_BUFFER);
         }
         if (state == PI_SLOT_ENDED)
             atomic_store(&slot->state, PI_SLOT_FREE);
+    }
+    /* names, paths and stacks the string table had no room for: their records say 0 */
+    if (atomic_load_explicit(&pi_rec.strings.refused, memory_order_relaxed) != 0) {
+        uint64_t refused = atomic_exchange(&pi_rec.strings.refused, 0);
+        if (refused)
+            stage_lost(w, 0, refused, PI_LOST_STRINGS);
     }
 }
 

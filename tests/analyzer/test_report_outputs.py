@@ -54,6 +54,23 @@ class ReportOutputs(unittest.TestCase):
         leftovers = [n for n in os.listdir(out) if n.startswith(".")]
         self.assertEqual(leftovers, [], "no temporary file left behind")
 
+    def test_a_full_string_table_is_said_on_the_first_screen(self):
+        # 70,000 distinct paths, more than the recorder's 65,536 strings
+        data, traces = tempfile.mkdtemp(), tempfile.mkdtemp()
+        record([os.path.join(PROGRAMS, "prog_missing_files"), data, "70000"], traces)
+        json_path = os.path.join(traces, "r.json")
+        text = subprocess.run([ANALYZE, traces, "--json", json_path], check=True,
+                              capture_output=True, text=True).stdout
+        with open(json_path) as f:
+            report = json.load(f)
+        lost = report["inputs"]["strings_lost"]
+        # every path beyond the table's room, give or take the table's own few dozen others
+        self.assertGreater(lost, 70000 - 65536 - 200)
+        self.assertLess(lost, 70000)
+        self.assertEqual(report["inputs"]["lost"], 0, "records were not lost, only names")
+        first_screen = "\n".join(text.splitlines()[:8])
+        self.assertIn(f"warning: {lost} names, paths or call stacks were not kept", first_screen)
+
     def test_no_chrome_trace_when_nothing_was_read(self):
         out = tempfile.mkdtemp()
         chrome = os.path.join(out, "t.json")
