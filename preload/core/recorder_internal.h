@@ -54,6 +54,7 @@ struct pi_writer {
     int rate_refined;            /* the tick rate was measured again over REFINE_NS */
     uint64_t application_cpu_ns; /* the application threads' CPU time at the last sample */
     uint64_t next_flush_ns;
+    uint64_t next_removal_check_ns; /* when to look whether the trace file is still there */
 };
 
 struct pi_recorder {

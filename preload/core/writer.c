@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <zstd.h>
 
@@ -44,6 +45,26 @@ static void writer_fail(struct pi_writer *w, const char *what)
     pi_diag("cannot %s trace file %s: %s; tracing stopped, the program continues", what,
             pi_rec.trace_path[0] ? pi_rec.trace_path : pi_rec.config.output_dir,
             strerror(errno));
+}
+
+/* Writes to a trace file that was removed (its directory with it) still
+ * succeed, into an inode that goes with the process: once a second the
+ * file's link count says whether it is still there; when it is not, say so
+ * once and stop, as for a full disk. */
+#define REMOVAL_CHECK_NS 1000000000u
+
+static void check_not_removed(struct pi_writer *w, uint64_t now)
+{
+    if (w->failed || now < w->next_removal_check_ns)
+        return;
+    w->next_removal_check_ns = now + REMOVAL_CHECK_NS;
+    struct stat st;
+    if (syscall(SYS_fstat, w->fd, &st) == 0 && st.st_nlink == 0) {
+        w->failed = 1;
+        atomic_store(&pi_recording, 0);
+        pi_diag("trace file %s was removed while recording (its directory with it?); tracing "
+                "stopped, what it held is lost, the program continues", pi_rec.trace_path);
+    }
 }
 
 /* Compress @raw_len bytes of @raw into one frame and append it. */
@@ -410,6 +431,7 @@ static void writer_loop(struct pi_writer *w)
                                      (uint64_t)(int64_t)pi_rec.end_status,
                                      (uint64_t)pi_rec.end_reason, pi_background_cpu_ns());
             stage_clock_sync(w);
+            check_not_removed(w, now);
             flush_staging(w);
             w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
             atomic_store(&pi_rec.flush_done, requested);
