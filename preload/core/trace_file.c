@@ -78,6 +78,12 @@ int pi_trace_file_create(const char *dir, uint64_t start_realtime_ns, char *path
 }
 
 /* Read a small /proc file into @buf (NUL-terminated); its length, 0 on failure. */
+int pi_trace_file_removed(int fd)
+{
+    struct stat st;
+    return syscall(SYS_fstat, fd, &st) == 0 && st.st_nlink == 0;
+}
+
 static size_t read_proc_file(const char *path, char *buf, size_t size)
 {
     int fd = pi_sys_open(path, O_RDONLY | O_CLOEXEC, 0);

@@ -22,6 +22,10 @@
 int pi_trace_file_create(const char *dir, uint64_t start_realtime_ns, char *path,
                          size_t path_size);
 
+/* pi_trace_file_removed - whether the file behind @fd has no name left: writes to a removed
+ * trace file (its directory with it) still succeed, into an inode that goes with the process */
+int pi_trace_file_removed(int fd);
+
 struct pi_header_clock {
     int clock_source;
     uint64_t start_realtime_ns;

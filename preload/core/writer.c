@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <zstd.h>
 
@@ -47,19 +46,13 @@ static void writer_fail(struct pi_writer *w, const char *what)
             strerror(errno));
 }
 
-/* Writes to a trace file that was removed (its directory with it) still
- * succeed, into an inode that goes with the process: once a second the
- * file's link count says whether it is still there; when it is not, say so
- * once and stop, as for a full disk. */
-#define REMOVAL_CHECK_NS 1000000000u
-
+/* Once a second: a trace file removed while recording is said once, and the writer stops. */
 static void check_not_removed(struct pi_writer *w, uint64_t now)
 {
     if (w->failed || now < w->next_removal_check_ns)
         return;
-    w->next_removal_check_ns = now + REMOVAL_CHECK_NS;
-    struct stat st;
-    if (syscall(SYS_fstat, w->fd, &st) == 0 && st.st_nlink == 0) {
+    w->next_removal_check_ns = now + 1000000000u;
+    if (pi_trace_file_removed(w->fd)) {
         w->failed = 1;
         atomic_store(&pi_recording, 0);
         pi_diag("trace file %s was removed while recording (its directory with it?); tracing "
