@@ -19,6 +19,8 @@ void pi_html_text(FILE *out, const char *text)
             fputs("&amp;", out);
         else if (*c == '"')
             fputs("&quot;", out);
+        else if (*c == '\'')
+            fputs("&#39;", out);
         else
             fputc(*c, out);
     }

@@ -4,12 +4,17 @@
  */
 #include "report_html.h"
 
+#include "call_site_format.h"
+
 void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
                         const char *y_label)
 {
-    fprintf(out, "<h2>%s</h2>\n<svg id=\"%s\" width=\"%d\" height=\"%d\" "
+    /* titles carry names from the trace (ranges, calls): text, never markup */
+    fputs("<h2>", out);
+    pi_html_text(out, title);
+    fprintf(out, "</h2>\n<svg id=\"%s\" width=\"%d\" height=\"%d\" "
                  "xmlns=\"http://www.w3.org/2000/svg\">\n",
-            title, id, PLOT_W + 2 * MARGIN + 80, PLOT_H + 2 * MARGIN);
+            id, PLOT_W + 2 * MARGIN + 80, PLOT_H + 2 * MARGIN);
     fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
             MARGIN - 4, MARGIN + PLOT_H);
     fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",

@@ -113,8 +113,12 @@ static void thread_plot(FILE *out, const struct pi_analysis *a)
             if (wall <= 0 || t->events < 2)
                 continue;
             int y = 28 + 22 * row++;
-            fprintf(out, "<text x=\"4\" y=\"%d\" font-size=\"11\">%d/%u %.12s</text>\n", y + 13,
-                    p->header.pid, t->tid, t->name);
+            char name[13];
+            snprintf(name, sizeof(name), "%.12s", t->name);
+            fprintf(out, "<text x=\"4\" y=\"%d\" font-size=\"11\">%d/%u ", y + 13,
+                    p->header.pid, t->tid);
+            pi_html_text(out, name); /* the application names its threads */
+            fputs("</text>\n", out);
             double x = 160;
             for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
                 double share = (c == PI_TIME_CPU ? (double)pi_thread_cpu_ns(p, t)
@@ -156,8 +160,12 @@ static void latency_table(FILE *out, struct pi_latency_entry **list, size_t n)
         fprintf(out, "<th>%s</th>", pi_quantile_names[q]);
     fputs("</tr>\n", out);
     for (size_t i = 0; i < n && i < 25; i++) {
-        fprintf(out, "<tr><td>%s %s</td><td>%s</td><td>%" PRIu64 "</td><td>%s</td>",
-                list[i]->group, list[i]->name, list[i]->detail, list[i]->durations.count,
+        /* names of ranges, files and kernels come from the application */
+        fprintf(out, "<tr><td>%s ", list[i]->group);
+        pi_html_text(out, list[i]->name);
+        fputs("</td><td>", out);
+        pi_html_text(out, list[i]->detail);
+        fprintf(out, "</td><td>%" PRIu64 "</td><td>%s</td>", list[i]->durations.count,
                 pi_format_ns((double)list[i]->durations.sum));
         for (int q = 0; q < PI_QUANTILE_COUNT; q++)
             fprintf(out, "<td>%s</td>",

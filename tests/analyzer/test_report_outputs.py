@@ -7,6 +7,8 @@ and in the JSON.
 Run by ctest with the build's paths in the environment."""
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -15,6 +17,7 @@ import unittest
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
 PROGRAMS = os.environ["PI_PROGRAMS"]
+SOURCE = os.environ["PI_SOURCE"]
 MISSING = 25
 
 
@@ -70,6 +73,35 @@ class ReportOutputs(unittest.TestCase):
         self.assertEqual(report["inputs"]["lost"], 0, "records were not lost, only names")
         first_screen = "\n".join(text.splitlines()[:8])
         self.assertIn(f"warning: {lost} names, paths or call stacks were not kept", first_screen)
+
+    def test_names_that_are_markup_stay_text_in_a_real_browser(self):
+        chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not chromium:
+            self.fail("chromium is not installed (tools/setup installs it)")
+        work, traces = tempfile.mkdtemp(), tempfile.mkdtemp()
+        program = os.path.join(SOURCE, "tests", "programs", "py_html_names.py")
+        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+        run = subprocess.run([sys.executable, program, work], env=environment,
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.stdout, "ok\n", run.stderr)
+        page = os.path.join(work, "report.html")
+        subprocess.run([ANALYZE, traces, "--quiet", "--html", page], check=True,
+                       capture_output=True)
+        with open(page) as f:
+            html = f.read()
+        for raw in ("<img src=x", "<script>document", "<b>pwned"):
+            self.assertNotIn(raw, html)
+        # the range and the thread are on the page, as text (files are not listed there)
+        for shown in ("&lt;script&gt;document", "&lt;b&gt;pwned"):
+            self.assertIn(shown, html, "the name is on the page, as text")
+        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                              "--virtual-time-budget=3000", "--dump-dom", "file://" + page],
+                             capture_output=True, text=True, timeout=120).stdout
+        self.assertIn("</html>", dom)
+        # had any of them run, the body would carry the attribute it sets
+        self.assertNotRegex(dom, r"<body[^>]*data-pwned", "no injected script or handler ran")
+        self.assertRegex(dom, r"<body>")
+        self.assertNotIn("<b>pwned</b>", dom)
 
     def test_no_chrome_trace_when_nothing_was_read(self):
         out = tempfile.mkdtemp()
