@@ -46,18 +46,18 @@ static const struct {
          .code_filename = 104, .code_name = 112}},
     {9, {.frame_objects = 1, .frame_back = 24, .frame_code = 32, .frame_lasti = 104,
          .code_filename = 104, .code_name = 112, .interp_eval_breaker = 72,
-         .interp_recursion_limit = 64}},
+         .interp_recursion_limit = 64, .interp_calls_to_do = 88}},
     {10, {.frame_objects = 1, .frame_back = 24, .frame_code = 32, .frame_lasti = 96,
           .code_filename = 104, .code_name = 112, .interp_eval_breaker = 68,
-          .interp_recursion_limit = 64}},
+          .interp_recursion_limit = 64, .interp_calls_to_do = 88}},
     {11, {.tstate_cframe = 56, .cframe_current = 8, .frame_back = 48, .frame_code = 32,
           .frame_instr = 56, .frame_owner = 69, .code_filename = 112, .code_name = 128,
           .code_adaptive = 184, .code_firsttraceable = 168, .interp_eval_breaker = 100,
-          .interp_recursion_limit = 96}},
+          .interp_recursion_limit = 96, .interp_calls_to_do = 120}},
     {12, {.tstate_cframe = 56, .cframe_current = 0, .frame_back = 8, .frame_code = 0,
           .frame_instr = 56, .frame_owner = 70, .code_filename = 112, .code_name = 128,
           .code_adaptive = 192, .code_firsttraceable = 176, .interp_eval_breaker = 368,
-          .interp_recursion_limit = 376}},
+          .interp_recursion_limit = 376, .runtime_calls_to_do = 2032}},
     {13, {.tstate_current = 72, .frame_back = 8, .frame_code = 0, .frame_instr = 56,
           .frame_owner = 70, .code_filename = 112, .code_name = 128, .code_adaptive = 200,
           .code_firsttraceable = 184}},
@@ -186,6 +186,7 @@ static int resolve(void)
     LOOK_UP(this_thread_state, "PyGILState_GetThisThreadState");
     LOOK_UP(add_pending_call, "Py_AddPendingCall");
     LOOK_UP(main_interpreter, "PyInterpreterState_Main");
+    python.runtime = pi_dlsym(handle, "_PyRuntime");
     LOOK_UP(recursion_limit, "Py_GetRecursionLimit");
     LOOK_UP(unicode_length, "PyUnicode_GetLength");
     LOOK_UP(unicode_char, "PyUnicode_ReadChar");

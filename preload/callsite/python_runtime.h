@@ -61,8 +61,10 @@ struct pi_python_layout {
     size_t code_adaptive;       /* 3.11+: co_code_adaptive, the first code unit */
     size_t code_firsttraceable; /* 3.11+: int _co_firsttraceable, the RESUME */
     /* 3.9-3.12: PyInterpreterState.ceval.eval_breaker, and its recursion_limit
-     * beside it to check the place by (Py_GetRecursionLimit); see python_sampler.c */
-    size_t interp_eval_breaker, interp_recursion_limit;
+     * and pending.calls_to_do beside it to check the place by; see python_sampler.c.
+     * 3.12 queues the main thread's pending calls in _PyRuntime instead:
+     * ceval.pending_mainthread.calls_to_do there (runtime_calls_to_do) */
+    size_t interp_eval_breaker, interp_recursion_limit, interp_calls_to_do, runtime_calls_to_do;
 };
 
 /* The interpreter's functions, as found in this process. */
@@ -77,6 +79,7 @@ struct pi_python {
     void *(*this_thread_state)(void);
     int (*add_pending_call)(int (*)(void *), void *);
     void *(*main_interpreter)(void); /* PyInterpreterState_Main */
+    const char *runtime;             /* _PyRuntime, where exported */
     int (*recursion_limit)(void);    /* Py_GetRecursionLimit: holding the GIL only */
     void *(*current_frame_object)(void);      /* PyEval_GetFrame, 3.8-3.10 */
     int (*frame_object_line)(void *frame);    /* PyFrame_GetLineNumber, 3.8-3.10 */

@@ -15,9 +15,13 @@
  * pure Python got no sample at all (measured: 0 of 30 in a 300 ms loop on
  * 3.9 to 3.12, 30 on 3.13). So the sampler also sets eval_breaker, a flag
  * that only makes the main thread look at what is pending, and clears
- * itself when it has. Its place is the version's layout, checked once from
- * the main thread: the recursion limit beside it must read what
- * Py_GetRecursionLimit() says, or it is never written.
+ * itself when it has. Its place is the version's layout, checked before it
+ * is ever written: from the main thread at a sample, the recursion limit
+ * beside it must read what Py_GetRecursionLimit() says; or, for a main
+ * thread that never gives the GIL up (a loop of pure Python from the start,
+ * which no sample reaches otherwise), from the sampling thread right after
+ * a request: pending.calls_to_do must read 1, eval_breaker 0 or 1, and the
+ * recursion limit a plausible one.
  */
 #include "python_sampler.h"
 
@@ -46,6 +50,25 @@ static _Atomic int thread_started;
 static uint64_t last_ticks;      /* the previous sample, main thread only; 0: none */
 static _Atomic int *_Atomic eval_breaker; /* checked, or NULL: see above */
 static int breaker_checked;              /* main thread only */
+
+/* In the sampling thread, right after a request was queued: the three fields agree with
+ * the layout (see above). */
+static void check_eval_breaker_from_sampler(const struct pi_python *py)
+{
+    const struct pi_python_layout *l = &py->layout;
+    char *interp = py->main_interpreter ? py->main_interpreter() : NULL;
+    const char *queue = l->runtime_calls_to_do && py->runtime ? py->runtime + l->runtime_calls_to_do
+                        : l->interp_calls_to_do && interp ? interp + l->interp_calls_to_do
+                                                          : NULL;
+    if (!interp || !l->interp_eval_breaker || !queue || atomic_load(&eval_breaker))
+        return;
+    int limit, breaker, calls;
+    memcpy(&limit, interp + l->interp_recursion_limit, sizeof(limit));
+    memcpy(&breaker, interp + l->interp_eval_breaker, sizeof(breaker));
+    memcpy(&calls, queue, sizeof(calls));
+    if (calls == 1 && (breaker == 0 || breaker == 1) && limit >= 10 && limit <= 100000000)
+        atomic_store(&eval_breaker, (_Atomic int *)(interp + l->interp_eval_breaker));
+}
 
 /* In the main thread holding the GIL: find the interpreter's eval_breaker, once. */
 static void check_eval_breaker(const struct pi_python *py)
@@ -105,6 +128,10 @@ static void request_sample(void)
         return;
     }
     _Atomic int *breaker = atomic_load_explicit(&eval_breaker, memory_order_relaxed);
+    if (!breaker) {
+        check_eval_breaker_from_sampler(py);
+        breaker = atomic_load_explicit(&eval_breaker, memory_order_relaxed);
+    }
     if (breaker)
         atomic_store_explicit(breaker, 1, memory_order_relaxed);
 }
@@ -142,9 +169,18 @@ static void start_thread(void)
     }
 }
 
+/* A fork child (a DataLoader worker) samples this many times less often: each
+ * wake of the sampling thread costs about 17 us of CPU on a virtual machine,
+ * and a worker's main thread mostly waits for its next index; measured on the
+ * example job (4 workers' lives), sampling every process at 10 ms made the
+ * profiler's threads take 1.97% of the job's CPU instead of 1.22%. */
+#define CHILD_INTERVAL_FACTOR 4
+
 static void after_fork(void)
 {
     /* the child's interpreter is the parent's, at the same address */
+    if (interval_ns < UINT64_MAX / CHILD_INTERVAL_FACTOR)
+        interval_ns *= CHILD_INTERVAL_FACTOR;
     atomic_store(&requested, 0);
     last_ticks = 0;
     if (atomic_exchange(&thread_started, 0))

@@ -225,6 +225,27 @@ class PythonTime(unittest.TestCase):
                                            delta=0.025 + 0.05 * seconds, msg=(function, ours))
 
 
+    def test_a_loop_that_never_gives_the_gil_up_is_sampled(self):
+        # pure Python from the first line to the last: no call releases the GIL,
+        # so only a sample the sampling thread itself makes due can reach it
+        code = ("import time\ndef spin():\n    end = time.perf_counter() + 0.5\n"
+                "    while time.perf_counter() < end:\n        pass\nspin()\n")
+        for minor, python in pythons():
+            if minor < 9:
+                continue
+            with self.subTest(python=f"3.{minor}"):
+                traces = tempfile.mkdtemp()
+                subprocess.run([python, "-c", code], check=True, timeout=60,
+                               env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces))
+                out = os.path.join(traces, "r.json")
+                subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True,
+                               capture_output=True)
+                with open(out) as f:
+                    [profile] = json.load(f)["python_time"]
+                [spin] = [f for f in profile["functions"] if f["function"] == "spin"]
+                self.assertAlmostEqual(spin["inclusive_ns"] / 1e9, 0.5, delta=0.05)
+
+
 class UnknownPython(unittest.TestCase):
     def test_an_unknown_layout_is_said_once_and_nothing_is_read(self):
         roots = [os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))]
