@@ -136,14 +136,24 @@ static void request_sample(void)
         atomic_store_explicit(breaker, 1, memory_order_relaxed);
 }
 
+/* While a request waits (the main thread is inside one call, or blocked), asking
+ * again changes nothing: the sample comes when the call returns, weighted by the
+ * whole span. So the thread sleeps longer then, doubling up to this. */
+#define IDLE_INTERVAL_MAX_NS 100000000u
+
 static void *sampler_main(void *unused)
 {
     (void)unused;
     pi_guard_enter(); /* nothing this thread calls is recorded */
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
+    uint64_t gap = interval_ns;
     for (;;) {
-        next.tv_nsec += (long)interval_ns;
+        int waiting = atomic_load_explicit(&requested, memory_order_relaxed);
+        gap = !waiting ? interval_ns : gap * 2 < IDLE_INTERVAL_MAX_NS ? gap * 2 : IDLE_INTERVAL_MAX_NS;
+        if (gap < interval_ns)
+            gap = interval_ns;
+        next.tv_nsec += (long)gap;
         while (next.tv_nsec >= 1000000000L) {
             next.tv_nsec -= 1000000000L;
             next.tv_sec++;
