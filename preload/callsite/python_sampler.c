@@ -29,12 +29,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/background_thread.h"
 #include "core/diagnostics.h"
 #include "core/guard.h"
 #include "core/process_events.h"
+#include "core/raw_syscalls.h"
 #include "core/recorder.h"
 #include "core/settings.h"
 #include "python_frames.h"
@@ -46,6 +46,8 @@
 
 static uint64_t interval_ns;     /* 0: no sampling */
 static _Atomic int requested;    /* a pending call is on its way */
+static _Atomic uint32_t sampler_wake; /* 1: the main thread woke the sampling thread */
+static _Atomic int backing_off;      /* the sampling thread sleeps longer than the interval */
 static _Atomic int thread_started;
 static uint64_t last_ticks;      /* the previous sample, main thread only; 0: none */
 static _Atomic int *_Atomic eval_breaker; /* checked, or NULL: see above */
@@ -108,6 +110,11 @@ static int take_sample(void *unused)
         }
         last_ticks = now;
         check_eval_breaker(py);
+        if (atomic_load_explicit(&backing_off, memory_order_relaxed)) {
+            atomic_store_explicit(&backing_off, 0, memory_order_relaxed);
+            atomic_store_explicit(&sampler_wake, 1, memory_order_relaxed);
+            pi_futex_wake(&sampler_wake, 1);
+        }
     }
     pi_guard_restore(guard);
     errno = saved;
@@ -136,30 +143,32 @@ static void request_sample(void)
         atomic_store_explicit(breaker, 1, memory_order_relaxed);
 }
 
-/* While a request waits (the main thread is inside one call, or blocked), asking
+/* While a request waits (the main thread inside one call, or blocked), asking
  * again changes nothing: the sample comes when the call returns, weighted by the
- * whole span. So the thread sleeps longer then, doubling up to this. */
+ * whole span. So the thread sleeps longer then, doubling up to this, and the
+ * sample that ends the wait wakes it, so that the spans after it are short again. */
 #define IDLE_INTERVAL_MAX_NS 100000000u
+
 
 static void *sampler_main(void *unused)
 {
     (void)unused;
     pi_guard_enter(); /* nothing this thread calls is recorded */
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
     uint64_t gap = interval_ns;
     for (;;) {
-        int waiting = atomic_load_explicit(&requested, memory_order_relaxed);
-        gap = !waiting ? interval_ns : gap * 2 < IDLE_INTERVAL_MAX_NS ? gap * 2 : IDLE_INTERVAL_MAX_NS;
-        if (gap < interval_ns)
+        pi_futex_wait(&sampler_wake, 0, gap);
+        if (atomic_exchange_explicit(&sampler_wake, 0, memory_order_relaxed)) {
+            /* the sample that ended a long wait: the next one an interval from it */
             gap = interval_ns;
-        next.tv_nsec += (long)gap;
-        while (next.tv_nsec >= 1000000000L) {
-            next.tv_nsec -= 1000000000L;
-            next.tv_sec++;
+            continue;
         }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-            ;
+        if (atomic_load_explicit(&requested, memory_order_relaxed)) {
+            /* not served in a whole gap: the main thread is inside one call */
+            gap = gap * 2 < IDLE_INTERVAL_MAX_NS ? gap * 2 : IDLE_INTERVAL_MAX_NS;
+            atomic_store_explicit(&backing_off, 1, memory_order_relaxed);
+            continue;
+        }
+        gap = interval_ns;
         request_sample();
     }
     return NULL;
