@@ -29,8 +29,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/background_thread.h"
+#include "core/clock.h"
 #include "core/diagnostics.h"
 #include "core/guard.h"
 #include "core/process_events.h"
@@ -150,24 +152,46 @@ static void request_sample(void)
 #define IDLE_INTERVAL_MAX_NS 100000000u
 
 
+/* The next moment to ask, from @at: one interval on average, drawn uniformly
+ * from half to one and a half (xorshift64) so that the samples never lock onto
+ * the phase of a training step, which would leave the same part of every step
+ * (the optimizer's, just after the backward pass) unsampled. */
+static uint64_t next_moment(uint64_t at, uint64_t *random)
+{
+    uint64_t x = *random;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *random = x;
+    return at + interval_ns / 2 + x % (interval_ns ? interval_ns : 1);
+}
+
 static void *sampler_main(void *unused)
 {
     (void)unused;
     pi_guard_enter(); /* nothing this thread calls is recorded */
-    uint64_t gap = interval_ns;
+    uint64_t random = pi_clock_ticks() | 1, gap = interval_ns;
+    uint64_t next = next_moment(pi_clock_ns(CLOCK_MONOTONIC), &random);
     for (;;) {
-        pi_futex_wait(&sampler_wake, 0, gap);
-        if (atomic_exchange_explicit(&sampler_wake, 0, memory_order_relaxed)) {
-            /* the sample that ended a long wait: the next one an interval from it */
+        uint64_t now = pi_clock_ns(CLOCK_MONOTONIC);
+        uint64_t until = atomic_load_explicit(&backing_off, memory_order_relaxed) ? now + gap : next;
+        if (until > now)
+            pi_futex_wait(&sampler_wake, 0, until - now);
+        now = pi_clock_ns(CLOCK_MONOTONIC);
+        if (atomic_exchange_explicit(&sampler_wake, 0, memory_order_relaxed) || now < next) {
+            /* the sample that ended a long wait: back to the moments as drawn */
             gap = interval_ns;
             continue;
         }
+        while (next <= now)
+            next = next_moment(next, &random);
         if (atomic_load_explicit(&requested, memory_order_relaxed)) {
-            /* not served in a whole gap: the main thread is inside one call */
+            /* not served since the last moment: the main thread is inside one call */
             gap = gap * 2 < IDLE_INTERVAL_MAX_NS ? gap * 2 : IDLE_INTERVAL_MAX_NS;
             atomic_store_explicit(&backing_off, 1, memory_order_relaxed);
             continue;
         }
+        atomic_store_explicit(&backing_off, 0, memory_order_relaxed);
         gap = interval_ns;
         request_sample();
     }
