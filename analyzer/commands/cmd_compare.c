@@ -135,18 +135,23 @@ static double number(const cJSON *object, const char *key)
 
 /* The tree's host memory peak: at one moment (host_memory), or in reports
  * written before it existed the largest process's, never a sum of peaks. */
+/* The largest @field of the @object of any process of @report. */
+static double largest_of_processes(const cJSON *report, const char *object, const char *field)
+{
+    double largest = 0;
+    const cJSON *process;
+    cJSON_ArrayForEach(process, cJSON_GetObjectItem(report, "processes")) {
+        double value = number(cJSON_GetObjectItem(process, object), field);
+        largest = value > largest ? value : largest;
+    }
+    return largest;
+}
+
 static double peak_memory(const cJSON *report)
 {
     const cJSON *host = cJSON_GetObjectItem(report, "host_memory");
-    if (host)
-        return number(host, "rss_peak_bytes");
-    double peak = 0;
-    const cJSON *process;
-    cJSON_ArrayForEach(process, cJSON_GetObjectItem(report, "processes")) {
-        double rss = number(cJSON_GetObjectItem(process, "memory"), "rss_peak_bytes");
-        peak = rss > peak ? rss : peak;
-    }
-    return peak;
+    return host ? number(host, "rss_peak_bytes")
+                : largest_of_processes(report, "memory", "rss_peak_bytes");
 }
 
 /* Both reports passed complete_report: their calls have group, name and class. */
@@ -161,16 +166,10 @@ static const cJSON *find_call(const cJSON *report, const cJSON *like)
     return NULL;
 }
 
-/* The device memory peak: the largest process's (peak_bytes of its gpu_memory). */
+/* The device memory peak: the largest process's. */
 static double peak_device_memory(const cJSON *report)
 {
-    double peak = 0;
-    const cJSON *process;
-    cJSON_ArrayForEach(process, cJSON_GetObjectItem(report, "processes")) {
-        double bytes = number(cJSON_GetObjectItem(process, "gpu_memory"), "peak_bytes");
-        peak = bytes > peak ? bytes : peak;
-    }
-    return peak;
+    return largest_of_processes(report, "gpu_memory", "peak_bytes");
 }
 
 /* Calls BASE made at least @min_count times that NEW never made: each a line, and a

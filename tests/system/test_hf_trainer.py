@@ -11,10 +11,12 @@ pipeline are separate entries agreeing with the job's own clock. Run by
 ctest with the build's paths in the environment."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from profiled_job import run_and_report  # noqa: E402
 
 LAUNCHER = os.environ["PI_LAUNCHER"]
 SOURCE = os.environ["PI_SOURCE"]
@@ -30,19 +32,12 @@ class HuggingFaceTrainer(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         work = tempfile.mkdtemp(prefix="pi-hf-")
-        traces, summary = os.path.join(work, "traces"), os.path.join(work, "job.json")
-        run = subprocess.run([LAUNCHER, "run", "-o", traces, "--", sys.executable, JOB,
-                              "--summary", summary],
-                             env=dict(os.environ, HF_HUB_OFFLINE="1"), capture_output=True,
-                             text=True, timeout=600)
-        assert run.returncode == 0, run.stderr[-3000:]
+        summary = os.path.join(work, "job.json")
+        cls.report, cls.text = run_and_report(
+            LAUNCHER, work, [sys.executable, JOB, "--summary", summary],
+            env=dict(os.environ, HF_HUB_OFFLINE="1"))
         with open(summary) as f:
             cls.job = json.load(f)
-        report = os.path.join(work, "report.json")
-        subprocess.run([LAUNCHER, "analyze", traces, "--quiet", "--json", report], check=True,
-                       capture_output=True)
-        with open(report) as f:
-            cls.report = json.load(f)
         [cls.main] = [p for p in cls.report["processes"] if p["pid"] == cls.job["pid"]]
         [cls.profile] = [p for p in cls.report["python_time"] if p["pid"] == cls.job["pid"]]
 
@@ -98,8 +93,7 @@ class HuggingFaceTrainer(unittest.TestCase):
         self.assertLessEqual(sum(p["inclusive_ns"] for p in parts), self.profile["sampled_ns"])
 
     def test_the_text_report_shows_the_functions(self):
-        text = subprocess.run([LAUNCHER, "analyze", os.path.dirname(self.main["file"])],
-                              capture_output=True, text=True, check=True).stdout
+        text = self.text
         self.assertIn(f"PYTHON TIME (pid {self.job['pid']}", text)
         self.assertIn("Trainer.train (transformers/trainer.py)", text)
 

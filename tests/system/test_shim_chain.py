@@ -9,10 +9,12 @@ figures: its pid and its peak RSS (getrusage). Run by ctest with the
 build's paths in the environment."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from profiled_job import run_and_report  # noqa: E402
 
 LAUNCHER = os.environ["PI_LAUNCHER"]
 JOB = """
@@ -39,21 +41,13 @@ class ShimChain(unittest.TestCase):
         if not cls.shim:
             raise unittest.SkipTest("no pyenv shim here")
         work = tempfile.mkdtemp(prefix="pi-shim-")
-        traces, truth = os.path.join(work, "traces"), os.path.join(work, "job.json")
+        truth = os.path.join(work, "job.json")
         env = dict(os.environ)
         env["PATH"] = os.path.dirname(cls.shim) + os.pathsep + env["PATH"]
-        run = subprocess.run([LAUNCHER, "run", "-o", traces, "--", cls.shim, "-c", JOB, truth],
-                             env=env, capture_output=True, text=True, timeout=300)
-        assert run.returncode == 0, run.stderr
+        cls.report, cls.text = run_and_report(LAUNCHER, work, [cls.shim, "-c", JOB, truth],
+                                              env=env, timeout=300)
         with open(truth) as f:
             cls.job = json.load(f)
-        report = os.path.join(work, "report.json")
-        subprocess.run([LAUNCHER, "analyze", traces, "--quiet", "--json", report], check=True,
-                       capture_output=True)
-        with open(report) as f:
-            cls.report = json.load(f)
-        cls.text = subprocess.run([LAUNCHER, "analyze", traces], capture_output=True,
-                                  text=True).stdout
 
     def test_the_verdict_is_about_the_python_image(self):
         first = self.report["verdict"][0]
