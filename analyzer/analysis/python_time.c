@@ -152,7 +152,8 @@ void pi_python_time_finish_file(struct pi_analysis *a, const struct pi_reader *r
     /* the positions in the index are done with once the file is */
     pi_u64_map_free(p->index);
     p->index = NULL;
-    qsort(p->functions, p->function_count, sizeof(*p->functions), by_inclusive);
+    if (p->function_count > 1) /* none: no array at all, which qsort may not be given */
+        qsort(p->functions, p->function_count, sizeof(*p->functions), by_inclusive);
 }
 
 const struct pi_python_profile *pi_python_time_of(const struct pi_analysis *a,
