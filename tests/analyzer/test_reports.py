@@ -172,35 +172,6 @@ class Outputs(unittest.TestCase):
 
 
 FIXTURES = os.path.join(SOURCE, "tests", "analyzer", "fixtures", "h100")
-
-
-def launch_records(path):
-    """GPU launch records (kind 17) of a trace file, decoded here from the
-    format as include/profinject documents it, not by the analyzer: the zstd
-    CLI gives the header and the frames; a frame is a 16-byte header and its
-    records, their bytes transposed (feature 2: byte b of record i at
-    b * count + i); strings and stacks take continuation slots."""
-    content = subprocess.run(["zstd", "-q", "-d", "-c", path], capture_output=True,
-                             check=True).stdout
-    header_size = struct.unpack_from("<H", content, 10)[0]
-    features = struct.unpack_from("<I", content, 16)[0]
-    at, launches = header_size, 0
-    while at + 16 <= len(content):
-        magic, count = struct.unpack_from("<II", content, at)
-        assert magic == 0x52464950, "a frame starts with PIFR"
-        body = np.frombuffer(content, np.uint8, count * 48, at + 16)
-        rows = body.reshape(48, count).T.copy() if features & 2 else body.reshape(count, 48)
-        kinds = rows[:, 0].astype(np.uint16) | (rows[:, 1].astype(np.uint16) << 8)
-        lengths = rows[:, 32:40].copy().view(np.uint64).ravel()
-        i = 0
-        while i < count:
-            if kinds[i] in (1, 24, 25):  # string, module, stack: their bytes follow
-                i += 1 + (int(lengths[i]) + 47) // 48
-                continue
-            launches += kinds[i] == 17
-            i += 1
-        at += 16 + count * 48
-    return launches
 FALSE_ALARMS = {"input-bound", "lock-bound", "sync-bound", "file-io-bound", "copy-bound"}
 
 
@@ -462,9 +433,6 @@ class PyTorchVerdict(unittest.TestCase):
         [main] = [p for p in fast["processes"] if p["children"] == 2]
         # 256 samples / 16 per batch = 16 batches, one step per batch received
         self.assertEqual(main["steps"]["count"], 16)
-
-
-FIXTURES = os.path.join(SOURCE, "tests", "analyzer", "fixtures", "h100")
 
 
 def launch_records(path):
