@@ -4,11 +4,9 @@
  * in analyzer/REPORT.md. Times are integer nanoseconds, sizes bytes.
  */
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/gpu_analysis.h"
 #include "call_site_format.h"
