@@ -55,39 +55,45 @@ static uint64_t last_ticks;      /* the previous sample, main thread only; 0: no
 static _Atomic int *_Atomic eval_breaker; /* checked, or NULL: see above */
 static int breaker_checked;              /* main thread only */
 
+/* The main interpreter, when this version's layout has an eval_breaker: its recursion
+ * limit, read beside it, in @limit. */
+static char *interpreter_with_breaker(const struct pi_python *py, int *limit)
+{
+    char *interp = py->main_interpreter ? py->main_interpreter() : NULL;
+    if (!interp || !py->layout.interp_eval_breaker)
+        return NULL;
+    memcpy(limit, interp + py->layout.interp_recursion_limit, sizeof(*limit));
+    return interp;
+}
+
 /* In the sampling thread, right after a request was queued: the three fields agree with
  * the layout (see above). */
 static void check_eval_breaker_from_sampler(const struct pi_python *py)
 {
     const struct pi_python_layout *l = &py->layout;
-    char *interp = py->main_interpreter ? py->main_interpreter() : NULL;
+    int limit, breaker, calls;
+    char *interp = interpreter_with_breaker(py, &limit);
     const char *queue = l->runtime_calls_to_do && py->runtime ? py->runtime + l->runtime_calls_to_do
                         : l->interp_calls_to_do && interp ? interp + l->interp_calls_to_do
                                                           : NULL;
-    if (!interp || !l->interp_eval_breaker || !queue || atomic_load(&eval_breaker))
+    if (!interp || !queue || atomic_load(&eval_breaker))
         return;
-    int limit, breaker, calls;
-    memcpy(&limit, interp + l->interp_recursion_limit, sizeof(limit));
     memcpy(&breaker, interp + l->interp_eval_breaker, sizeof(breaker));
     memcpy(&calls, queue, sizeof(calls));
     if (calls == 1 && (breaker == 0 || breaker == 1) && limit >= 10 && limit <= 100000000)
         atomic_store(&eval_breaker, (_Atomic int *)(interp + l->interp_eval_breaker));
 }
 
-/* In the main thread holding the GIL: find the interpreter's eval_breaker, once. */
+/* In the main thread holding the GIL: the recursion limit beside it is Python's own, once. */
 static void check_eval_breaker(const struct pi_python *py)
 {
     if (breaker_checked)
         return;
     breaker_checked = 1;
-    const struct pi_python_layout *l = &py->layout;
-    char *interp = py->main_interpreter ? py->main_interpreter() : NULL;
-    if (!interp || !l->interp_eval_breaker || !py->recursion_limit)
-        return;
     int limit;
-    memcpy(&limit, interp + l->interp_recursion_limit, sizeof(limit));
-    if (limit == py->recursion_limit())
-        atomic_store(&eval_breaker, (_Atomic int *)(interp + l->interp_eval_breaker));
+    char *interp = interpreter_with_breaker(py, &limit);
+    if (interp && py->recursion_limit && limit == py->recursion_limit())
+        atomic_store(&eval_breaker, (_Atomic int *)(interp + py->layout.interp_eval_breaker));
 }
 
 /* The pending call: in the main thread, holding the GIL, between bytecodes. Returns 0, raises nothing. */

@@ -101,17 +101,13 @@ static inline void pi_emit_into(struct pi_thread *t, struct pi_buffer *buf, uint
 }
 
 /**
- * pi_emit - append one record to the calling thread's buffer
- *
- * The hot path, inlined into every hook: no lock, no malloc, no syscall
- * except when a buffer fills. Drops and counts the record when no buffer
- * is free.
+ * pi_emit_while_paused - append one record whether recording is on or not:
+ * the record that closes a capture window, written after recording stopped
+ * so that no other record comes later than it
  */
-static inline void pi_emit(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur,
-                           uint64_t arg0, uint64_t arg1, uint64_t arg2)
+static inline void pi_emit_while_paused(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur,
+                                        uint64_t arg0, uint64_t arg1, uint64_t arg2)
 {
-    if (!atomic_load_explicit(&pi_recording, memory_order_relaxed))
-        return;
     struct pi_thread *t = &pi_tls;
     struct pi_buffer *buf = t->buf;
     if (__builtin_expect(t->generation != atomic_load_explicit(&pi_generation,
@@ -122,6 +118,20 @@ static inline void pi_emit(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t 
         return;
     }
     pi_emit_into(t, buf, kind, flags, ts, dur, arg0, arg1, arg2);
+}
+
+/**
+ * pi_emit - append one record to the calling thread's buffer, while recording
+ *
+ * The hot path, inlined into every hook: no lock, no malloc, no syscall
+ * except when a buffer fills. Drops and counts the record when no buffer
+ * is free.
+ */
+static inline void pi_emit(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur,
+                           uint64_t arg0, uint64_t arg1, uint64_t arg2)
+{
+    if (atomic_load_explicit(&pi_recording, memory_order_relaxed))
+        pi_emit_while_paused(kind, flags, ts, dur, arg0, arg1, arg2);
 }
 
 /**
