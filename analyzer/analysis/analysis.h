@@ -121,6 +121,14 @@ struct pi_process_info {
     struct pi_gpu_timeline *gpu_timeline; /* GPU busy over time, launch span; NULL: no launch, no GPU time */
 };
 
+/* pi_process_host_pid - the pid the host sees for @p when it lived in another PID
+ * namespace (a container) and that pid is known, else 0 */
+static inline int pi_process_host_pid(const struct pi_process_info *p)
+{
+    return p->header.outer_pid > 0 && p->header.outer_pid != p->header.pid ? p->header.outer_pid
+                                                                           : 0;
+}
+
 /* Per-thread figures (threads.c). */
 /* pi_main_thread - the main thread of @process, or NULL */
 struct pi_thread_info *pi_main_thread(const struct pi_process_info *process);

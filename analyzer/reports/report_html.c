@@ -151,6 +151,26 @@ static void verdict_section(FILE *out, const struct pi_analysis *a)
     fputs("</ol>\n", out);
 }
 
+/* Each process as it saw itself and, in a container, as the host saw it. */
+static void process_table(FILE *out, const struct pi_analysis *a)
+{
+    fputs("<h2>Processes</h2>\n<table id=\"processes\"><tr><th>pid</th><th>host pid</th>"
+          "<th>ppid</th><th>peak RSS</th><th>command</th></tr>\n", out);
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        fprintf(out, "<tr><td>%d</td><td>", p->header.pid);
+        if (pi_process_host_pid(p))
+            fprintf(out, "%d", pi_process_host_pid(p));
+        else
+            fputs("same", out);
+        fprintf(out, "</td><td>%d</td><td>%s</td><td style=\"text-align:left\">", p->header.ppid,
+                pi_format_bytes((double)p->rss_peak));
+        pi_html_text(out, p->command ? p->command : "");
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
 static void latency_table(FILE *out, struct pi_latency_entry **list, size_t n)
 {
     fputs("<h2>Latency</h2>\n<table id=\"latency\"><tr><th>call</th><th>class</th><th>count</th>"
@@ -205,6 +225,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     if (list)
         latency_table(out, list, n);
     free(list);
+    process_table(out, a);
     fputs("</body></html>\n", out);
     fclose(out);
     int result = pi_write_file_atomically(path, page, size);

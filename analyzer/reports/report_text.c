@@ -250,6 +250,11 @@ static void print_memory(FILE *out, const struct pi_analysis *a)
                 pi_format_ns((double)(host->rss_peak_ns > a->base_ns ? host->rss_peak_ns - a->base_ns
                                                                      : 0)),
                 host->processes_alive, host->processes_alive == 1 ? "" : "es");
+    int contained = 0;
+    for (size_t i = 0; i < a->process_count; i++)
+        contained |= pi_process_host_pid(&a->processes[i]) != 0;
+    if (contained)
+        fprintf(out, "  %7s", "host pid");
     fprintf(out, "  %7s %7s %10s %10s %12s %12s %10s %10s  %s\n", "pid", "ppid", "rss peak",
             "at", "growth", "2nd half", "user cpu", "sys cpu", "command");
     for (size_t i = 0; i < a->process_count; i++) {
@@ -258,7 +263,11 @@ static void print_memory(FILE *out, const struct pi_analysis *a)
         char whole[32], half[32];
         snprintf(whole, sizeof(whole), "%.2f MB/s", pi_series_slope(&p->rss, 0) / 1e6);
         snprintf(half, sizeof(half), "%.2f MB/s", pi_series_slope(&p->rss, middle) / 1e6);
-        char image[32];
+        char image[32], host_pid[16] = "-";
+        if (pi_process_host_pid(p))
+            snprintf(host_pid, sizeof(host_pid), "%d", pi_process_host_pid(p));
+        if (contained)
+            fprintf(out, "  %8s", host_pid);
         fprintf(out, "  %7d %7d %10s %10s %12s %12s %10s %10s  %s%.40s\n", p->header.pid,
                 p->header.ppid, pi_format_bytes((double)p->rss_peak),
                 pi_format_ns((double)(p->rss_peak_ns > a->base_ns ? p->rss_peak_ns - a->base_ns : 0)),
@@ -266,6 +275,22 @@ static void print_memory(FILE *out, const struct pi_analysis *a)
                 pi_format_ns((double)p->cpu_sys_ns), exec_image(a, p, image, sizeof(image)),
                 p->command);
     }
+}
+
+/* Pids are as each process saw itself; a container's are not the host's. */
+static void print_host_pids(FILE *out, const struct pi_analysis *a)
+{
+    int told = 0;
+    for (size_t i = 0; i < a->process_count; i++) {
+        int host = pi_process_host_pid(&a->processes[i]);
+        if (!host)
+            continue;
+        fprintf(out, "%s pid %d is %d on the host", told ? "," : "in other PID namespaces (containers):",
+                a->processes[i].header.pid, host);
+        told = 1;
+    }
+    if (told)
+        fputs("\n\n", out);
 }
 
 /* What the profiler's own threads cost, from the processes that ended normally. */
@@ -290,6 +315,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     fprintf(out, "profinject report: %zu processes, %s, %" PRIu64 " records, %" PRIu64 " lost\n\n",
             a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost);
     print_profiling_cost(out, a);
+    print_host_pids(out, a);
     if (a->lost)
         fprintf(out, "warning: %" PRIu64 " records were dropped while recording (the writer fell "
                      "behind); figures below undercount\n\n", a->lost);

@@ -28,6 +28,13 @@
  * pid as the process sees it, so that processes of several PID namespaces
  * (containers each with a pid 1) can share one directory. */
 #define PI_CONTROL_SOCKET_FORMAT "%s/%d.%llu.sock"
+/* A control directory that starts with '@' names the abstract socket
+ * namespace instead of a directory: no file is made (a container's file
+ * system is left as it was), the socket is reachable from the process's
+ * network namespace only, and the SO_PEERCRED check is the only gate.
+ * `profinject attach` sets it for a process in other namespaces. */
+#define PI_CONTROL_ABSTRACT_DIR "@profinject"
+
 /* The longest control directory whose socket paths fit in sun_path (108
  * bytes with its NUL): the longest pid and inode leave this much. */
 #define PI_CONTROL_DIR_MAX (108 - sizeof("/2147483647.18446744073709551615.sock"))

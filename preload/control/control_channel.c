@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,8 @@ static const char *control_directory(char *buf, size_t size)
         snprintf(buf, size, "%s", dir);
     else
         snprintf(buf, size, "/tmp/profinject-%u", (unsigned)geteuid());
+    if (buf[0] == '@')
+        return buf; /* the abstract namespace: no file, nothing to check */
     if (syscall(SYS_mkdirat, AT_FDCWD, buf, 0700) != 0 && errno != EEXIST)
         return NULL;
     struct stat st;
@@ -241,16 +244,24 @@ static void listen_here(void)
         return;
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     snprintf(address.sun_path, sizeof(address.sun_path), "%s", socket_path);
-    unlink(socket_path); /* a stale socket of a process that had our pid */
-    if (syscall(SYS_bind, fd, &address, sizeof(address)) != 0 || chmod(socket_path, 0600) != 0 ||
-        syscall(SYS_listen, fd, 8) != 0) {
+    socklen_t length = sizeof(address);
+    int abstract = socket_path[0] == '@';
+    if (abstract) {
+        address.sun_path[0] = '\0'; /* the name is what follows, without a NUL of its own */
+        length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(socket_path));
+    } else {
+        unlink(socket_path); /* a stale socket of a process that had our pid */
+    }
+    if (syscall(SYS_bind, fd, &address, length) != 0 ||
+        (!abstract && chmod(socket_path, 0600) != 0) || syscall(SYS_listen, fd, 8) != 0) {
         pi_sys_close(fd);
         socket_path[0] = '\0';
         return;
     }
     if (pi_background_thread(listener, (void *)(intptr_t)fd) != 0) {
         pi_sys_close(fd);
-        unlink(socket_path);
+        if (!abstract)
+            unlink(socket_path);
         socket_path[0] = '\0';
     } else {
         listen_fd = fd;
@@ -297,7 +308,7 @@ void pi_control_after_fork(void)
 
 void pi_control_stop(void)
 {
-    if (socket_path[0])
+    if (socket_path[0] && socket_path[0] != '@')
         unlink(socket_path);
     socket_path[0] = '\0';
 }

@@ -12,6 +12,7 @@
 void pi_config_from_env(struct pi_config *config)
 {
     memset(config, 0, sizeof(*config));
+    config->output_dir_fd = -1;
     const char *dir = getenv("PROFINJECT_OUTPUT");
     if (!dir || !*dir)
         dir = "profinject-traces";

@@ -17,6 +17,11 @@
 
 struct pi_config {
     char output_dir[PATH_MAX];
+    /* a process in a container attached from the host: the host's output
+     * directory as a descriptor (core/output_handoff.h), -1 otherwise, and
+     * the pid the host sees for process host_pid_of (0: not known) */
+    int output_dir_fd;
+    int host_pid, host_pid_of;
     uint64_t flush_interval_ns;  /* PROFINJECT_FLUSH_MS, default 100 */
     uint64_t sample_interval_ns; /* PROFINJECT_SAMPLE_MS, default 50, 0 = off */
     uint64_t wait_threshold_ns;  /* PROFINJECT_WAIT_US, default 20: shorter waits are not recorded */

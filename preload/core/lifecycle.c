@@ -2,6 +2,7 @@
  * lifecycle.c - lazy set-up of the core and the end of the trace.
  */
 #include "lifecycle.h"
+#include "output_handoff.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -60,6 +61,8 @@ void pi_init_slow(void)
     pi_real_resolve();
     struct pi_config config;
     pi_config_from_env(&config);
+    if (pi_output_handoff_take(&config) != 0)
+        config.disabled = 1; /* never into the container's own files instead */
     if (pi_recorder_start(&config) == 0) {
         pi_fatal_signals_install();
         ends_at_exit = on_exit(end_at_exit, NULL) == 0;

@@ -26,6 +26,7 @@ struct setting {
  * that they are not taken for typos. */
 static const struct setting settings[] = {
     {"PROFINJECT_OUTPUT", TEXT, 0, 0, 0, NULL},
+    {"PROFINJECT_OUTPUT_HANDOFF", TEXT, 0, 0, 0, NULL},
     {"PROFINJECT_FLUSH_MS", NUMBER, 1, 3600000, 100, NULL},
     {"PROFINJECT_SAMPLE_MS", NUMBER, 0, 3600000, PI_DEFAULT_SAMPLE_MS, NULL},
     {"PROFINJECT_WAIT_US", NUMBER, 0, 60000000, 20, NULL},
@@ -148,7 +149,7 @@ int pi_setting_flag(const char *name)
  * Its maps are read in chunks, a match across two chunks kept by an overlap. */
 static int parent_traced(void)
 {
-    static const char needle[] = "/libprofinject.so";
+    static const char needle[] = "libprofinject.so"; /* a file, or the memfd of attach */
     char path[64], buf[4096 + sizeof(needle)];
     snprintf(path, sizeof(path), "/proc/%d/maps", (int)getppid());
     int fd = pi_sys_open(path, O_RDONLY | O_CLOEXEC, 0), found = 0;

@@ -2,6 +2,7 @@
 #include "trace_file.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include "profinject/trace_format.h"
+#include "config.h"
+#include "diagnostics.h"
 #include "raw_syscalls.h"
 
 static int make_directories(const char *dir)
@@ -41,8 +44,31 @@ static void sanitize(char *text)
             *text = '_';
 }
 
-int pi_trace_file_create(const char *dir, uint64_t start_realtime_ns, char *path,
-                         size_t path_size)
+/* A new trace file in the directory @dir_fd: its descriptor, -1 with errno. */
+static int create_in(int dir_fd, const char *dir, uint64_t start_realtime_ns, char *path,
+                     size_t path_size)
+{
+    struct utsname uts;
+    char host[65] = "host";
+    if (uname(&uts) == 0)
+        snprintf(host, sizeof(host), "%s", uts.nodename);
+    sanitize(host);
+    char name[256];
+    snprintf(name, sizeof(name), "%s.%d.%llu.pitrace.zst", host, (int)getpid(),
+             (unsigned long long)start_realtime_ns);
+    int n = snprintf(path, path_size, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= path_size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* relative to the directory we checked, never through a link */
+    return (int)syscall(SYS_openat, dir_fd, name,
+                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+/* A new trace file in @dir, made with its parents. */
+static int create_at_path(const char *dir, uint64_t start_realtime_ns, char *path,
+                          size_t path_size)
 {
     if (make_directories(dir) != 0)
         return -1;
@@ -54,26 +80,38 @@ int pi_trace_file_create(const char *dir, uint64_t start_realtime_ns, char *path
             errno = ELOOP;
         return -1;
     }
-    struct utsname uts;
-    char host[65] = "host";
-    if (uname(&uts) == 0)
-        snprintf(host, sizeof(host), "%s", uts.nodename);
-    sanitize(host);
-    char name[256];
-    snprintf(name, sizeof(name), "%s.%d.%llu.pitrace.zst", host, (int)getpid(),
-             (unsigned long long)start_realtime_ns);
-    int n = snprintf(path, path_size, "%s/%s", dir, name);
-    if (n < 0 || (size_t)n >= path_size) {
-        pi_sys_close(dir_fd);
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    /* relative to the directory we checked, never through a link */
-    int fd = (int)syscall(SYS_openat, dir_fd, name,
-                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = create_in(dir_fd, dir, start_realtime_ns, path, path_size);
     int saved = errno;
     pi_sys_close(dir_fd);
     errno = saved;
+    return fd;
+}
+
+int pi_trace_file_create(const struct pi_config *config, uint64_t start_realtime_ns, char *path,
+                         size_t path_size)
+{
+    if (config->output_dir_fd >= 0) /* handed over by attach: the host's directory */
+        return create_in(config->output_dir_fd, config->output_dir, start_realtime_ns, path,
+                         path_size);
+    int fd = create_at_path(config->output_dir, start_realtime_ns, path, path_size);
+    if (fd >= 0 || (errno != EROFS && errno != EACCES && errno != EPERM))
+        return fd;
+    /* a read-only root, a directory of another user (a container's non-root
+     * user in its image's working directory): the traces go where this user
+     * can write, and the user is told where */
+    int saved = errno;
+    const char *tmp = getenv("TMPDIR");
+    char fallback[512];
+    snprintf(fallback, sizeof(fallback), "%s/profinject-traces-%u",
+             tmp && tmp[0] == '/' ? tmp : "/tmp", (unsigned)geteuid());
+    if (strcmp(fallback, config->output_dir) == 0 ||
+        (fd = create_at_path(fallback, start_realtime_ns, path, path_size)) < 0) {
+        errno = saved;
+        return -1;
+    }
+    pi_diag("cannot write traces in %s (%s); they go to %s instead (set PROFINJECT_OUTPUT to a "
+            "writable directory, e.g. a mounted volume)", config->output_dir, strerror(saved),
+            fallback);
     return fd;
 }
 
@@ -139,7 +177,7 @@ size_t pi_trace_header_build(uint8_t *out, size_t capacity, const struct pi_head
     h.clock_source = (uint16_t)clock->clock_source;
     h.pid = getpid();
     h.ppid = getppid();
-    h.outer_pid = outer_pid();
+    h.outer_pid = clock->host_pid ? clock->host_pid : outer_pid();
     h.pid_ns = namespace_inode("/proc/self/ns/pid");
     h.mnt_ns = namespace_inode("/proc/self/ns/mnt");
     h.start_realtime_ns = clock->start_realtime_ns;

@@ -8,18 +8,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pi_config;
+
 /**
- * pi_trace_file_create - make the output directory and a new, private trace file
- * @dir: output directory (created 0700 with its parents when missing)
+ * pi_trace_file_create - a new, private trace file in the configured output
+ * directory (created 0700 with its parents when missing; the descriptor
+ * handed over by attach when there is one)
  * @start_realtime_ns: part of the name, which is unique without coordination
  * @path: receives the file's path
  * @path_size: size of @path
  *
  * The file is created 0600 with O_EXCL|O_NOFOLLOW|O_CLOEXEC: a name that
- * exists, or a planted symlink, is never written through.
+ * exists, or a planted symlink, is never written through. A directory that
+ * cannot be written (read-only file system, no permission) is replaced by
+ * $TMPDIR (or /tmp)/profinject-traces-UID, with a message saying so.
  * Return: the file descriptor, or -1 with errno set.
  */
-int pi_trace_file_create(const char *dir, uint64_t start_realtime_ns, char *path,
+int pi_trace_file_create(const struct pi_config *config, uint64_t start_realtime_ns, char *path,
                          size_t path_size);
 
 /* pi_trace_file_removed - whether the file behind @fd has no name left: writes to a removed
@@ -34,6 +39,7 @@ struct pi_header_clock {
     double ticks_per_second;
     uint64_t flush_interval_ns;
     uint64_t sample_interval_ns;
+    int host_pid; /* our pid as the host sees it, when attach told it (0: read from /proc) */
 };
 
 /**

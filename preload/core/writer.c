@@ -372,7 +372,8 @@ static int writer_open(struct pi_writer *w)
     clock.flush_interval_ns = pi_rec.config.flush_interval_ns;
     clock.sample_interval_ns = pi_rec.config.sample_interval_ns;
 
-    w->fd = pi_trace_file_create(pi_rec.config.output_dir, clock.start_realtime_ns,
+    clock.host_pid = pi_rec.config.host_pid_of == (int)getpid() ? pi_rec.config.host_pid : 0;
+    w->fd = pi_trace_file_create(&pi_rec.config, clock.start_realtime_ns,
                                  pi_rec.trace_path, sizeof(pi_rec.trace_path));
     if (w->fd < 0) {
         pi_diag("cannot create a trace file in %s: %s; set PROFINJECT_OUTPUT to a writable "

@@ -370,9 +370,10 @@ class Container(unittest.TestCase):
             for job in jobs:
                 job.wait(timeout=10)
 
-    def test_the_signal_opens_a_window_where_the_socket_cannot_be_reached(self):
-        # the job in its own mount namespace with a /tmp of its own: its socket is
-        # out of reach, so ctl signals it; the window's work runs in our thread
+    def window_in_another_mount_namespace(self, remove_socket):
+        """A paused job in its own mount namespace with a /tmp of its own (its
+        control socket there); ctl start, then stop. What ctl printed for each,
+        and the job's capture records and marks."""
         out = tempfile.mkdtemp(dir="/var/tmp")  # outside the job's own /tmp
         script = f"mount -t tmpfs none /tmp && exec {LAUNCHER} run --paused -o {out} -- {LOOP}"
         job = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c",
@@ -387,12 +388,14 @@ class Container(unittest.TestCase):
                     break
                 time.sleep(0.01)
             self.assertIsNotNone(loop, "the job and its control thread started")
+            if remove_socket:
+                sockets = f"/proc/{loop}/root/tmp/profinject-{os.geteuid()}"
+                for name in os.listdir(sockets):
+                    os.unlink(os.path.join(sockets, name))
             started = ctl(loop, "start")
             self.assertEqual(started.returncode, 0, started.stderr)
-            self.assertIn(f"{loop}: signalled (start)", started.stdout)
             time.sleep(0.3)
             stopped = ctl(loop, "stop")
-            self.assertIn(f"{loop}: signalled (stop)", stopped.stdout)
             time.sleep(0.3)
         finally:
             subprocess.run(["pkill", "-TERM", "-f", "^" + LOOP + "$"])
@@ -402,6 +405,18 @@ class Container(unittest.TestCase):
         self.assertEqual(captures[:2], [True, False], "one window, opened and closed")
         marks = [t for t, kind, _ in events if kind == "mark"]
         self.assertGreater(len(marks), 50, "the window recorded the job")
+        return loop, started.stdout, stopped.stdout
+
+    def test_ctl_reaches_a_socket_in_another_mount_namespace_through_its_root(self):
+        loop, started, stopped = self.window_in_another_mount_namespace(remove_socket=False)
+        self.assertTrue(started.startswith(f"{loop}: recording "), started)
+        self.assertTrue(stopped.startswith(f"{loop}: paused "), stopped)
+
+    def test_the_signal_opens_a_window_where_the_socket_cannot_be_reached(self):
+        # its socket removed: ctl signals it; the window's work runs in our thread
+        loop, started, stopped = self.window_in_another_mount_namespace(remove_socket=True)
+        self.assertIn(f"{loop}: signalled (start)", started)
+        self.assertIn(f"{loop}: signalled (stop)", stopped)
 
     def test_a_control_directory_too_long_is_refused_not_shortened(self):
         sockets = os.path.join(tempfile.mkdtemp(), "d" * 80)

@@ -1,245 +1,239 @@
 /*
- * attach.c - calls made inside another process with ptrace (x86-64).
- *
- * The main thread is stopped, its registers saved, and pointed at a libc
- * function with its arguments; its return address is 0, so the call ends
- * in a fault we catch, the result is in rax, and the registers go back as
- * they were: the general ones and the whole extended state (x87, SSE, AVX,
- * AVX-512), since the thread may have been stopped in the middle of a
- * computation whose vector registers the called code would overwrite. An
- * interrupted system call restarts as it would have.
- * Functions are found by their offset in our own libc, which must be the
- * same file as the target's (checked by device and inode).
+ * attach.c - loading the library into a running process: its C library's
+ * functions called from one of its threads stopped at a safe point
+ * (safe_point.h, remote_call.h, target_libc.h).
  */
 #define _GNU_SOURCE
 #include "attach.h"
-#include "proc_maps.h"
-#include "safe_point.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <elf.h>
 #include <sys/ptrace.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <sys/user.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "namespaces.h"
+#include "output_handoff.h"
+#include "profinject/attach_protocol.h"
+#include "profinject/control_protocol.h"
+#include "remote_call.h"
+#include "safe_point.h"
+#include "target_libc.h"
 
 /* how long to look for a moment when the thread holds no C library lock */
 #define SAFE_POINT_TIMEOUT_MS 2000
 
-/* The C library's first mapping (file offset 0), which is where it is loaded. */
-static int is_libc_start(const struct pi_mapping *m, const void *unused)
+/* Does @pid see the file @path of ours at the same path? */
+static int sees_same_file(pid_t pid, const char *path)
 {
-    (void)unused;
-    return m->offset == 0 && strchr(m->path, '/') &&
-           strncmp(pi_mapping_name(m), "libc.so", 7) == 0;
+    char theirs[4200];
+    struct stat a, b;
+    snprintf(theirs, sizeof(theirs), "/proc/%d/root%s", (int)pid, path);
+    return stat(path, &a) == 0 && stat(theirs, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
 }
 
-/* The load address (offset 0 mapping) of libc in @pid ("self" for us). */
-static int find_libc(const char *pid, struct pi_mapping *lib)
+static void explain_ptrace_refusal(pid_t pid, int error)
 {
-    return pi_find_mapping(pid, is_libc_start, NULL, lib);
-}
-
-/* @name as libc defines it (not as an interposer in front of it does) */
-static uintptr_t libc_function(const char *name, const struct pi_mapping *libc)
-{
-    void *handle = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-    void *function = handle ? dlsym(handle, name) : NULL;
-    Dl_info where;
-    if (!function || !dladdr(function, &where) || (uintptr_t)where.dli_fbase != libc->start)
-        return 0;
-    return (uintptr_t)function;
-}
-
-static int poke_bytes(pid_t pid, uintptr_t address, const void *data, size_t size)
-{
-    for (size_t i = 0; i < size; i += sizeof(long)) {
-        long word = 0;
-        size_t n = size - i < sizeof(long) ? size - i : sizeof(long);
-        if (n < sizeof(long)) {
-            errno = 0;
-            word = ptrace(PTRACE_PEEKDATA, pid, (void *)(address + i), NULL);
-            if (errno)
-                return -1;
-        }
-        memcpy(&word, (const char *)data + i, n);
-        if (ptrace(PTRACE_POKEDATA, pid, (void *)(address + i), (void *)word) != 0)
-            return -1;
+    fprintf(stderr, "profinject: cannot trace process %d: %s\n", (int)pid, strerror(error));
+    if (error != EPERM)
+        return;
+    FILE *scope = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int value = -1;
+    if (scope) {
+        if (fscanf(scope, "%d", &value) != 1)
+            value = -1;
+        fclose(scope);
     }
-    return 0;
+    char scope_text[64] = "no Yama module here";
+    if (value >= 0)
+        snprintf(scope_text, sizeof(scope_text), "it is %d here", value);
+    fprintf(stderr, "  attaching needs CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE), "
+                    "or the same user with kernel.yama.ptrace_scope=0 (%s: "
+                    "sysctl kernel.yama.ptrace_scope=0)\n", scope_text);
 }
 
-/* Signals held back during the remote calls, sent again after detaching. */
-static int held_signals[16];
-static int held_count;
-
-static void keep_for_later(int sig)
+/* Whether a seccomp filter confines @pid: the likely reason a call it makes is refused. */
+static int under_seccomp_filter(pid_t pid)
 {
-    for (int i = 0; i < held_count; i++)
-        if (held_signals[i] == sig)
-            return; /* standard signals do not queue: once is what the kernel would do */
-    if (held_count < (int)(sizeof(held_signals) / sizeof(held_signals[0])))
-        held_signals[held_count++] = sig;
-}
-
-static void send_held_signals(pid_t pid)
-{
-    for (int i = 0; i < held_count; i++)
-        syscall(SYS_tgkill, pid, pid, held_signals[i]);
-    held_count = 0;
-}
-
-/* Call @function(a, b, c) in @pid, whose registers are @saved; strings
- * @s1 and @s2 are copied below the red zone and passed where a, b say -1. */
-static int remote_call(pid_t pid, const struct user_regs_struct *saved, uintptr_t function,
-                       const char *s1, const char *s2, uint64_t c, uint64_t *result)
-{
-    struct user_regs_struct regs = *saved;
-    uintptr_t sp = (saved->rsp - 128 - 8192) & ~(uintptr_t)15; /* past the red zone */
-    uintptr_t p1 = sp + 64, p2 = p1 + 4096;
-    uint64_t zero = 0;
-    if (poke_bytes(pid, p1, s1, strlen(s1) + 1) || (s2 && poke_bytes(pid, p2, s2, strlen(s2) + 1)) ||
-        poke_bytes(pid, sp - 8, &zero, sizeof(zero)))
-        return -1;
-    /* as if called: return address 0 pushed, so the call ends in a fault we
-     * catch, and rsp 8 past a 16-byte boundary as the ABI wants at entry */
-    regs.rsp = sp - 8;
-    regs.rip = function;
-    regs.rdi = p1;
-    regs.rsi = s2 ? p2 : c;
-    regs.rdx = c;
-    regs.rax = 0;
-    regs.orig_rax = (unsigned long long)-1; /* no system call restart on resume */
-    if (ptrace(PTRACE_SETREGS, pid, NULL, &regs) != 0 || ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
-        return -1;
-    for (;;) {
-        int status;
-        if (waitpid(pid, &status, __WALL) < 0)
-            return -1;
-        if (!WIFSTOPPED(status))
-            return -1; /* the process ended */
-        int sig = WSTOPSIG(status);
-        /* the return to address 0, or a fault of the called code itself */
-        if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    int mode = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "Seccomp: %d", &mode) == 1)
             break;
-        /* another signal arrived meanwhile: the application's handler must not
-         * run inside our call, so it is sent again once we are done */
-        if (status >> 16 == 0)
-            keep_for_later(sig);
-        if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
-            return -1;
-    }
-    struct user_regs_struct after;
-    if (ptrace(PTRACE_GETREGS, pid, NULL, &after) != 0 || after.rip != 0)
-        return -1; /* it faulted elsewhere: the process is left as the fault left it */
-    *result = after.rax;
-    return 0;
+    if (f)
+        fclose(f);
+    return mode == 2;
 }
 
-/* The thread's registers, general and extended. */
-struct saved_registers {
-    struct user_regs_struct general;
-    struct iovec extended;  /* XSAVE area, or the legacy FXSAVE one */
-    int extended_is_xstate; /* 1: NT_X86_XSTATE, 0: PTRACE_GETFPREGS, -1: none saved */
-    unsigned char area[16384]; /* XSAVE with AVX-512 needs under 3 KiB; room to spare */
+/* Copy our @library into a memfd of @pid: its path there, or -1 (said why). */
+static int copy_into_memfd(pid_t pid, const struct user_regs_struct *at,
+                           const struct pi_target_libc *libc, const char *library, int *remote_fd,
+                           char *path, size_t size)
+{
+    uint64_t result = 0;
+    struct pi_remote_arg args[3] = {PI_TEXT("libprofinject.so"), PI_NUMBER(1 /* MFD_CLOEXEC */),
+                                    PI_NUMBER(0)};
+    if (pi_remote_call(pid, at, libc->memfd_create, args, &result) != 0)
+        return -1;
+    *remote_fd = (int)result;
+    if (*remote_fd < 0) {
+        fprintf(stderr, "profinject: process %d could not make an in-memory file "
+                        "(memfd_create)%s\n", (int)pid,
+                under_seccomp_filter(pid) ? ": its seccomp filter refuses it (Seccomp: 2 in "
+                                            "/proc/PID/status; docker run --security-opt "
+                                            "seccomp=... allowing memfd_create)" : "");
+        return -1;
+    }
+    char fd_path[64];
+    snprintf(fd_path, sizeof(fd_path), "/proc/%d/fd/%d", (int)pid, *remote_fd);
+    int in = open(library, O_RDONLY | O_CLOEXEC), out = open(fd_path, O_WRONLY | O_CLOEXEC);
+    char buf[65536];
+    ssize_t n = 0;
+    while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+        if (write(out, buf, (size_t)n) != n) {
+            n = -1;
+            break;
+        }
+    int failed = in < 0 || out < 0 || n < 0;
+    if (failed)
+        fprintf(stderr, "profinject: cannot copy %s into process %d: %s\n", library, (int)pid,
+                strerror(errno));
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) != 0)
+        failed = 1;
+    /* the process's own view of it: its /proc, in its PID namespace */
+    snprintf(path, size, "/proc/self/fd/%d", *remote_fd);
+    return failed ? -1 : 0;
+}
+
+/* What the process's loader said, read from its memory: @out, "" when unknown. */
+static void remote_dlerror(pid_t pid, const struct user_regs_struct *at,
+                           const struct pi_target_libc *libc, char *out, size_t size)
+{
+    uint64_t text = 0;
+    struct pi_remote_arg none[3] = {PI_NUMBER(0), PI_NUMBER(0), PI_NUMBER(0)};
+    out[0] = '\0';
+    if (!libc->dlerror || pi_remote_call(pid, at, libc->dlerror, none, &text) != 0 || !text)
+        return;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+    int mem = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = mem >= 0 ? pread(mem, out, size - 1, (off_t)text) : -1;
+    out[n > 0 ? n : 0] = '\0';
+
+    if (mem >= 0)
+        close(mem);
+}
+
+/* What the process needs to find: settings, then the library. */
+struct plan {
+    const char *library;
+    int memfd;                /* copy the library into memory first */
+    struct pi_handoff handoff; /* output by descriptor, when name[0] */
+    const char *output;
+    int abstract_control;
 };
 
-/* The extended state of @pid, whose general registers are already in @r. */
-static int save_registers(pid_t pid, struct saved_registers *r)
+static int call_setenv(pid_t pid, const struct user_regs_struct *at,
+                       const struct pi_target_libc *libc, const char *name, const char *value)
 {
-    r->extended = (struct iovec){r->area, sizeof(r->area)};
-    if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_X86_XSTATE, &r->extended) == 0) {
-        r->extended_is_xstate = 1;
-        return 0;
-    }
-    r->extended = (struct iovec){r->area, sizeof(struct user_fpregs_struct)};
-    r->extended_is_xstate = ptrace(PTRACE_GETFPREGS, pid, NULL, r->area) == 0 ? 0 : -1;
-    return r->extended_is_xstate < 0 ? -1 : 0; /* without it, a remote call is not safe */
+    uint64_t result = 0;
+    struct pi_remote_arg args[3] = {PI_TEXT(name), PI_TEXT(value), PI_NUMBER(1)};
+    return pi_remote_call(pid, at, libc->setenv, args, &result) == 0 && result == 0 ? 0 : -1;
 }
 
-static void restore_registers(pid_t pid, struct saved_registers *r)
+static void explain_load_failure(pid_t pid, const struct user_regs_struct *at,
+                                 const struct pi_target_libc *libc, const struct plan *plan)
 {
-    if (r->extended_is_xstate == 1)
-        ptrace(PTRACE_SETREGSET, pid, (void *)NT_X86_XSTATE, &r->extended);
-    else if (r->extended_is_xstate == 0)
-        ptrace(PTRACE_SETFPREGS, pid, NULL, r->area);
-    ptrace(PTRACE_SETREGS, pid, NULL, &r->general);
+    char why[512];
+    remote_dlerror(pid, at, libc, why, sizeof(why));
+    fprintf(stderr, "profinject: process %d could not load %s: %s%s\n", (int)pid, plan->library,
+            why[0] ? why : "its loader did not say why",
+            plan->memfd ? " (it loads it from its own /proc, which must be mounted)" : "");
+}
+
+/* The calls inside the stopped process. 0, or -1 (said why). */
+static int load_inside(pid_t pid, const struct user_regs_struct *at,
+                       const struct pi_target_libc *libc, struct plan *plan)
+{
+    if (call_setenv(pid, at, libc, "PROFINJECT_ATTACHED", "1") ||
+        (plan->output && call_setenv(pid, at, libc, "PROFINJECT_OUTPUT", plan->output)) ||
+        (plan->handoff.name[0] &&
+         call_setenv(pid, at, libc, PI_OUTPUT_HANDOFF_ENV, plan->handoff.name)) ||
+        (plan->abstract_control &&
+         call_setenv(pid, at, libc, "PROFINJECT_CONTROL_DIR", PI_CONTROL_ABSTRACT_DIR))) {
+        fprintf(stderr, "profinject: the call of setenv inside process %d failed\n", (int)pid);
+        return -1;
+    }
+    char path[4096];
+    int remote_fd = -1;
+    snprintf(path, sizeof(path), "%s", plan->library);
+    if (plan->memfd && copy_into_memfd(pid, at, libc, plan->library, &remote_fd, path,
+                                       sizeof(path)) != 0)
+        return -1;
+    uint64_t handle = 0, ignored;
+    struct pi_remote_arg args[3] = {PI_TEXT(path),
+                                    PI_NUMBER(RTLD_NOW | RTLD_GLOBAL | libc->dlopen_mode_extra),
+                                    PI_NUMBER(0)};
+    int failed = pi_remote_call(pid, at, libc->dlopen, args, &handle) != 0;
+    if (failed)
+        fprintf(stderr, "profinject: the call of dlopen inside process %d did not return\n",
+                (int)pid);
+    else if (handle == 0)
+        explain_load_failure(pid, at, libc, plan);
+    struct pi_remote_arg close_args[3] = {PI_NUMBER(remote_fd), PI_NUMBER(0), PI_NUMBER(0)};
+    if (remote_fd >= 0 && !failed)
+        pi_remote_call(pid, at, libc->close, close_args, &ignored); /* the mapping stays */
+    return failed || handle == 0 ? -1 : 0;
 }
 
 int pi_attach(pid_t pid, const char *library, const char *output)
 {
-    char pid_text[16];
-    snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
-    struct pi_mapping ours, theirs;
-    if (find_libc("self", &ours) != 0 || find_libc(pid_text, &theirs) != 0) {
-        fprintf(stderr, "profinject: cannot read the memory map of %d (does it exist, and is it "
-                        "yours?)\n", (int)pid);
+    struct pi_target_libc libc;
+    if (pi_target_libc(pid, &libc) != 0)
         return -1;
+    struct plan plan = {.library = library, .output = output};
+    plan.handoff.listen_fd = plan.handoff.dir_fd = -1;
+    int contained = !pi_same_namespace(pid, "mnt") || !pi_same_namespace(pid, "pid") ||
+                    !sees_same_file(pid, "/");
+    if (contained) {
+        plan.memfd = !sees_same_file(pid, library);
+        plan.abstract_control = 1;
+        if (pi_handoff_prepare(&plan.handoff, pid, output) != 0)
+            return -1;
     }
-    if (ours.inode != theirs.inode || strcmp(ours.device, theirs.device) != 0) {
-        fprintf(stderr, "profinject: process %d uses another libc than this launcher (a "
-                        "container?): run the launcher inside its mount namespace\n", (int)pid);
-        return -1;
-    }
-    uintptr_t set_env = libc_function("setenv", &ours), load = libc_function("dlopen", &ours);
-    if (!set_env || !load) {
-        fprintf(stderr, "profinject: setenv or dlopen not found in libc\n");
-        return -1;
-    }
-    set_env = set_env - ours.start + theirs.start;
-    load = load - ours.start + theirs.start;
     if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) != 0) {
-        int e = errno;
-        fprintf(stderr, "profinject: cannot trace process %d: %s\n", (int)pid, strerror(e));
-        if (e == EPERM) {
-            FILE *scope = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
-            int value = 0;
-            if (scope) {
-                if (fscanf(scope, "%d", &value) != 1)
-                    value = 0;
-                fclose(scope);
-            }
-            fprintf(stderr, "  attaching needs CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE), "
-                            "or the same user with kernel.yama.ptrace_scope=0 (it is %d here: "
-                            "sysctl kernel.yama.ptrace_scope=0)\n", value);
-        }
+        explain_ptrace_refusal(pid, errno);
+        pi_handoff_finish(&plan.handoff);
         return -1;
     }
-    int failed = 0;
-    static struct saved_registers saved;
-    uint64_t result = 0;
+    static struct pi_saved_registers saved;
+    int failed = 1;
     if (pi_stop_at_safe_point(pid, SAFE_POINT_TIMEOUT_MS, &saved.general) != 0) {
         fprintf(stderr, "profinject: process %d did not stop outside the C library and the "
                         "loader within %d ms (a call made there could deadlock it); try again\n",
                 (int)pid, SAFE_POINT_TIMEOUT_MS);
-        ptrace(PTRACE_DETACH, pid, NULL, NULL);
-        return -1;
-    }
-    if (save_registers(pid, &saved) != 0) {
+    } else if (pi_save_extended_registers(pid, &saved) != 0) {
         fprintf(stderr, "profinject: cannot read the registers of process %d\n", (int)pid);
-        ptrace(PTRACE_DETACH, pid, NULL, NULL);
-        return -1;
+        pi_restore_registers(pid, &saved);
+    } else {
+        failed = load_inside(pid, &saved.general, &libc, &plan) != 0;
+        pi_restore_registers(pid, &saved);
     }
-    const struct user_regs_struct *at = &saved.general;
-    if (remote_call(pid, at, set_env, "PROFINJECT_ATTACHED", "1", 1, &result) != 0 ||
-        (output && remote_call(pid, at, set_env, "PROFINJECT_OUTPUT", output, 1, &result)) ||
-        remote_call(pid, at, load, library, NULL, RTLD_NOW | RTLD_GLOBAL, &result) != 0) {
-        fprintf(stderr, "profinject: the call inside process %d failed\n", (int)pid);
-        failed = 1;
-    } else if (result == 0) {
-        fprintf(stderr, "profinject: process %d could not load %s (its stderr says why)\n",
-                (int)pid, library);
-        failed = 1;
-    }
-    restore_registers(pid, &saved);
     ptrace(PTRACE_DETACH, pid, NULL, NULL);
-    send_held_signals(pid);
+    pi_send_held_signals(pid);
+    if (plan.handoff.name[0] && !pi_handoff_finish(&plan.handoff) && !failed) {
+        fprintf(stderr, "profinject: process %d loaded the profiler but did not take its output "
+                        "directory: it records nothing (its stderr says why)\n", (int)pid);
+        failed = 1;
+    }
     return failed ? -1 : 0;
 }

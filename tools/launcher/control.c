@@ -5,6 +5,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "namespaces.h"
 #include "profinject/control_protocol.h"
 
 #define MAX_TREE 4096
@@ -108,16 +111,78 @@ static int connect_to(const char *path)
     return -1;
 }
 
-/* The socket of @pid: by its name (the pid it sees and its namespace), or
- * else the one of the directory whose peer is @pid. */
+/* Connect @fd to the abstract socket @name (no leading NUL); closes it on failure. */
+static int connect_abstract(int fd, const char *name)
+{
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    size_t length = strlen(name);
+    if (fd < 0 || length + 1 > sizeof(address.sun_path))
+        goto fail;
+    memcpy(address.sun_path + 1, name, length);
+    struct timeval deadline = {pi_control_timeout_ms / 1000, (pi_control_timeout_ms % 1000) * 1000};
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof(deadline)) == 0 &&
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof(deadline)) == 0 &&
+        connect(fd, (struct sockaddr *)&address,
+                (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length)) == 0)
+        return fd;
+fail:
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+/* The socket of @pid named @name as its own network namespace lists it
+ * (/proc/PID/net/unix): a file in its mount namespace, reached through its
+ * root, or an abstract one, reached from its network namespace. */
+static int connect_as_listed(int pid, const char *name)
+{
+    char path[PATH_MAX], line[PATH_MAX + 128], bound[PATH_MAX];
+    snprintf(path, sizeof(path), "/proc/%d/net/unix", pid);
+    FILE *table = fopen(path, "r");
+    int fd = -1;
+    size_t name_length = strlen(name);
+    while (table && fd < 0 && fgets(line, sizeof(line), table)) {
+        /* Num RefCount Protocol Flags Type St Inode Path */
+        if (sscanf(line, "%*s %*s %*s %*s %*s %*s %*s %4095s", bound) != 1)
+            continue;
+        size_t length = strlen(bound);
+        if (length <= name_length || strcmp(bound + length - name_length, name) != 0 ||
+            bound[length - name_length - 1] != '/')
+            continue;
+        if (bound[0] == '@') {
+            fd = connect_abstract(pi_socket_in_network_of(pid), bound + 1);
+            continue;
+        }
+        /* through a descriptor of its directory, so the path fits in sun_path */
+        bound[length - name_length - 1] = '\0';
+        snprintf(path, sizeof(path), "/proc/%d/root%s", pid, bound);
+        int dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+            continue;
+        snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dir, name);
+        fd = connect_to(path);
+        close(dir);
+    }
+    if (table)
+        fclose(table);
+    return fd;
+}
+
+/* The socket of @pid: by its name (the pid it sees and its namespace) in
+ * our control directory, or as its network namespace lists it (another
+ * mount namespace, an abstract socket), or else the one of the directory
+ * whose peer is @pid. */
 static int open_control(const char *dir, int pid)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], name[64];
     int inner;
     unsigned long long pid_ns;
     if (pid_in_namespace(pid, &inner, &pid_ns) == 0) {
-        snprintf(path, sizeof(path), PI_CONTROL_SOCKET_FORMAT, dir, inner, pid_ns);
+        snprintf(name, sizeof(name), PI_CONTROL_SOCKET_FORMAT, "", inner, pid_ns);
+        snprintf(path, sizeof(path), "%s%s", dir, name);
         int fd = connect_to(path);
+        if (fd < 0)
+            fd = connect_as_listed(pid, name + 1);
         if (fd >= 0)
             return fd;
     }
@@ -152,7 +217,7 @@ int pi_runs_profiler(int pid)
     FILE *maps = fopen(path, "r");
     int found = 0;
     while (maps && !found && fgets(line, sizeof(line), maps))
-        found = strstr(line, "/libprofinject.so") != NULL;
+        found = strstr(line, "libprofinject.so") != NULL; /* a file, or a memfd of attach */
     if (maps)
         fclose(maps);
     return found;

@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""Containers made as a container runtime makes them, without one: a Debian
+root file system (tools/setup --containers), chroot, and new mount, PID,
+network and user namespaces (unshare). Checked:
+(a) `profinject attach` from the host into a process in there, while it
+    reads a file: a report with its I/O and both its pids, its output and
+    exit status as without the profiler, the same figures as attaching to
+    a host process doing the same work;
+(b) LD_PRELOAD inside, the library mounted read-only: one trace per
+    process of the tree, analysed on the host; a non-root user on a
+    read-only root writes its traces to the output volume, or, without one,
+    to /tmp with a message saying so;
+(c) after detach, no file of ours in the container.
+Needs root (namespaces, mounts, chroot, ptrace): without it each test fails
+and says so, never passes for nothing."""
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+LAUNCHER = os.environ["PI_LAUNCHER"]
+ANALYZE = os.environ["PI_ANALYZE"]
+LIBRARY = os.environ["PI_LIBRARY"]
+ROOT = os.environ["PI_CONTAINER_ROOT"]
+DATA_BYTES = 4096
+
+READER = """import sys, time
+path, n = sys.argv[1], int(sys.argv[2])
+print("started", flush=True)
+total = 0
+for i in range(n):
+    with open(path, "rb") as f:
+        total += len(f.read())
+    time.sleep(0.001)
+print("read", total, "bytes in", n, "opens", flush=True)
+"""
+
+# two forked children and one exec'd: the pids each process saw, sorted
+FAMILY = """import os, subprocess, sys
+pids = [os.getpid()]
+for _ in range(2):
+    r, w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        with open("/tmp/data.bin", "rb") as f:
+            f.read()
+        os.write(w, str(os.getpid()).encode())
+        os._exit(0)
+    os.close(w)
+    pids.append(int(os.read(r, 32)))
+    os.waitpid(child, 0)
+out = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                     capture_output=True, text=True, check=True).stdout
+pids.append(int(out))
+print(" ".join(map(str, sorted(pids))))
+"""
+
+
+def check_privileges():
+    """Why containers cannot be made here, or None."""
+    if os.geteuid() != 0:
+        return "making containers (mount, chroot, namespaces) needs root"
+    if not os.path.exists(os.path.join(ROOT, ".profinject-root")):
+        return f"no container root file system in {ROOT}: run tools/setup --containers"
+    probe = subprocess.run(["unshare", "--mount", "--pid", "--net", "--fork", "true"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        return "unshare --mount --pid --net failed: " + probe.stderr.strip()
+    return None
+
+
+def workdir():
+    """A host folder that is the container's /tmp, with the workloads and
+    DATA_BYTES of data; writable by every user, as /tmp is."""
+    tmp = tempfile.mkdtemp()
+    os.chmod(tmp, 0o1777)
+    with open(os.path.join(tmp, "data.bin"), "wb") as f:
+        f.write(os.urandom(DATA_BYTES))
+    for name, text in (("reader.py", READER), ("family.py", FAMILY)):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+    return tmp
+
+
+def container(argv, tmp, *, net=False, user=False, read_only=False, uid=None, out=None,
+              library=False, env=(), cwd="/"):
+    """Popen of @argv in a container: mount and PID namespaces (+ network,
+    + user), the Debian root (read-only if asked), /proc of its own, @tmp as
+    its /tmp, @out as /out, the library's folder read-only at /opt/profinject."""
+    mounts = []
+    if read_only:
+        mounts += [f"mount --bind {ROOT} {ROOT}", f"mount -o remount,bind,ro {ROOT}"]
+    mounts += [f"mount -t proc proc {ROOT}/proc", f"mount --bind {tmp} {ROOT}/tmp"]
+    if library:
+        folder = os.path.dirname(LIBRARY)
+        mounts += [f"mount --bind {folder} {ROOT}/opt/profinject",
+                   f"mount -o remount,bind,ro {ROOT}/opt/profinject"]
+    if out:
+        mounts += [f"mount --bind {out} {ROOT}/out"]
+    userspec = [f"--userspec={uid}:{uid}"] if uid is not None else []
+    inside = ["chroot", *userspec, ROOT, "env", "-i", "-C", cwd, "PATH=/usr/bin:/bin", *env,
+              *argv]
+    script = " && ".join(mounts + ["exec " + shlex.join(inside)])
+    namespaces = ["--mount", "--pid", "--fork"] + (["--net"] if net else []) + \
+                 (["--user", "--map-root-user"] if user else [])
+    return subprocess.Popen(["unshare", *namespaces, "sh", "-c", script],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def host_pid_of(unshare_pid):
+    """The pid the host sees for pid 1 of the container unshare started."""
+    for _ in range(500):
+        with open(f"/proc/{unshare_pid}/task/{unshare_pid}/children") as f:
+            children = f.read().split()
+        if children:
+            return int(children[0])
+        time.sleep(0.01)
+    raise AssertionError("the container did not start")
+
+
+def files_of(folder, skip=()):
+    """Every path under @folder (not under @skip), with its size and time."""
+    found = set()
+    for top, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if os.path.join(top, d) not in skip]
+        for name in dirs + names:
+            path = os.path.join(top, name)
+            st = os.lstat(path)
+            found.add((path, st.st_size, st.st_mtime_ns))
+    return found
+
+
+def container_files(tmp):
+    skip = {os.path.join(ROOT, d) for d in ("proc", "tmp", "opt/profinject", "out")}
+    return files_of(ROOT, skip) | files_of(tmp)
+
+
+def report(traces):
+    path = os.path.join(tempfile.mkdtemp(), "report.json")
+    done = subprocess.run([ANALYZE, traces, "--quiet", "--json", path], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise AssertionError(done.stderr)
+    with open(path) as f:
+        return json.load(f)
+
+
+def data_file_row(r, path):
+    rows = [row for row in r["files"] if row["path"] == path]
+    if len(rows) != 1:
+        raise AssertionError(f"{path} not in the files of the report: {r['files']}")
+    return rows[0]
+
+
+class Containers(unittest.TestCase):
+    def setUp(self):
+        why = check_privileges()
+        if why:
+            self.fail(why)  # a container test that cannot run is a failure, not a pass
+
+    def attach_into_container(self, **namespaces):
+        tmp = workdir()
+        argv = ["python3", "/tmp/reader.py", "/tmp/data.bin", "2000"]
+        plain = container(argv, tmp, **namespaces)
+        plain_out, plain_err = plain.communicate(timeout=120)
+        self.assertEqual(plain.returncode, 0, plain_err)
+
+        out = tempfile.mkdtemp()
+        job = container(argv, tmp, **namespaces)
+        try:
+            self.assertEqual(job.stdout.readline(), "started\n", "the workload started")
+            pid = host_pid_of(job.pid)
+            before = container_files(tmp)
+            attached = subprocess.run([LAUNCHER, "attach", str(pid), "-o", out, "--duration",
+                                       "1s"], capture_output=True, text=True, timeout=60)
+            self.assertEqual(attached.returncode, 0, attached.stderr)
+            self.assertIn(f"traces go to {out}", attached.stdout)
+            self.assertIn("detached", attached.stdout)
+            # (c) nothing of ours in the container: no library copy, no socket, no trace
+            self.assertEqual(container_files(tmp) ^ before, set(), "files left in the container")
+            rest, errors = job.communicate(timeout=120)
+        finally:
+            job.kill()
+            job.wait()
+        self.assertEqual(job.returncode, plain.returncode)
+        self.assertEqual("started\n" + rest, plain_out, "its output as without the profiler")
+
+        r = report(out)
+        [process] = r["processes"]
+        self.assertEqual(process["pid"], 1, "the pid it saw itself")
+        self.assertEqual(process["outer_pid"], pid, "the pid the host saw")
+        row = data_file_row(r, "/tmp/data.bin")
+        self.assertGreater(row["opens"], 100, "one open every ~1 ms for 1 s")
+        # every open read the whole file, as the file's size says
+        self.assertEqual(row["bytes"], row["opens"] * DATA_BYTES)
+        text = subprocess.run([ANALYZE, out], capture_output=True, text=True).stdout
+        self.assertIn(f"pid 1 is {pid} on the host", text)
+        return row
+
+    def test_attach_into_mount_and_pid_namespaces(self):
+        in_container = self.attach_into_container()
+        # the same work on the host, attached the same way: the same figures
+        tmp = workdir()
+        out = tempfile.mkdtemp()
+        job = subprocess.Popen([sys.executable, os.path.join(tmp, "reader.py"),
+                                os.path.join(tmp, "data.bin"), "2000"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(job.stdout.readline(), "started\n")
+            attached = subprocess.run([LAUNCHER, "attach", str(job.pid), "-o", out,
+                                       "--duration", "1s"], capture_output=True, text=True,
+                                      timeout=60)
+            self.assertEqual(attached.returncode, 0, attached.stderr)
+            job.communicate(timeout=120)
+        finally:
+            job.kill()
+            job.wait()
+        on_host = data_file_row(report(out), os.path.join(tmp, "data.bin"))
+        self.assertEqual(on_host["bytes"] / on_host["opens"],
+                         in_container["bytes"] / in_container["opens"])
+        # calls per open (open, two reads, close) the same in both
+        self.assertEqual(on_host["count"] / on_host["opens"],
+                         in_container["count"] / in_container["opens"])
+
+    def test_attach_into_a_container_with_its_own_network(self):
+        self.attach_into_container(net=True)
+
+    def test_attach_into_a_user_namespace(self):
+        self.attach_into_container(net=True, user=True)
+
+    def test_attach_into_a_process_that_went_away_is_a_clear_error(self):
+        refused = subprocess.run([LAUNCHER, "attach", "999999999", "-o", tempfile.mkdtemp()],
+                                 capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("no process 999999999", refused.stderr)
+
+    def family_in_container(self, **options):
+        """FAMILY under LD_PRELOAD in a container: the pids it printed, the
+        report of the traces in @options['out'] (or in the fallback folder), stderr."""
+        tmp = workdir()
+        env = ["LD_PRELOAD=/opt/profinject/" + os.path.basename(LIBRARY)]
+        env += [f"PROFINJECT_OUTPUT={options.pop('output')}"] if "output" in options else []
+        job = container(["python3", "/tmp/family.py"], tmp, library=True, env=env, **options)
+        stdout, stderr = job.communicate(timeout=120)
+        self.assertEqual(job.returncode, 0, stderr)
+        return tmp, sorted(map(int, stdout.split())), stderr
+
+    def test_preload_inside_one_trace_per_process(self):
+        out = tempfile.mkdtemp()
+        tmp, pids, _ = self.family_in_container(out=out, output="/out")
+        traced = sorted(p["pid"] for p in report(out)["processes"])
+        self.assertEqual(len(os.listdir(out)), len(pids), "one trace file per process")
+        self.assertEqual(traced, pids, "the pids the processes saw themselves")
+
+    def test_ctl_from_the_host_opens_a_window_in_a_container(self):
+        # recording under LD_PRELOAD in a container with its own network, paused:
+        # its control socket is a file of the container, reached through its root
+        tmp, out = workdir(), tempfile.mkdtemp()
+        env = ["LD_PRELOAD=/opt/profinject/" + os.path.basename(LIBRARY),
+               "PROFINJECT_OUTPUT=/out", "PROFINJECT_PAUSED=1"]
+        job = container(["python3", "/tmp/reader.py", "/tmp/data.bin", "2500"], tmp, net=True,
+                        library=True, out=out, env=env)
+        try:
+            self.assertEqual(job.stdout.readline(), "started\n", "the workload started")
+            pid = host_pid_of(job.pid)
+            for _ in range(200):  # its control thread is up once the socket is listed
+                with open(f"/proc/{pid}/net/unix") as f:
+                    if ".sock" in f.read():
+                        break
+                time.sleep(0.01)
+            started = subprocess.run([LAUNCHER, "ctl", str(pid), "start"], capture_output=True,
+                                     text=True, timeout=30)
+            time.sleep(0.5)
+            stopped = subprocess.run([LAUNCHER, "ctl", str(pid), "stop"], capture_output=True,
+                                     text=True, timeout=30)
+            job.communicate(timeout=120)
+        finally:
+            job.kill()
+            job.wait()
+        self.assertEqual(started.returncode, 0, started.stderr)
+        # it says which process it reached: the host's pid, then the pid inside
+        self.assertTrue(started.stdout.startswith(f"{pid}: recording 1 /out/"), started.stdout)
+        self.assertTrue(stopped.stdout.startswith(f"{pid}: paused 1 "), stopped.stdout)
+        [process] = report(out)["processes"]
+        self.assertEqual(len(process["windows"]), 1, "one window, opened and closed")
+        self.assertGreater(data_file_row(report(out), "/tmp/data.bin")["opens"], 100)
+
+    def test_non_root_user_on_a_read_only_root_writes_to_the_volume(self):
+        out = tempfile.mkdtemp()
+        os.chmod(out, 0o777)
+        _, pids, stderr = self.family_in_container(out=out, output="/out", read_only=True,
+                                                   uid=65534, net=True)
+        self.assertEqual(sorted(p["pid"] for p in report(out)["processes"]), pids)
+        for name in os.listdir(out):
+            self.assertEqual(os.stat(os.path.join(out, name)).st_uid, 65534)
+
+    def test_read_only_root_without_a_volume_falls_back_to_tmp(self):
+        # the working directory / cannot be written: the traces go to /tmp, and it says so
+        tmp, pids, stderr = self.family_in_container(read_only=True, uid=65534)
+        fallback = "/tmp/profinject-traces-65534"
+        self.assertIn(f"they go to {fallback} instead", stderr)
+        self.assertLessEqual(stderr.count("they go to"), len(pids), "told at most once a process")
+        traces = os.path.join(tmp, "profinject-traces-65534")
+        self.assertEqual(sorted(p["pid"] for p in report(traces)["processes"]), pids)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from unittest_summary import main
+    main()
