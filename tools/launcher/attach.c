@@ -39,6 +39,10 @@ static int sees_same_file(pid_t pid, const char *path)
 
 static void explain_ptrace_refusal(pid_t pid, int error)
 {
+    if (error == ESRCH) {
+        fprintf(stderr, "profinject: no process %d\n", (int)pid);
+        return;
+    }
     fprintf(stderr, "profinject: cannot trace process %d: %s\n", (int)pid, strerror(error));
     if (error != EPERM)
         return;
@@ -197,9 +201,12 @@ static int load_inside(pid_t pid, const struct user_regs_struct *at,
 
 int pi_attach(pid_t pid, const char *library, const char *output)
 {
-    struct pi_target_libc libc;
-    if (pi_target_libc(pid, &libc) != 0)
+    /* the right to trace first: without it nothing else about the process can be read */
+    if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) != 0) {
+        explain_ptrace_refusal(pid, errno);
         return -1;
+    }
+    struct pi_target_libc libc;
     struct plan plan = {.library = library, .output = output};
     plan.handoff.listen_fd = plan.handoff.dir_fd = -1;
     int contained = !pi_same_namespace(pid, "mnt") || !pi_same_namespace(pid, "pid") ||
@@ -207,12 +214,10 @@ int pi_attach(pid_t pid, const char *library, const char *output)
     if (contained) {
         plan.memfd = !sees_same_file(pid, library);
         plan.abstract_control = 1;
-        if (pi_handoff_prepare(&plan.handoff, pid, output) != 0)
-            return -1;
     }
-    if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) != 0) {
-        explain_ptrace_refusal(pid, errno);
-        pi_handoff_finish(&plan.handoff);
+    if (pi_target_libc(pid, &libc) != 0 ||
+        (contained && pi_handoff_prepare(&plan.handoff, pid, output) != 0)) {
+        ptrace(PTRACE_DETACH, pid, NULL, NULL);
         return -1;
     }
     static struct pi_saved_registers saved;

@@ -2,9 +2,7 @@
 #define _GNU_SOURCE
 #include "target_libc.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +19,14 @@
 static int is_glibc_start(const struct pi_mapping *m, const void *unused)
 {
     (void)unused;
-    return m->offset == 0 && strchr(m->path, '/') &&
+    return m->offset == 0 && strchr(m->path, '/') && !strstr(m->path, "musl") &&
            strncmp(pi_mapping_name(m), "libc.so", 7) == 0;
 }
 
 static int is_musl(const struct pi_mapping *m, const void *unused)
 {
     (void)unused;
-    return strstr(pi_mapping_name(m), "musl") != NULL;
+    return strstr(m->path, "musl") != NULL; /* ld-musl-x86_64.so.1, or Debian's .../x86_64-linux-musl/libc.so */
 }
 
 /* The library file as @pid maps it: through its root, else the mapping itself. */
@@ -97,12 +95,10 @@ int pi_target_libc(pid_t pid, struct pi_target_libc *libc)
                             "glibc 2.%d or newer in the process (an image based on Alpine "
                             "cannot be attached to)\n",
                     (int)pid, m.path, PI_TARGET_GLIBC_MIN_MINOR);
-        else if (kill(pid, 0) != 0 && errno == ESRCH)
-            fprintf(stderr, "profinject: no process %d\n", (int)pid);
         else
             fprintf(stderr, "profinject: process %d has no C library loaded (a statically "
-                            "linked program, or its memory map cannot be read by this user): "
-                            "nothing to attach to\n", (int)pid);
+                            "linked program): there is nothing to load the profiler with\n",
+                    (int)pid);
         return -1;
     }
     snprintf(libc->path, sizeof(libc->path), "%s", m.path);
