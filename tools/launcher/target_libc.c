@@ -29,14 +29,16 @@ static int is_musl(const struct pi_mapping *m, const void *unused)
     return strstr(m->path, "musl") != NULL; /* ld-musl-x86_64.so.1, or Debian's .../x86_64-linux-musl/libc.so */
 }
 
-/* The library file as @pid maps it: through its root, else the mapping itself. */
+/* The library file as @pid maps it: through its root, else the mapping
+ * itself. The container decides what is at that path: never wait on a
+ * FIFO put there, never read anything but the mapped file. */
 static int open_mapped_file(pid_t pid, const struct pi_mapping *m)
 {
     char path[700];
     snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == m->inode)
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == m->inode)
         return fd;
     if (fd >= 0)
         close(fd);
@@ -49,7 +51,7 @@ static int read_symbols(pid_t pid, const struct pi_mapping *m, struct pi_target_
 {
     int fd = open_mapped_file(pid, m);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
         fprintf(stderr, "profinject: cannot read %s, the C library of process %d\n", m->path,
                 (int)pid);
         if (fd >= 0)
