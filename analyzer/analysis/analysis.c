@@ -204,9 +204,10 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         p->children++;
         return;
     case PI_REC_THREAD_NAME:
-        /* arg1 names another thread by pthread_t; ours record their own mostly */
+        /* arg1 names another thread by pthread_t (not known to the reader); arg2 by tid */
         if (r->arg[1] == 0)
-            name_thread(p, r->tid, pi_reader_string(reader, r->arg[0]));
+            name_thread(p, r->arg[2] ? (uint32_t)r->arg[2] : r->tid,
+                        pi_reader_string(reader, r->arg[0]));
         return;
     case PI_REC_CAPTURE:
         capture_window(p, ev->ts_ns, r->arg[0] != 0);

@@ -115,7 +115,9 @@ enum pi_record_kind {
     /* recorded by the new thread: arg0 = creating thread's tid, arg1 = its pthread_t */
     PI_REC_THREAD_START = 10,
     PI_REC_THREAD_EXIT = 11,
-    /* arg0 = name string id, arg1 = pthread_t of the named thread (0: the recording thread) */
+    /* arg0 = name string id, arg1 = pthread_t of the named thread (0: the recording
+     * thread, or the one of arg2), arg2 = tid of the named thread (0: see arg1); Python
+     * names its threads from the main thread */
     PI_REC_THREAD_NAME = 12,
     /* an I/O call; flags hold the operation and fd class (PI_IO_FLAGS),
      * arg0 = fd, arg1 = result (bytes or fd; -errno on failure),

@@ -161,6 +161,7 @@ static int resolve(void)
     void *handle;
     if (!interpreter_handle(&handle))
         return ABSENT;
+    python.handle = handle;
     const char *(*get_version)(void) = (const char *(*)(void))pi_dlsym(handle, "Py_GetVersion");
     const char *version = get_version ? get_version() : NULL;
     python.version = parse_version(version);

@@ -70,6 +70,7 @@ struct pi_python_layout {
 /* The interpreter's functions, as found in this process. */
 struct pi_python {
     unsigned version; /* PY_VERSION_HEX */
+    void *handle;     /* for dlsym: where the C API is (RTLD_DEFAULT in a python executable) */
     struct pi_python_layout layout;
     const void *code_type, *unicode_type, *frame_type;
     int (*is_initialized)(void);

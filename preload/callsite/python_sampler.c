@@ -41,6 +41,7 @@
 #include "core/settings.h"
 #include "python_frames.h"
 #include "python_runtime.h"
+#include "python_thread_names.h"
 #include "stacks.h"
 
 /* Deep enough for a Trainer's loop under a model's modules. */
@@ -118,6 +119,7 @@ static int take_sample(void *unused)
         }
         last_ticks = now;
         check_eval_breaker(py);
+        pi_python_thread_names(py);
         if (atomic_load_explicit(&backing_off, memory_order_relaxed)) {
             atomic_store_explicit(&backing_off, 0, memory_order_relaxed);
             atomic_store_explicit(&sampler_wake, 1, memory_order_relaxed);

@@ -246,6 +246,29 @@ class PythonTime(unittest.TestCase):
                 self.assertAlmostEqual(spin["inclusive_ns"] / 1e9, 0.5, delta=0.05)
 
 
+class ThreadNames(unittest.TestCase):
+    def test_threads_have_the_names_python_gave_them(self):
+        program = os.path.join(SOURCE, "tests", "programs", "py_thread_names.py")
+        for minor, python in pythons():
+            if minor < 9:
+                continue  # pending calls from another thread: 3.9 and newer
+            with self.subTest(python=f"3.{minor}"):
+                traces = tempfile.mkdtemp()
+                result = subprocess.run([python, program], capture_output=True, text=True,
+                                        env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                                 PROFINJECT_OUTPUT=traces), timeout=120)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                named = json.loads(result.stdout)
+                out = os.path.join(traces, "r.json")
+                subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True,
+                               capture_output=True)
+                with open(out) as f:
+                    [process] = json.load(f)["processes"]
+                ours = {t["tid"]: t["name"] for t in process["threads"]}
+                for name, tid in named.items():
+                    self.assertEqual(ours.get(tid), name, ours)
+
+
 class UnknownPython(unittest.TestCase):
     def test_an_unknown_layout_is_said_once_and_nothing_is_read(self):
         roots = [os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))]
