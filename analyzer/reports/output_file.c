@@ -11,6 +11,14 @@
 
 FILE *pi_create_temporary(const char *path, char *temporary, size_t size)
 {
+    /* not a file to replace: a device, a pipe (/dev/null, /dev/stdout, a FIFO a
+     * viewer reads) is written into; renaming over it would destroy it */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        if (size)
+            temporary[0] = '\0';
+        return fopen(path, "w");
+    }
     /* beside @path (rename stays in one file system), a name no one can foresee, created
      * O_EXCL by mkstemp: no link planted at a predictable name is followed */
     const char *slash = strrchr(path, '/');
@@ -34,6 +42,8 @@ FILE *pi_create_temporary(const char *path, char *temporary, size_t size)
 
 int pi_commit_temporary(FILE *out, const char *temporary, const char *path, int keep)
 {
+    if (!temporary[0]) /* written into a device or a pipe: nothing to sync or rename */
+        return fclose(out) == 0 && keep ? 0 : -1;
     int ok = keep && fflush(out) == 0 && fsync(fileno(out)) == 0;
     ok = fclose(out) == 0 && ok;
     if (!ok || rename(temporary, path) != 0) {

@@ -48,7 +48,9 @@ int pi_write_file_atomically(const char *path, const char *data, size_t size);
 
 /**
  * pi_create_temporary - a new file beside @path, under a name no one can
- * foresee (mkstemp), to write and then rename to @path; its name in @temporary
+ * foresee (mkstemp), to write and then rename to @path; its name in @temporary.
+ * When @path is a device or a pipe (/dev/null, /dev/stdout), that itself, and
+ * @temporary is "" (rename would replace the device node with a file)
  * Return: the stream, or NULL (errno set).
  */
 FILE *pi_create_temporary(const char *path, char *temporary, size_t size);

@@ -13,7 +13,9 @@ import shutil
 import struct
 import subprocess
 import sys
+import stat
 import tempfile
+import threading
 import unittest
 
 import numpy as np
@@ -111,6 +113,22 @@ class Outputs(unittest.TestCase):
                                                       "lock_wait", "sync", "cpu"})
         reads = [e for e in rep["latency"] if (e["group"], e["name"], e["class"]) == ("io", "read", "file")]
         self.assertEqual(reads[0]["bytes"], 12288)
+
+    def test_reports_into_a_pipe_leave_the_pipe_a_pipe(self):
+        # /dev/null, /dev/stdout or a FIFO a viewer reads: written into, never replaced
+        # by a renamed file (as root, that would have turned /dev/null into a file)
+        for option in ("--json", "--html", "--chrome-trace"):
+            with self.subTest(option=option):
+                fifo = os.path.join(tempfile.mkdtemp(), "viewer")
+                os.mkfifo(fifo)
+                received = []
+                reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()))
+                reader.start()
+                analyze(self.traces, "--quiet", option, fifo)
+                reader.join(timeout=60)
+                self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode), "still a FIFO")
+                self.assertGreater(len(received[0]), 100)
+                self.assertEqual(os.listdir(os.path.dirname(fifo)), ["viewer"], "no temporary left")
 
     def test_text_report_states_the_profiling_cost(self):
         rep = report(self.traces)
