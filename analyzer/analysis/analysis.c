@@ -228,6 +228,10 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         p->python = 1;
         pi_python_time_event(a, p, ev);
         return;
+    case PI_REC_WAKE:
+        if ((int)r->tid != p->header.pid && p->children > 0)
+            pi_relay_wake(p, ev, a->options.exact);
+        return;
     case PI_REC_GPU_TIME: {
         /* a step's GPU time is the GPU work it launched, wherever that ran:
          * by its launch's host time, not the GPU start (which may come after

@@ -16,12 +16,17 @@
  *    followed by a pipe read that returns data). Messages far smaller than
  *    the typical one are control messages (a persistent worker's
  *    acknowledgement of a new epoch), not batches;
- *  - a main-thread wait is a wait for data when it began before a receipt
- *    and ended when the relay handed that batch over: the relay goes back
- *    to its blocking receive right after the hand-over, so the wait ends
- *    within HANDOVER_SLACK_NS of the start of the relay's next receive. The
- *    backward wait of the same step, which also spans the receipt, ends
- *    milliseconds later and stays a lock wait;
+ *  - a main-thread wait is a wait for data when the relay ended it: the
+ *    queue's put releases the main thread's waiter lock, a semaphore post
+ *    the recorder sees (PI_REC_WAKE, format 4), so a semaphore wait of the
+ *    main thread during which the relay posted that very semaphore is one,
+ *    however late a busy machine lets the main thread run. Where the relay
+ *    posted no semaphore (a format 3 trace, a Python whose locks are
+ *    condition variables), time decides: a wait that began before a receipt
+ *    and ended within HANDOVER_SLACK_NS of the relay's next blocking receive
+ *    (it goes back to it right after the hand-over). The backward wait of
+ *    the same step, which also spans the receipt, ends milliseconds later
+ *    and is on another object: it stays a lock wait;
  *  - the main thread's scalar read-back (loss.item(): a device-to-host
  *    copy of a few bytes) happens once a step in time order on that thread,
  *    whereas the relay runs ahead of the loop by the prefetch depth (its
@@ -60,6 +65,12 @@ struct relay_candidate {
 
 struct main_wait {
     uint64_t start, end;
+    uint64_t object; /* the semaphore or condition waited on */
+};
+
+struct wake {
+    uint64_t at, object;
+    uint32_t tid;
 };
 
 struct pi_step_sources {
@@ -67,6 +78,8 @@ struct pi_step_sources {
     int relay_count;
     struct main_wait *waits; /* the main thread's lock and condition waits, in time order */
     size_t wait_count, wait_capacity;
+    struct wake *wakes; /* semaphore posts of other threads that woke a waiter, in time order */
+    size_t wake_count, wake_capacity;
     struct pi_steps readback; /* one step per scalar read-back */
     uint64_t readback_last, readback_wait, readback_sync, last_wait_end;
     uint64_t calls;           /* the main thread's CUDA calls since the last read-back */
@@ -137,6 +150,13 @@ void pi_relay_io(struct pi_process_info *p, const struct pi_event *ev, int exact
     c->polled = 0;
 }
 
+void pi_relay_wake(struct pi_process_info *p, const struct pi_event *ev, int exact)
+{
+    struct pi_step_sources *s = sources_of(p, exact);
+    if (s && pi_array_room(&s->wakes, &s->wake_capacity, s->wake_count, sizeof(*s->wakes), 256) == 0)
+        s->wakes[s->wake_count++] = (struct wake){ev->ts_ns, ev->rec.arg[0], ev->rec.tid};
+}
+
 void pi_relay_main_event(struct pi_process_info *p, const struct pi_event *ev, unsigned time_class,
                          int exact)
 {
@@ -147,7 +167,7 @@ void pi_relay_main_event(struct pi_process_info *p, const struct pi_event *ev, u
     uint64_t end = ev->ts_ns + ev->dur_ns;
     if (r->kind == PI_REC_WAIT && p->children > 0) {
         if (pi_array_room(&s->waits, &s->wait_capacity, s->wait_count, sizeof(*s->waits), 256) == 0)
-            s->waits[s->wait_count++] = (struct main_wait){ev->ts_ns, end};
+            s->waits[s->wait_count++] = (struct main_wait){ev->ts_ns, end, r->arg[1]};
     }
     if (time_class == PI_TIME_DATA_WAIT)
         s->readback_wait += ev->dur_ns;
@@ -198,14 +218,40 @@ static uint64_t median_bytes(const struct relay_candidate *c)
     return median;
 }
 
+/* Whether the relay @tid posted @w's object while @w waited; @first: the first wake
+ * not before the previous wait's start (waits and wakes are in time order). */
+static int woken_by(const struct pi_step_sources *s, size_t *first, uint32_t tid,
+                    const struct main_wait *w)
+{
+    while (*first < s->wake_count && s->wakes[*first].at < w->start)
+        (*first)++;
+    for (size_t j = *first; j < s->wake_count && s->wakes[j].at <= w->end; j++)
+        if (s->wakes[j].tid == tid && s->wakes[j].object == w->object)
+            return 1;
+    return 0;
+}
+
+static void add_data_wait(struct pi_step_sources *s, const struct main_wait *w)
+{
+    pi_steps_add_wait(&s->relay, w->start, w->end - w->start);
+    pi_steps_add_wait(&s->readback, w->start, w->end - w->start);
+}
+
 /* Main-thread waits that ended when the relay handed a batch over: data waits. */
 static uint64_t relay_data_waits(struct pi_step_sources *s, const struct relay_candidate *c,
                                  uint64_t min_bytes)
 {
     uint64_t total = 0;
-    size_t k = 0;
+    size_t k = 0, first_wake = 0, relay_wakes = 0;
+    for (size_t j = 0; j < s->wake_count; j++)
+        relay_wakes += s->wakes[j].tid == c->tid;
     for (size_t i = 0; i < s->wait_count; i++) {
         const struct main_wait *w = &s->waits[i];
+        if (woken_by(s, &first_wake, c->tid, w)) {
+            total += w->end - w->start;
+            add_data_wait(s, w);
+            continue;
+        }
         while (k < c->count && c->receipts[k].end < w->start)
             k++;
         /* receipts k.. ended after the wait began; the first batch among them */
@@ -215,11 +261,10 @@ static uint64_t relay_data_waits(struct pi_step_sources *s, const struct relay_c
         if (b == c->count || c->receipts[b].end > w->end || c->receipts[b].next == UINT64_MAX)
             continue;
         uint64_t handover = c->receipts[b].next;
-        if (w->end + HANDOVER_SLACK_NS >= handover && w->end <= handover + HANDOVER_SLACK_NS) {
-            uint64_t dur = w->end - w->start;
-            total += dur;
-            pi_steps_add_wait(&s->relay, w->start, dur);
-            pi_steps_add_wait(&s->readback, w->start, dur);
+        if (!relay_wakes && w->end + HANDOVER_SLACK_NS >= handover &&
+            w->end <= handover + HANDOVER_SLACK_NS) {
+            total += w->end - w->start;
+            add_data_wait(s, w);
         }
     }
     return total;
@@ -303,6 +348,7 @@ void pi_relay_free(struct pi_process_info *p)
     for (int i = 0; i < s->relay_count; i++)
         free(s->relays[i].receipts);
     free(s->waits);
+    free(s->wakes);
     free(s->readback_calls);
     pi_steps_free(&s->readback);
     pi_steps_free(&s->relay);

@@ -13,6 +13,9 @@
 /* pi_relay_io - a pipe or socket call of a non-main thread of @process: a relay candidate */
 void pi_relay_io(struct pi_process_info *process, const struct pi_event *ev, int exact);
 
+/* pi_relay_wake - a non-main thread of @process woke a thread waiting on a semaphore */
+void pi_relay_wake(struct pi_process_info *process, const struct pi_event *ev, int exact);
+
 /* pi_relay_main_event - a main-thread event with its time class (waits, read-backs) */
 void pi_relay_main_event(struct pi_process_info *process, const struct pi_event *ev,
                          unsigned time_class, int exact);

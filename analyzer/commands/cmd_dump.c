@@ -150,6 +150,9 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
                (r->flags & PI_CALL_SITE_DEFERRED) ? " at_safe_point" : "");
         print_stack(reader, "stack", r->arg[0]);
         break;
+    case PI_REC_WAKE:
+        printf(" object=0x%" PRIx64, r->arg[0]);
+        break;
     case PI_REC_PY_SAMPLE:
         printf(" dur_ns=%" PRIu64, ev->dur_ns);
         print_stack(reader, "stack", r->arg[0]);

@@ -27,7 +27,8 @@
  * (PI_REC_GPU_POOL). Readers still read version 1, where a CUDA record's
  * stack id names a PI_REC_STRING of text frames. */
 /* 3: time samples of the main thread's Python stack (PI_REC_PY_SAMPLE). */
-#define PI_FORMAT_VERSION 3
+/* 4: semaphore posts that wake a waiting thread (PI_REC_WAKE). */
+#define PI_FORMAT_VERSION 4
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -196,6 +197,12 @@ enum pi_record_kind {
      * with arg1 = 1 frames that could not be kept (the stack table was
      * full). Format 3. */
     PI_REC_PY_SAMPLE = 29,
+    /* A sem_post while a thread waited on the semaphore (the post wakes it):
+     * arg0 = the semaphore's address, as in the waiter's PI_REC_WAIT. Python
+     * hands a queue's item over this way (Condition.notify releases the
+     * waiter's lock), so a wait is matched to the thread that ended it.
+     * Format 4. */
+    PI_REC_WAKE = 30,
     PI_REC_KIND_COUNT
 };
 
@@ -438,7 +445,10 @@ static inline int pi_record_has_time(uint16_t kind)
 /* pi_kinds_of_version - one past the highest record kind a format version has */
 static inline unsigned pi_kinds_of_version(unsigned version)
 {
-    return version < 2 ? PI_REC_CAPTURE + 1 : version < 3 ? PI_REC_GPU_POOL + 1 : PI_REC_KIND_COUNT;
+    return version < 2   ? PI_REC_CAPTURE + 1
+           : version < 3 ? PI_REC_GPU_POOL + 1
+           : version < 4 ? PI_REC_PY_SAMPLE + 1
+                         : PI_REC_KIND_COUNT;
 }
 
 /* pi_string_slots - continuation slots that a string of @length bytes takes */

@@ -54,6 +54,7 @@
       (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *), PI_OPTIONAL,     \
       NULL)                                                                                       \
     X(sem_wait, int, (sem_t *), PI_REQUIRED, NULL)                                                \
+    X(sem_post, int, (sem_t *), PI_REQUIRED, NULL)                                                \
     X(sem_timedwait, int, (sem_t *, const struct timespec *), PI_REQUIRED, NULL)                  \
     X(sem_clockwait, int, (sem_t *, clockid_t, const struct timespec *), PI_OPTIONAL, NULL)
 

@@ -76,6 +76,17 @@ PI_WAIT_HOOK(pthread_cond_clockwait, PI_WAIT_COND, cond,
         return result;                                                                            \
     }
 
+/* glibc's semaphore (2.21 on, 64-bit): the value in the low half of its
+ * first word, the number of threads waiting in the high half. A post that
+ * finds one is recorded, before it wakes it; any other costs one load. */
+PI_EXPORT int sem_post(sem_t *sem)
+{
+    if (pi_hook_active() &&
+        __atomic_load_n((const uint64_t *)(const void *)sem, __ATOMIC_RELAXED) >> 32)
+        pi_emit(PI_REC_WAKE, 0, pi_clock_ticks(), 0, (uint64_t)(uintptr_t)sem, 0, 0);
+    return PI_REAL(sem_post)(sem);
+}
+
 PI_SEM_HOOK(sem_wait, (sem_t *sem), (sem))
 PI_SEM_HOOK(sem_timedwait, (sem_t *sem, const struct timespec *at), (sem, at))
 PI_SEM_HOOK(sem_clockwait, (sem_t *sem, clockid_t clock, const struct timespec *at),
