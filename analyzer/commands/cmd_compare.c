@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
+#include "analysis/pass/analysis.h"
 #include "commands.h"
 #include "reports/report.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/call_sites.h"
+#include "analysis/sites/call_sites.h"
 #include "commands.h"
 
 void pi_print_header(FILE *out, const struct pi_reader *reader)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/analysis.h"
+#include "analysis/pass/analysis.h"
 #include "commands.h"
 #include "reports/report.h"
 #include "reader/trace_inputs.h"

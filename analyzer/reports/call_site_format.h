@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "analysis/call_sites.h"
+#include "analysis/sites/call_sites.h"
 
 struct cJSON;
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "report.h"
-#include "analysis/demangle.h"
-#include "analysis/gpu_analysis.h"
+#include "analysis/sites/demangle.h"
+#include "analysis/gpu/gpu_analysis.h"
 #include "json_text.h"
 
 /* GPU work goes on a track of its own in each process. */

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "analysis/analysis.h"
+#include "analysis/pass/analysis.h"
 
 /* The percentiles every latency table shows. */
 #define PI_QUANTILE_COUNT 6

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "format.h"
-#include "analysis/gpu_analysis.h"
+#include "analysis/gpu/gpu_analysis.h"
 #include "call_site_format.h"
 #include "report.h"
 #include "report_sites.h"

@@ -16,7 +16,7 @@
 #include "report_html.h"
 #include "report_python_time.h"
 #include "report_sites.h"
-#include "analysis/verdict.h"
+#include "verdicts/verdict.h"
 
 #define TOP_HISTOGRAMS 4
 #define TOP_THREADS 16

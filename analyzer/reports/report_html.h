@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "analysis/analysis.h"
+#include "analysis/pass/analysis.h"
 
 #define PLOT_W 760
 #define PLOT_H 220

@@ -11,9 +11,9 @@
 #include "call_site_format.h"
 #include "format.h"
 #include "report_html.h"
-#include "analysis/gpu_analysis.h"
-#include "analysis/gpu_timeline.h"
-#include "analysis/verdict.h"
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/gpu/gpu_timeline.h"
+#include "verdicts/verdict.h"
 
 #define TOP_KERNELS 10
 

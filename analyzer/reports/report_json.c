@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gpu_analysis.h"
+#include "analysis/gpu/gpu_analysis.h"
 #include "call_site_format.h"
 #include "report.h"
 #include "report_python_time.h"
 #include "report_sites.h"
-#include "analysis/verdict.h"
+#include "verdicts/verdict.h"
 
 /* 2: a call site's "stack" is an object of frames and text (it was the text) */
 #define JSON_SCHEMA_VERSION 2

@@ -5,8 +5,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "analysis/call_sites.h"
-#include "analysis/python_time.h"
+#include "analysis/sites/call_sites.h"
+#include "analysis/sites/python_time.h"
 #include "call_site_format.h"
 #include "format.h"
 

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "analysis/analysis.h"
+#include "analysis/pass/analysis.h"
 
 struct cJSON;
 

@@ -5,8 +5,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "analysis/gpu_analysis.h"
-#include "analysis/python_sites.h"
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/sites/python_sites.h"
 #include "call_site_format.h"
 #include "format.h"
 

@@ -11,7 +11,7 @@
 #include "report.h"
 #include "report_python_time.h"
 #include "report_sites.h"
-#include "analysis/verdict.h"
+#include "verdicts/verdict.h"
 
 #define TOP_CALLS 25
 #define TOP_FILES 10

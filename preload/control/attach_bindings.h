@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "core/value_redirect.h"
+
 /* pi_attach_requested - nonzero when this load came from profinject attach */
 int pi_attach_requested(void);
 
@@ -19,13 +21,6 @@ int pi_attach_bind(void);
 
 /* pi_attach_modules_changed - nonzero when a module was loaded since the last bind */
 int pi_attach_modules_changed(void);
-
-/* One value to replace wherever a module keeps it: @from, a function of
- * another library the process may hold a pointer to; @to, ours. */
-struct pi_value_redirect {
-    void *from;
-    void *to;
-};
 
 /* pi_attach_redirect_values - replace every pointer-sized, aligned word
  * equal to a @from in the writable data (not RELRO) of the loaded modules,

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "control/attach_bindings.h"
+#include "core/value_redirect.h"
 
 /**
  * pi_cuda_wrap_driver - the wrapper to hand out for driver entry @name

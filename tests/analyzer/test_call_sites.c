@@ -12,9 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/call_sites.h"
-#include "analysis/gpu_analysis.h"
-#include "analysis/symbolizer.h"
+#include "analysis/pass/analysis.h"
+#include "analysis/sites/call_sites.h"
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/sites/symbolizer.h"
 #include "synthetic_trace.h"
 
 /* A function of this program that only the symbol table names (static). */

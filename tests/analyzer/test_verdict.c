@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/analysis.h"
-#include "analysis/verdict.h"
+#include "analysis/pass/analysis.h"
+#include "verdicts/verdict.h"
 #include "synthetic_trace.h"
 
 #define MS 1000000ull

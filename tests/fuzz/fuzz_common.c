@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/analysis.h"
-#include "analysis/call_sites.h"
+#include "analysis/pass/analysis.h"
+#include "analysis/sites/call_sites.h"
 #include "reports/report.h"
 
 void pi_fuzz_analyse_fd(int fd)

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "histogram.h"
+#include "analysis/common/histogram.h"
 
 struct pi_latency_entry {
     char *group;  /* "io", "wait", "file", ... */

@@ -4,9 +4,9 @@
  * steady steps, per step (memory_growth.c); a plateau after warm-up is
  * healthy. Without steps, over the last third of the trace.
  */
-#include "verdict.h"
+#include "verdicts/verdict.h"
 
-#include "gpu_analysis.h"
+#include "analysis/gpu/gpu_analysis.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
-#include "u64_map.h"
+#include "analysis/sites/demangle.h"
+#include "analysis/common/u64_map.h"
 
 #define WAIT_BIT (1ull << 63)
 

@@ -6,7 +6,7 @@
 #ifndef PI_VERDICT_H
 #define PI_VERDICT_H
 
-#include "analysis.h"
+#include "analysis/model/model.h"
 
 #define PI_MAX_FINDINGS 16
 #define PI_MAX_EVIDENCE 8

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array_room.h"
-#include "call_sites.h"
-#include "u64_map.h"
+#include "analysis/common/array_room.h"
+#include "analysis/sites/call_sites.h"
+#include "analysis/common/u64_map.h"
 
 /* The profile of the file being read, started at its first sample. */
 static struct pi_python_profile *current_profile(struct pi_python_time *t, size_t process)

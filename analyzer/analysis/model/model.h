@@ -1,18 +1,19 @@
 /*
- * analysis.h - everything the reports are made from, built by streaming
- * over the trace files once. Memory grows with the number of processes,
- * threads, call kinds and files, never with the number of events.
+ * model.h - what the analysis builds, as the reports read it: processes,
+ * their threads, steps and windows, and the analysis that holds them. Types
+ * only: the parts of the pass (analysis/pass/) fill them, the verdicts and
+ * reports read them. Memory grows with the number of processes, threads,
+ * call kinds and files, never with the number of events.
  */
-#ifndef PI_ANALYSIS_H
-#define PI_ANALYSIS_H
+#ifndef PI_MODEL_H
+#define PI_MODEL_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "histogram.h"
-#include "host_memory.h"
-#include "series.h"
-#include "latency_table.h"
+#include "analysis/common/histogram.h"
+#include "analysis/common/latency_table.h"
+#include "analysis/common/series.h"
 #include "reader/trace_reader.h"
 
 /* Where a thread's time went (ns). CPU is what is left of its wall time. */
@@ -129,17 +130,12 @@ static inline int pi_process_host_pid(const struct pi_process_info *p)
                                                                            : 0;
 }
 
-/* Per-thread figures (threads.c). */
-/* pi_main_thread - the main thread of @process, or NULL */
-struct pi_thread_info *pi_main_thread(const struct pi_process_info *process);
-
-/* pi_thread_wall_ns - how long @thread was seen; the process span for the main thread */
-uint64_t pi_thread_wall_ns(const struct pi_process_info *process,
-                           const struct pi_thread_info *thread);
-
-/* pi_thread_cpu_ns - wall time not accounted to any wait */
-uint64_t pi_thread_cpu_ns(const struct pi_process_info *process,
-                          const struct pi_thread_info *thread);
+/* The host memory of the whole process tree (analysis/host/host_memory.h). */
+struct pi_host_memory {
+    uint64_t rss_peak_bytes; /* 0: no samples */
+    uint64_t rss_peak_ns;    /* when (CLOCK_MONOTONIC) */
+    uint32_t processes_alive; /* with RSS at that moment */
+};
 
 struct pi_analysis;
 
@@ -196,48 +192,5 @@ struct pi_analysis {
     struct pi_python_sites *python_sites; /* lines that launch and wait (python_sites.h) */
     struct pi_python_time *python_time;   /* time by Python function (python_time.h) */
 };
-
-/**
- * pi_analysis_run - read every trace file in @paths and build the analysis
- * Return: 0, or -1 when a file could not be read (message on stderr; the
- * others are still analysed and bad_input is set).
- */
-int pi_analysis_run(struct pi_analysis *analysis, const struct pi_analysis_options *options,
-                    char **paths, size_t count);
-
-void pi_analysis_free(struct pi_analysis *analysis);
-
-/* pi_steps_event - feed one main-thread event into step detection (steps.c);
- * @received: bytes it read from a pipe (0: none) */
-void pi_steps_event(struct pi_steps *steps, const struct pi_event *ev, unsigned time_class,
-                    uint64_t received);
-
-/* pi_steps_record - one finished step from @start to @end, @wait of it waiting for data, @sync for the GPU */
-void pi_steps_record(struct pi_steps *steps, uint64_t start, uint64_t end, uint64_t wait,
-                     uint64_t sync);
-
-/* pi_steps_merge_light - fold each step whose @work (one count per step)
- * is under @fraction of a typical step's (the 90th percentile) into the
- * step before: extra marks of one step */
-void pi_steps_merge_light(struct pi_steps *steps, const uint64_t *work, double fraction);
-
-/* pi_steps_gpu - GPU work of @dur ns launched at @ts (else started), for the step it falls in */
-void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
-
-/* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */
-void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
-
-/* pi_steps_start_ns, pi_steps_end_ns - when step @i (from 0) started and ended */
-uint64_t pi_steps_start_ns(const struct pi_steps *steps, uint64_t i);
-uint64_t pi_steps_end_ns(const struct pi_steps *steps, uint64_t i);
-
-/* pi_steps_free - release what the steps hold */
-void pi_steps_free(struct pi_steps *steps);
-
-/* pi_steps_span - start and end of step @index (0 first, warm-up included); 0 when out of range */
-int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start, uint64_t *end);
-
-/* pi_steps_finish - settle warm-up against steady state once the thread ended */
-void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);
 
 #endif

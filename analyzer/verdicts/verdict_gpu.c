@@ -14,9 +14,9 @@
  * synchronisation (their own findings), and only the rest is put down to
  * the host issuing work.
  */
-#include "verdict.h"
+#include "verdicts/verdict.h"
 
-#include "gpu_timeline.h"
+#include "analysis/gpu/gpu_timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "array_room.h"
+#include "steps.h"
+#include "analysis/common/array_room.h"
 
 /* Calls closer than this belong to the same receipt. */
 #define RECEIPT_GAP_NS 2000000u

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "analysis.h"
+#include "analysis/model/model.h"
 
 struct pi_python_function {
     char *file, *function; /* as recorded: the code object's file and qualified name */

@@ -4,15 +4,15 @@
  * is recorded itself: they count in the per-call latency table only.
  */
 #include "gpu_analysis.h"
-#include "gpu_durations.h"
-#include "gpu_timeline.h"
+#include "analysis/gpu/gpu_durations.h"
+#include "analysis/gpu/gpu_timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "call_sites.h"
-#include "demangle.h"
-#include "u64_map.h"
+#include "analysis/sites/call_sites.h"
+#include "analysis/sites/demangle.h"
+#include "analysis/common/u64_map.h"
 
 static struct pi_gpu_memory *memory_of(struct pi_process_info *p)
 {

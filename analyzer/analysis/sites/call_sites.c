@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
-#include "symbolizer.h"
+#include "analysis/sites/demangle.h"
+#include "analysis/sites/symbolizer.h"
 
 #define NAME_SIZE 1024
 

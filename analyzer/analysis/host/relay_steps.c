@@ -38,8 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "array_room.h"
+#include "analysis/model/model.h"
+#include "analysis/common/array_room.h"
+#include "analysis/host/steps.h"
 #include "relay_steps.h"
 
 #define RELAY_MAX_CANDIDATES 8

@@ -1,7 +1,7 @@
 /*
  * finding.c - what every verdict rule shares: the numbers behind a finding.
  */
-#include "verdict.h"
+#include "verdicts/verdict.h"
 
 void pi_finding_evidence(struct pi_finding *f, const char *name, double value, const char *unit)
 {

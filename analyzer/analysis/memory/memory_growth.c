@@ -9,8 +9,9 @@
  * steady step from which the value keeps rising. Without steps, the last
  * third of the trace is fitted against time.
  */
-#include "analysis.h"
-#include "gpu_analysis.h"
+#include "analysis/model/model.h"
+#include "analysis/host/steps.h"
+#include "analysis/gpu/gpu_analysis.h"
 #include "memory_growth.h"
 
 /* The value of @s at @t: its last point at or before @t (0 before the first). */

@@ -5,8 +5,9 @@
  */
 #include "verdict.h"
 
-#include "gpu_analysis.h"
-#include "gpu_timeline.h"
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/gpu/gpu_timeline.h"
+#include "analysis/host/threads.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "analysis.h"
+#include "analysis/model/model.h"
 
 /* pi_relay_io - a pipe or socket call of a non-main thread of @process: a relay candidate */
 void pi_relay_io(struct pi_process_info *process, const struct pi_event *ev, int exact);

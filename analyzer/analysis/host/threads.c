@@ -2,7 +2,7 @@
  * threads.c - per-thread figures every part reads: which thread is the
  * main one, how long a thread was seen and how much of that it computed.
  */
-#include "analysis.h"
+#include "threads.h"
 
 struct pi_thread_info *pi_main_thread(const struct pi_process_info *p)
 {

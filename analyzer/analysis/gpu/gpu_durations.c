@@ -5,8 +5,8 @@
  */
 #include "gpu_durations.h"
 
-#include "demangle.h"
-#include "u64_map.h"
+#include "analysis/sites/demangle.h"
+#include "analysis/common/u64_map.h"
 
 /* Per correlation id: the GPU-time entry it belongs to and its launch's
  * host time; or, for a GPU time that arrived before its launch, that time. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis/model/model.h"
 
 #define FIRST_BUCKET_NS 1000000u /* 1 ms; doubled as needed */
 

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "analysis.h"
-#include "call_sites.h"
+#include "analysis/model/model.h"
+#include "analysis/sites/call_sites.h"
 
 /* One call site's share of a kernel's sampled launches, or of waits of one class. */
 struct pi_line_stat {

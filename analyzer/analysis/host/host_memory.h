@@ -9,15 +9,7 @@
 #ifndef PI_HOST_MEMORY_H
 #define PI_HOST_MEMORY_H
 
-#include <stdint.h>
-
-struct pi_analysis;
-
-struct pi_host_memory {
-    uint64_t rss_peak_bytes; /* 0: no samples */
-    uint64_t rss_peak_ns;    /* when (CLOCK_MONOTONIC) */
-    uint32_t processes_alive; /* with RSS at that moment */
-};
+#include "analysis/model/model.h"
 
 /* pi_host_memory_finish - compute the tree's peak once every file is read */
 void pi_host_memory_finish(struct pi_analysis *analysis);

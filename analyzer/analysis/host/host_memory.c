@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "analysis.h"
+#include "analysis/model/model.h"
 
 struct change {
     uint64_t t;

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "gpu_analysis.h"
+#include "analysis/gpu/gpu_analysis.h"
 
 /* pi_gpu_durations_expect - a launch or copy at @launch_ns whose GPU time
  * (correlation @corr) goes to @gpu_entry, whenever it comes */

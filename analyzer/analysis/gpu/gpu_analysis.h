@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "analysis.h"
-#include "memory_order.h"
+#include "analysis/model/model.h"
+#include "analysis/gpu/memory_order.h"
 
 #define PI_TOP_SITES 5
 

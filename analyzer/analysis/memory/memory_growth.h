@@ -5,7 +5,7 @@
 #ifndef PI_MEMORY_GROWTH_H
 #define PI_MEMORY_GROWTH_H
 
-#include "analysis.h"
+#include "analysis/model/model.h"
 
 /* pi_memory_growth_steady_start - before the device memory is settled: keep the call sites of
  * what the steady steps allocate */

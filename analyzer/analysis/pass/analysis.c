@@ -6,12 +6,12 @@
  */
 #include "analysis.h"
 
-#include "array_room.h"
-#include "gpu_analysis.h"
-#include "memory_growth.h"
-#include "python_sites.h"
-#include "python_time.h"
-#include "relay_steps.h"
+#include "analysis/common/array_room.h"
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/memory/memory_growth.h"
+#include "analysis/sites/python_sites.h"
+#include "analysis/sites/python_time.h"
+#include "analysis/host/relay_steps.h"
 
 #include <stdlib.h>
 #include <string.h>

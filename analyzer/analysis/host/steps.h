@@ -1,0 +1,43 @@
+/*
+ * steps.h - training steps found without code changes: from the batches the
+ * main thread receives (steps.c), the relay's (relay_steps.h), NVTX ranges.
+ */
+#ifndef PI_STEPS_H
+#define PI_STEPS_H
+
+#include "analysis/model/model.h"
+
+/* pi_steps_event - feed one main-thread event into step detection (steps.c);
+ * @received: bytes it read from a pipe (0: none) */
+void pi_steps_event(struct pi_steps *steps, const struct pi_event *ev, unsigned time_class,
+                    uint64_t received);
+
+/* pi_steps_record - one finished step from @start to @end, @wait of it waiting for data, @sync for the GPU */
+void pi_steps_record(struct pi_steps *steps, uint64_t start, uint64_t end, uint64_t wait,
+                     uint64_t sync);
+
+/* pi_steps_merge_light - fold each step whose @work (one count per step)
+ * is under @fraction of a typical step's (the 90th percentile) into the
+ * step before: extra marks of one step */
+void pi_steps_merge_light(struct pi_steps *steps, const uint64_t *work, double fraction);
+
+/* pi_steps_gpu - GPU work of @dur ns launched at @ts (else started), for the step it falls in */
+void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
+/* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */
+void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
+/* pi_steps_start_ns, pi_steps_end_ns - when step @i (from 0) started and ended */
+uint64_t pi_steps_start_ns(const struct pi_steps *steps, uint64_t i);
+uint64_t pi_steps_end_ns(const struct pi_steps *steps, uint64_t i);
+
+/* pi_steps_free - release what the steps hold */
+void pi_steps_free(struct pi_steps *steps);
+
+/* pi_steps_span - start and end of step @index (0 first, warm-up included); 0 when out of range */
+int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start, uint64_t *end);
+
+/* pi_steps_finish - settle warm-up against steady state once the thread ended */
+void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);
+
+#endif
