@@ -206,13 +206,18 @@ int pi_report_html(const char *path, struct pi_analysis *a)
           "<style>body{font-family:sans-serif;margin:2em;max-width:1000px}"
           "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
           "text-align:right}td:first-child{text-align:left}"
-          "details.site{margin:2px 0}details.native{margin-left:2em;color:#555}</style></head><body>\n",
+          "details.site{margin:2px 0}details.native{margin-left:2em;color:#555}"
+          "#cards{display:flex;flex-wrap:wrap;gap:8px;margin:1em 0}.card{border:1px solid #ccc;"
+          "border-radius:4px;padding:6px 10px;min-width:130px}.card .label{font-size:12px;"
+          "color:#555}.card .value{font-size:22px;font-weight:bold}.card .detail{font-size:11px;"
+          "color:#777}</style></head><body>\n",
           out);
     fprintf(out, "<h1>profinject report</h1>\n<p>%zu processes, %s, %" PRIu64 " records, %" PRIu64
                  " lost, %" PRIu64 " names, paths or stacks not kept</p>\n",
             a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost,
             a->strings_lost);
     verdict_section(out, a);
+    pi_html_cards(out, a);
     pi_html_gpu_sections(out, a);
     memory_plot(out, a);
     size_t n;

@@ -202,6 +202,60 @@ def dump_dom(path):
                           capture_output=True, text=True, timeout=120).stdout
 
 
+UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20,
+         "GiB": 1 << 30}
+
+
+def cards(dom):
+    """id -> (value, detail) of the HTML report's first-screen cards, as the browser has them."""
+    found = {}
+    for id_, value, detail in re.findall(
+            r'<div class="card" id="card-([a-z-]+)"><div class="label">[^<]*</div>'
+            r'<div class="value">([^<]*)</div><div class="detail">([^<]*)</div>', dom):
+        found[id_] = (value, detail)
+    return found
+
+
+def quantity(text):
+    number, unit = re.fullmatch(r"(-?[\d.]+) ?([a-zA-Z%]*)", text).groups()
+    return float(number) * UNITS.get(unit, 1)
+
+
+class HtmlFirstScreen(unittest.TestCase):
+    def test_cards_of_the_h100_job_agree_with_its_own_figures(self):
+        path = os.path.join(tempfile.mkdtemp(), "report.html")
+        analyze(os.path.join(FIXTURES, "train-pin-events"), "--quiet", "--html", path)
+        c = cards(dump_dom(path))
+        # the job's truths (fixtures README): 100 steps in 2.89 s, the first ones slower
+        # (CUDA's start): the steady steps go faster than the whole loop's mean, and
+        # take at most the loop's time
+        rate = quantity(c["steps-per-second"][0])
+        steady = int(c["steps-per-second"][1].split()[0])
+        self.assertGreaterEqual(rate, 100 / 2.89, c["steps-per-second"])
+        self.assertLessEqual(steady / rate, 2.89, c["steps-per-second"])
+        self.assertLessEqual(quantity(c["step-time"][0]), 2.89 / 100, c["step-time"])
+        # 1.74 s of GPU work in the 2.89 s loop: at least 60% of the steady steps' time
+        self.assertTrue(1.74 / 2.89 <= quantity(c["gpu-busy"][0]) / 100 <= 1, c["gpu-busy"])
+        # max reserved + two cuBLAS handles + the rest: 1,596,196,864 B
+        self.assertAlmostEqual(quantity(c["device-memory"][0]) / 1596196864, 1, delta=0.01)
+        # flat after the first step
+        self.assertLess(abs(quantity(c["growth"][0])), 0.5 * (1 << 20), c["growth"])
+        self.assertEqual(c["lost"][0], "0", "records lost shown, as 0")
+
+    def test_cards_say_what_a_cpu_job_lacks(self):
+        traces = tempfile.mkdtemp()
+        record([os.path.join(PROGRAMS, "prog_fork"), "2"], traces)
+        path = os.path.join(tempfile.mkdtemp(), "report.html")
+        analyze(traces, "--quiet", "--html", path)
+        c = cards(dump_dom(path))
+        self.assertEqual(set(c), {"steps-per-second", "step-time", "gpu-busy", "device-memory",
+                                  "host-memory", "growth", "lost"})
+        self.assertEqual(c["gpu-busy"], ("-", "no GPU work recorded"))
+        self.assertEqual(c["device-memory"][0], "-")
+        self.assertGreater(quantity(c["host-memory"][0]), 1 << 20, "three processes' RSS")
+        self.assertEqual(c["lost"][0], "0")
+
+
 class GpuVerdicts(unittest.TestCase):
     """The real H100 traces (README.md beside them): a small Transformer at
     about 25 ms a step whose workers keep up. Where GPU durations exist
