@@ -12,7 +12,8 @@ void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char
     /* titles carry names from the trace (ranges, calls): text, never markup */
     fputs("<h2>", out);
     pi_html_text(out, title);
-    fprintf(out, "</h2>\n<svg id=\"%s\" width=\"%d\" height=\"%d\" "
+    /* drawn in plot units, shown at the page's full width */
+    fprintf(out, "</h2>\n<svg id=\"%s\" viewBox=\"0 0 %d %d\" width=\"100%%\" "
                  "xmlns=\"http://www.w3.org/2000/svg\">\n",
             id, PLOT_W + 2 * MARGIN + 80, PLOT_H + 2 * MARGIN);
     fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0</text>\n",

@@ -203,7 +203,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     if (!out)
         return -1;
     fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>profinject report</title>\n"
-          "<style>body{font-family:sans-serif;margin:2em;max-width:1000px}"
+          "<style>body{font-family:sans-serif;margin:2em;max-width:1400px}"
           "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
           "text-align:right}td:first-child{text-align:left}"
           "details.site{margin:2px 0}details.native{margin-left:2em;color:#555}"
@@ -218,6 +218,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
             a->strings_lost);
     verdict_section(out, a);
     pi_html_cards(out, a);
+    pi_html_step_bars(out, a);
     pi_html_gpu_sections(out, a);
     memory_plot(out, a);
     size_t n;

@@ -25,6 +25,9 @@ void pi_html_series_points(FILE *out, const struct pi_series *series, uint64_t b
 /* pi_html_gpu_sections - step time, GPU busy and device memory over time, top kernels */
 void pi_html_gpu_sections(FILE *out, const struct pi_analysis *analysis);
 
+/* pi_html_step_bars - each step of the training process as a stacked bar (report_html_steps.c) */
+void pi_html_step_bars(FILE *out, const struct pi_analysis *analysis);
+
 /* pi_html_cards - the first screen's figures: steps/s, step time, GPU busy, peak device and
  * host memory, growth per step, records lost (report_html_cards.c) */
 void pi_html_cards(FILE *out, const struct pi_analysis *analysis);

@@ -256,6 +256,37 @@ class HtmlFirstScreen(unittest.TestCase):
         self.assertEqual(c["lost"][0], "0")
 
 
+def step_bars(dom):
+    """(classes, title) of each bar of the HTML report's per-step view."""
+    return re.findall(r'<g class="step-bar([^"]*)"><title>([^<]*)</title>', dom)
+
+
+class HtmlStepView(unittest.TestCase):
+    def test_each_step_is_a_bar_and_the_slow_one_is_marked(self):
+        traces = tempfile.mkdtemp()
+        workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "slow_step_loop.py")
+        record([sys.executable, workload, "40", "26"], traces, env={"OMP_NUM_THREADS": "1"})
+        path = os.path.join(tempfile.mkdtemp(), "report.html")
+        analyze(traces, "--quiet", "--html", path)
+        bars = step_bars(dump_dom(path))
+        self.assertEqual(len(bars), 40, "the loop's 40 steps")
+        slow = {int(re.match(r"step (\d+)", title).group(1)): title
+                for classes, title in bars if "slow" in classes.split()}
+        self.assertIn(26, slow, "the step that computed 150 ms more")
+        cpu = re.search(r"CPU ([\d.]+ \w+)", slow[26]).group(1)
+        self.assertGreaterEqual(quantity(cpu), 0.150, slow[26])
+        self.assertLessEqual(len(slow), 3, "above the steady p95: a few of 36 steady steps")
+
+    def test_the_h100_job_has_a_bar_per_step(self):
+        path = os.path.join(tempfile.mkdtemp(), "report.html")
+        analyze(os.path.join(FIXTURES, "train-pin-events"), "--quiet", "--html", path)
+        bars = step_bars(dump_dom(path))
+        self.assertEqual(len(bars), 100, "the job's 100 steps")
+        totals = [quantity(re.match(r"step \d+: ([\d.]+ \w+);", t).group(1)) for _, t in bars]
+        self.assertLessEqual(sum(totals), 2.89, "within the job's 2.89 s loop")
+        self.assertFalse([t for c, t in bars if "warmup" in c.split() and "slow" in c.split()])
+
+
 class GpuVerdicts(unittest.TestCase):
     """The real H100 traces (README.md beside them): a small Transformer at
     about 25 ms a step whose workers keep up. Where GPU durations exist

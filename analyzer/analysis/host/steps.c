@@ -270,6 +270,15 @@ void pi_steps_free(struct pi_steps *s)
     s->steps = s->pending = NULL;
 }
 
+int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_figures *out)
+{
+    if (index >= s->count)
+        return 0;
+    const struct step *step = &((const struct step *)s->steps)[index];
+    *out = (struct pi_step_figures){step->start, step->end, step->wait, step->sync, step->gpu};
+    return 1;
+}
+
 int pi_steps_span(const struct pi_steps *s, uint64_t index, uint64_t *start, uint64_t *end)
 {
     if (index >= s->count)

@@ -37,6 +37,15 @@ void pi_steps_free(struct pi_steps *steps);
 /* pi_steps_span - start and end of step @index (0 first, warm-up included); 0 when out of range */
 int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start, uint64_t *end);
 
+/* One step's times (ns): when it started and ended, and of its time how long the
+ * thread waited for data and for the GPU; the GPU work it launched, alongside. */
+struct pi_step_figures {
+    uint64_t start, end, wait, sync, gpu;
+};
+
+/* pi_steps_figures - step @index's figures (0 first, warm-up included); 0 when out of range */
+int pi_steps_figures(const struct pi_steps *steps, uint64_t index, struct pi_step_figures *out);
+
 /* pi_steps_finish - settle warm-up against steady state once the thread ended */
 void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);
 

@@ -1,0 +1,118 @@
+/*
+ * report_html_steps.c - every step of the training process as a stacked
+ * bar: its time waiting for input, blocked on the GPU (synchronisation and
+ * synchronous copies) and the rest (computing, launching); the GPU work it
+ * launched as a mark beside. Steps slower than the steady steps' p95 are
+ * marked. Hovering a bar shows its numbers. A long run is drawn in groups
+ * of consecutive steps (their mean), so that the page stays small.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "format.h"
+#include "report_html.h"
+#include "verdicts/verdict.h"
+
+/* at most this many bars: a 100,000-step run is drawn in groups */
+#define MAX_BARS 400
+
+static const char *const colors[] = {"#4e79a7" /* CPU */, "#e15759" /* GPU wait */,
+                                     "#f28e2b" /* input wait */};
+
+struct bar {
+    double total, wait, sync, gpu; /* means over the group, ns */
+    uint64_t first, last;          /* step numbers, from 1 */
+    int slow, warmup;
+};
+
+static void draw_bar(FILE *out, const struct bar *b, double x, double width, double longest)
+{
+    double cpu = b->total - b->wait - b->sync;
+    double parts[3] = {cpu > 0 ? cpu : 0, b->sync, b->wait}, y = MARGIN + PLOT_H;
+    fprintf(out, "<g class=\"step-bar%s%s\"><title>step %" PRIu64, b->slow ? " slow" : "",
+            b->warmup ? " warmup" : "", b->first);
+    if (b->last != b->first)
+        fprintf(out, " to %" PRIu64 " (mean)", b->last);
+    fprintf(out, ": %s; waiting for input %s, blocked on the GPU %s, CPU %s; GPU work %s%s%s"
+                 "</title>\n",
+            pi_format_ns(b->total), pi_format_ns(b->wait), pi_format_ns(b->sync),
+            pi_format_ns(parts[0]), pi_format_ns(b->gpu), b->slow ? "; slower than p95" : "",
+            b->warmup ? "; warm-up" : "");
+    for (int k = 0; k < 3; k++) {
+        double h = PLOT_H * parts[k] / longest;
+        y -= h;
+        fprintf(out, "<rect class=\"segment-%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" "
+                     "height=\"%.2f\" fill=\"%s\"%s/>\n",
+                k, x, y, width, h, colors[k], b->warmup ? " fill-opacity=\"0.5\"" : "");
+    }
+    if (b->gpu > 0)
+        fprintf(out, "<rect class=\"gpu-mark\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"1.5\" "
+                     "fill=\"#222\"/>\n",
+                x, MARGIN + PLOT_H - PLOT_H * (b->gpu < longest ? b->gpu : longest) / longest,
+                width);
+    if (b->slow)
+        fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#c00\" "
+                     "text-anchor=\"middle\">&#9660;</text>\n", x + width / 2, MARGIN - 3);
+    fputs("</g>\n", out);
+}
+
+void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
+{
+    const struct pi_process_info *p = pi_training_process(a);
+    const struct pi_steps *s = p ? &p->steps : NULL;
+    if (!s || !s->count) {
+        fputs("<h2>Each step</h2>\n<p id=\"step-bars-none\">no training steps were found</p>\n",
+              out);
+        return;
+    }
+    struct pi_histogram *steady = (struct pi_histogram *)&s->steady_ns;
+    double p95 = steady->count ? pi_histogram_quantile(steady, 0.95) : 0;
+    uint64_t per = (s->count + MAX_BARS - 1) / MAX_BARS, bars = (s->count + per - 1) / per;
+    double longest = 1;
+    struct pi_step_figures f;
+    for (uint64_t i = 0; pi_steps_figures(s, i, &f); i++)
+        longest = (double)(f.end - f.start) > longest ? (double)(f.end - f.start) : longest;
+    char title[200];
+    snprintf(title, sizeof(title), "Each step (pid %d, %" PRIu64 " steps%s; slower than the "
+             "steady p95 marked above)", p->header.pid, s->count,
+             per > 1 ? ", in groups of consecutive steps" : "");
+    pi_html_axis_frame(out, "step-bars", title, "step", "step time (ms)");
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.3g</text>\n",
+            MARGIN - 4, MARGIN + 4, longest / 1e6);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%" PRIu64 "</text>\n",
+            MARGIN + PLOT_W, MARGIN + PLOT_H + 14, s->count);
+    static const char *const names[] = {"CPU", "blocked on the GPU", "waiting for input"};
+    for (int k = 0; k < 3; k++)
+        fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                     "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n",
+                MARGIN + PLOT_W + 8, MARGIN + 16 * k, colors[k], MARGIN + PLOT_W + 22,
+                MARGIN + 9 + 16 * k, names[k]);
+    fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"2\" fill=\"#222\"/>"
+                 "<text x=\"%d\" y=\"%d\" font-size=\"11\">GPU work</text>\n",
+            MARGIN + PLOT_W + 8, MARGIN + 52, MARGIN + PLOT_W + 22, MARGIN + 57);
+    double width = (double)PLOT_W / (double)bars;
+    for (uint64_t b = 0; b < bars; b++) {
+        struct bar bar = {0};
+        uint64_t n = 0;
+        for (uint64_t i = b * per; i < (b + 1) * per && pi_steps_figures(s, i, &f); i++, n++) {
+            double total = (double)(f.end - f.start);
+            bar.total += total;
+            bar.wait += (double)f.wait;
+            bar.sync += (double)f.sync;
+            bar.gpu += (double)f.gpu;
+            bar.slow |= i >= s->warmup && p95 > 0 && total > p95;
+            bar.warmup |= i < s->warmup;
+            bar.first = bar.first ? bar.first : i + 1;
+            bar.last = i + 1;
+        }
+        if (!n)
+            break;
+        bar.total /= (double)n;
+        bar.wait /= (double)n;
+        bar.sync /= (double)n;
+        bar.gpu /= (double)n;
+        draw_bar(out, &bar, MARGIN + width * (double)b, width > 1.5 ? width * 0.85 : width,
+                 longest);
+    }
+    fputs("</svg>\n", out);
+}
