@@ -28,6 +28,10 @@ void pi_html_gpu_sections(FILE *out, const struct pi_analysis *analysis);
 /* pi_html_step_bars - each step of the training process as a stacked bar (report_html_steps.c) */
 void pi_html_step_bars(FILE *out, const struct pi_analysis *analysis);
 
+/* pi_html_flame_sections - flame graphs of Python time and of device memory still held
+ * (report_html_flame.c) */
+void pi_html_flame_sections(FILE *out, const struct pi_analysis *analysis);
+
 /* pi_html_cards - the first screen's figures: steps/s, step time, GPU busy, peak device and
  * host memory, growth per step, records lost (report_html_cards.c) */
 void pi_html_cards(FILE *out, const struct pi_analysis *analysis);

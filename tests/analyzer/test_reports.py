@@ -18,6 +18,9 @@ import tempfile
 import threading
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from browser import dump_dom, load as load_page  # noqa: E402
+
 import numpy as np
 
 ANALYZE = os.environ["PI_ANALYZE"]
@@ -169,17 +172,13 @@ class Outputs(unittest.TestCase):
                 stack.append(end)
 
     def test_html_renders_with_plots(self):
-        chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-        if not chromium:
-            self.fail("chromium is not installed (tools/setup installs it)")
         path = os.path.join(self.out, "report.html")
         analyze(self.traces, "--quiet", "--html", path)
         with open(path) as f:
             page = f.read()
         self.assertNotIn("http://", page.replace('xmlns="http://www.w3.org/2000/svg"', ""))
-        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                              "--dump-dom", "file://" + path],
-                             capture_output=True, text=True, timeout=120).stdout
+        dom, console = load_page(path)
+        self.assertEqual(console, [], "nothing on the browser's console")
         self.assertIn('id="memory-plot"', dom)
         self.assertRegex(dom, r'<polyline class="rss"[^>]*points="[0-9., ]{20,}')
         self.assertIn('id="latency-histogram-0"', dom)
@@ -191,15 +190,6 @@ class Outputs(unittest.TestCase):
 
 FIXTURES = os.path.join(SOURCE, "tests", "analyzer", "fixtures", "h100")
 FALSE_ALARMS = {"input-bound", "lock-bound", "sync-bound", "file-io-bound", "copy-bound"}
-
-
-def dump_dom(path):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
-        raise AssertionError("chromium is not installed (tools/setup installs it)")
-    return subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                           "--dump-dom", "file://" + path],
-                          capture_output=True, text=True, timeout=120).stdout
 
 
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20,

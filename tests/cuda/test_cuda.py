@@ -14,6 +14,9 @@ import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import browser  # noqa: E402
+
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
 PROGRAMS = os.environ["PI_PROGRAMS"]
@@ -550,6 +553,16 @@ class MemoryGrowth(unittest.TestCase):
             html = f.read()
         self.assertEqual(html.count('class="device-growth"'), 1)
         self.assertIn("grows 4.00 MiB per step from step 11", html)
+        # the memory flame graph: under main, the widest frame is the leak's site
+        dom, console = browser.load(page)
+        self.assertEqual(console, [], "nothing on the browser's console")
+        frames = re.findall(r'<g class="frame" data-x="[\d.]+" data-w="([\d.]+)"><title>'
+                            r'([^<]*?): ([\d.]+) (MiB|KiB|B|GiB),', dom)
+        below_main = [(float(w), label, float(n)) for w, label, n, _ in frames
+                      if label not in ("all", "main", "_start") and not label.startswith("__libc")]
+        widest = max(below_main)
+        self.assertEqual(widest[1], "keep_activation")
+        self.assertEqual(widest[2], 200.0, "steps 11 to 60 kept 4 MiB each: 200 MiB")
 
     def test_extra_read_backs_of_a_step_are_one_step(self):
         """Hugging Face's Trainer reads the loss's isnan() and isinf() back too."""

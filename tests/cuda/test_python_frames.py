@@ -17,6 +17,9 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import browser  # noqa: E402
+
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
 PROGRAMS = os.environ["PI_PROGRAMS"]
@@ -26,6 +29,7 @@ SOURCE = os.environ["PI_SOURCE"]
 CALL_SITES = os.path.join(SOURCE, "tests", "cuda_programs", "py_call_sites.py")
 DATALOADER = os.path.join(SOURCE, "tests", "programs", "py_dataloader.py")
 MiB = 1 << 20
+UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
 def marked_lines(path):
@@ -224,6 +228,32 @@ class PythonTime(unittest.TestCase):
                     self.assertAlmostEqual(ours.get(function, 0), seconds,
                                            delta=0.025 + 0.05 * seconds, msg=(function, ours))
 
+
+    def test_the_flame_graph_gives_each_function_its_time(self):
+        program = os.path.join(SOURCE, "tests", "programs", "py_time_split.py")
+        traces = tempfile.mkdtemp()
+        result = subprocess.run([sys.executable, program], capture_output=True, text=True,
+                                env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces),
+                                timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        spent = json.loads(result.stdout)
+        page = os.path.join(traces, "report.html")
+        subprocess.run([ANALYZE, traces, "--quiet", "--html", page], check=True,
+                       capture_output=True)
+        dom, console = browser.load(page)
+        self.assertEqual(console, [], "nothing on the browser's console")
+        frames = {}
+        for label, amount, unit in re.findall(
+                r'<g class="frame"[^>]*><title>([^<]*?): ([\d.]+) (ns|us|ms|s),', dom):
+            frames[label] = frames.get(label, 0) + float(amount) * UNITS[unit]
+        name = os.path.basename(program)
+        for function, seconds in spent.items():
+            # the same tolerance as the table by function: one interval at each end
+            self.assertAlmostEqual(frames.get(f"{function} ({name})", 0), seconds,
+                                   delta=0.025 + 0.05 * seconds, msg=(function, frames))
+        # clicked, the slowest function fills the graph's width (1000 units, 1 of margin)
+        x, width = browser.click_frame(page, "flame-time", f"hasher ({name})")
+        self.assertEqual((x, width), (0.0, 999.0))
 
     def test_a_loop_that_never_gives_the_gil_up_is_sampled(self):
         # pure Python from the first line to the last: no call releases the GIL,

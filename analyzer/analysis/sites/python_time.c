@@ -1,6 +1,7 @@
 /* python_time.c - time by Python function from the time samples (see python_time.h). */
 #include "python_time.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,10 +99,30 @@ static struct pi_python_function *function_of(struct pi_python_profile *p, const
     }
 }
 
+/* The deepest call path a flame graph is drawn to. */
+#define TREE_DEPTH_MAX 128
+
+/* @ns along @site's Python frames, outermost first, labelled "function (file name)". */
+static void add_to_tree(struct pi_python_profile *p, const struct pi_call_site *site, uint64_t ns)
+{
+    size_t depth = site->python_count < TREE_DEPTH_MAX ? site->python_count : TREE_DEPTH_MAX;
+    static char labels[TREE_DEPTH_MAX][160];
+    const char *path[TREE_DEPTH_MAX];
+    for (size_t i = 0; i < depth; i++) {
+        const struct pi_site_frame *frame = &site->frames[site->python_count - 1 - i];
+        const char *slash = strrchr(frame->file, '/');
+        snprintf(labels[i], sizeof(labels[i]), "%s (%s)", frame->function,
+                 slash ? slash + 1 : frame->file);
+        path[i] = labels[i];
+    }
+    pi_call_tree_add(&p->tree, path, depth, ns);
+}
+
 /* Give @ns of @samples to each function of @site, once per function. */
 static void account_stack(struct pi_python_profile *p, const struct pi_call_site *site,
                           uint64_t ns, uint64_t samples)
 {
+    add_to_tree(p, site, ns);
     for (size_t i = 0; i < site->python_count; i++) {
         const struct pi_site_frame *frame = &site->frames[i];
         int seen = 0; /* recursion: an outer frame of the same function counts once */
@@ -178,6 +199,7 @@ void pi_python_time_free(struct pi_analysis *a)
             free(p->functions[f].function);
         }
         free(p->functions);
+        pi_call_tree_free(&p->tree);
         pi_u64_map_free(p->index);
         pi_u64_map_free(p->pending);
     }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analysis/model/model.h"
+#include "analysis/sites/call_tree.h"
 
 struct pi_python_function {
     char *file, *function; /* as recorded: the code object's file and qualified name */
@@ -26,6 +27,7 @@ struct pi_python_profile {
     uint64_t unknown_ns; /* samples whose frames were not kept (the trace's stack table was full) */
     struct pi_python_function *functions;
     size_t function_count, function_capacity;
+    struct pi_call_tree tree; /* time by call path, "function (file)" outermost first */
     void *index;   /* (file, function) -> position in functions */
     void *pending; /* this file's samples by stack id, until its end */
 };

@@ -1,0 +1,197 @@
+/*
+ * report_html_flame.c - flame graphs (icicles: the root on top, each call
+ * below its caller, as wide as what passed through it) of the training
+ * process: its main thread's time by Python call path, from the time
+ * samples; and the device memory it still held at the end, by call site
+ * (Python frames, then native ones): a leak's site is the widest frame
+ * there. Clicking a frame zooms to it, clicking the root zooms out; hovering
+ * gives its figures. Frames narrower than a thousandth of the whole are
+ * left out, so that the page stays small.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/sites/call_sites.h"
+#include "analysis/sites/call_tree.h"
+#include "analysis/sites/python_time.h"
+#include "call_site_format.h"
+#include "format.h"
+#include "report_html.h"
+#include "verdicts/verdict.h"
+
+#define FLAME_W 1000
+#define ROW_H 18
+#define MIN_SHARE 0.001
+#define MAX_ROWS 64
+
+static const struct pi_call_tree *sort_tree; /* for the children's order */
+
+static int heavier_first(const void *a, const void *b)
+{
+    uint64_t x = sort_tree->nodes[*(const uint32_t *)a].weight;
+    uint64_t y = sort_tree->nodes[*(const uint32_t *)b].weight;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void weight_text(char *out, size_t size, uint64_t weight, int bytes)
+{
+    snprintf(out, size, "%s", bytes ? pi_format_bytes((double)weight)
+                                    : pi_format_ns((double)weight));
+}
+
+/* @node at @x (share of the root's width) and depth @depth, then its children. */
+static void draw_node(FILE *out, const struct pi_call_tree *t, uint32_t node, double x, int depth,
+                      int bytes)
+{
+    const struct pi_call_tree_node *n = &t->nodes[node];
+    double w = (double)n->weight / (double)t->nodes[0].weight;
+    if (w < MIN_SHARE || depth >= MAX_ROWS)
+        return;
+    char figure[64];
+    weight_text(figure, sizeof(figure), n->weight, bytes);
+    fprintf(out, "<g class=\"frame\" data-x=\"%.6f\" data-w=\"%.6f\"><title>", x, w);
+    pi_html_text(out, n->label);
+    fprintf(out, ": %s, %.1f%%</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+                 "fill=\"hsl(%d,70%%,%d%%)\"/><svg x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                 "height=\"%d\"><text x=\"3\" y=\"13\" font-size=\"11\">",
+            figure, 100 * w, x * FLAME_W, depth * ROW_H, w * FLAME_W > 1 ? w * FLAME_W - 1 : w * FLAME_W,
+            ROW_H - 1, bytes ? 200 : 20 + (int)(strlen(n->label) * 7 % 40),
+            bytes ? 60 + depth % 3 * 5 : 55 + depth % 3 * 5, x * FLAME_W, depth * ROW_H,
+            w * FLAME_W, ROW_H - 1);
+    pi_html_text(out, n->label);
+    fputs("</text></svg></g>\n", out);
+    size_t count = 0;
+    for (uint32_t c = n->first_child; c; c = t->nodes[c].next_sibling)
+        count++;
+    uint32_t *children = count ? malloc(count * sizeof(*children)) : NULL;
+    if (!children)
+        return;
+    count = 0;
+    for (uint32_t c = n->first_child; c; c = t->nodes[c].next_sibling)
+        children[count++] = c;
+    sort_tree = t;
+    qsort(children, count, sizeof(*children), heavier_first);
+    for (size_t i = 0; i < count; i++) {
+        draw_node(out, t, children[i], x, depth + 1, bytes);
+        x += (double)t->nodes[children[i]].weight / (double)t->nodes[0].weight;
+    }
+    free(children);
+}
+
+static int rows_of(const struct pi_call_tree *t, uint32_t node, int depth)
+{
+    int deepest = depth;
+    for (uint32_t c = t->nodes[node].first_child; c; c = t->nodes[c].next_sibling)
+        if ((double)t->nodes[c].weight / (double)t->nodes[0].weight >= MIN_SHARE) {
+            int d = rows_of(t, c, depth + 1);
+            deepest = d > deepest ? d : deepest;
+        }
+    return deepest < MAX_ROWS - 1 ? deepest : MAX_ROWS - 1;
+}
+
+/* Zoom: every frame of the clicked one's graph placed again relative to it. */
+static const char zoom_script[] =
+    "<script>\n"
+    "document.addEventListener('click', function (e) {\n"
+    "  var g = e.target.closest && e.target.closest('g.frame');\n"
+    "  if (!g) return;\n"
+    "  var svg = g.closest('svg.flame'), x = +g.dataset.x, w = +g.dataset.w;\n"
+    "  var width = +svg.dataset.width;\n"
+    "  svg.querySelectorAll('g.frame').forEach(function (f) {\n"
+    "    var fx = (+f.dataset.x - x) / w, fw = +f.dataset.w / w;\n"
+    "    var shown = fx + fw > 0.000001 && fx < 0.999999;\n"
+    "    f.style.display = shown ? '' : 'none';\n"
+    "    if (!shown) return;\n"
+    "    var r = f.querySelector('rect'), s = f.querySelector('svg');\n"
+    "    r.setAttribute('x', fx * width); r.setAttribute('width', Math.max(fw * width - 1, 0.5));\n"
+    "    s.setAttribute('x', fx * width); s.setAttribute('width', fw * width);\n"
+    "  });\n"
+    "});\n"
+    "</script>\n";
+
+static void flame(FILE *out, const char *id, const char *title, const struct pi_call_tree *t,
+                  int bytes)
+{
+    fputs("<h2>", out);
+    pi_html_text(out, title);
+    fputs("</h2>\n", out);
+    int rows = rows_of(t, 0, 0) + 1;
+    fprintf(out, "<svg class=\"flame\" id=\"%s\" data-width=\"%d\" viewBox=\"0 0 %d %d\" "
+                 "width=\"100%%\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+            id, FLAME_W, FLAME_W, rows * ROW_H);
+    draw_node(out, t, 0, 0, 0, bytes);
+    fputs("</svg>\n<p class=\"hint\">click a frame to zoom to it, the top one to zoom out</p>\n",
+          out);
+}
+
+/* A frame's name in the memory graph: Python's function and file, else the symbol. */
+static const char *frame_label(const struct pi_site_frame *f, char *buf, size_t size)
+{
+    if (f->python) {
+        const char *slash = f->file ? strrchr(f->file, '/') : NULL;
+        snprintf(buf, size, "%s (%s)", f->function ? f->function : "?",
+                 slash ? slash + 1 : f->file ? f->file : "?");
+    } else {
+        const char *slash = f->module ? strrchr(f->module, '/') : NULL;
+        snprintf(buf, size, "%s", f->symbol   ? f->symbol
+                                  : f->function ? f->function
+                                  : slash       ? slash + 1
+                                                : "?");
+    }
+    return buf;
+}
+
+#define PATH_MAX_FRAMES 128
+
+/* Device memory still held at the end, by the call path that allocated it. */
+static void memory_flame(FILE *out, const struct pi_process_info *p)
+{
+    const struct pi_gpu_memory *m = p->gpu;
+    struct pi_call_tree tree = {0};
+    static char labels[PATH_MAX_FRAMES][200];
+    const char *path[PATH_MAX_FRAMES];
+    for (size_t k = 0; m && k < m->leak_count; k++) {
+        const struct pi_call_site *site = m->leaks[k].site;
+        size_t depth = 0;
+        /* outermost first: Python's frames (the outer calls), then the native ones */
+        size_t python = site ? site->python_count : 0, all = site ? site->count : 0;
+        for (size_t i = python; i > 0 && depth < PATH_MAX_FRAMES; i--, depth++)
+            path[depth] = frame_label(&site->frames[i - 1], labels[depth], sizeof(labels[0]));
+        for (size_t i = all; i > python && depth < PATH_MAX_FRAMES; i--, depth++)
+            path[depth] = frame_label(&site->frames[i - 1], labels[depth], sizeof(labels[0]));
+        if (!depth)
+            path[depth++] = "(no call site recorded)";
+        pi_call_tree_add(&tree, path, depth, m->leaks[k].bytes);
+    }
+    if (!tree.count || !tree.nodes[0].weight) {
+        fputs("<h2>Device memory still held at the end, by call site</h2>\n<p id=\"flame-memory-"
+              "none\">no device memory was still held at the end (or no CUDA allocations)</p>\n",
+              out);
+    } else {
+        char title[200];
+        snprintf(title, sizeof(title), "Device memory still held at the end, by call site "
+                 "(pid %d, %s)", p->header.pid, pi_format_bytes((double)tree.nodes[0].weight));
+        flame(out, "flame-memory", title, &tree, 1);
+    }
+    pi_call_tree_free(&tree);
+}
+
+void pi_html_flame_sections(FILE *out, const struct pi_analysis *a)
+{
+    const struct pi_process_info *p = pi_training_process(a);
+    const struct pi_python_profile *profile = p ? pi_python_time_of(a, p) : NULL;
+    fputs(zoom_script, out);
+    if (profile && profile->tree.count && profile->tree.nodes[0].weight) {
+        char title[200];
+        snprintf(title, sizeof(title), "Time of the main thread by Python call path (pid %d, %s "
+                 "sampled)", p->header.pid, pi_format_ns((double)profile->tree.nodes[0].weight));
+        flame(out, "flame-time", title, &profile->tree, 0);
+    } else {
+        fputs("<h2>Time by Python call path</h2>\n<p id=\"flame-time-none\">no Python time "
+              "samples for the training process</p>\n", out);
+    }
+    if (p)
+        memory_flame(out, p);
+}
