@@ -8,7 +8,6 @@ Run by ctest with the build's paths in the environment."""
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile

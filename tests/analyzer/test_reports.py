@@ -9,7 +9,6 @@ import glob
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
