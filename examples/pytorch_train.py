@@ -118,8 +118,11 @@ def main():
 
     start = time.monotonic()
     steps = 0
+    waits = []
     with job_truths.profiled(args, truths):
-        steps = train(args, loader, model, optimizer, loss_fn, device)
+        steps = train(args, loader, model, optimizer, loss_fn, device, waits)
+    if waits:
+        waits[-1][1] = time.monotonic() - waits[-1][1]
     elapsed = time.monotonic() - start
     print(f"trained {steps} steps in {elapsed:.2f} s ({steps / elapsed:.1f} steps/s)", flush=True)
     truths["steps"] = steps
@@ -138,14 +141,29 @@ def main():
                 "data_dir": os.path.abspath(args.data_dir),
                 "file_bytes": sum(os.path.getsize(p) for p in files),
                 "seconds": elapsed,
+                # per step: waiting for its batch, and the whole step (the loop's own clock)
+                "wait_s": [w for w, _ in waits],
+                "step_s": [t for _, t in waits],
             }, f)
 
 
-def train(args, loader, model, optimizer, loss_fn, device):
+def train(args, loader, model, optimizer, loss_fn, device, waits=None):
+    """The loop; its own clock in @waits: per step, (seconds waiting for the batch, the step's
+    seconds from asking for its batch to asking for the next)."""
     steps = 0
     for epoch in range(args.epochs):
         total, correct, loss_sum = 0, 0, 0.0
-        for features, labels in loader:
+        batches = iter(loader)
+        while True:
+            asked = time.monotonic()
+            try:
+                features, labels = next(batches)
+            except StopIteration:
+                break
+            if waits is not None:
+                if waits:
+                    waits[-1][1] = asked - waits[-1][1]
+                waits.append([time.monotonic() - asked, asked])
             if args.max_steps and steps == args.max_steps:
                 break
             features = features.to(device, non_blocking=True)

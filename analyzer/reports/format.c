@@ -58,3 +58,23 @@ const char *pi_format_bytes(double bytes)
         snprintf(out, 32, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
     return out;
 }
+
+void pi_print_wrapped(FILE *out, const char *prefix, const char *text, int indent, int width)
+{
+    int column = fprintf(out, "%s", prefix);
+    const char *word = text;
+    while (*word) {
+        while (*word == ' ')
+            word++;
+        size_t length = strcspn(word, " ");
+        if (!length)
+            break;
+        if (column > indent && column + 1 + (int)length > width)
+            column = fprintf(out, "\n%*s", indent, "") - 1;
+        else if (word != text && column > 0 && word[-1] == ' ')
+            column += fprintf(out, " ");
+        column += fprintf(out, "%.*s", (int)length, word);
+        word += length;
+    }
+    fputc('\n', out);
+}

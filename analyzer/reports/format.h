@@ -7,6 +7,7 @@
 #define PI_FORMAT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 const char *pi_format_ns(double ns);
@@ -15,5 +16,10 @@ const char *pi_format_bytes(double bytes);
 /* pi_format_fit - @text in at most @width characters: a longer one keeps its
  * start and its end (a path's file name) with "..." for the middle; into @out */
 const char *pi_format_fit(const char *text, size_t width, char *out, size_t size);
+
+/* pi_print_wrapped - @prefix then @text, broken at spaces into lines of at most @width
+ * characters (a word longer than a line stays whole), the lines after the first
+ * indented by @indent spaces; ends with a newline */
+void pi_print_wrapped(FILE *out, const char *prefix, const char *text, int indent, int width);
 
 #endif

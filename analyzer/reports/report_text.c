@@ -8,10 +8,14 @@
 #include <string.h>
 
 #include "format.h"
+#include "key_figures.h"
 #include "report.h"
 #include "report_python_time.h"
 #include "report_sites.h"
 #include "verdicts/verdict.h"
+
+/* The first screen is at most this wide (and, with the verdict, key numbers and loss, 40 lines). */
+#define SCREEN_WIDTH 100
 
 #define TOP_CALLS 25
 #define TOP_FILES 10
@@ -28,13 +32,46 @@ static void print_verdict(FILE *out, const struct pi_analysis *a)
     fprintf(out, "VERDICT\n");
     for (int i = 0; i < n; i++) {
         const struct pi_finding *f = &findings[i];
-        fprintf(out, "  %d. %s: %s\n", i + 1, f->kind, f->summary);
-        fprintf(out, "     evidence:");
-        for (int e = 0; e < f->evidence_count; e++)
-            fprintf(out, "%s %s=%.3g%s", e ? "," : "", f->evidence[e].name, f->evidence[e].value,
-                    f->evidence[e].unit);
-        fprintf(out, "\n     try: %s\n", f->advice);
+        char prefix[64], evidence[1024];
+        snprintf(prefix, sizeof(prefix), "  %d. %s: ", i + 1, f->kind);
+        pi_print_wrapped(out, prefix, f->summary, 5, SCREEN_WIDTH);
+        size_t used = 0;
+        evidence[0] = '\0';
+        for (int e = 0; e < f->evidence_count && used < sizeof(evidence); e++)
+            used += (size_t)snprintf(evidence + used, sizeof(evidence) - used, "%s%s=%.3g%s",
+                                     e ? ", " : "", f->evidence[e].name, f->evidence[e].value,
+                                     f->evidence[e].unit);
+        pi_print_wrapped(out, "     evidence: ", evidence, 7, SCREEN_WIDTH);
+        pi_print_wrapped(out, "     try: ", f->advice, 7, SCREEN_WIDTH);
     }
+}
+
+/* The key figures (key_figures.h), as the HTML's cards show them. */
+static void print_key_numbers(FILE *out, const struct pi_analysis *a)
+{
+    struct pi_key_figures k;
+    pi_key_figures_of(a, &k);
+    fprintf(out, "\nKEY NUMBERS%s\n", k.pid ? "" : " (no training process found)");
+    if (k.steps_per_s)
+        fprintf(out, "  steps             %.2f steps/s over %" PRIu64 " steady steps of pid %d\n"
+                     "  step time         p50 %s, p95 %s\n",
+                k.steps_per_s, k.steady_steps, k.pid, pi_format_ns(k.step_p50_ns),
+                pi_format_ns(k.step_p95_ns));
+    else
+        fprintf(out, "  steps             none found\n");
+    if (k.gpu_busy_share >= 0)
+        fprintf(out, "  GPU busy          %.0f%% of %s\n", 100 * k.gpu_busy_share,
+                k.gpu_share_of_steps ? "the steady steps' time" : "the process's run");
+    else
+        fprintf(out, "  GPU busy          no GPU work recorded\n");
+    fprintf(out, "  peak memory       device %s, host %s (RSS of the tree)\n",
+            k.device_peak ? pi_format_bytes((double)k.device_peak) : "-",
+            k.host_peak ? pi_format_bytes((double)k.host_peak) : "-");
+    if (k.growth_known)
+        fprintf(out, "  growth per step   device %.2f MiB, RSS %.2f MiB\n",
+                k.device_growth_per_step / 1048576.0, k.rss_growth_per_step / 1048576.0);
+    fprintf(out, "  lost              %" PRIu64 " records, %" PRIu64 " names, paths or stacks\n",
+            k.lost, k.strings_lost);
 }
 
 /* How the steps were found, in words (steps_from: analysis.c, relay_steps.c). */
@@ -280,17 +317,18 @@ static void print_memory(FILE *out, const struct pi_analysis *a)
 /* Pids are as each process saw itself; a container's are not the host's. */
 static void print_host_pids(FILE *out, const struct pi_analysis *a)
 {
-    int told = 0;
-    for (size_t i = 0; i < a->process_count; i++) {
+    char text[2048];
+    size_t used = 0;
+    for (size_t i = 0; i < a->process_count && used < sizeof(text); i++) {
         int host = pi_process_host_pid(&a->processes[i]);
-        if (!host)
-            continue;
-        fprintf(out, "%s pid %d is %d on the host", told ? "," : "in other PID namespaces (containers):",
-                a->processes[i].header.pid, host);
-        told = 1;
+        if (host)
+            used += (size_t)snprintf(text + used, sizeof(text) - used, "%spid %d is %d on the host",
+                                     used ? ", " : "", a->processes[i].header.pid, host);
     }
-    if (told)
-        fputs("\n\n", out);
+    if (!used)
+        return;
+    pi_print_wrapped(out, "in other PID namespaces (containers): ", text, 2, SCREEN_WIDTH);
+    fputc('\n', out);
 }
 
 /* What the profiler's own threads cost, from the processes that ended normally. */
@@ -304,10 +342,14 @@ static void print_profiling_cost(FILE *out, const struct pi_analysis *a)
         profiler += p->profiler_cpu_ns;
         process += p->cpu_user_ns + p->cpu_sys_ns;
     }
-    if (profiler && process)
-        fprintf(out, "profiling cost: the profiler's own threads used %s of CPU, %.2f%% of the "
-                     "traced processes' CPU time (hooks not included)\n\n",
-                pi_format_ns((double)profiler), 100.0 * (double)profiler / (double)process);
+    if (!profiler || !process)
+        return;
+    char text[256];
+    snprintf(text, sizeof(text), "the profiler's own threads used %s of CPU, %.2f%% of the "
+             "traced processes' CPU time (hooks not included)",
+             pi_format_ns((double)profiler), 100.0 * (double)profiler / (double)process);
+    pi_print_wrapped(out, "profiling cost: ", text, 2, SCREEN_WIDTH);
+    fputc('\n', out);
 }
 
 void pi_report_text(FILE *out, struct pi_analysis *a)
@@ -316,14 +358,22 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
             a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost);
     print_profiling_cost(out, a);
     print_host_pids(out, a);
-    if (a->lost)
-        fprintf(out, "warning: %" PRIu64 " records were dropped while recording (the writer fell "
-                     "behind); figures below undercount\n\n", a->lost);
-    if (a->strings_lost)
-        fprintf(out, "warning: %" PRIu64 " names, paths or call stacks were not kept (the "
-                     "recorder's string table was full); the records that name them show none\n\n",
-                a->strings_lost);
+    char warning[256];
+    if (a->lost) {
+        snprintf(warning, sizeof(warning), "%" PRIu64 " records were dropped while recording (the "
+                 "writer fell behind); figures below undercount", a->lost);
+        pi_print_wrapped(out, "warning: ", warning, 2, SCREEN_WIDTH);
+        fputc('\n', out);
+    }
+    if (a->strings_lost) {
+        snprintf(warning, sizeof(warning), "%" PRIu64 " names, paths or call stacks were not kept "
+                 "(the recorder's string table was full); the records that name them show none",
+                 a->strings_lost);
+        pi_print_wrapped(out, "warning: ", warning, 2, SCREEN_WIDTH);
+        fputc('\n', out);
+    }
     print_verdict(out, a);
+    print_key_numbers(out, a);
     print_windows(out, a);
     print_steps(out, a);
     pi_report_sites_text(out, a);

@@ -137,8 +137,9 @@ class Outputs(unittest.TestCase):
         profiler = sum(p["cpu"]["profiler_ns"] for p in rep["processes"])
         process = sum(p["cpu"]["user_ns"] + p["cpu"]["system_ns"] for p in rep["processes"])
         text = analyze(self.traces).stdout
+        flat = re.sub(r"\n +", " ", text)  # the first screen wraps at 100 columns
         share = re.search(r"^profiling cost: the profiler's own threads used .* of CPU, "
-                          r"([\d.]+)% of the traced processes' CPU time", text, re.M)
+                          r"([\d.]+)% of the traced processes' CPU time", flat, re.M)
         self.assertIsNotNone(share, text[:400])
         self.assertAlmostEqual(float(share.group(1)), 100 * profiler / process, places=1)
 
@@ -274,6 +275,26 @@ class HtmlStepView(unittest.TestCase):
         totals = [quantity(re.match(r"step \d+: ([\d.]+ \w+);", t).group(1)) for _, t in bars]
         self.assertLessEqual(sum(totals), 2.89, "within the job's 2.89 s loop")
         self.assertFalse([t for c, t in bars if "warmup" in c.split() and "slow" in c.split()])
+
+
+class TextFirstScreen(unittest.TestCase):
+    def test_verdict_key_numbers_and_loss_fit_100_by_40(self):
+        traces = tempfile.mkdtemp()
+        workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "slow_step_loop.py")
+        record([sys.executable, workload, "40", "26"], traces, env={"OMP_NUM_THREADS": "1"})
+        for name, folder in [("a CPU DataLoader job", traces)] + [
+                (job, os.path.join(FIXTURES, job)) for job in sorted(os.listdir(FIXTURES))
+                if os.path.isdir(os.path.join(FIXTURES, job))]:
+            with self.subTest(job=name):
+                lines = analyze(folder).stdout.splitlines()
+                start = lines.index("KEY NUMBERS")
+                end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+                screen = lines[:end]
+                self.assertLessEqual(len(screen), 40, "\n".join(screen))
+                self.assertEqual([line for line in screen if len(line) > 100], [])
+                self.assertTrue(screen[0].startswith("profinject report:"))
+                self.assertIn("VERDICT", screen)
+                self.assertRegex(screen[-1], r"^  lost +\d+ records, \d+ names")
 
 
 class GpuVerdicts(unittest.TestCase):
@@ -414,7 +435,9 @@ class Compare(unittest.TestCase):
     def setUpClass(cls):
         cls.fast, cls.slow = tempfile.mkdtemp(), tempfile.mkdtemp()
         record([os.path.join(PROGRAMS, "prog_ranges"), "1000", "1"], cls.fast)
-        record([os.path.join(PROGRAMS, "prog_ranges"), "1000", "1.5"], cls.slow)
+        # three times the work: a regression that a loaded machine's preemptions,
+        # which stretch the fast run's tail too, cannot hide under 10%
+        record([os.path.join(PROGRAMS, "prog_ranges"), "1000", "3"], cls.slow)
 
     def test_regression_fails(self):
         result = analyze("compare", self.fast, self.slow, "--threshold", "p95=10%", check=False)
@@ -509,22 +532,42 @@ class BadInput(unittest.TestCase):
 
 
 class PyTorchVerdict(unittest.TestCase):
-    """The real example: a large per-sample delay makes it input-bound, none does not."""
+    """The real example: a large per-sample delay makes it input-bound; without one, whether
+    it is depends on whether its workers got the CPU, which its own clock tells."""
 
     def run_example(self, delay_ms):
         traces, data = tempfile.mkdtemp(), os.path.join(tempfile.gettempdir(), "pi-report-data")
+        summary = os.path.join(tempfile.mkdtemp(), "summary.json")
         record([sys.executable, os.path.join(SOURCE, "examples", "pytorch_train.py"),
                 "--data-dir", data, "--samples", "256", "--batch-size", "16", "--epochs", "1",
-                "--workers", "2", "--delay-ms", str(delay_ms)], traces)
-        return report(traces)
+                "--workers", "2", "--delay-ms", str(delay_ms), "--summary", summary], traces)
+        with open(summary) as f:
+            job = json.load(f)
+        # the loop's own share of waiting for batches, past its first two steps (warm-up)
+        share = sum(job["wait_s"][2:]) / sum(job["step_s"][2:])
+        return report(traces), job, share
 
-    def test_delay_is_input_bound_and_no_delay_is_not(self):
-        slow, fast = self.run_example(20), self.run_example(0)
-        self.assertEqual(slow["verdict"][0]["kind"], "input-bound", slow["verdict"])
-        self.assertNotIn("input-bound", [f["kind"] for f in fast["verdict"]], fast["verdict"])
-        [main] = [p for p in fast["processes"] if p["children"] == 2]
-        # 256 samples / 16 per batch = 16 batches, one step per batch received
-        self.assertEqual(main["steps"]["count"], 16)
+    def assert_verdict_agrees_with_the_loop(self, rep, share):
+        """The verdict's threshold is 15% (analyzer/REPORT.md): input-bound is said when the
+        loop's own clock says it waited clearly more, and not when clearly less; when said,
+        its share is the loop's own within 10 points."""
+        found = [f for f in rep["verdict"] if f["kind"] == "input-bound"]
+        if found:
+            self.assertGreater(share, 0.10, ("a false alarm", share, found))
+            self.assertAlmostEqual(found[0]["evidence"]["data_wait_share"], share, delta=0.10)
+        else:
+            self.assertLess(share, 0.25, ("missed", share, rep["verdict"]))
+
+    def test_input_bound_exactly_when_the_loop_itself_waited(self):
+        # 20 ms a sample: on an idle machine the loop waits for its workers most of the time;
+        # without delay the workers keep up, unless a loaded machine starves them of CPU
+        for delay_ms in (20, 0):
+            with self.subTest(delay_ms=delay_ms):
+                rep, job, share = self.run_example(delay_ms)
+                self.assert_verdict_agrees_with_the_loop(rep, share)
+                [main] = [p for p in rep["processes"] if p["children"] == 2]
+                # 256 samples / 16 per batch = 16 batches, one step per batch received
+                self.assertEqual((main["steps"]["count"], job["steps"]), (16, 16))
 
 
 def launch_records(path):

@@ -466,17 +466,20 @@ class ControlTimeouts(unittest.TestCase):
 
 
 TORCH_LOOP = """
-import sys, time, torch
+import json, sys, time, torch
 torch.manual_seed(0)
 x = torch.randn(64, 64)
 print("ready", flush=True)
-total = 0.0
+total, opened = 0.0, []
 for i in range(int(sys.argv[2])):
+    opened.append(time.monotonic())
     with open(sys.argv[1], "rb") as f:
         f.read()
     total += float((x @ x).sum())
     time.sleep(0.002)
 print("done %.3f" % total, flush=True)
+with open(sys.argv[3], "w") as f:
+    json.dump(opened, f)  # when it opened the file, by its own clock
 """
 
 
@@ -628,24 +631,36 @@ class Attach(unittest.TestCase):
                 [os.path.join(PROGRAMS, "prog_malloc_spin"), "1.5"], "0.2s", timeout=30), "done\n")
 
     def test_attach_to_pytorch(self):
-        script = os.path.join(tempfile.mkdtemp(), "loop.py")
+        work = tempfile.mkdtemp()
+        script, plain_opens, opens_file = (os.path.join(work, name) for name in
+                                           ("loop.py", "plain.json", "opens.json"))
         with open(script, "w") as f:
             f.write(TORCH_LOOP)
-        plain = subprocess.run([sys.executable, script, self.data, "800"],
+        plain = subprocess.run([sys.executable, script, self.data, "800", plain_opens],
                                capture_output=True, text=True, timeout=300)
         self.assertEqual(plain.returncode, 0, plain.stderr)
         out = tempfile.mkdtemp()
-        target = subprocess.Popen([sys.executable, script, self.data, "800"],
+        target = subprocess.Popen([sys.executable, script, self.data, "800", opens_file],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual(target.stdout.readline(), "ready\n")
+        before = time.monotonic()
         attached = attach(target.pid, out, "1s", timeout=120)
+        after = time.monotonic()
         rest, errors = target.communicate(timeout=300)
         self.assertEqual(attached.returncode, 0, attached.stderr)
         self.assertEqual(target.returncode, 0, errors)
         self.assertEqual("ready\n" + rest, plain.stdout, "same result as without the profiler")
         io, _ = io_records(out)
-        opens = [op for _, op in io].count("open")
-        self.assertGreater(opens, 50)
+        recorded = [op for _, op in io].count("open")
+        with open(opens_file) as f:
+            opened = json.load(f)
+        # the window lies within the attach command's run and ends as it returns, 1 s
+        # after it opened: every open of the loop's own in its middle was recorded, and
+        # none from outside the command's run
+        middle = [t for t in opened if after - 0.8 <= t <= after - 0.4]
+        self.assertGreater(len(middle), 10, "the loop ran while attached")
+        self.assertGreaterEqual(recorded, len(middle))
+        self.assertLessEqual(recorded, len([t for t in opened if before <= t <= after]))
         self.assertIn(self.data, report_text(out))
         self.report_covers_the_attach_window(out)
 
