@@ -16,6 +16,8 @@
 #include "verdicts/verdict.h"
 
 #define TOP_KERNELS 10
+/* at most this many points in the step time plot */
+#define MAX_POINTS 1000
 
 static double seconds(const struct pi_analysis *a, uint64_t ns)
 {
@@ -54,13 +56,31 @@ static void step_time_plot(FILE *out, const struct pi_analysis *a, const struct 
     pi_html_axis_frame(out, "step-time", title, "step start (s)", "step time (ms)");
     double span = last > first ? (double)(last - first) : 1;
     axis_ends(out, (double)(last - first) / 1e9, "%.2f", (double)longest / 1e6);
-    for (uint64_t i = 0; pi_steps_span(s, i, &start, &end); i++)
+    /* a point a step; past MAX_POINTS, a point for the slowest step of each group of
+     * consecutive steps, so that the page stays small whatever the run's length */
+    uint64_t per = (s->count + MAX_POINTS - 1) / MAX_POINTS;
+    for (uint64_t g = 0; g * per < s->count; g++) {
+        uint64_t slowest = g * per, slow_start = 0, slow_end = 0;
+        for (uint64_t i = g * per; i < (g + 1) * per && pi_steps_span(s, i, &start, &end); i++)
+            if (i == g * per || end - start > slow_end - slow_start) {
+                slowest = i;
+                slow_start = start;
+                slow_end = end;
+            }
+        char which[96];
+        if (per > 1)
+            snprintf(which, sizeof(which), "slowest of steps %" PRIu64 " to %" PRIu64 ": step %" PRIu64,
+                     g * per + 1, (g + 1) * per < s->count ? (g + 1) * per : s->count, slowest + 1);
+        else
+            snprintf(which, sizeof(which), "step %" PRIu64, slowest + 1);
         fprintf(out, "<circle class=\"step-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\">"
-                     "<title>step %" PRIu64 "%s: %.2f ms at %.3f s</title></circle>\n",
-                MARGIN + PLOT_W * (double)(start - first) / span,
-                MARGIN + PLOT_H - PLOT_H * (double)(end - start) / (double)longest,
-                i < s->warmup ? "#ff7f0e" : "#1f77b4", i + 1, i < s->warmup ? " (warm-up)" : "",
-                (double)(end - start) / 1e6, seconds(a, start));
+                     "<title>%s%s: %.2f ms at %.3f s</title></circle>\n",
+                MARGIN + PLOT_W * (double)(slow_start - first) / span,
+                MARGIN + PLOT_H - PLOT_H * (double)(slow_end - slow_start) / (double)longest,
+                slowest < s->warmup ? "#ff7f0e" : "#1f77b4", which,
+                slowest < s->warmup ? " (warm-up)" : "", (double)(slow_end - slow_start) / 1e6,
+                seconds(a, slow_start));
+    }
     fputs("</svg>\n", out);
 }
 

@@ -267,6 +267,25 @@ class HtmlStepView(unittest.TestCase):
         self.assertGreaterEqual(quantity(cpu), 0.150, slow[26])
         self.assertLessEqual(len(slow), 3, "above the steady p95: a few of 36 steady steps")
 
+    def test_a_long_run_stays_small_and_keeps_its_slow_step(self):
+        traces = tempfile.mkdtemp()
+        workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "slow_step_loop.py")
+        record([sys.executable, workload, "1500", "750"], traces, env={"OMP_NUM_THREADS": "1"})
+        path = os.path.join(tempfile.mkdtemp(), "report.html")
+        analyze(traces, "--quiet", "--html", path)
+        dom = dump_dom(path)
+        bars = step_bars(dom)
+        self.assertLessEqual(len(bars), 400, "groups of consecutive steps")
+        [group] = [t for c, t in bars if re.match(r"step (\d+) to (\d+)", t) and
+                   int(re.match(r"step (\d+) to (\d+)", t).group(1)) <= 750 <=
+                   int(re.match(r"step (\d+) to (\d+)", t).group(2))]
+        self.assertIn("slower than p95", group, "the group holding the job's slow step 750")
+        points = re.findall(r'<circle class="step-point"[^>]*><title>([^<]*)</title>', dom)
+        self.assertLessEqual(len(points), 1000)
+        self.assertTrue([p for p in points if re.search(r"step 750: 1[5-9]\d\.\d\d ms", p)],
+                        "the slowest step of its group is the point shown: 150 ms and more")
+        self.assertLess(os.path.getsize(path), 1 << 20, "the page stays under 1 MiB")
+
     def test_the_h100_job_has_a_bar_per_step(self):
         path = os.path.join(tempfile.mkdtemp(), "report.html")
         analyze(os.path.join(FIXTURES, "train-pin-events"), "--quiet", "--html", path)
