@@ -151,6 +151,36 @@ static void verdict_section(FILE *out, const struct pi_analysis *a)
     fputs("</ol>\n", out);
 }
 
+#define TOP_FILES 20
+
+/* The files that took the most time in opens, reads and writes; paths are the application's. */
+static void files_table(FILE *out, struct pi_analysis *a)
+{
+    size_t n;
+    struct pi_latency_entry **list = pi_latency_sorted(&a->files, NULL, &n);
+    fputs("<h2>Busiest files</h2>\n", out);
+    if (!list || !n) {
+        fputs("<p id=\"files-none\">no file I/O recorded</p>\n", out);
+        free(list);
+        return;
+    }
+    fputs("<table id=\"files\"><tr><th>path</th><th>opens</th><th>bytes</th><th>total</th>"
+          "<th>p50</th><th>p99</th></tr>\n", out);
+    for (size_t i = 0; i < n && i < TOP_FILES; i++) {
+        struct pi_latency_entry *e = list[i];
+        fputs("<tr><td>", out);
+        pi_html_text(out, e->name);
+        fprintf(out, "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+                e->opens, pi_format_bytes((double)e->bytes), pi_format_ns((double)e->durations.sum),
+                pi_format_ns(pi_histogram_quantile(&e->durations, 0.5)),
+                pi_format_ns(pi_histogram_quantile(&e->durations, 0.99)));
+    }
+    fputs("</table>\n", out);
+    if (n > TOP_FILES)
+        fprintf(out, "<p>and %zu more files</p>\n", n - TOP_FILES);
+    free(list);
+}
+
 /* Each process as it saw itself and, in a container, as the host saw it. */
 static void process_table(FILE *out, const struct pi_analysis *a)
 {
@@ -232,6 +262,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     if (list)
         latency_table(out, list, n);
     free(list);
+    files_table(out, a);
     process_table(out, a);
     fputs("</body></html>\n", out);
     fclose(out);

@@ -115,7 +115,7 @@ static const char zoom_script[] =
     "    var r = f.querySelector('rect'), s = f.querySelector('svg');\n"
     "    r.setAttribute('x', fx * width); r.setAttribute('width', Math.max(fw * width - 1, 0.5));\n"
     "    if (!s && fw * width >= 40) {\n"
-    "      var ns = 'http://www.w3.org/2000/svg', t = f.querySelector('title').textContent;\n"
+    "      var ns = r.namespaceURI, t = f.querySelector('title').textContent;\n"
     "      s = document.createElementNS(ns, 'svg');\n"
     "      var text = document.createElementNS(ns, 'text');\n"
     "      text.setAttribute('x', 3); text.setAttribute('y', 13);\n"

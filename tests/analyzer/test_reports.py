@@ -88,8 +88,8 @@ class Percentiles(unittest.TestCase):
 class Outputs(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.traces = tempfile.mkdtemp()
-        record([os.path.join(PROGRAMS, "prog_io"), tempfile.mkdtemp()], cls.traces)
+        cls.traces, cls.io_dir = tempfile.mkdtemp(), tempfile.mkdtemp()
+        record([os.path.join(PROGRAMS, "prog_io"), cls.io_dir], cls.traces)
         record([os.path.join(PROGRAMS, "prog_fork"), "2"], cls.traces)
         cls.out = tempfile.mkdtemp()
 
@@ -186,6 +186,11 @@ class Outputs(unittest.TestCase):
         self.assertIn('id="thread-breakdown"', dom)
         self.assertRegex(dom, r'<rect class="segment"')
         self.assertIn('<ol id="verdict">', dom)
+        # prog_io's own file: creat, open, fopen and the open for mmap
+        row = re.search(r'<tr><td>%s</td><td>(\d+)</td>' %
+                        re.escape(os.path.join(self.io_dir, "data.bin")), dom)
+        self.assertIsNotNone(row, "the busiest files table lists prog_io's file")
+        self.assertEqual(int(row.group(1)), 4)
 
 
 FIXTURES = os.path.join(SOURCE, "tests", "analyzer", "fixtures", "h100")
