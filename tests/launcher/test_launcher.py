@@ -282,16 +282,17 @@ class Windows(unittest.TestCase):
                                       "import time; time.sleep(1.5); print('done')"],
                                      capture_output=True, text=True, timeout=60)
                 self.assertEqual((run.returncode, run.stdout), (0, "done\n"), run)
+                # it lives until its input ends: no time a loaded machine could outrun
                 job = subprocess.Popen([LAUNCHER, "run", "-o", out, "--", "env", setting,
                                         sys.executable, "-c",
-                                        "import time; time.sleep(1.5); print('done')"],
-                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                       text=True)
+                                        "import sys; sys.stdin.read(); print('done')"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, text=True)
                 python = None
                 for _ in range(300):
                     found = [int(c) for c in children_of(job.pid)]
                     # the python image (env, before its exec, has control on)
-                    if found and b"time.sleep" in open(f"/proc/{found[0]}/cmdline", "rb").read() \
+                    if found and b"stdin.read" in open(f"/proc/{found[0]}/cmdline", "rb").read() \
                             and pi_library_mapped(found[0]):
                         python = found[0]
                         break
@@ -302,7 +303,7 @@ class Windows(unittest.TestCase):
                 self.assertIn(f"profinject: {python}: not reached: it maps the library but has "
                               "no control socket here and does not handle the control signal",
                               stop.stderr)
-                self.assertEqual(job.communicate(timeout=30)[0], "done\n")
+                self.assertEqual(job.communicate("", timeout=30)[0], "done\n")
                 self.assertEqual(job.returncode, 0)
 
 

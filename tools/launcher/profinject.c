@@ -136,7 +136,11 @@ static int cmd_ctl(int argc, char **argv)
         usage_ctl(stderr);
         return 1;
     }
-    if (pid <= 0 || pi_control_tree(pid, request) == 0) {
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+        fprintf(stderr, "profinject: no process %d\n", pid);
+        return 2;
+    }
+    if (pi_control_tree(pid, request) == 0) {
         fprintf(stderr, "profinject: no process under the profiler answered at pid %d (is it "
                         "running under profinject, as this user?)\n", pid);
         return 2;
