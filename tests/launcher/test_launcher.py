@@ -291,9 +291,10 @@ class Windows(unittest.TestCase):
                 python = None
                 for _ in range(300):
                     found = [int(c) for c in children_of(job.pid)]
-                    # the python image (env, before its exec, has control on)
-                    if found and b"stdin.read" in open(f"/proc/{found[0]}/cmdline", "rb").read() \
-                            and pi_library_mapped(found[0]):
+                    # the python image, not env before its exec (whose command line names
+                    # the same program, and which has control on)
+                    if found and open(f"/proc/{found[0]}/cmdline", "rb").read().startswith(
+                            sys.executable.encode() + b"\0") and pi_library_mapped(found[0]):
                         python = found[0]
                         break
                     time.sleep(0.01)
