@@ -24,8 +24,9 @@
 #include "safe_point.h"
 #include "target_libc.h"
 
-/* how long to look for a moment when the thread holds no C library lock */
-#define SAFE_POINT_TIMEOUT_MS 2000
+/* how long to look for a moment when the thread holds no C library lock: a thread
+ * inside malloc much of the time, on a loaded machine, can take seconds to find there */
+#define SAFE_POINT_TIMEOUT_MS 10000
 
 /* Does @pid see the file @path of ours at the same path? */
 static int sees_same_file(pid_t pid, const char *path)

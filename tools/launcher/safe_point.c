@@ -15,6 +15,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <stdint.h>
 #include <time.h>
 
 /* System calls a thread blocks in while holding none of the C library's locks. */
@@ -82,17 +83,31 @@ static int wait_for_interrupt(pid_t pid)
     }
 }
 
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
 int pi_stop_at_safe_point(pid_t pid, unsigned timeout_ms, struct user_regs_struct *regs)
 {
-    for (unsigned waited = 0;; waited++) {
+    /* by the clock, not by attempts: on a loaded machine the process may not run at all
+     * between two attempts; the pauses vary (0.5 to 1.5 ms) so that they do not keep
+     * falling on the same phase of a loop */
+    uint64_t deadline = now_ms() + timeout_ms, random = (uint64_t)pid * 2654435761u | 1;
+    for (;;) {
         if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) != 0 || wait_for_interrupt(pid) != 0 ||
             ptrace(PTRACE_GETREGS, pid, NULL, regs) != 0)
             return -1;
         if (safe_to_call(pid, regs))
             return 0;
-        if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0 || waited >= timeout_ms)
+        if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0 || now_ms() >= deadline)
             return -1;
-        struct timespec pause = {0, 1000000};
+        random ^= random << 13;
+        random ^= random >> 7;
+        random ^= random << 17;
+        struct timespec pause = {0, 500000 + (long)(random % 1000000)};
         nanosleep(&pause, NULL);
     }
 }
