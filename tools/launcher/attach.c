@@ -9,11 +9,13 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "namespaces.h"
@@ -24,8 +26,10 @@
 #include "safe_point.h"
 #include "target_libc.h"
 
-/* how long to look for a moment when the thread holds no C library lock: a thread
- * inside malloc much of the time, on a loaded machine, can take seconds to find there */
+/* how long to look for a moment when the main thread holds no C library lock, before
+ * looking for another thread that waits, and after: a thread inside malloc much of the
+ * time, on a loaded machine, can take seconds to find outside it */
+#define SAFE_POINT_FIRST_MS 300
 #define SAFE_POINT_TIMEOUT_MS 10000
 
 /* Does @pid see the file @path of ours at the same path? */
@@ -223,19 +227,38 @@ int pi_attach(pid_t pid, const char *library, const char *output)
     }
     static struct pi_saved_registers saved;
     int failed = 1;
-    if (pi_stop_at_safe_point(pid, SAFE_POINT_TIMEOUT_MS, &saved.general) != 0) {
-        fprintf(stderr, "profinject: process %d did not stop outside the C library and the "
-                        "loader within %d ms (a call made there could deadlock it); try again\n",
-                (int)pid, SAFE_POINT_TIMEOUT_MS);
-    } else if (pi_save_extended_registers(pid, &saved) != 0) {
+    /* the main thread, where it holds no lock; else a thread blocked in a wait (the
+     * main thread runs on meanwhile); else the main thread for the rest of the time */
+    pid_t tid = pid;
+    int stopped = pi_stop_at_safe_point(pid, SAFE_POINT_FIRST_MS, &saved.general) == 0;
+    if (!stopped && (tid = pi_other_thread_at_safe_point(pid, &saved.general)) > 0)
+        stopped = 1;
+    else if (!stopped)
+        stopped = pi_stop_at_safe_point(tid = pid, SAFE_POINT_TIMEOUT_MS, &saved.general) == 0;
+    if (!stopped) {
+        if (kill(pid, 0) != 0 && errno == ESRCH)
+            fprintf(stderr, "profinject: process %d ended before it could be stopped outside "
+                            "the C library\n", (int)pid);
+        else
+            fprintf(stderr, "profinject: process %d did not stop outside the C library and the "
+                            "loader within %d ms, and no other thread of it was waiting (a call "
+                            "made there could deadlock it); try again\n",
+                    (int)pid, SAFE_POINT_FIRST_MS + SAFE_POINT_TIMEOUT_MS);
+    } else if (pi_save_extended_registers(tid, &saved) != 0) {
         fprintf(stderr, "profinject: cannot read the registers of process %d\n", (int)pid);
-        pi_restore_registers(pid, &saved);
+        pi_restore_registers(tid, &saved);
     } else {
-        failed = load_inside(pid, &saved.general, &libc, &plan) != 0;
-        pi_restore_registers(pid, &saved);
+        failed = load_inside(tid, &saved.general, &libc, &plan) != 0;
+        pi_restore_registers(tid, &saved);
     }
-    ptrace(PTRACE_DETACH, pid, NULL, NULL);
-    pi_send_held_signals(pid);
+    ptrace(PTRACE_DETACH, tid, NULL, NULL);
+    pi_send_held_signals(pid, tid);
+    if (tid != pid) { /* the main thread, seized but running: stopped only to be let go */
+        int status;
+        if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) == 0)
+            waitpid(pid, &status, __WALL);
+        ptrace(PTRACE_DETACH, pid, NULL, NULL);
+    }
     if (plan.handoff.name[0] && !pi_handoff_finish(&plan.handoff) && !failed) {
         fprintf(stderr, "profinject: process %d loaded the profiler but did not take its output "
                         "directory: it records nothing (its stderr says why)\n", (int)pid);

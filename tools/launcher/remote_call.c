@@ -42,10 +42,10 @@ static void keep_for_later(int sig)
         held_signals[held_count++] = sig;
 }
 
-void pi_send_held_signals(pid_t pid)
+void pi_send_held_signals(pid_t pid, pid_t tid)
 {
     for (int i = 0; i < held_count; i++)
-        syscall(SYS_tgkill, pid, pid, held_signals[i]);
+        syscall(SYS_tgkill, pid, tid, held_signals[i]);
     held_count = 0;
 }
 

@@ -29,11 +29,11 @@ struct pi_saved_registers {
  * registers are already in @r. Return: 0, or -1 (a remote call is then not safe). */
 int pi_save_extended_registers(pid_t pid, struct pi_saved_registers *r);
 
-/* pi_restore_registers - put back what @r holds, then send the signals that
- * arrived during the calls (held back: the application's handlers must not
- * run inside them) once @pid is detached (pi_send_held_signals). */
+/* pi_restore_registers - put back what @r holds; pi_send_held_signals then
+ * sends thread @tid of @pid the signals that arrived during the calls (held
+ * back: the application's handlers must not run inside them), once detached. */
 void pi_restore_registers(pid_t pid, struct pi_saved_registers *r);
-void pi_send_held_signals(pid_t pid);
+void pi_send_held_signals(pid_t pid, pid_t tid);
 
 /* One argument: a string (copied into the process's stack) or a number. */
 struct pi_remote_arg {

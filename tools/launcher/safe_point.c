@@ -10,7 +10,9 @@
 #include "safe_point.h"
 #include "proc_maps.h"
 
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -92,11 +94,12 @@ static uint64_t now_ms(void)
 
 int pi_stop_at_safe_point(pid_t pid, unsigned timeout_ms, struct user_regs_struct *regs)
 {
-    /* by the clock, not by attempts: on a loaded machine the process may not run at all
-     * between two attempts; the pauses vary (0.5 to 1.5 ms) so that they do not keep
-     * falling on the same phase of a loop */
+    /* by the clock, not by attempts. The pauses between attempts grow from 1 ms to 16 ms
+     * (each drawn from half to one and a half of that): on a loaded machine a thread let
+     * go for 1 ms may not have run at all, and would be found again where it was; and
+     * they vary, so that they do not keep falling on the same phase of a loop */
     uint64_t deadline = now_ms() + timeout_ms, random = (uint64_t)pid * 2654435761u | 1;
-    for (;;) {
+    for (unsigned attempt = 0;; attempt++) {
         if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) != 0 || wait_for_interrupt(pid) != 0 ||
             ptrace(PTRACE_GETREGS, pid, NULL, regs) != 0)
             return -1;
@@ -107,7 +110,49 @@ int pi_stop_at_safe_point(pid_t pid, unsigned timeout_ms, struct user_regs_struc
         random ^= random << 13;
         random ^= random >> 7;
         random ^= random << 17;
-        struct timespec pause = {0, 500000 + (long)(random % 1000000)};
+        long step_ns = 1000000L << (attempt / 32 < 4 ? attempt / 32 : 4);
+        long ns = step_ns / 2 + (long)(random % (uint64_t)step_ns);
+        struct timespec pause = {ns / 1000000000L, ns % 1000000000L};
         nanosleep(&pause, NULL);
     }
+}
+
+/* The system call thread @tid of @pid is blocked in (/proc/PID/task/TID/syscall), -1: none. */
+static long blocked_in(pid_t pid, pid_t tid)
+{
+    char path[96], text[64] = "";
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+    FILE *f = fopen(path, "r");
+    long number = -1;
+    if (f && fgets(text, sizeof(text), f) && sscanf(text, "%ld", &number) != 1)
+        number = -1;
+    if (f)
+        fclose(f);
+    return number;
+}
+
+pid_t pi_other_thread_at_safe_point(pid_t pid, struct user_regs_struct *regs)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    DIR *tasks = opendir(path);
+    struct dirent *e;
+    pid_t found = -1;
+    while (tasks && found < 0 && (e = readdir(tasks))) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (tid <= 0 || tid == pid || !waiting_call(blocked_in(pid, tid)))
+            continue;
+        if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+            continue;
+        /* it may have woken since: only where it is stopped counts */
+        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0 && wait_for_interrupt(tid) == 0 &&
+            ptrace(PTRACE_GETREGS, tid, NULL, regs) == 0 && safe_to_call(pid, regs)) {
+            found = tid;
+            break;
+        }
+        ptrace(PTRACE_DETACH, tid, NULL, NULL);
+    }
+    if (tasks)
+        closedir(tasks);
+    return found;
 }

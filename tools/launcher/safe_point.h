@@ -21,4 +21,15 @@
  */
 int pi_stop_at_safe_point(pid_t pid, unsigned timeout_ms, struct user_regs_struct *regs);
 
+/**
+ * pi_other_thread_at_safe_point - another thread of process @pid (its main
+ * thread seized, and left running) that is blocked in a waiting system call:
+ * seized and stopped there, with its registers in @regs. A call made in it
+ * that needs a lock the main thread holds waits until the main thread,
+ * which runs on, lets it go: the way in for a main thread that is inside
+ * malloc most of the time.
+ * Return: its tid, or -1 when no thread is waiting (none is left seized).
+ */
+pid_t pi_other_thread_at_safe_point(pid_t pid, struct user_regs_struct *regs);
+
 #endif
