@@ -18,7 +18,7 @@ import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from browser import dump_dom, load as load_page  # noqa: E402
+from browser import dump_dom, load as load_page, quantity  # noqa: E402
 
 import numpy as np
 
@@ -197,10 +197,6 @@ FIXTURES = os.path.join(SOURCE, "tests", "analyzer", "fixtures", "h100")
 FALSE_ALARMS = {"input-bound", "lock-bound", "sync-bound", "file-io-bound", "copy-bound"}
 
 
-UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20,
-         "GiB": 1 << 30}
-
-
 def cards(dom):
     """id -> (value, detail) of the HTML report's first-screen cards, as the browser has them."""
     found = {}
@@ -211,15 +207,25 @@ def cards(dom):
     return found
 
 
-def quantity(text):
-    number, unit = re.fullmatch(r"(-?[\d.]+) ?([a-zA-Z%]*)", text).groups()
-    return float(number) * UNITS.get(unit, 1)
+def html_report(traces):
+    """The HTML report of @traces: its path."""
+    path = os.path.join(tempfile.mkdtemp(), "report.html")
+    analyze(traces, "--quiet", "--html", path)
+    return path
+
+
+def slow_step_loop(steps, slow):
+    """Traces of workloads/slow_step_loop.py: @steps steps, step @slow 150 ms slower."""
+    traces = tempfile.mkdtemp()
+    workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "slow_step_loop.py")
+    record([sys.executable, workload, str(steps), str(slow)], traces,
+           env={"OMP_NUM_THREADS": "1"})
+    return traces
 
 
 class HtmlFirstScreen(unittest.TestCase):
     def test_cards_of_the_h100_job_agree_with_its_own_figures(self):
-        path = os.path.join(tempfile.mkdtemp(), "report.html")
-        analyze(os.path.join(FIXTURES, "train-pin-events"), "--quiet", "--html", path)
+        path = html_report(os.path.join(FIXTURES, "train-pin-events"))
         c = cards(dump_dom(path))
         # the job's truths (fixtures README): 100 steps in 2.89 s, the first ones slower
         # (CUDA's start): the steady steps go faster than the whole loop's mean, and
@@ -240,8 +246,7 @@ class HtmlFirstScreen(unittest.TestCase):
     def test_cards_say_what_a_cpu_job_lacks(self):
         traces = tempfile.mkdtemp()
         record([os.path.join(PROGRAMS, "prog_fork"), "2"], traces)
-        path = os.path.join(tempfile.mkdtemp(), "report.html")
-        analyze(traces, "--quiet", "--html", path)
+        path = html_report(traces)
         c = cards(dump_dom(path))
         self.assertEqual(set(c), {"steps-per-second", "step-time", "gpu-busy", "device-memory",
                                   "host-memory", "growth", "lost"})
@@ -258,11 +263,7 @@ def step_bars(dom):
 
 class HtmlStepView(unittest.TestCase):
     def test_each_step_is_a_bar_and_the_slow_one_is_marked(self):
-        traces = tempfile.mkdtemp()
-        workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "slow_step_loop.py")
-        record([sys.executable, workload, "40", "26"], traces, env={"OMP_NUM_THREADS": "1"})
-        path = os.path.join(tempfile.mkdtemp(), "report.html")
-        analyze(traces, "--quiet", "--html", path)
+        path = html_report(slow_step_loop(40, 26))
         bars = step_bars(dump_dom(path))
         self.assertEqual(len(bars), 40, "the loop's 40 steps")
         slow = {int(re.match(r"step (\d+)", title).group(1)): title
@@ -273,17 +274,12 @@ class HtmlStepView(unittest.TestCase):
         self.assertLessEqual(len(slow), 3, "above the steady p95: a few of 36 steady steps")
 
     def test_a_long_run_stays_small_and_keeps_its_slow_step(self):
-        traces = tempfile.mkdtemp()
-        workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "slow_step_loop.py")
-        record([sys.executable, workload, "1500", "750"], traces, env={"OMP_NUM_THREADS": "1"})
-        path = os.path.join(tempfile.mkdtemp(), "report.html")
-        analyze(traces, "--quiet", "--html", path)
+        path = html_report(slow_step_loop(1500, 750))
         dom = dump_dom(path)
         bars = step_bars(dom)
         self.assertLessEqual(len(bars), 400, "groups of consecutive steps")
-        [group] = [t for c, t in bars if re.match(r"step (\d+) to (\d+)", t) and
-                   int(re.match(r"step (\d+) to (\d+)", t).group(1)) <= 750 <=
-                   int(re.match(r"step (\d+) to (\d+)", t).group(2))]
+        groups = [(re.match(r"step (\d+) to (\d+)", t), t) for _, t in bars]
+        [group] = [t for m, t in groups if m and int(m.group(1)) <= 750 <= int(m.group(2))]
         self.assertIn("slower than p95", group, "the group holding the job's slow step 750")
         points = re.findall(r'<circle class="step-point"[^>]*><title>([^<]*)</title>', dom)
         self.assertLessEqual(len(points), 1000)
@@ -292,8 +288,7 @@ class HtmlStepView(unittest.TestCase):
         self.assertLess(os.path.getsize(path), 1 << 20, "the page stays under 1 MiB")
 
     def test_the_h100_job_has_a_bar_per_step(self):
-        path = os.path.join(tempfile.mkdtemp(), "report.html")
-        analyze(os.path.join(FIXTURES, "train-pin-events"), "--quiet", "--html", path)
+        path = html_report(os.path.join(FIXTURES, "train-pin-events"))
         bars = step_bars(dump_dom(path))
         self.assertEqual(len(bars), 100, "the job's 100 steps")
         totals = [quantity(re.match(r"step \d+: ([\d.]+ \w+);", t).group(1)) for _, t in bars]
@@ -303,9 +298,7 @@ class HtmlStepView(unittest.TestCase):
 
 class TextFirstScreen(unittest.TestCase):
     def test_verdict_key_numbers_and_loss_fit_100_by_40(self):
-        traces = tempfile.mkdtemp()
-        workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "slow_step_loop.py")
-        record([sys.executable, workload, "40", "26"], traces, env={"OMP_NUM_THREADS": "1"})
+        traces = slow_step_loop(40, 26)
         for name, folder in [("a CPU DataLoader job", traces)] + [
                 (job, os.path.join(FIXTURES, job)) for job in sorted(os.listdir(FIXTURES))
                 if os.path.isdir(os.path.join(FIXTURES, job))]:

@@ -556,13 +556,12 @@ class MemoryGrowth(unittest.TestCase):
         # the memory flame graph: under main, the widest frame is the leak's site
         dom, console = browser.load(page)
         self.assertEqual(console, [], "nothing on the browser's console")
-        frames = re.findall(r'<g class="frame" data-x="[\d.]+" data-w="([\d.]+)"><title>'
-                            r'([^<]*?): ([\d.]+) (MiB|KiB|B|GiB),', dom)
-        below_main = [(float(w), label, float(n)) for w, label, n, _ in frames
-                      if label not in ("all", "main", "_start") and not label.startswith("__libc")]
+        below_main = [frame for frame in browser.flame_frames(dom, "flame-memory")
+                      if frame[1] not in ("all", "main", "_start")
+                      and not frame[1].startswith("__libc")]
         widest = max(below_main)
         self.assertEqual(widest[1], "keep_activation")
-        self.assertEqual(widest[2], 200.0, "steps 11 to 60 kept 4 MiB each: 200 MiB")
+        self.assertEqual(widest[2], 200 * MiB, "steps 11 to 60 kept 4 MiB each: 200 MiB")
 
     def test_extra_read_backs_of_a_step_are_one_step(self):
         """Hugging Face's Trainer reads the loss's isnan() and isinf() back too."""

@@ -29,7 +29,6 @@ SOURCE = os.environ["PI_SOURCE"]
 CALL_SITES = os.path.join(SOURCE, "tests", "cuda_programs", "py_call_sites.py")
 DATALOADER = os.path.join(SOURCE, "tests", "programs", "py_dataloader.py")
 MiB = 1 << 20
-UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
 def marked_lines(path):
@@ -59,16 +58,25 @@ def pythons():
     return sorted(versions.items())
 
 
-def record(python, program, *args, env=None):
+def run_profiled(python, program, *args, env=None):
+    """@program run by @python under the profiler: what it printed, the JSON report of its
+    traces, and the traces' folder."""
     traces = tempfile.mkdtemp()
     environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **(env or {}))
     result = subprocess.run([python, program, *args], env=environment, capture_output=True,
                             text=True, timeout=180)
-    assert result.returncode == 0 and result.stdout == "ok\n", (python, args, result)
+    assert result.returncode == 0, (python, program, args, result)
     out = os.path.join(tempfile.mkdtemp(), "r.json")
     subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
     with open(out) as f:
-        return json.load(f)
+        return result.stdout, json.load(f), traces
+
+
+def record(python, program, *args, env=None):
+    """The JSON report of @program, which says "ok" when it did what it was asked."""
+    printed, report, _ = run_profiled(python, program, *args, env=env)
+    assert printed == "ok\n", (python, args, printed)
+    return report
 
 
 def frames(stack):
@@ -209,17 +217,9 @@ class PythonTime(unittest.TestCase):
             if minor < 9:
                 continue  # pending calls from another thread: 3.9 and newer
             with self.subTest(python=f"3.{minor}"):
-                traces = tempfile.mkdtemp()
-                result = subprocess.run([python, program], capture_output=True, text=True,
-                                        env=dict(os.environ, LD_PRELOAD=PRELOAD,
-                                                 PROFINJECT_OUTPUT=traces), timeout=120)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                spent = json.loads(result.stdout)
-                out = os.path.join(traces, "r.json")
-                subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True,
-                               capture_output=True)
-                with open(out) as f:
-                    [profile] = json.load(f)["python_time"]
+                printed, report, _ = run_profiled(python, program)
+                spent = json.loads(printed)
+                [profile] = report["python_time"]
                 ours = {f["function"]: f["inclusive_ns"] / 1e9 for f in profile["functions"]
                         if f["file"] == program}
                 for function, seconds in spent.items():
@@ -231,21 +231,16 @@ class PythonTime(unittest.TestCase):
 
     def test_the_flame_graph_gives_each_function_its_time(self):
         program = os.path.join(SOURCE, "tests", "programs", "py_time_split.py")
-        traces = tempfile.mkdtemp()
-        result = subprocess.run([sys.executable, program], capture_output=True, text=True,
-                                env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces),
-                                timeout=120)
-        self.assertEqual(result.returncode, 0, result.stderr)
-        spent = json.loads(result.stdout)
+        printed, _, traces = run_profiled(sys.executable, program)
+        spent = json.loads(printed)
         page = os.path.join(traces, "report.html")
         subprocess.run([ANALYZE, traces, "--quiet", "--html", page], check=True,
                        capture_output=True)
         dom, console = browser.load(page)
         self.assertEqual(console, [], "nothing on the browser's console")
         frames = {}
-        for label, amount, unit in re.findall(
-                r'<g class="frame"[^>]*><title>([^<]*?): ([\d.]+) (ns|us|ms|s),', dom):
-            frames[label] = frames.get(label, 0) + float(amount) * UNITS[unit]
+        for _, label, seconds in browser.flame_frames(dom, "flame-time"):
+            frames[label] = frames.get(label, 0) + seconds
         name = os.path.basename(program)
         for function, seconds in spent.items():
             # the same tolerance as the table by function: one interval at each end
@@ -264,14 +259,7 @@ class PythonTime(unittest.TestCase):
             if minor < 9:
                 continue
             with self.subTest(python=f"3.{minor}"):
-                traces = tempfile.mkdtemp()
-                subprocess.run([python, "-c", code], check=True, timeout=60,
-                               env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces))
-                out = os.path.join(traces, "r.json")
-                subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True,
-                               capture_output=True)
-                with open(out) as f:
-                    [profile] = json.load(f)["python_time"]
+                [profile] = run_profiled(python, "-c", code)[1]["python_time"]
                 [spin] = [f for f in profile["functions"] if f["function"] == "spin"]
                 self.assertAlmostEqual(spin["inclusive_ns"] / 1e9, 0.5, delta=0.05)
 
@@ -283,17 +271,9 @@ class ThreadNames(unittest.TestCase):
             if minor < 9:
                 continue  # pending calls from another thread: 3.9 and newer
             with self.subTest(python=f"3.{minor}"):
-                traces = tempfile.mkdtemp()
-                result = subprocess.run([python, program], capture_output=True, text=True,
-                                        env=dict(os.environ, LD_PRELOAD=PRELOAD,
-                                                 PROFINJECT_OUTPUT=traces), timeout=120)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                named = json.loads(result.stdout)
-                out = os.path.join(traces, "r.json")
-                subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True,
-                               capture_output=True)
-                with open(out) as f:
-                    [process] = json.load(f)["processes"]
+                printed, report, _ = run_profiled(python, program)
+                named = json.loads(printed)
+                [process] = report["processes"]
                 ours = {t["tid"]: t["name"] for t in process["threads"]}
                 for name, tid in named.items():
                     self.assertEqual(ours.get(tid), name, ours)
