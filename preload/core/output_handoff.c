@@ -44,16 +44,10 @@ static int connect_abstract(const char *name)
 /* One message with one descriptor: the directory's. */
 static int receive_directory(int socket_fd, struct pi_output_handoff *message)
 {
-    struct iovec data = {message, sizeof(*message)};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    memset(&control, 0, sizeof(control));
-    struct msghdr msg = {.msg_iov = &data, .msg_iovlen = 1, .msg_control = control.buf,
-                         .msg_controllen = sizeof(control.buf)};
-    ssize_t n = syscall(SYS_recvmsg, socket_fd, &msg, MSG_CMSG_CLOEXEC);
-    struct cmsghdr *c = n == (ssize_t)sizeof(*message) ? CMSG_FIRSTHDR(&msg) : NULL;
+    struct pi_output_handoff_envelope envelope;
+    struct msghdr *msg = pi_output_handoff_envelope(&envelope);
+    ssize_t n = syscall(SYS_recvmsg, socket_fd, msg, MSG_CMSG_CLOEXEC);
+    struct cmsghdr *c = n == (ssize_t)sizeof(*message) ? CMSG_FIRSTHDR(msg) : NULL;
     if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
         c->cmsg_len != CMSG_LEN(sizeof(int))) {
         errno = n < 0 ? errno : EPROTO;
@@ -61,6 +55,7 @@ static int receive_directory(int socket_fd, struct pi_output_handoff *message)
     }
     int fd;
     memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+    *message = envelope.message;
     return fd;
 }
 

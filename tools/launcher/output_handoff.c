@@ -76,21 +76,15 @@ static void send_directory(struct pi_handoff *h, int client)
     /* the process we attach to, nothing else of its namespace */
     if (getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 || peer.pid != h->target)
         return;
-    struct pi_output_handoff message = {.host_pid = h->target};
-    struct iovec data = {&message, sizeof(message)};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    memset(&control, 0, sizeof(control));
-    struct msghdr msg = {.msg_iov = &data, .msg_iovlen = 1, .msg_control = control.buf,
-                         .msg_controllen = sizeof(control.buf)};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    struct pi_output_handoff_envelope envelope;
+    struct msghdr *msg = pi_output_handoff_envelope(&envelope);
+    envelope.message.host_pid = h->target;
+    struct cmsghdr *c = CMSG_FIRSTHDR(msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &h->dir_fd, sizeof(int));
-    if (sendmsg(client, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(message))
+    if (sendmsg(client, msg, MSG_NOSIGNAL) == (ssize_t)sizeof(envelope.message))
         h->delivered = 1;
 }
 
