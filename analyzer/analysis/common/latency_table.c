@@ -4,16 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "u64_map.h"
+
 static uint64_t hash_key(const char *group, const char *name, const char *detail)
 {
-    uint64_t h = 1469598103934665603ull;
-    const char *parts[3] = {group, name, detail};
-    for (int p = 0; p < 3; p++) {
-        for (const char *c = parts[p]; *c; c++)
-            h = (h ^ (unsigned char)*c) * 1099511628211ull;
-        h = (h ^ 0xff) * 1099511628211ull; /* separator */
-    }
-    return h;
+    return pi_text_hash_part(pi_text_hash_part(pi_text_hash_part(PI_TEXT_HASH_START, group),
+                                               name),
+                             detail);
 }
 
 void pi_latency_table_init(struct pi_latency_table *table, int exact)

@@ -32,4 +32,16 @@ struct pi_u64_entry *pi_u64_map_put(struct pi_u64_map *map, uint64_t key);
 /* pi_u64_map_remove - delete @key if present */
 void pi_u64_map_remove(struct pi_u64_map *map, uint64_t key);
 
+/* Keys made of text (FNV-1a): start from PI_TEXT_HASH_START and fold each part in with
+ * pi_text_hash_part, which ends it with a separator, so that ("ab", "c") and ("a", "bc")
+ * differ. A key may still be 0 or collide: callers probe on. */
+#define PI_TEXT_HASH_START 1469598103934665603ull
+
+static inline uint64_t pi_text_hash_part(uint64_t hash, const char *text)
+{
+    for (; *text; text++)
+        hash = (hash ^ (unsigned char)*text) * 1099511628211ull;
+    return (hash ^ 0xff) * 1099511628211ull;
+}
+
 #endif

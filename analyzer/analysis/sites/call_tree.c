@@ -9,9 +9,7 @@
 
 static uint64_t key_of(uint32_t parent, const char *label)
 {
-    uint64_t h = 1469598103934665603ull ^ parent;
-    for (const char *c = label; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    uint64_t h = pi_text_hash_part(PI_TEXT_HASH_START ^ parent, label);
     return h ? h : 1;
 }
 

@@ -59,12 +59,7 @@ void pi_python_time_event(struct pi_analysis *a, const struct pi_process_info *p
 
 static uint64_t hash_name(const char *file, const char *function)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = file; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;
-    for (const char *c = function; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    uint64_t h = pi_text_hash_part(pi_text_hash_part(PI_TEXT_HASH_START, file), function);
     return h ? h : 1;
 }
 
