@@ -20,6 +20,7 @@
 
 #include "namespaces.h"
 #include "output_handoff.h"
+#include "proc_maps.h"
 #include "profinject/attach_protocol.h"
 #include "profinject/control_protocol.h"
 #include "remote_call.h"
@@ -69,16 +70,8 @@ static void explain_ptrace_refusal(pid_t pid, int error)
 /* Whether a seccomp filter confines @pid: the likely reason a call it makes is refused. */
 static int under_seccomp_filter(pid_t pid)
 {
-    char path[64], line[256];
-    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    int mode = 0;
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "Seccomp: %d", &mode) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return mode == 2;
+    char mode[16];
+    return pi_status_field((int)pid, "Seccomp", mode, sizeof(mode)) == 0 && atoi(mode) == 2;
 }
 
 /* Copy our @library into a memfd of @pid: its path there, or -1 (said why). */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "namespaces.h"
+#include "proc_maps.h"
 #include "profinject/control_protocol.h"
 
 #define MAX_TREE 4096
@@ -49,17 +50,9 @@ static int pid_in_namespace(int pid, int *inner, unsigned long long *pid_ns)
         return -1;
     *pid_ns = st.st_ino;
     *inner = pid;
-    snprintf(path, sizeof(path), "/proc/%d/status", pid);
-    FILE *status = fopen(path, "r");
-    while (status && fgets(line, sizeof(line), status)) {
-        if (strncmp(line, "NSpid:", 6) != 0)
-            continue;
-        for (char *field = strtok(line + 6, " \t\n"); field; field = strtok(NULL, " \t\n"))
+    if (pi_status_field(pid, "NSpid", line, sizeof(line)) == 0)
+        for (char *field = strtok(line, " \t"); field; field = strtok(NULL, " \t"))
             *inner = atoi(field);
-        break;
-    }
-    if (status)
-        fclose(status);
     return 0;
 }
 
@@ -93,22 +86,26 @@ static int collect_tree(int pid, int *pids, int n)
 /* The longest wait for one process's answer (ctl --timeout). */
 long pi_control_timeout_ms = 5000;
 
-static int connect_to(const char *path)
+/* @fd connected to @address within the answer's deadline (ctl --timeout); closed and -1
+ * when it cannot be. */
+static int connect_within_deadline(int fd, const struct sockaddr_un *address, socklen_t length)
 {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un address = {.sun_family = AF_UNIX};
-    snprintf(address.sun_path, sizeof(address.sun_path), "%s", path);
     struct timeval deadline = {pi_control_timeout_ms / 1000, (pi_control_timeout_ms % 1000) * 1000};
-    if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof(deadline)) != 0 ||
-                    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof(deadline)) != 0)) {
-        close(fd);
-        return -1;
-    }
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&address, sizeof(address)) == 0)
+    if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof(deadline)) == 0 &&
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof(deadline)) == 0 &&
+        connect(fd, (const struct sockaddr *)address, length) == 0)
         return fd;
     if (fd >= 0)
         close(fd);
     return -1;
+}
+
+static int connect_to(const char *path)
+{
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof(address.sun_path), "%s", path);
+    return connect_within_deadline(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), &address,
+                                   sizeof(address));
 }
 
 /* Connect @fd to the abstract socket @name (no leading NUL); closes it on failure. */
@@ -116,19 +113,14 @@ static int connect_abstract(int fd, const char *name)
 {
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     size_t length = strlen(name);
-    if (fd < 0 || length + 1 > sizeof(address.sun_path))
-        goto fail;
+    if (length + 1 > sizeof(address.sun_path)) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
     memcpy(address.sun_path + 1, name, length);
-    struct timeval deadline = {pi_control_timeout_ms / 1000, (pi_control_timeout_ms % 1000) * 1000};
-    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof(deadline)) == 0 &&
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof(deadline)) == 0 &&
-        connect(fd, (struct sockaddr *)&address,
-                (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length)) == 0)
-        return fd;
-fail:
-    if (fd >= 0)
-        close(fd);
-    return -1;
+    return connect_within_deadline(
+        fd, &address, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length));
 }
 
 /* The socket of @pid named @name as its own network namespace lists it
@@ -243,15 +235,11 @@ static int takes_control_signal(int pid)
     }
     if (tasks)
         closedir(tasks);
-    snprintf(path, sizeof(path), "/proc/%d/status", pid);
-    FILE *status = fopen(path, "r");
-    char line[256];
+    char mask[32];
     unsigned long long caught = 0;
-    while (status && fgets(line, sizeof(line), status))
-        if (sscanf(line, "SigCgt: %llx", &caught) == 1)
-            break;
-    if (status)
-        fclose(status);
+    if (pi_status_field(pid, "SigCgt", mask, sizeof(mask)) != 0 ||
+        sscanf(mask, "%llx", &caught) != 1)
+        caught = 0;
     int bit = SIGRTMIN + PI_CONTROL_SIGNAL_OFFSET - 1;
     return said && (caught >> bit & 1);
 }

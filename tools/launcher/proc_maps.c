@@ -33,3 +33,22 @@ const char *pi_mapping_name(const struct pi_mapping *mapping)
     const char *slash = strrchr(mapping->path, '/');
     return slash ? slash + 1 : mapping->path;
 }
+
+int pi_status_field(int pid, const char *field, char *out, size_t size)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    FILE *status = fopen(path, "r");
+    size_t length = strlen(field);
+    int found = -1;
+    while (status && found != 0 && fgets(line, sizeof(line), status)) {
+        if (strncmp(line, field, length) != 0 || line[length] != ':')
+            continue;
+        const char *value = line + length + 1 + strspn(line + length + 1, " \t");
+        snprintf(out, size, "%.*s", (int)strcspn(value, "\n"), value);
+        found = 0;
+    }
+    if (status)
+        fclose(status);
+    return found;
+}

@@ -1,7 +1,9 @@
-/* proc_maps.h - the memory mappings of a process, from /proc/PID/maps */
+/* proc_maps.h - the memory mappings of a process, from /proc/PID/maps, and the
+ * fields of its /proc/PID/status */
 #ifndef PI_LAUNCHER_PROC_MAPS_H
 #define PI_LAUNCHER_PROC_MAPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct pi_mapping {
@@ -21,5 +23,12 @@ int pi_find_mapping(const char *pid, int (*match)(const struct pi_mapping *, con
 
 /* pi_mapping_name - the file name of @mapping's path, without its directory */
 const char *pi_mapping_name(const struct pi_mapping *mapping);
+
+/**
+ * pi_status_field - the value of @field ("NSpid", "SigCgt", ...) in /proc/@pid/status,
+ * leading blanks and the newline left out, into @out
+ * Return: 0, or -1 when the process or the field is not there.
+ */
+int pi_status_field(int pid, const char *field, char *out, size_t size);
 
 #endif
