@@ -18,8 +18,8 @@
 #define REMEMBERED 256
 
 struct c_api {
-    void *(*get_module)(void *name);               /* PyImport_GetModule: no import */
-    void *(*unicode_from_string)(const char *text); /* PyUnicode_FromString */
+    void *(*modules)(void);                        /* PyImport_GetModuleDict: sys.modules */
+    void *(*dict_item)(void *dict, const char *key); /* PyDict_GetItemString, borrowed */
     void *(*get_attr)(void *object, const char *name);
     int (*dict_next)(void *dict, long *pos, void **key, void **value);
     unsigned long (*as_unsigned_long)(void *number);
@@ -41,11 +41,11 @@ static int look_up_api(const struct pi_python *py)
 {
     if (api_state)
         return api_state > 0;
-    void **fields[] = {(void **)&api.get_module, (void **)&api.unicode_from_string,
+    void **fields[] = {(void **)&api.modules, (void **)&api.dict_item,
                        (void **)&api.get_attr, (void **)&api.dict_next,
                        (void **)&api.as_unsigned_long, (void **)&api.as_utf8,
                        (void **)&api.err_clear, (void **)&api.dec_ref};
-    static const char *const names[] = {"PyImport_GetModule", "PyUnicode_FromString",
+    static const char *const names[] = {"PyImport_GetModuleDict", "PyDict_GetItemString",
                                         "PyObject_GetAttrString", "PyDict_Next",
                                         "PyLong_AsUnsignedLong", "PyUnicode_AsUTF8",
                                         "PyErr_Clear", "Py_DecRef"};
@@ -107,16 +107,16 @@ void pi_python_thread_names(const struct pi_python *py)
     if (now < next_look_ns || !look_up_api(py))
         return;
     next_look_ns = now + LOOK_EVERY_NS;
-    void *module_name = api.unicode_from_string("threading");
-    void *threading = module_name ? api.get_module(module_name) : NULL;
+    /* sys.modules read directly: PyImport_GetModule runs importlib's module lock for a
+     * module still being imported, and this call may come in the middle of that lock */
+    void *modules = api.modules();
+    void *threading = modules ? api.dict_item(modules, "threading") : NULL;
     void *active = threading ? api.get_attr(threading, "_active") : NULL;
     long pos = 0;
     void *key, *thread;
     while (active && api.dict_next(active, &pos, &key, &thread))
         record_thread(thread);
-    void *references[] = {active, threading, module_name};
-    for (size_t i = 0; i < 3; i++)
-        if (references[i])
-            api.dec_ref(references[i]);
+    if (active)
+        api.dec_ref(active);
     api.err_clear();
 }
