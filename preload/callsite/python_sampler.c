@@ -213,7 +213,7 @@ static void start_thread(void)
     if (!interval_ns || !py || !pi_python_can_defer(py) ||
         atomic_exchange(&thread_started, 1))
         return;
-    int err = pi_background_thread(sampler_main, NULL);
+    int err = pi_background_thread("pi-py-sampler", sampler_main, NULL);
     if (err != 0) {
         pi_diag("no Python time samples: the sampling thread could not start (error %d)", err);
         atomic_store(&thread_started, 0);

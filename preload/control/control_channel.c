@@ -258,7 +258,7 @@ static void listen_here(void)
         socket_path[0] = '\0';
         return;
     }
-    if (pi_background_thread(listener, (void *)(intptr_t)fd) != 0) {
+    if (pi_background_thread("pi-control", listener, (void *)(intptr_t)fd) != 0) {
         pi_sys_close(fd);
         if (!abstract)
             unlink(socket_path);

@@ -9,8 +9,9 @@
 
 #include <stdint.h>
 
-/* pi_background_thread - start @routine(@arg); 0, or an error number */
-int pi_background_thread(void *(*routine)(void *), void *arg);
+/* pi_background_thread - start @routine(@arg) as thread @name (15 characters at
+ * most, shown by top -H and perf); 0, or an error number */
+int pi_background_thread(const char *name, void *(*routine)(void *), void *arg);
 
 /* pi_background_cpu_ns - CPU time used so far by the background threads still running */
 uint64_t pi_background_cpu_ns(void);

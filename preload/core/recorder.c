@@ -280,6 +280,7 @@ void pi_recorder_after_fork_child(void)
     atomic_store(&pi_rec.stat_frames, 0);
     atomic_store(&pi_rec.stat_bytes, 0);
     atomic_store(&pi_rec.stat_raw_bytes, 0);
+    atomic_store(&pi_rec.stat_wakes, 0);
     pi_rec.trace_path[0] = '\0';
     if (pi_writer_launch() != 0) {
         atomic_store(&pi_recording, 0);
@@ -294,6 +295,7 @@ void pi_recorder_get_stats(struct pi_recorder_stats *stats)
     stats->frames_written = atomic_load(&pi_rec.stat_frames);
     stats->bytes_written = atomic_load(&pi_rec.stat_bytes);
     stats->bytes_uncompressed = atomic_load(&pi_rec.stat_raw_bytes);
+    stats->writer_wakes = atomic_load(&pi_rec.stat_wakes);
 }
 
 const char *pi_recorder_trace_path(void)

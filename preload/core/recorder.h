@@ -177,6 +177,7 @@ struct pi_recorder_stats {
     uint64_t frames_written;
     uint64_t bytes_written;
     uint64_t bytes_uncompressed;
+    uint64_t writer_wakes;
 };
 
 /* pi_recorder_get_stats - counters of the writer so far */

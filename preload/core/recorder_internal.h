@@ -52,8 +52,10 @@ struct pi_writer {
     uint64_t next_sample_ns;
     uint64_t sample_gap_ns;      /* the current gap between samples (see next_sample_gap) */
     int rate_refined;            /* the tick rate was measured again over REFINE_NS */
-    uint64_t application_cpu_ns; /* the application threads' CPU time at the last sample */
+    uint64_t process_cpu_ns;     /* the process's CPU time at the last sample */
     uint64_t next_flush_ns;
+    uint64_t last_frame_ns;        /* when the last periodic frame was written */
+    int staged_application;        /* staging holds more than samples and clock syncs */
     uint64_t next_removal_check_ns; /* when to look whether the trace file is still there */
 };
 
@@ -90,6 +92,7 @@ struct pi_recorder {
     _Atomic uint64_t stat_frames;
     _Atomic uint64_t stat_bytes;
     _Atomic uint64_t stat_raw_bytes;
+    _Atomic uint64_t stat_wakes; /* writer loop passes (each a wake from its wait) */
 
     char trace_path[PATH_MAX];
     struct pi_writer writer;

@@ -104,6 +104,7 @@ static void flush_staging(struct pi_writer *w)
     if (!w->failed)
         atomic_fetch_add(&pi_rec.stat_records, w->staged);
     w->staged = 0;
+    w->staged_application = 0;
 }
 
 /* Room for @slots more records, writing a frame first if needed. */
@@ -138,6 +139,7 @@ static void stage_new_strings(struct pi_writer *w)
             continue;
         uint32_t slots = pi_string_slots(length);
         struct pi_record *r = stage(w, 1 + slots);
+        w->staged_application = 1;
         memset(r, 0, sizeof(*r) * (1 + slots));
         r->kind = pi_strings_kind(&pi_rec.strings, id);
         r->arg[0] = id;
@@ -206,23 +208,22 @@ static uint64_t stage_sample(struct pi_writer *w)
  * The gap to the next sample. Each wake costs the writer tens of
  * microseconds on a virtual machine, which an idle process (a DataLoader
  * worker waiting for work) would spend on samples that never change: while
- * the application's threads used under 1% of a CPU since the last sample,
- * the gap doubles, up to the flush interval; any activity restores the
- * configured interval.
+ * the process used under 2% of a CPU since the last sample (the profiler's
+ * own threads included: reading their clocks would cost more system calls
+ * than it saves, and at idle they use far less), the gap doubles, up to the
+ * flush interval; any activity restores the configured interval.
  */
 static uint64_t next_sample_gap(struct pi_writer *w, uint64_t process_cpu_ns)
 {
     uint64_t configured = pi_rec.config.sample_interval_ns;
-    uint64_t ours = pi_background_cpu_ns();
-    uint64_t application = process_cpu_ns > ours ? process_cpu_ns - ours : 0;
-    uint64_t used = application - (application > w->application_cpu_ns ? w->application_cpu_ns
-                                                                         : application);
+    uint64_t used = process_cpu_ns - (process_cpu_ns > w->process_cpu_ns ? w->process_cpu_ns
+                                                                         : process_cpu_ns);
     uint64_t gap = w->sample_gap_ns ? w->sample_gap_ns : configured;
     uint64_t longest = pi_rec.config.flush_interval_ns > configured
                            ? pi_rec.config.flush_interval_ns
                            : configured;
-    gap = used * 100 < gap ? (gap * 2 < longest ? gap * 2 : longest) : configured;
-    w->application_cpu_ns = application;
+    gap = used * 50 < gap ? (gap * 2 < longest ? gap * 2 : longest) : configured;
+    w->process_cpu_ns = process_cpu_ns;
     w->sample_gap_ns = gap;
     return gap;
 }
@@ -230,6 +231,7 @@ static uint64_t next_sample_gap(struct pi_writer *w, uint64_t process_cpu_ns)
 static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count, unsigned reason)
 {
     struct pi_record *r = stage(w, 1);
+    w->staged_application = 1;
     memset(r, 0, sizeof(*r));
     r->kind = PI_REC_LOST;
     r->tid = tid;
@@ -277,6 +279,7 @@ static void copy_buffer(struct pi_writer *w, struct pi_buffer *b, uint32_t end)
         const struct pi_record *src = &b->records[b->flushed];
         memcpy(&w->staging[w->staged], src, (size_t)count * sizeof(*src));
         w->staged += count;
+        w->staged_application = 1;
         b->flushed += count;
     }
 }
@@ -389,27 +392,40 @@ static int writer_open(struct pi_writer *w)
     return w->failed ? -1 : 0;
 }
 
+/*
+ * A periodic flush that found only samples and clock syncs to write leaves
+ * them staged for up to IDLE_FRAME_NS: an idle process then costs one
+ * frame (compression and a write) a second instead of ten.
+ */
+#define IDLE_FRAME_NS 1000000000u
+
 /* Runs until stopped; owns every file descriptor it opens. */
 static void writer_loop(struct pi_writer *w)
 {
     uint64_t now = pi_clock_ns(CLOCK_MONOTONIC);
     w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
     w->next_sample_ns = now;
+    w->last_frame_ns = now;
     for (;;) {
+        atomic_fetch_add_explicit(&pi_rec.stat_wakes, 1, memory_order_relaxed);
         /* nonzero when a thread asked for us (a buffer filled), not a timeout */
         int woken = atomic_exchange(&pi_rec.writer_wake, 0) != 0;
         int stopping = atomic_load(&pi_rec.stop_requested) != 0;
         uint32_t requested = atomic_load(&pi_rec.flush_requested);
+        int flush_asked = requested != atomic_load(&pi_rec.flush_done);
         now = pi_clock_ns(CLOCK_MONOTONIC);
+        /* Samples and flushes fall due at different times; whichever is due
+         * within half a sample gap is done on this wake, so that a process
+         * is woken once per sample, not once per sample and once per flush. */
         uint64_t sample_ns = pi_rec.config.sample_interval_ns;
-        if (sample_ns && now >= w->next_sample_ns && !w->failed) {
+        uint64_t slack = (w->sample_gap_ns ? w->sample_gap_ns : sample_ns) / 2;
+        if (sample_ns && now + slack >= w->next_sample_ns && !w->failed) {
             uint64_t gap = next_sample_gap(w, stage_sample(w));
             w->next_sample_ns += gap;
             if (w->next_sample_ns <= now)
                 w->next_sample_ns = now + gap;
         }
-        int partial = stopping || now >= w->next_flush_ns ||
-                      requested != atomic_load(&pi_rec.flush_done);
+        int partial = stopping || now + slack >= w->next_flush_ns || flush_asked;
         if (stopping)
             atomic_store(&pi_recording, 0);
         /* a wake for a sample alone need not look at the buffers */
@@ -418,18 +434,25 @@ static void writer_loop(struct pi_writer *w)
         if (w->failed)
             w->staged = 0;
         if (partial) {
+            int idle = !stopping && !flush_asked && !w->staged_application &&
+                       now - w->last_frame_ns < IDLE_FRAME_NS;
             if (stopping && sample_ns) /* the last word on RSS and CPU, however idle */
                 stage_sample(w);
             if (stopping)
                 stage_process_record(w, PI_REC_PROCESS_END, pi_clock_ticks(),
                                      (uint64_t)(int64_t)pi_rec.end_status,
                                      (uint64_t)pi_rec.end_reason, pi_background_cpu_ns());
-            stage_clock_sync(w);
-            check_not_removed(w, now);
-            flush_staging(w);
+            if (!idle) {
+                stage_clock_sync(w);
+                check_not_removed(w, now);
+                flush_staging(w);
+                w->last_frame_ns = now;
+            }
             w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
-            atomic_store(&pi_rec.flush_done, requested);
-            pi_futex_wake(&pi_rec.flush_done, INT32_MAX);
+            if (flush_asked || stopping) { /* nobody else waits for flush_done */
+                atomic_store(&pi_rec.flush_done, requested);
+                pi_futex_wake(&pi_rec.flush_done, INT32_MAX);
+            }
         }
         if (stopping)
             return;
@@ -451,7 +474,8 @@ static void *writer_main(void *arg)
     w->frame_sequence = 0;
     w->sample_gap_ns = 0; /* a fork child's writer starts afresh */
     w->rate_refined = 0; /* each process refines the rate once over its own first 50 ms */
-    w->application_cpu_ns = 0;
+    w->process_cpu_ns = 0;
+    w->staged_application = 0;
     w->statm_fd = pi_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
     if (writer_open(w) == 0) {
         writer_loop(w);
@@ -487,7 +511,7 @@ int pi_writer_launch(void)
     }
     /* The writer must never take a signal meant for the application. */
     atomic_store(&pi_rec.writer_running, 1);
-    int err = pi_background_thread(writer_main, NULL);
+    int err = pi_background_thread("pi-writer", writer_main, NULL);
     if (err != 0) {
         atomic_store(&pi_rec.writer_running, 0);
         pi_diag("cannot start the writer thread: %s; the program runs untraced", strerror(err));

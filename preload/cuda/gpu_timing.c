@@ -73,7 +73,7 @@ static void *timing_thread(void *unused)
 static int start_thread(void)
 {
     if (!thread_running)
-        thread_running = pi_background_thread(timing_thread, NULL) == 0;
+        thread_running = pi_background_thread("pi-gpu-timing", timing_thread, NULL) == 0;
     return thread_running ? 0 : -1;
 }
 

@@ -7,6 +7,9 @@
  *   clock_read_ns          one pi_clock_ticks() read
  *   trace_bytes_per_event  file bytes per event on a mixed training-like stream
  *   writer_records_per_sec how fast the writer drains full buffers
+ *   writer_wake_us         the writer thread's CPU time per wake, at the event
+ *                          and new-string rate of a DataLoader worker, with
+ *                          the default flush and sample intervals
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +17,9 @@
 #include <sys/stat.h>
 #include <dirent.h>
 #include <math.h>
+#include <time.h>
 
+#include "core/background_thread.h"
 #include "core/recorder.h"
 
 #define RUNS 11
@@ -186,13 +191,15 @@ static uint64_t directory_bytes(const char *dir)
     return total;
 }
 
-static int start_recorder(const char *dir)
+static int start_recorder(const char *dir, int defaults)
 {
     struct pi_config config;
     pi_config_from_env(&config);
     snprintf(config.output_dir, sizeof(config.output_dir), "%s", dir);
-    config.buffer_count = 1024; /* 64 MiB: the runs below never wait for the writer */
-    config.sample_interval_ns = 0;
+    if (!defaults) {
+        config.buffer_count = 1024; /* 64 MiB: the runs below never wait for the writer */
+        config.sample_interval_ns = 0;
+    }
     return pi_recorder_start(&config);
 }
 
@@ -224,12 +231,57 @@ static void bench_writer(void)
            (double)(after.records_written - before.records_written) * 1e9 / (double)elapsed);
 }
 
+/*
+ * The stream of the DataLoader example's main process (examples/
+ * pytorch_train.py, 2 workers), measured from its trace: about 134 KB of
+ * records a second before compression, 1,200 events and 330 new strings
+ * (paths, stacks, Python frames) a second. Here: every 20 ms one training
+ * step's 42 events and 6 new 100-character strings, about 140 KB/s, with
+ * the default flush and sample intervals. Three one-second segments; the
+ * medians of the writer's CPU per wake and per second.
+ */
+static void bench_wake(void)
+{
+    double per_wake[3], per_second[3], wakes_per_second[3];
+    uint64_t path = 0;
+    char name[128];
+    for (int segment = 0; segment < 3; segment++) {
+        struct pi_recorder_stats before, after;
+        pi_recorder_get_stats(&before);
+        uint64_t cpu_before = pi_background_cpu_ns(), wall_before = now_ns();
+        for (int tick = 0; tick < 50; tick++) {
+            emit_training_like(1, 0);
+            for (int f = 0; f < 6; f++) {
+                snprintf(name, sizeof(name),
+                         "/datasets/imagenet/train/n%08llu/class_%02d/image_%08llu_%08llu.JPEG",
+                         (unsigned long long)(path * 7919), (int)(path % 37),
+                         (unsigned long long)path, (unsigned long long)(path * 31));
+                pi_emit(PI_REC_IO, IO(PI_IO_READ, PI_FD_FILE), pi_clock_ticks(), 20000, 7, 4096,
+                        pi_intern_cstr(name));
+                path++;
+            }
+            struct timespec pause = {0, 20000000};
+            nanosleep(&pause, NULL);
+        }
+        pi_recorder_get_stats(&after);
+        uint64_t wakes = after.writer_wakes - before.writer_wakes;
+        double cpu_us = (double)(pi_background_cpu_ns() - cpu_before) / 1e3;
+        double seconds = (double)(now_ns() - wall_before) / 1e9;
+        per_wake[segment] = cpu_us / (double)(wakes ? wakes : 1);
+        per_second[segment] = cpu_us / seconds;
+        wakes_per_second[segment] = (double)wakes / seconds;
+    }
+    printf("writer_wake_us %.1f us (goal <= 50)\n", median(per_wake, 3));
+    printf("writer_cpu_us_per_s %.0f us/s (%.0f wakes/s)\n", median(per_second, 3),
+           median(wakes_per_second, 3));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "hotpath";
     if (strcmp(mode, "generate") == 0) {
         /* generate DIR STEPS: a trace of STEPS training steps for the analyzer benchmarks */
-        if (argc != 4 || start_recorder(argv[2]) != 0)
+        if (argc != 4 || start_recorder(argv[2], 0) != 0)
             return 2;
         uint64_t events = emit_training_like(strtoull(argv[3], NULL, 10), 2000);
         pi_recorder_stop(PI_END_EXIT, 0);
@@ -239,7 +291,7 @@ int main(int argc, char **argv)
         return stats.records_lost ? 1 : 0;
     }
     char dir[] = "/tmp/profinject-bench-XXXXXX";
-    if (!mkdtemp(dir) || start_recorder(dir) != 0)
+    if (!mkdtemp(dir) || start_recorder(dir, strcmp(mode, "wake") == 0) != 0)
         return 1;
     if (strcmp(mode, "hotpath") == 0)
         bench_hotpath();
@@ -247,6 +299,8 @@ int main(int argc, char **argv)
         bench_stream(dir);
     else if (strcmp(mode, "writer") == 0)
         bench_writer();
+    else if (strcmp(mode, "wake") == 0)
+        bench_wake();
     else
         return 2;
     pi_recorder_stop(PI_END_EXIT, 0);
