@@ -43,14 +43,27 @@ static struct {
 } modules[MODULE_SLOTS];
 static atomic_flag modules_busy = ATOMIC_FLAG_INIT;
 
+/* libunwind.so.8 beside this library (the relocatable tarball ships one),
+ * else the system's. By path, not through a run path: a run path would also
+ * be searched for libdl and libpthread in every process at start. */
 static void load_unwinder(void)
 {
-    void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    Dl_info self;
+    void *lib = NULL;
+    if (dladdr((const void *)pi_native_walk, &self)) {
+        own_base = self.dli_fbase;
+        const char *slash = self.dli_fname ? strrchr(self.dli_fname, '/') : NULL;
+        char path[PATH_MAX];
+        if (slash && (size_t)(slash - self.dli_fname) + sizeof("/libunwind.so.8") <= sizeof(path)) {
+            memcpy(path, self.dli_fname, (size_t)(slash - self.dli_fname));
+            strcpy(path + (slash - self.dli_fname), "/libunwind.so.8");
+            lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        }
+    }
+    if (!lib)
+        lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (lib)
         backtrace_fn = (int (*)(void **, int))pi_dlsym(lib, "unw_backtrace");
-    Dl_info self;
-    if (dladdr((const void *)pi_native_walk, &self))
-        own_base = self.dli_fbase;
 }
 
 int pi_native_walk(void **pcs, int max)
