@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <zstd.h>
 
 #include "background_thread.h"
+#include "process_sample.h"
 #include "diagnostics.h"
 #include "profinject/record_codec.h"
 #include "raw_syscalls.h"
@@ -168,40 +168,14 @@ static void stage_clock_sync(struct pi_writer *w)
     stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, pi_clock_ns(CLOCK_REALTIME), 0);
 }
 
-/* The second number of /proc/self/statm (resident pages); 0 when unreadable. */
-static uint64_t resident_pages(const char *statm)
-{
-    const char *p = statm;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    if (*p++ != ' ')
-        return 0;
-    uint64_t pages = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        pages = pages * 10 + (uint64_t)(*p - '0');
-    return pages;
-}
-
 /* Stage one process sample; return the process's CPU time (user + system) in ns. */
 static uint64_t stage_sample(struct pi_writer *w)
 {
-    uint64_t rss = 0;
-    char statm[128];
-    if (w->statm_fd >= 0) {
-        ssize_t n = pi_sys_pread(w->statm_fd, statm, sizeof(statm) - 1, 0);
-        if (n > 0) {
-            statm[n] = '\0';
-            rss = resident_pages(statm) * (uint64_t)sysconf(_SC_PAGESIZE);
-        }
-    }
-    struct rusage ru;
-    uint64_t user = 0, sys = 0;
-    if (getrusage(RUSAGE_SELF, &ru) == 0) {
-        user = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
-        sys = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
-    }
-    stage_process_record(w, PI_REC_PROC_SAMPLE, pi_clock_ticks(), rss, user, sys);
-    return user + sys;
+    struct pi_process_sample sample;
+    pi_process_sample_read(w->statm_fd, &sample);
+    stage_process_record(w, PI_REC_PROC_SAMPLE, pi_clock_ticks(), sample.rss_bytes,
+                         sample.user_ns, sample.system_ns);
+    return sample.user_ns + sample.system_ns;
 }
 
 /*
@@ -393,9 +367,13 @@ static int writer_open(struct pi_writer *w)
 }
 
 /*
- * A periodic flush that found only samples and clock syncs to write leaves
- * them staged for up to IDLE_FRAME_NS: an idle process then costs one
- * frame (compression and a write) a second instead of ten.
+ * A periodic flush that found only samples and clock syncs to write, in a
+ * process idle enough that its samples were spaced out (next_sample_gap),
+ * leaves them staged for up to IDLE_FRAME_NS: an idle process then costs
+ * one frame (compression and a write) a second instead of ten. A busy one
+ * writes its samples at every flush even when it records nothing else: a
+ * process growing towards the OOM killer's SIGKILL keeps its last RSS
+ * samples.
  */
 #define IDLE_FRAME_NS 1000000000u
 
@@ -435,7 +413,7 @@ static void writer_loop(struct pi_writer *w)
             w->staged = 0;
         if (partial) {
             int idle = !stopping && !flush_asked && !w->staged_application &&
-                       now - w->last_frame_ns < IDLE_FRAME_NS;
+                       w->sample_gap_ns > sample_ns && now - w->last_frame_ns < IDLE_FRAME_NS;
             if (stopping && sample_ns) /* the last word on RSS and CPU, however idle */
                 stage_sample(w);
             if (stopping)
