@@ -55,7 +55,7 @@ struct pi_writer {
     uint64_t process_cpu_ns;     /* the process's CPU time at the last sample */
     uint64_t next_flush_ns;
     uint64_t last_frame_ns;        /* when the last periodic frame was written */
-    int staged_application;        /* staging holds more than samples and clock syncs */
+    uint32_t staged_own;           /* of those staged: samples, clock syncs, the end record */
     uint64_t next_removal_check_ns; /* when to look whether the trace file is still there */
 };
 

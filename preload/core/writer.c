@@ -104,7 +104,7 @@ static void flush_staging(struct pi_writer *w)
     if (!w->failed)
         atomic_fetch_add(&pi_rec.stat_records, w->staged);
     w->staged = 0;
-    w->staged_application = 0;
+    w->staged_own = 0;
 }
 
 /* Room for @slots more records, writing a frame first if needed. */
@@ -121,6 +121,7 @@ static void stage_process_record(struct pi_writer *w, uint16_t kind, uint64_t ts
                                  uint64_t a1, uint64_t a2)
 {
     struct pi_record *r = stage(w, 1);
+    w->staged_own++; /* after stage(), which may have written a frame */
     memset(r, 0, sizeof(*r));
     r->kind = kind;
     r->ts = ts;
@@ -139,7 +140,6 @@ static void stage_new_strings(struct pi_writer *w)
             continue;
         uint32_t slots = pi_string_slots(length);
         struct pi_record *r = stage(w, 1 + slots);
-        w->staged_application = 1;
         memset(r, 0, sizeof(*r) * (1 + slots));
         r->kind = pi_strings_kind(&pi_rec.strings, id);
         r->arg[0] = id;
@@ -205,7 +205,6 @@ static uint64_t next_sample_gap(struct pi_writer *w, uint64_t process_cpu_ns)
 static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count, unsigned reason)
 {
     struct pi_record *r = stage(w, 1);
-    w->staged_application = 1;
     memset(r, 0, sizeof(*r));
     r->kind = PI_REC_LOST;
     r->tid = tid;
@@ -253,7 +252,6 @@ static void copy_buffer(struct pi_writer *w, struct pi_buffer *b, uint32_t end)
         const struct pi_record *src = &b->records[b->flushed];
         memcpy(&w->staging[w->staged], src, (size_t)count * sizeof(*src));
         w->staged += count;
-        w->staged_application = 1;
         b->flushed += count;
     }
 }
@@ -410,9 +408,9 @@ static void writer_loop(struct pi_writer *w)
         if (partial || woken)
             drain_buffers(w, partial);
         if (w->failed)
-            w->staged = 0;
+            w->staged = w->staged_own = 0;
         if (partial) {
-            int idle = !stopping && !flush_asked && !w->staged_application &&
+            int idle = !stopping && !flush_asked && w->staged == w->staged_own &&
                        w->sample_gap_ns > sample_ns && now - w->last_frame_ns < IDLE_FRAME_NS;
             if (stopping && sample_ns) /* the last word on RSS and CPU, however idle */
                 stage_sample(w);
@@ -427,7 +425,7 @@ static void writer_loop(struct pi_writer *w)
                 w->last_frame_ns = now;
             }
             w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
-            if (flush_asked || stopping) { /* nobody else waits for flush_done */
+            if (flush_asked || stopping) { /* only an asked-for flush has waiters */
                 atomic_store(&pi_rec.flush_done, requested);
                 pi_futex_wake(&pi_rec.flush_done, INT32_MAX);
             }
@@ -453,7 +451,7 @@ static void *writer_main(void *arg)
     w->sample_gap_ns = 0; /* a fork child's writer starts afresh */
     w->rate_refined = 0; /* each process refines the rate once over its own first 50 ms */
     w->process_cpu_ns = 0;
-    w->staged_application = 0;
+    w->staged_own = 0;
     w->statm_fd = pi_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
     if (writer_open(w) == 0) {
         writer_loop(w);
