@@ -28,6 +28,11 @@ void pi_print_header(FILE *out, const struct pi_reader *reader)
     fprintf(out, "executable: %s\n", info->strings[PI_HDR_EXE]);
     fprintf(out, "cgroup: %s\n", info->strings[PI_HDR_CGROUP]);
     fprintf(out, "namespaces: pid %" PRIu64 "  mnt %" PRIu64 "\n", h->pid_ns, h->mnt_ns);
+    /* the launchers' variables, one "KEY=value" a line, shown on one line */
+    fprintf(out, "identity:");
+    for (const char *c = info->strings[PI_HDR_IDENTITY]; *c; c++)
+        fputc(*c == '\n' ? ' ' : *c, out);
+    fputc('\n', out);
     fprintf(out, "started: %s (monotonic %" PRIu64 " ns)\n", when, h->start_monotonic_ns);
     fprintf(out, "clock: %s, %.6f ticks/ns\n",
             h->clock_source == PI_CLOCK_TSC ? "invariant TSC" : "CLOCK_MONOTONIC",

@@ -181,12 +181,25 @@ static int parse_header(struct pi_reader *r, size_t size)
         fail(r, 0, "not a profinject trace (bad magic)");
         return -1;
     }
-    if (size < sizeof(*h)) {
-        fail(r, 0, "header is %zu bytes, shorter than the %zu of format %d", size, sizeof(*h),
-             PI_FORMAT_VERSION);
+    /* the version and byte order come before any field that moved */
+    size_t fixed = offsetof(struct pi_file_header, features);
+    if (size < fixed) {
+        fail(r, 0, "header is %zu bytes, too short for a version and byte order", size);
         return -1;
     }
-    memcpy(h, r->raw, sizeof(*h));
+    memset(h, 0, sizeof(*h));
+    memcpy(h, r->raw, fixed);
+    if (h->version >= 1 && h->version <= PI_FORMAT_VERSION)
+        fixed = pi_header_fixed_size(h->version);
+    if (size < fixed) {
+        fail(r, 0, "header is %zu bytes, shorter than the %zu of format %u", size, fixed,
+             h->version);
+        return -1;
+    }
+    memcpy(h, r->raw, fixed);
+    unsigned strings = pi_header_string_count(h->version);
+    for (unsigned i = strings; i < PI_HDR_STRING_COUNT; i++)
+        h->string_len[i] = 0; /* padding in older formats */
     if (h->endian != PI_ENDIAN_MARK) {
         fail(r, 0, "written with another byte order (mark 0x%08x)", h->endian);
         return -1;
@@ -204,8 +217,8 @@ static int parse_header(struct pi_reader *r, size_t size)
         fail(r, 0, "unknown feature bits 0x%x", h->features);
         return -1;
     }
-    size_t total = sizeof(*h);
-    for (int i = 0; i < PI_HDR_STRING_COUNT; i++)
+    size_t total = fixed;
+    for (unsigned i = 0; i < strings; i++)
         total += h->string_len[i];
     if (h->header_size != size || total != size) {
         fail(r, 0, "header size %u does not match its contents (%zu) and frame (%zu)",
@@ -216,7 +229,7 @@ static int parse_header(struct pi_reader *r, size_t size)
         fail(r, 0, "clock rate %g ticks/s is not plausible", h->ticks_per_second);
         return -1;
     }
-    size_t at = sizeof(*h);
+    size_t at = fixed;
     for (int i = 0; i < PI_HDR_STRING_COUNT; i++) {
         r->info.strings[i] = copy_string(r->raw + at, h->string_len[i]);
         if (!r->info.strings[i]) {

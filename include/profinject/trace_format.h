@@ -18,6 +18,7 @@
 #ifndef PROFINJECT_TRACE_FORMAT_H
 #define PROFINJECT_TRACE_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PI_FILE_MAGIC "PROFINJ\x1a"
@@ -28,7 +29,9 @@
  * stack id names a PI_REC_STRING of text frames. */
 /* 3: time samples of the main thread's Python stack (PI_REC_PY_SAMPLE). */
 /* 4: semaphore posts that wake a waiting thread (PI_REC_WAKE). */
-#define PI_FORMAT_VERSION 4
+/* 5: the rank identity in the header (PI_HDR_IDENTITY); NCCL communicators
+ * and collectives (PI_REC_NCCL_COMM, PI_REC_COLLECTIVE). */
+#define PI_FORMAT_VERSION 5
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -54,6 +57,12 @@ enum pi_header_string {
     PI_HDR_CMDLINE, /* arguments separated by spaces */
     PI_HDR_EXE,
     PI_HDR_CGROUP,
+    /* Format 5. Who this process is in a distributed job: "KEY=value" lines
+     * of the launchers' variables that were set (RANK, LOCAL_RANK,
+     * WORLD_SIZE, TORCHELASTIC_RUN_ID, SLURM_*, OMPI_COMM_WORLD_*, ...; the
+     * list is PI_IDENTITY_KEYS in rank_identity.h) and boot_id=, the
+     * kernel's boot id, which tells hosts apart when names repeat. */
+    PI_HDR_IDENTITY,
     PI_HDR_STRING_COUNT
 };
 
@@ -77,7 +86,8 @@ struct pi_file_header {
     uint64_t flush_interval_ns;
     uint64_t sample_interval_ns;
     uint16_t string_len[PI_HDR_STRING_COUNT];
-    /* followed by the strings, not NUL-terminated, in enum order */
+    /* followed by the strings, not NUL-terminated, in enum order; format 4
+     * and older have PI_HDR_CGROUP as the last (pi_header_fixed_size) */
 };
 
 struct pi_frame_header {
@@ -98,7 +108,9 @@ enum pi_record_kind {
     PI_REC_STRING = 1,
     /* arg0 = number of records dropped, arg1 = enum pi_lost_reason */
     PI_REC_LOST = 2,
-    /* ts = ticks, arg0 = CLOCK_MONOTONIC ns, arg1 = CLOCK_REALTIME ns */
+    /* ts = ticks, arg0 = CLOCK_MONOTONIC ns, arg1 = CLOCK_REALTIME ns; from
+     * format 5, dur = ticks from the monotonic read to the end of the
+     * real-time one: how far apart the two readings can be */
     PI_REC_CLOCK_SYNC = 3,
     /* arg0 = RSS bytes, arg1 = user CPU ns, arg2 = system CPU ns */
     PI_REC_PROC_SAMPLE = 4,
@@ -203,6 +215,21 @@ enum pi_record_kind {
      * waiter's lock), so a wait is matched to the thread that ended it.
      * Format 4. */
     PI_REC_WAKE = 30,
+    /* An NCCL communicator made, split or ended (format 5): dur = host time
+     * of the call, flags = PI_NCCL_COMM_FLAGS(enum pi_nccl_comm_op, failed),
+     * arg0 = the communicator handle, arg1 = a hash of the unique id the
+     * ranks share (ncclCommSplit: of the parent's hash, color and key;
+     * 0 when not known), arg2 = PI_NCCL_RANKS(rank, number of ranks). One
+     * record per communicator made by ncclCommInitAll. */
+    PI_REC_NCCL_COMM = 31,
+    /* An NCCL collective, point-to-point call or group bracket (format 5):
+     * dur = host time of the call, flags = PI_NCCL_FLAGS(enum pi_nccl_func,
+     * ncclDataType_t, bits), arg0 = count of elements as the call gave it
+     * (all-gather: per rank), arg1 = the communicator handle, arg2 =
+     * PI_NCCL_WHERE(stream id, ncclRedOp_t, peer or root). The kernels it
+     * launches are PI_REC_GPU_LAUNCH records of the same thread inside its
+     * span. */
+    PI_REC_COLLECTIVE = 32,
     PI_REC_KIND_COUNT
 };
 
@@ -398,6 +425,56 @@ enum pi_gpu_sync_kind {
 /* PI_REC_GPU_TIME flags */
 #define PI_GPU_TIME_PART (1u << 1)
 
+/* PI_REC_NCCL_COMM: what happened to the communicator. Append only. */
+enum pi_nccl_comm_op {
+    PI_NCCL_COMM_INIT_RANK = 1,   /* ncclCommInitRank */
+    PI_NCCL_COMM_INIT_CONFIG = 2, /* ncclCommInitRankConfig */
+    PI_NCCL_COMM_INIT_ALL = 3,    /* ncclCommInitAll: one record per communicator */
+    PI_NCCL_COMM_SPLIT = 4,       /* ncclCommSplit: arg0 is the new communicator */
+    PI_NCCL_COMM_FINALIZE = 5,
+    PI_NCCL_COMM_DESTROY = 6,
+    PI_NCCL_COMM_ABORT = 7,
+    PI_NCCL_COMM_INIT_SCALABLE = 8, /* ncclCommInitRankScalable */
+    PI_NCCL_COMM_OP_COUNT
+};
+#define PI_NCCL_COMM_FLAGS(op, failed) ((uint16_t)(((op) << 8) | ((failed) ? PI_FLAG_FAILED : 0)))
+#define PI_NCCL_COMM_OP(flags) ((unsigned)(flags) >> 8)
+#define PI_NCCL_RANKS(rank, nranks) ((uint64_t)(uint32_t)(rank) | ((uint64_t)(uint32_t)(nranks) << 32))
+#define PI_NCCL_RANK(arg) ((int32_t)(uint32_t)(arg))
+#define PI_NCCL_NRANKS(arg) ((int32_t)(uint32_t)((arg) >> 32))
+
+/* PI_REC_COLLECTIVE: the NCCL function. Append only. */
+enum pi_nccl_func {
+    PI_NCCL_ALL_REDUCE = 1,
+    PI_NCCL_BROADCAST = 2, /* ncclBroadcast and the older ncclBcast (in place) */
+    PI_NCCL_REDUCE = 3,
+    PI_NCCL_ALL_GATHER = 4,
+    PI_NCCL_REDUCE_SCATTER = 5, /* count: elements each rank receives */
+    PI_NCCL_ALL_TO_ALL = 6,     /* count: elements sent to each peer */
+    PI_NCCL_SEND = 7,
+    PI_NCCL_RECV = 8,
+    PI_NCCL_GROUP_START = 9, /* no count, communicator or stream */
+    PI_NCCL_GROUP_END = 10,  /* launches what the group queued: its kernels are inside */
+    PI_NCCL_FUNC_COUNT
+};
+/* PI_REC_COLLECTIVE flags: bit 0 failed, bit 1 inside a group (its kernels
+ * are launched by the group's end), bits 4-7 ncclDataType_t, 8-15 enum
+ * pi_nccl_func. */
+#define PI_NCCL_GROUPED (1u << 1)
+#define PI_NCCL_FLAGS(func, datatype, bits)                                                        \
+    ((uint16_t)(((func) << 8) | (((datatype) & 0xfu) << 4) | (bits)))
+#define PI_NCCL_FUNC(flags) ((unsigned)(flags) >> 8)
+#define PI_NCCL_DATATYPE(flags) (((unsigned)(flags) >> 4) & 0xfu)
+/* arg2: the stream (ids as PI_CUDA_STREAM), the reduction (ncclRedOp_t;
+ * 0xff: a custom one, none for functions that do not reduce) and the peer
+ * (send, receive) or root (broadcast, reduce) plus one, 0: none */
+#define PI_NCCL_WHERE(stream, redop, peer_plus_one)                                                \
+    ((uint64_t)(uint32_t)(stream) | ((uint64_t)((redop) & 0xffu) << 32) |                          \
+     ((uint64_t)((peer_plus_one) & 0xffffffu) << 40))
+#define PI_NCCL_STREAM(where) ((uint32_t)(where))
+#define PI_NCCL_REDOP(where) ((unsigned)((where) >> 32) & 0xffu)
+#define PI_NCCL_PEER(where) ((int32_t)(((where) >> 40) & 0xffffffu) - 1)
+
 enum pi_gpu_timing_source {
     PI_GPU_TIMING_ABSENT = 0,
     PI_GPU_TIMING_EVENTS = 1,
@@ -448,7 +525,23 @@ static inline unsigned pi_kinds_of_version(unsigned version)
     return version < 2   ? PI_REC_CAPTURE + 1
            : version < 3 ? PI_REC_GPU_POOL + 1
            : version < 4 ? PI_REC_PY_SAMPLE + 1
+           : version < 5 ? PI_REC_WAKE + 1
                          : PI_REC_KIND_COUNT;
+}
+
+/* pi_header_string_count - how many header strings a format version has */
+static inline unsigned pi_header_string_count(unsigned version)
+{
+    return version < 5 ? PI_HDR_CGROUP + 1 : PI_HDR_STRING_COUNT;
+}
+
+/* pi_header_fixed_size - bytes of struct pi_file_header in a format
+ * version, before its strings: the string lengths end it, padded to 8 */
+static inline unsigned pi_header_fixed_size(unsigned version)
+{
+    unsigned end = (unsigned)offsetof(struct pi_file_header, string_len) +
+                   2u * pi_header_string_count(version);
+    return (end + 7u) & ~7u;
 }
 
 /* pi_string_slots - continuation slots that a string of @length bytes takes */

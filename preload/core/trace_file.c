@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "profinject/rank_identity.h"
 #include "profinject/trace_format.h"
 #include "config.h"
 #include "diagnostics.h"
@@ -53,8 +54,18 @@ static int create_in(int dir_fd, const char *dir, uint64_t start_realtime_ns, ch
     if (uname(&uts) == 0)
         snprintf(host, sizeof(host), "%s", uts.nodename);
     sanitize(host);
+    /* the rank in the name: every rank of every host writes into one shared
+     * directory, and a listing sorts a host's ranks together */
+    char rank[32] = "";
+    const char *const rank_keys[] = {PI_RANK_KEYS, NULL};
+    for (const char *const *key = rank_keys; *key && !rank[0]; key++) {
+        const char *value = getenv(*key);
+        char *end;
+        if (value && value[0] && strtol(value, &end, 10) >= 0 && *end == '\0')
+            snprintf(rank, sizeof(rank), ".rank%s", value);
+    }
     char name[256];
-    snprintf(name, sizeof(name), "%s.%d.%llu.pitrace.zst", host, (int)getpid(),
+    snprintf(name, sizeof(name), "%s%s.%d.%llu.pitrace.zst", host, rank, (int)getpid(),
              (unsigned long long)start_realtime_ns);
     int n = snprintf(path, path_size, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= path_size) {
@@ -165,6 +176,32 @@ static size_t trim_newline(char *text, size_t len)
     return len;
 }
 
+/* The launchers' variables that are set, and the boot id, as "KEY=value" lines. */
+static size_t identity(char *out, size_t capacity)
+{
+    static const char *const keys[] = {PI_IDENTITY_KEYS};
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        const char *value = getenv(keys[i]);
+        if (!value)
+            continue;
+        int n = snprintf(out + used, capacity - used, "%s=%.200s\n", keys[i], value);
+        if (n < 0 || (size_t)n >= capacity - used)
+            break;
+        used += (size_t)n;
+    }
+    char boot[64];
+    size_t boot_len = read_proc_file("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+    boot_len = trim_newline(boot, boot_len);
+    if (boot_len > 0 && capacity - used > boot_len + 9) {
+        memcpy(out + used, "boot_id=", 8);
+        memcpy(out + used + 8, boot, boot_len);
+        used += 8 + boot_len;
+        out[used++] = '\n';
+    }
+    return used;
+}
+
 size_t pi_trace_header_build(uint8_t *out, size_t capacity, const struct pi_header_clock *clock)
 {
     struct pi_file_header h;
@@ -203,6 +240,7 @@ size_t pi_trace_header_build(uint8_t *out, size_t capacity, const struct pi_head
     lengths[PI_HDR_EXE] = exe > 0 ? (size_t)exe : 0;
     size_t cgroup = read_proc_file("/proc/self/cgroup", strings[PI_HDR_CGROUP], 4096);
     lengths[PI_HDR_CGROUP] = trim_newline(strings[PI_HDR_CGROUP], cgroup);
+    lengths[PI_HDR_IDENTITY] = identity(strings[PI_HDR_IDENTITY], 4096);
 
     size_t used = sizeof(h);
     for (int i = 0; i < PI_HDR_STRING_COUNT; i++) {

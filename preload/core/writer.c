@@ -117,8 +117,8 @@ static struct pi_record *stage(struct pi_writer *w, uint32_t slots)
     return r;
 }
 
-static void stage_process_record(struct pi_writer *w, uint16_t kind, uint64_t ts, uint64_t a0,
-                                 uint64_t a1, uint64_t a2)
+static struct pi_record *stage_process_record(struct pi_writer *w, uint16_t kind, uint64_t ts,
+                                              uint64_t a0, uint64_t a1, uint64_t a2)
 {
     struct pi_record *r = stage(w, 1);
     w->staged_own++; /* after stage(), which may have written a frame */
@@ -128,6 +128,7 @@ static void stage_process_record(struct pi_writer *w, uint16_t kind, uint64_t ts
     r->arg[0] = a0;
     r->arg[1] = a1;
     r->arg[2] = a2;
+    return r;
 }
 
 static void stage_new_strings(struct pi_writer *w)
@@ -165,7 +166,8 @@ static void stage_clock_sync(struct pi_writer *w)
             set_tick_rate(pi_clock_rate_between(pi_rec.start_ticks, pi_rec.start_monotonic_ns,
                                                 ticks, mono));
     }
-    stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, pi_clock_ns(CLOCK_REALTIME), 0);
+    uint64_t real = pi_clock_ns(CLOCK_REALTIME), after = pi_clock_ticks();
+    stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, real, 0)->dur = after - ticks;
 }
 
 /* Stage one process sample; return the process's CPU time (user + system) in ns. */

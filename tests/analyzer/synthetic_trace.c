@@ -41,8 +41,21 @@ size_t synthetic_header(uint8_t *header, uint16_t version)
 {
     struct pi_header_clock clock = {PI_CLOCK_MONOTONIC, 1, 1000, 1000, 1e9, 100000000, 0, 0};
     size_t size = pi_trace_header_build(header, 16384, &clock);
-    ((struct pi_file_header *)header)->version = version;
-    return size;
+    struct pi_file_header h;
+    memcpy(&h, header, sizeof(h));
+    /* an older format: its own fixed size and strings, as that version wrote them */
+    size_t old_fixed = pi_header_fixed_size(version), new_fixed = sizeof(h);
+    size_t kept = 0;
+    for (unsigned i = 0; i < pi_header_string_count(version); i++)
+        kept += h.string_len[i];
+    memmove(header + old_fixed, header + new_fixed, kept);
+    for (unsigned i = pi_header_string_count(version); i < PI_HDR_STRING_COUNT; i++)
+        h.string_len[i] = 0;
+    h.version = version;
+    h.header_size = (uint16_t)(old_fixed + kept);
+    memcpy(header, &h, old_fixed);
+    (void)size;
+    return old_fixed + kept;
 }
 
 long synthetic_records(const struct pi_record *records, uint32_t count)
