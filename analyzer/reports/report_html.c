@@ -15,6 +15,7 @@
 #include "report.h"
 #include "report_html.h"
 #include "report_python_time.h"
+#include "report_ranks.h"
 #include "report_sites.h"
 #include "verdicts/verdict.h"
 
@@ -249,6 +250,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     verdict_section(out, a);
     pi_html_cards(out, a);
     pi_html_step_bars(out, a);
+    pi_report_ranks_html(out, a);
     pi_html_gpu_sections(out, a);
     memory_plot(out, a);
     size_t n;

@@ -11,6 +11,7 @@
 #include "key_figures.h"
 #include "report.h"
 #include "report_python_time.h"
+#include "report_ranks.h"
 #include "report_sites.h"
 #include "verdicts/verdict.h"
 
@@ -376,6 +377,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     print_key_numbers(out, a);
     print_windows(out, a);
     print_steps(out, a);
+    pi_report_ranks_text(out, a);
     pi_report_sites_text(out, a);
     pi_report_python_time_text(out, a);
     pi_report_gpu_text(out, a);

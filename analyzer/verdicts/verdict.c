@@ -266,6 +266,7 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
         n += pi_verdict_launch_bound(a, &loop, &out[n]);
         n += pi_verdict_copy_bound(a, &loop, &out[n]);
     }
+    n += pi_verdict_straggler(a, &out[n]);
     for (size_t i = 0; i < a->process_count && n + 1 < PI_MAX_FINDINGS; i++) {
         n += pi_verdict_rss_growth(&a->processes[i], &out[n]);
         n += pi_verdict_device_growth(&a->processes[i], &out[n]);

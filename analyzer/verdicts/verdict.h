@@ -68,6 +68,9 @@ struct pi_loop {
     double main_wall_ns;  /* the main thread's life */
 };
 
+/* pi_verdict_straggler - the rank the others wait for (verdict_ranks.c): 1 when written to @out */
+int pi_verdict_straggler(const struct pi_analysis *analysis, struct pi_finding *out);
+
 /* pi_loop_of - the loop of @process */
 void pi_loop_of(const struct pi_process_info *process, struct pi_loop *loop);
 

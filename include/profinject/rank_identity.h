@@ -8,6 +8,7 @@
 #define PROFINJECT_RANK_IDENTITY_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,37 @@ static inline long pi_identity_local_rank(const char *text)
 {
     static const char *const keys[] = {PI_LOCAL_RANK_KEYS, NULL};
     return pi_identity_number(text, keys);
+}
+
+/**
+ * pi_identity_job - what groups the processes of one run into @out: the
+ * user's PROFINJECT_JOB_ID, Slurm's job (and step), torchrun's run id (not
+ * its default "none"), else the rendezvous address and port
+ * Return: 1 when one of them was there, else 0 (@out is "").
+ */
+static inline int pi_identity_job(const char *text, char *out, size_t size)
+{
+    char a[128], b[128];
+    if (pi_identity_value(text, "PROFINJECT_JOB_ID", a, sizeof(a)) && a[0])
+        return snprintf(out, size, "%s", a), 1;
+    if (pi_identity_value(text, "SLURM_JOB_ID", a, sizeof(a)) && a[0]) {
+        if (pi_identity_value(text, "SLURM_STEP_ID", b, sizeof(b)) && b[0])
+            snprintf(out, size, "slurm %s.%s", a, b);
+        else
+            snprintf(out, size, "slurm %s", a);
+        return 1;
+    }
+    if (pi_identity_value(text, "TORCHELASTIC_RUN_ID", a, sizeof(a)) && a[0] &&
+        strcmp(a, "none") != 0)
+        return snprintf(out, size, "torchrun %s", a), 1;
+    if (pi_identity_value(text, "MASTER_ADDR", a, sizeof(a)) && a[0]) {
+        pi_identity_value(text, "MASTER_PORT", b, sizeof(b));
+        snprintf(out, size, "%s:%s", a, b);
+        return 1;
+    }
+    if (size)
+        out[0] = '\0';
+    return 0;
 }
 
 #endif

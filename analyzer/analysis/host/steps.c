@@ -41,11 +41,29 @@
 
 struct step {
     uint64_t start, end, wait, sync, gpu;
+    uint64_t lock, release; /* the main thread's lock waits; where its longest one ended */
+    uint64_t longest_lock;
 };
 
-struct pending_gpu {
+/* GPU work or a lock wait that came before its step was finished */
+struct pending_part {
     uint64_t ts, dur;
+    int lock;
 };
+
+/* Add one part to @step. */
+static void add_part(struct step *step, uint64_t ts, uint64_t dur, int lock)
+{
+    if (!lock) {
+        step->gpu += dur;
+        return;
+    }
+    step->lock += dur;
+    if (dur >= step->longest_lock) {
+        step->longest_lock = dur;
+        step->release = ts + dur;
+    }
+}
 
 static struct step *grow_steps(struct pi_steps *s)
 {
@@ -60,13 +78,13 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     struct step *step = grow_steps(s);
     if (!step)
         return;
-    *step = (struct step){start, end, wait, sync, 0};
-    /* GPU work waiting for this step: take what started inside it, keep what is later */
-    struct pending_gpu *pending = s->pending;
+    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0};
+    /* GPU work and waits for this step: take what started inside it, keep what is later */
+    struct pending_part *pending = s->pending;
     size_t kept = 0;
     for (size_t i = 0; i < s->pending_count; i++) {
         if (pending[i].ts >= start && pending[i].ts < end)
-            step->gpu += pending[i].dur;
+            add_part(step, pending[i].ts, pending[i].dur, pending[i].lock);
         else if (pending[i].ts >= end)
             pending[kept++] = pending[i];
     }
@@ -95,6 +113,11 @@ void pi_steps_merge_light(struct pi_steps *s, const uint64_t *work, double fract
             last->wait += steps[i].wait;
             last->sync += steps[i].sync;
             last->gpu += steps[i].gpu;
+            if (steps[i].longest_lock >= last->longest_lock) {
+                last->longest_lock = steps[i].longest_lock;
+                last->release = steps[i].release;
+            }
+            last->lock += steps[i].lock;
         } else {
             steps[kept++] = steps[i];
         }
@@ -117,19 +140,29 @@ static struct step *step_at(const struct pi_steps *s, uint64_t ts)
     return lo < s->count && ts >= steps[lo].start ? &steps[lo] : NULL;
 }
 
-void pi_steps_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
+static void add_at(struct pi_steps *s, uint64_t ts, uint64_t dur, int lock)
 {
     struct step *steps = s->steps;
     if (s->count && ts < steps[s->count - 1].end) {
         struct step *step = step_at(s, ts); /* a finished step */
         if (step)
-            step->gpu += dur;
+            add_part(step, ts, dur, lock);
         return;
     }
     if (pi_array_room(&s->pending, &s->pending_capacity, s->pending_count,
-                      sizeof(struct pending_gpu), 256) != 0)
+                      sizeof(struct pending_part), 256) != 0)
         return;
-    ((struct pending_gpu *)s->pending)[s->pending_count++] = (struct pending_gpu){ts, dur};
+    ((struct pending_part *)s->pending)[s->pending_count++] = (struct pending_part){ts, dur, lock};
+}
+
+void pi_steps_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
+{
+    add_at(s, ts, dur, 0);
+}
+
+void pi_steps_lock(struct pi_steps *s, uint64_t ts, uint64_t dur)
+{
+    add_at(s, ts, dur, 1);
 }
 
 void pi_steps_add_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
@@ -275,7 +308,8 @@ int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_fi
     if (index >= s->count)
         return 0;
     const struct step *step = &((const struct step *)s->steps)[index];
-    *out = (struct pi_step_figures){step->start, step->end, step->wait, step->sync, step->gpu};
+    *out = (struct pi_step_figures){step->start, step->end,  step->wait,
+                                    step->sync,  step->gpu, step->lock, step->release};
     return 1;
 }
 

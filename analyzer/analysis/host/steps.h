@@ -24,6 +24,10 @@ void pi_steps_merge_light(struct pi_steps *steps, const uint64_t *work, double f
 /* pi_steps_gpu - GPU work of @dur ns launched at @ts (else started), for the step it falls in */
 void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
+/* pi_steps_lock - the main thread waited @dur ns on a lock from @ts (in a
+ * distributed job: mostly for the other ranks, in a collective) */
+void pi_steps_lock(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
 /* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */
 void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
@@ -38,9 +42,11 @@ void pi_steps_free(struct pi_steps *steps);
 int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start, uint64_t *end);
 
 /* One step's times (ns): when it started and ended, and of its time how long the
- * thread waited for data and for the GPU; the GPU work it launched, alongside. */
+ * thread waited for data and for the GPU; the GPU work it launched, alongside;
+ * how long the main thread waited on locks, and when its longest such wait
+ * ended (0: none) */
 struct pi_step_figures {
-    uint64_t start, end, wait, sync, gpu;
+    uint64_t start, end, wait, sync, gpu, lock, release;
 };
 
 /* pi_steps_figures - step @index's figures (0 first, warm-up included); 0 when out of range */

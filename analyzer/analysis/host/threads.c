@@ -4,6 +4,11 @@
  */
 #include "threads.h"
 
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/common/array_room.h"
+
 struct pi_thread_info *pi_main_thread(const struct pi_process_info *p)
 {
     for (size_t i = 0; i < p->thread_count; i++)
@@ -25,4 +30,34 @@ uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_threa
     for (int c = 0; c < PI_TIME_CPU; c++)
         waited += t->time[c];
     return wall > waited ? wall - waited : 0;
+}
+
+struct pi_thread_info *pi_thread_of(struct pi_process_info *p, uint32_t tid)
+{
+    /* records come in runs of one thread: try the last one first */
+    if (p->thread_count && p->threads[p->last_thread].tid == tid)
+        return &p->threads[p->last_thread];
+    for (size_t i = 0; i < p->thread_count; i++)
+        if (p->threads[i].tid == tid) {
+            p->last_thread = i;
+            return &p->threads[i];
+        }
+    for (size_t i = 0; i < p->thread_count; i++)
+        if (p->threads[i].tid == tid)
+            return &p->threads[i];
+    if (pi_array_room(&p->threads, &p->thread_capacity, p->thread_count, sizeof(*p->threads),
+                      16) != 0)
+        return NULL;
+    struct pi_thread_info *t = &p->threads[p->thread_count++];
+    memset(t, 0, sizeof(*t));
+    t->tid = tid;
+    t->first_ns = UINT64_MAX;
+    return t;
+}
+
+void pi_thread_name(struct pi_process_info *p, uint32_t tid, const char *name)
+{
+    struct pi_thread_info *t = pi_thread_of(p, tid);
+    if (t && name)
+        snprintf(t->name, sizeof(t->name), "%s", name);
 }

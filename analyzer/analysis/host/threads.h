@@ -15,4 +15,10 @@ uint64_t pi_thread_wall_ns(const struct pi_process_info *process,
 uint64_t pi_thread_cpu_ns(const struct pi_process_info *process,
                           const struct pi_thread_info *thread);
 
+/* pi_thread_of - the thread @tid of @process, added when new; NULL without memory */
+struct pi_thread_info *pi_thread_of(struct pi_process_info *process, uint32_t tid);
+
+/* pi_thread_name - name the thread @tid of @process */
+void pi_thread_name(struct pi_process_info *process, uint32_t tid, const char *name);
+
 #endif

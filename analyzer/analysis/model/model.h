@@ -65,6 +65,7 @@ struct pi_steps {
 struct pi_gpu_memory;
 struct pi_step_sources;
 struct pi_python_time;
+struct pi_ranks;
 
 /* A capture window: recording on request, from start_ns to end_ns (CLOCK_MONOTONIC ns). */
 struct pi_window {
@@ -88,6 +89,13 @@ struct pi_process_info {
     char *path;
     struct pi_file_header header;
     char *command, *host, *cgroup;
+    char *identity; /* the launchers' variables, "KEY=value" lines (rank_identity.h) */
+    long rank;      /* the global rank a launcher gave the process, -1: none */
+    /* CLOCK_REALTIME minus CLOCK_MONOTONIC over the clock syncs: how far the
+     * wall clock moved against the monotonic one during the run (NTP), and
+     * the widest gap between the two readings of one sync */
+    int64_t clock_offset_min, clock_offset_max;
+    uint64_t clock_syncs, clock_read_ns;
     uint64_t start_ns, end_ns;
     uint64_t records, lost;
     uint64_t strings_lost; /* names, paths and stacks the recorder had no room for */
@@ -191,6 +199,7 @@ struct pi_analysis {
     size_t by_string_capacity[3];
     struct pi_python_sites *python_sites; /* lines that launch and wait (python_sites.h) */
     struct pi_python_time *python_time;   /* time by Python function (python_time.h) */
+    struct pi_ranks *ranks; /* the ranks of a distributed job (analysis/ranks/ranks.h), NULL: none */
 };
 
 #endif

@@ -9,9 +9,11 @@
 #include "analysis/common/array_room.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/memory/memory_growth.h"
+#include "analysis/ranks/ranks.h"
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_time.h"
 #include "analysis/host/relay_steps.h"
+#include "profinject/rank_identity.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,29 +22,6 @@
 
 const char *const pi_time_class_names[PI_TIME_CLASS_COUNT] = {
     "data_wait", "file_io", "other_io", "lock_wait", "sync", "cpu"};
-
-static struct pi_thread_info *thread_of(struct pi_process_info *p, uint32_t tid)
-{
-    /* records come in runs of one thread: try the last one first */
-    if (p->thread_count && p->threads[p->last_thread].tid == tid)
-        return &p->threads[p->last_thread];
-    for (size_t i = 0; i < p->thread_count; i++)
-        if (p->threads[i].tid == tid) {
-            p->last_thread = i;
-            return &p->threads[i];
-        }
-    for (size_t i = 0; i < p->thread_count; i++)
-        if (p->threads[i].tid == tid)
-            return &p->threads[i];
-    if (pi_array_room(&p->threads, &p->thread_capacity, p->thread_count, sizeof(*p->threads),
-                      16) != 0)
-        return NULL;
-    struct pi_thread_info *t = &p->threads[p->thread_count++];
-    memset(t, 0, sizeof(*t));
-    t->tid = tid;
-    t->first_ns = UINT64_MAX;
-    return t;
-}
 
 static int is_blocking_receive(unsigned op)
 {
@@ -134,13 +113,6 @@ static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader
     return PI_TIME_OTHER_IO;
 }
 
-static void name_thread(struct pi_process_info *p, uint32_t tid, const char *name)
-{
-    struct pi_thread_info *t = thread_of(p, tid);
-    if (t && name)
-        snprintf(t->name, sizeof(t->name), "%s", name);
-}
-
 /* A capture window opened or closed. A close without an open: recording ran from the start. */
 static void capture_window(struct pi_process_info *p, uint64_t at, int opened)
 {
@@ -206,16 +178,18 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_THREAD_NAME:
         /* arg1 names another thread by pthread_t (not known to the reader); arg2 by tid */
         if (r->arg[1] == 0)
-            name_thread(p, r->arg[2] ? (uint32_t)r->arg[2] : r->tid,
+            pi_thread_name(p, r->arg[2] ? (uint32_t)r->arg[2] : r->tid,
                         pi_reader_string(reader, r->arg[0]));
         return;
     case PI_REC_CAPTURE:
         capture_window(p, ev->ts_ns, r->arg[0] != 0);
         return;
+    case PI_REC_CLOCK_SYNC:
+        pi_ranks_clock_sync(p, ev);
+        return;
     case PI_REC_STRING:
     case PI_REC_MODULE:
     case PI_REC_STACK:
-    case PI_REC_CLOCK_SYNC:
         return;
     case PI_REC_CALL_SITE: /* Python frames of an earlier record of the thread */
     case PI_REC_PYTHON:
@@ -252,7 +226,7 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     }
     if (r->tid == 0)
         return;
-    struct pi_thread_info *t = thread_of(p, r->tid);
+    struct pi_thread_info *t = pi_thread_of(p, r->tid);
     if (!t)
         return;
     /* the main thread of a process that started others: its pipe and
@@ -305,6 +279,10 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         t->time[time_class] += ev->dur_ns;
     if (main_thread && time_class < PI_TIME_CLASS_COUNT)
         pi_steps_event(&p->steps, ev, time_class, received);
+    if ((int)r->tid == p->header.pid && time_class == PI_TIME_LOCK_WAIT) {
+        pi_steps_lock(&p->steps, ev->ts_ns, ev->dur_ns);
+        pi_steps_lock(&p->nvtx_steps, ev->ts_ns, ev->dur_ns);
+    }
     if ((int)r->tid == p->header.pid)
         pi_relay_main_event(p, ev, time_class, a->options.exact);
     if ((int)r->tid == p->header.pid) {
@@ -349,6 +327,8 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     p->command = copy_or_empty(info->strings[PI_HDR_CMDLINE]);
     p->host = copy_or_empty(info->strings[PI_HDR_HOSTNAME]);
     p->cgroup = copy_or_empty(info->strings[PI_HDR_CGROUP]);
+    p->identity = copy_or_empty(info->strings[PI_HDR_IDENTITY]);
+    p->rank = pi_identity_rank(p->identity);
     p->start_ns = p->end_ns = info->header.start_monotonic_ns;
     pi_histogram_init(&p->steps.steady_ns, a->options.exact);
     pi_histogram_init(&p->steps.warmup_ns, a->options.exact);
@@ -393,6 +373,7 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     pi_memory_growth(p);
     pi_python_sites_finish_file(a, reader);
     pi_python_time_finish_file(a, reader);
+    pi_ranks_add(a, p);
     if (observer && observer->process_end)
         observer->process_end(observer->context, a, p);
     if (got == PI_READ_ERROR) {
@@ -466,6 +447,7 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
         options->observer->end(options->observer->context, a);
     pi_python_sites_sort(a);
     pi_host_memory_finish(a);
+    pi_ranks_finish(a);
     if (a->options.progress && a->bytes_total >= (64u << 20))
         fprintf(stderr, "\n");
     return a->bad_input ? -1 : 0;
@@ -479,6 +461,7 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->command);
         free(p->host);
         free(p->cgroup);
+        free(p->identity);
         free(p->threads);
         pi_steps_free(&p->steps);
         pi_steps_free(&p->nvtx_steps);
@@ -490,6 +473,7 @@ void pi_analysis_free(struct pi_analysis *a)
     pi_latency_table_free(&a->files);
     pi_python_sites_free(a);
     pi_python_time_free(a);
+    pi_ranks_free(a);
     for (int w = 0; w < 3; w++)
         free(a->by_string_id[w]);
     memset(a, 0, sizeof(*a));
