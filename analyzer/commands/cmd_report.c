@@ -12,6 +12,7 @@
 
 #include "analysis/pass/analysis.h"
 #include "commands.h"
+#include "reports/export_csv.h"
 #include "reports/report.h"
 #include "reader/trace_inputs.h"
 
@@ -22,13 +23,14 @@ static void usage(FILE *out)
             "  --json FILE           the report as JSON (schema: analyzer/REPORT.md)\n"
             "  --chrome-trace FILE   timeline for Perfetto UI / chrome://tracing\n"
             "  --html FILE           one self-contained page with plots\n"
+            "  --export DIR          per rank, step and kernel tables as CSV (for DuckDB, pandas)\n"
             "  --exact               exact percentiles (keeps every duration in memory)\n"
             "  --warmup N            steps counted as warm-up (default: 10%%, 1 to 10)\n"
             "  --quiet               no text report on stdout\n");
 }
 
 struct report_options {
-    const char *json, *chrome, *html;
+    const char *json, *chrome, *html, *export_dir;
     int quiet;
     struct pi_analysis_options analysis;
     char **inputs;
@@ -51,6 +53,7 @@ static int parse(int argc, char **argv, struct report_options *o)
         const char **target = strcmp(arg, "--json") == 0           ? &o->json
                               : strcmp(arg, "--chrome-trace") == 0 ? &o->chrome
                               : strcmp(arg, "--html") == 0         ? &o->html
+                              : strcmp(arg, "--export") == 0       ? &o->export_dir
                                                                    : NULL;
         if (target) {
             if (++i == argc)
@@ -119,6 +122,51 @@ int pi_analyse_paths(struct pi_analysis *analysis, const struct pi_analysis_opti
     return result;
 }
 
+/* Several observers of one pass (the Chrome trace and the export), called in turn. */
+struct fanout {
+    const struct pi_analysis_observer *to[2];
+    int count;
+};
+
+#define FAN_OUT(callback, ...)                                                                     \
+    do {                                                                                           \
+        struct fanout *f = context;                                                                \
+        for (int i = 0; i < f->count; i++)                                                         \
+            if (f->to[i]->callback)                                                                \
+                f->to[i]->callback(f->to[i]->context, __VA_ARGS__);                                \
+    } while (0)
+
+static void fan_begin(void *context, const struct pi_analysis *a) { FAN_OUT(begin, a); }
+static void fan_process(void *context, const struct pi_analysis *a, const struct pi_process_info *p)
+{
+    FAN_OUT(process, a, p);
+}
+static void fan_event(void *context, const struct pi_analysis *a, const struct pi_reader *reader,
+                      const struct pi_process_info *p, const struct pi_event *ev)
+{
+    FAN_OUT(event, a, reader, p, ev);
+}
+static void fan_process_end(void *context, const struct pi_analysis *a,
+                            const struct pi_process_info *p)
+{
+    FAN_OUT(process_end, a, p);
+}
+static void fan_end(void *context, const struct pi_analysis *a) { FAN_OUT(end, a); }
+
+/* @observer calling each of @fanout's in turn; the one itself when there is one */
+static const struct pi_analysis_observer *fan_out(struct fanout *f,
+                                                  struct pi_analysis_observer *observer)
+{
+    if (f->count <= 1)
+        return f->count ? f->to[0] : NULL;
+    int keep = 0;
+    for (int i = 0; i < f->count; i++)
+        keep |= f->to[i]->keep_memory_changes;
+    *observer = (struct pi_analysis_observer){f, keep, fan_begin, fan_process, fan_event,
+                                              fan_process_end, fan_end};
+    return observer;
+}
+
 int pi_cmd_report(int argc, char **argv)
 {
     struct report_options o;
@@ -131,7 +179,8 @@ int pi_cmd_report(int argc, char **argv)
     char chrome_tmp[4096];
     FILE *chrome_out = NULL;
     struct pi_chrome_trace chrome;
-    struct pi_analysis_observer observer;
+    struct pi_analysis_observer observer, export_observer, both;
+    struct fanout observers = {{NULL, NULL}, 0};
     if (o.chrome) {
         chrome_out = pi_create_temporary(o.chrome, chrome_tmp, sizeof(chrome_tmp));
         if (!chrome_out) {
@@ -139,8 +188,17 @@ int pi_cmd_report(int argc, char **argv)
             return written("Chrome trace", o.chrome, -1);
         }
         pi_chrome_trace_observer(&chrome, chrome_out, &observer);
-        o.analysis.observer = &observer;
+        observers.to[observers.count++] = &observer;
     }
+    static struct pi_export export; /* large: a path and the tables */
+    if (o.export_dir) {
+        if (pi_export_observer(&export, o.export_dir, &export_observer) != 0) {
+            free(o.inputs);
+            return written("export to", o.export_dir, -1);
+        }
+        observers.to[observers.count++] = &export_observer;
+    }
+    o.analysis.observer = fan_out(&observers, &both);
     struct pi_analysis analysis;
     int status = pi_analyse_paths(&analysis, &o.analysis, o.inputs, o.input_count) == 0
                      ? PI_EXIT_OK
@@ -157,9 +215,14 @@ int pi_cmd_report(int argc, char **argv)
             status = PI_EXIT_BAD_INPUT;
         if (o.html && written("HTML report", o.html, pi_report_html(o.html, &analysis)))
             status = PI_EXIT_BAD_INPUT;
+        if (o.export_dir &&
+            written("tables in", o.export_dir, pi_export_finish(&export, &analysis)))
+            status = PI_EXIT_BAD_INPUT;
         if (!o.quiet && print_text(&analysis) != 0)
             status = PI_EXIT_BAD_INPUT;
     }
+    if (o.export_dir && analysis.process_count == 0)
+        pi_export_finish(&export, &analysis); /* closes the tables */
     pi_analysis_free(&analysis);
     free(o.inputs);
     return status;

@@ -1,0 +1,197 @@
+/* export_csv.c - `--export DIR`: CSV tables per rank, step and kernel (see export_csv.h). */
+#include "export_csv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis/common/u64_map.h"
+#include "analysis/host/steps.h"
+#include "analysis/ranks/ranks.h"
+#include "profinject/rank_identity.h"
+
+/* @text as one CSV field: quoted, inner quotes doubled. */
+static void csv_text(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (; text && *text; text++) {
+        if (*text == '"')
+            fputc('"', out);
+        fputc(*text == '\n' ? ' ' : *text, out);
+    }
+    fputc('"', out);
+}
+
+static FILE *open_table(struct pi_export *e, const char *name, const char *columns)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/%s", e->dir, name);
+    FILE *out = fopen(path, "w");
+    if (out)
+        fprintf(out, "%s\n", columns);
+    else
+        e->failed = 1;
+    return out;
+}
+
+/* The columns that say whose row it is: job, rank (-1: none), host, pid. */
+static void whose(FILE *out, const struct pi_process_info *p)
+{
+    char job[160];
+    pi_identity_job(p->identity ? p->identity : "", job, sizeof(job));
+    csv_text(out, job);
+    fprintf(out, ",%ld,", p->rank);
+    csv_text(out, p->host);
+    fprintf(out, ",%d", p->header.pid);
+}
+
+static void on_process(void *context, const struct pi_analysis *a, const struct pi_process_info *p)
+{
+    (void)a;
+    (void)p;
+    struct pi_export *e = context;
+    pi_u64_map_free(e->launch_names);
+    pi_u64_map_free(e->kernels_by_name);
+    e->launch_names = pi_u64_map_new();
+    e->kernels_by_name = pi_u64_map_new();
+}
+
+static void on_event(void *context, const struct pi_analysis *a, const struct pi_reader *reader,
+                     const struct pi_process_info *p, const struct pi_event *ev)
+{
+    (void)a;
+    (void)p;
+    struct pi_export *e = context;
+    const struct pi_record *r = &ev->rec;
+    e->reader = reader;
+    if (!e->launch_names || !e->kernels_by_name)
+        return;
+    if (r->kind == PI_REC_GPU_LAUNCH && r->arg[0] && r->arg[1]) {
+        struct pi_u64_entry *n = pi_u64_map_put(e->launch_names, r->arg[0]);
+        if (n)
+            n->value[0] = r->arg[1];
+    } else if (r->kind == PI_REC_GPU_TIME) {
+        /* the name as the GPU ran it (CUPTI), else the launch's */
+        struct pi_u64_entry *launch = pi_u64_map_get(e->launch_names, r->arg[0]);
+        uint64_t name = r->arg[2] ? r->arg[2] : launch ? launch->value[0] : 0;
+        if (launch && !(r->flags & PI_GPU_TIME_PART))
+            pi_u64_map_remove(e->launch_names, r->arg[0]);
+        struct pi_u64_entry *k = name ? pi_u64_map_put(e->kernels_by_name, name) : NULL;
+        if (!k)
+            return;
+        k->value[0]++;
+        k->value[1] += ev->dur_ns;
+        if (ev->dur_ns > k->value[2])
+            k->value[2] = ev->dur_ns;
+    }
+}
+
+static void write_steps(struct pi_export *e, const struct pi_process_info *p)
+{
+    /* wall-clock times, so that ranks of many hosts share one time line */
+    int64_t to_wall = (int64_t)(p->header.start_realtime_ns - p->header.start_monotonic_ns);
+    for (uint64_t i = 0; i < p->steps.count; i++) {
+        struct pi_step_figures f;
+        if (!pi_steps_figures(&p->steps, i, &f))
+            continue;
+        whose(e->steps, p);
+        fprintf(e->steps, ",%llu,%s,%lld,%lld,%llu,%llu,%llu,%llu,%llu\n",
+                (unsigned long long)i, i < p->steps.warmup ? "true" : "false",
+                (long long)((int64_t)f.start + to_wall), (long long)((int64_t)f.end + to_wall),
+                (unsigned long long)(f.end - f.start), (unsigned long long)f.lock,
+                (unsigned long long)f.wait, (unsigned long long)f.sync,
+                (unsigned long long)f.gpu);
+    }
+}
+
+static void write_kernels(struct pi_export *e, const struct pi_process_info *p)
+{
+    struct pi_u64_map *m = e->kernels_by_name;
+    for (size_t i = 0; m && e->reader && i < m->capacity; i++) {
+        const struct pi_u64_entry *k = &m->slots[i];
+        if (!k->key)
+            continue;
+        const char *name = pi_reader_string(e->reader, k->key);
+        whose(e->kernels, p);
+        fputc(',', e->kernels);
+        csv_text(e->kernels, name ? name : "?");
+        fprintf(e->kernels, ",%llu,%llu,%llu\n", (unsigned long long)k->value[0],
+                (unsigned long long)k->value[1], (unsigned long long)k->value[2]);
+    }
+}
+
+static void on_process_end(void *context, const struct pi_analysis *a,
+                           const struct pi_process_info *p)
+{
+    (void)a;
+    struct pi_export *e = context;
+    if (e->steps)
+        write_steps(e, p);
+    if (e->kernels)
+        write_kernels(e, p);
+    pi_u64_map_free(e->launch_names);
+    pi_u64_map_free(e->kernels_by_name);
+    e->launch_names = e->kernels_by_name = NULL;
+    e->reader = NULL;
+}
+
+int pi_export_observer(struct pi_export *e, const char *dir, struct pi_analysis_observer *observer)
+{
+    memset(e, 0, sizeof(*e));
+    snprintf(e->dir, sizeof(e->dir), "%s", dir);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return -1;
+    e->steps = open_table(e, "steps.csv",
+                          "job,rank,host,pid,step,warmup,start_unix_ns,end_unix_ns,duration_ns,"
+                          "collective_wait_ns,data_wait_ns,gpu_wait_ns,gpu_ns");
+    e->kernels = open_table(e, "kernels.csv",
+                            "job,rank,host,pid,kernel,launches,gpu_total_ns,gpu_max_ns");
+    if (e->failed)
+        return -1;
+    *observer = (struct pi_analysis_observer){
+        .context = e,
+        .process = on_process,
+        .event = on_event,
+        .process_end = on_process_end,
+    };
+    return 0;
+}
+
+static void write_ranks(FILE *out, const struct pi_ranks *r)
+{
+    for (size_t i = 0; r && i < r->count; i++) {
+        const struct pi_rank_summary *s = &r->ranks[i];
+        double total = (double)s->total_ns;
+        csv_text(out, r->job);
+        fprintf(out, ",%ld,%ld,", s->rank, s->local_rank);
+        csv_text(out, s->host);
+        fprintf(out, ",%d,%llu,%llu,%.0f,%.0f,%llu,%llu,%llu,%llu,%llu,%s\n", s->pid,
+                (unsigned long long)s->steps, (unsigned long long)s->warmup,
+                pi_histogram_quantile((struct pi_histogram *)&s->step_ns, 0.5),
+                pi_histogram_quantile((struct pi_histogram *)&s->step_ns, 0.95),
+                (unsigned long long)s->total_ns, (unsigned long long)s->lock_total_ns,
+                (unsigned long long)s->data_ns, (unsigned long long)s->sync_ns,
+                (unsigned long long)s->slowest,
+                total > 0 && r->straggler == s->rank ? "true" : "false");
+    }
+}
+
+int pi_export_finish(struct pi_export *e, const struct pi_analysis *a)
+{
+    FILE *ranks = open_table(e, "ranks.csv",
+                             "job,rank,local_rank,host,pid,steps,warmup_steps,step_p50_ns,"
+                             "step_p95_ns,steady_ns,collective_wait_ns,data_wait_ns,gpu_wait_ns,"
+                             "slowest_steps,straggler");
+    if (ranks)
+        write_ranks(ranks, a->ranks);
+    FILE *tables[] = {ranks, e->steps, e->kernels};
+    for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
+        if (tables[i] && (ferror(tables[i]) | fclose(tables[i])) != 0)
+            e->failed = 1;
+    e->steps = e->kernels = NULL;
+    pi_u64_map_free(e->launch_names);
+    pi_u64_map_free(e->kernels_by_name);
+    e->launch_names = e->kernels_by_name = NULL;
+    return e->failed ? -1 : 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * export_csv.h - `--export DIR`: tables for engines that read CSV as it is
+ * (DuckDB, Spark, pandas): one row per rank, per step, per kernel of each
+ * process. Rows are written as each file is read (an observer of the pass),
+ * so memory does not grow with the number of ranks; ranks.csv is written
+ * once the cross-rank analysis is done. Schema: analyzer/REPORT.md#export.
+ */
+#ifndef PI_EXPORT_CSV_H
+#define PI_EXPORT_CSV_H
+
+#include <stdio.h>
+
+#include "analysis/pass/analysis.h"
+
+struct pi_export {
+    char dir[4000];
+    FILE *steps, *kernels;
+    struct pi_u64_map *launch_names; /* correlation id -> kernel name id, this file */
+    struct pi_u64_map *kernels_by_name; /* kernel name id -> launches, GPU ns, max ns */
+    const struct pi_reader *reader;  /* of the file being read, for names */
+    int failed;
+};
+
+/**
+ * pi_export_observer - make @observer write the per-step and per-kernel
+ * tables into the directory @dir (made if missing)
+ * Return: 0, or -1 with errno when the directory or a file cannot be made.
+ */
+int pi_export_observer(struct pi_export *export, const char *dir,
+                       struct pi_analysis_observer *observer);
+
+/**
+ * pi_export_finish - write ranks.csv from the finished analysis and close
+ * the tables
+ * Return: 0, or -1 with errno when anything could not be written.
+ */
+int pi_export_finish(struct pi_export *export, const struct pi_analysis *analysis);
+
+#endif

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""A real torchrun job on CPU ranks (gloo DDP, PyTorch from the project's
+venv) under the preload: one rank slowed by a known sleep per step, then
+none. The truth is each rank's own record (tests/distributed/ddp_gloo.py
+writes its step count, the sleep it added and its backward times); the
+cross-rank report and the exported tables, queried with DuckDB, must agree.
+
+Run by ctest with the build's paths in the environment."""
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import duckdb
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+WORKLOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_gloo.py")
+TORCHRUN = os.path.join(os.path.dirname(sys.executable), "torchrun")
+RANKS = 4
+SLOW_RANK = 2
+SLOW_MS = 80.0
+STEPS = 30
+
+
+def run_job(slow_rank, steps):
+    """torchrun under the preload; (trace dir, truth per rank)."""
+    top = tempfile.mkdtemp(prefix="profinject-ddp-")
+    traces, truth = os.path.join(top, "traces"), os.path.join(top, "truth")
+    os.makedirs(truth)
+    env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, OMP_NUM_THREADS="1")
+    subprocess.run([TORCHRUN, "--standalone", f"--nproc_per_node={RANKS}", WORKLOAD,
+                    f"--steps={steps}", f"--slow-rank={slow_rank}", f"--slow-ms={SLOW_MS}",
+                    f"--truth={truth}"], env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=600)
+    ranks = {}
+    for path in glob.glob(os.path.join(truth, "rank*.json")):
+        with open(path) as f:
+            record = json.load(f)
+        ranks[record["rank"]] = record
+    return traces, ranks
+
+
+def analyze(*args):
+    result = subprocess.run([ANALYZE, *args], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AssertionError(f"analyzer failed ({result.returncode}): {result.stderr}")
+    return result.stdout
+
+
+def report(traces, *options):
+    out = os.path.join(tempfile.mkdtemp(), "report.json")
+    analyze(traces, "--quiet", "--json", out, *options)
+    with open(out) as f:
+        return json.load(f)
+
+
+class SlowedRank(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.traces, cls.truth = run_job(SLOW_RANK, STEPS)
+        cls.export = tempfile.mkdtemp(prefix="profinject-export-")
+        cls.report = report(cls.traces, "--export", cls.export)
+
+    def test_every_rank_has_a_file_named_by_host_and_rank(self):
+        self.assertEqual(sorted(self.truth), list(range(RANKS)))
+        for rank in self.truth:
+            named = glob.glob(os.path.join(self.traces, f"*.rank{rank}.*.pitrace.zst"))
+            self.assertTrue(named, f"no file of rank {rank} in {os.listdir(self.traces)}")
+            identities = [re.search(r"^identity:(.*)$", analyze("info", path), re.M)
+                          for path in named]
+            for found in identities:
+                self.assertIn(f"RANK={rank} ", found.group(1) + " ")
+                self.assertIn(f"WORLD_SIZE={self.truth[rank]['world']} ", found.group(1) + " ")
+
+    def test_each_rank_counts_the_steps_it_ran(self):
+        ranks = self.report["ranks"]
+        self.assertEqual(ranks["count"], len(self.truth))
+        self.assertEqual(ranks["world_size"], self.truth[0]["world"])
+        for entry in ranks["list"]:
+            self.assertEqual(entry["steps"], self.truth[entry["rank"]]["steps"], entry)
+
+    def test_the_slowed_rank_is_the_straggler_with_its_delay(self):
+        straggler = self.report["ranks"]["straggler"]
+        self.assertIsNotNone(straggler, self.report["ranks"])
+        self.assertEqual(straggler["rank"], SLOW_RANK)
+        slept = self.truth[SLOW_RANK]["slow_ms"] * 1e6
+        self.assertAlmostEqual(straggler["delay_p50_ns"] / slept, 1.0, delta=0.10)
+        # a sleep is no recorded wait: the rank is late by its own (CPU) time
+        self.assertEqual(straggler["cause"], "CPU")
+        verdict = self.report["verdict"][0]
+        self.assertEqual(verdict["kind"], "straggler")
+        self.assertEqual(verdict["evidence"]["rank"], SLOW_RANK)
+
+    def test_the_others_wait_for_it_in_their_all_reduce(self):
+        # each rank times its backward, which holds DDP's all-reduce: the others'
+        # backward is longer than the straggler's by what they waited for it
+        def backward(rank):
+            return statistics.median(self.truth[rank]["backward_s"][3:]) * 1e9
+        others = [backward(r) for r in self.truth if r != SLOW_RANK]
+        waited = statistics.median(others) - backward(SLOW_RANK)
+        reported = self.report["ranks"]["others_wait_per_step_ns"]
+        self.assertAlmostEqual(reported / waited, 1.0, delta=0.25, msg=(reported, waited))
+
+    def test_the_export_answers_the_same_in_duckdb(self):
+        steps = os.path.join(self.export, "steps.csv")
+        counts = dict(duckdb.sql(f"select rank, count(*) from read_csv('{steps}') "
+                                 "where rank >= 0 group by rank").fetchall())
+        self.assertEqual(counts, {r: self.truth[r]["steps"] for r in self.truth})
+        # the straggler from the rows alone: per step the rank with the longest own
+        # time (not waiting in collectives), and by how much over the others' mean
+        slowest = duckdb.sql(f"""
+            with s as (select rank, step, duration_ns - collective_wait_ns as own
+                       from read_csv('{steps}') where rank >= 0 and not warmup),
+                 m as (select step, arg_max(rank, own) as slowest,
+                              max(own) - (sum(own) - max(own)) / (count(*) - 1) as delay
+                       from s group by step)
+            select slowest, count(*) as steps, median(delay) from m
+            group by slowest order by steps desc limit 1""").fetchall()[0]
+        self.assertEqual(slowest[0], SLOW_RANK)
+        self.assertAlmostEqual(slowest[2] / (self.truth[SLOW_RANK]["slow_ms"] * 1e6), 1.0,
+                               delta=0.10)
+        ranks = os.path.join(self.export, "ranks.csv")
+        self.assertEqual(duckdb.sql(f"select count(*) from read_csv('{ranks}')").fetchall()[0][0],
+                         len(self.truth))
+
+
+class NoSlowedRank(unittest.TestCase):
+    def test_no_straggler_when_no_rank_is_slowed(self):
+        traces, truth = run_job(-1, 20)
+        got = report(traces)
+        self.assertEqual(got["ranks"]["count"], len(truth))
+        self.assertIsNone(got["ranks"]["straggler"], got["ranks"])
+        self.assertNotIn("straggler", [f["kind"] for f in got["verdict"]])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
