@@ -258,6 +258,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     for (size_t i = 0; list && i < n && i < TOP_HISTOGRAMS; i++)
         histogram_plot(out, list[i], (int)i);
     thread_plot(out, a);
+    pi_html_threads_over_time(out, a);
     pi_html_flame_sections(out, a);
     pi_report_sites_html(out, a);
     pi_report_python_time_html(out, a);

@@ -195,6 +195,39 @@ static void top_kernels_table(FILE *out, const struct pi_analysis *a)
     free(gpu);
 }
 
+/* Copies by direction, host memory kind and size: the text report's table. */
+static void copies_table(FILE *out, const struct pi_analysis *a)
+{
+    size_t n;
+    struct pi_latency_entry **list = pi_latency_sorted((struct pi_latency_table *)&a->calls,
+                                                       "copy", &n);
+    if (!list || n == 0) {
+        free(list);
+        return;
+    }
+    fputs("<h2>Copies</h2>\n<table id=\"copies\"><tr><th>direction</th><th>host memory, "
+          "size</th><th>count</th><th>bytes</th><th>host p50</th><th>host total</th><th>GPU "
+          "total</th></tr>\n",
+          out);
+    for (size_t i = 0; i < n; i++) {
+        const struct pi_latency_entry *e = list[i];
+        struct pi_latency_entry *g =
+            pi_latency_get((struct pi_latency_table *)&a->calls, "gpu", e->name, "copy");
+        fputs("<tr class=\"copy\"><td>", out);
+        pi_html_text(out, e->name);
+        fputs("</td><td>", out);
+        pi_html_text(out, e->detail);
+        fprintf(out, "</td><td class=\"count\">%" PRIu64 "</td><td class=\"bytes\" data-bytes=\"%"
+                     PRIu64 "\">%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+                e->durations.count, e->bytes, pi_format_bytes((double)e->bytes),
+                pi_format_ns(pi_histogram_quantile((struct pi_histogram *)&e->durations, 0.5)),
+                pi_format_ns((double)e->durations.sum),
+                g && g->durations.count ? pi_format_ns((double)g->durations.sum) : "-");
+    }
+    fputs("</table>\n", out);
+    free(list);
+}
+
 void pi_html_gpu_sections(FILE *out, const struct pi_analysis *a)
 {
     const struct pi_process_info *p = pi_training_process(a);
@@ -204,4 +237,5 @@ void pi_html_gpu_sections(FILE *out, const struct pi_analysis *a)
     gpu_busy_plot(out, a, p);
     device_memory_plot(out, a, p);
     top_kernels_table(out, a);
+    copies_table(out, a);
 }

@@ -438,6 +438,16 @@ class GpuFirstHtml(unittest.TestCase):
                          top["name"])
         self.assertEqual(int(row.group(2)), top["total_ns"])
 
+    def test_the_copies_table_moves_each_steps_batch(self):
+        # the job's own description (fixtures/h100/README.md): 100 steps, each moves a
+        # pinned batch of 32 samples of 256 KiB to the GPU and reads its loss back (4 bytes)
+        dom, _ = self.page("train-pin-events")
+        rows = re.findall(r'<tr class="copy"><td>(\w+)</td><td>([^<]*)</td><td class="count">(\d+)'
+                          r'</td><td class="bytes" data-bytes="(\d+)"', dom)
+        table = {(d, kind.replace("&lt;", "<")): (int(c), int(b)) for d, kind, c, b in rows}
+        self.assertEqual(table[("HtoD", "pinned 1-16MiB")], (100, 100 * 32 * 256 * 1024))
+        self.assertEqual(table[("DtoH", "pinned <64KiB")], (100, 100 * 4))
+
     def test_one_point_per_step_and_no_gpu_durations_said(self):
         dom, rep = self.page("train-nopin")
         [job] = [p for p in rep["processes"] if p["steps"]["count"] > 0]
@@ -445,6 +455,34 @@ class GpuFirstHtml(unittest.TestCase):
         self.assertIn('id="gpu-busy-none"', dom)
         self.assertIn("no GPU durations", dom)
         self.assertIn('id="top-kernels-none"', dom)
+
+
+class ThreadsOverTime(unittest.TestCase):
+    """prog_phases blocks on a pipe, computes, then waits on a condition, a
+    known time each, and prints when each phase began and ended: the main
+    thread's row on the page must show each phase's class inside it."""
+
+    def test_each_phase_shows_in_its_class(self):
+        out = tempfile.mkdtemp()
+        traces, html, js = (os.path.join(out, n) for n in ("t", "r.html", "r.json"))
+        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+        truth = subprocess.run([os.path.join(PROGRAMS, "prog_phases"), "500"], env=environment,
+                               check=True, capture_output=True, text=True).stdout.split("\n")
+        analyze(traces, "--quiet", "--html", html, "--json", js)
+        with open(js) as f:
+            rep = json.load(f)
+        base, pid = rep["inputs"]["base_monotonic_ns"], rep["processes"][0]["pid"]
+        dom, console = load_page(html)
+        self.assertEqual(console, [], "nothing on the browser's console")
+        cells = re.findall(r'<rect class="tl" data-tid="(\d+)" data-class="(\w+)" '
+                           r'data-from-ns="(\d+)" data-to-ns="(\d+)"', dom)
+        for line in filter(None, truth):
+            phase, start, end = line.split()
+            # away from the phase's edges by a bucket's width
+            inside = [c for t, c, a, b in cells if int(t) == pid and
+                      int(a) >= int(start) - base + 40e6 and int(b) <= int(end) - base - 40e6]
+            self.assertGreaterEqual(len(inside), 3, (phase, len(cells)))
+            self.assertEqual(set(inside), {phase}, phase)
 
 
 class Compare(unittest.TestCase):

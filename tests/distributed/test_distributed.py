@@ -18,6 +18,9 @@ import unittest
 
 import duckdb
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from browser import load as load_page  # noqa: E402
+
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
 WORKLOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_gloo.py")
@@ -65,7 +68,8 @@ class SlowedRank(unittest.TestCase):
     def setUpClass(cls):
         cls.traces, cls.truth = run_job(SLOW_RANK, STEPS)
         cls.export = tempfile.mkdtemp(prefix="profinject-export-")
-        cls.report = report(cls.traces, "--export", cls.export)
+        cls.html = os.path.join(cls.export, "report.html")
+        cls.report = report(cls.traces, "--export", cls.export, "--html", cls.html)
 
     def test_every_rank_has_a_file_named_by_host_and_rank(self):
         self.assertEqual(sorted(self.truth), list(range(RANKS)))
@@ -128,6 +132,16 @@ class SlowedRank(unittest.TestCase):
         ranks = os.path.join(self.export, "ranks.csv")
         self.assertEqual(duckdb.sql(f"select count(*) from read_csv('{ranks}')").fetchall()[0][0],
                          len(self.truth))
+
+
+    def test_the_page_has_a_row_per_rank_and_marks_the_straggler(self):
+        dom, console = load_page(self.html)
+        self.assertEqual(console, [], "nothing on the browser's console")
+        table = dom[dom.index('<table id="rank-table">'):]
+        table = table[:table.index("</table>")]
+        rows = re.findall(r"<tr><td>(\d+)( \(straggler\))?</td>", table)
+        self.assertEqual(sorted(int(r) for r, _ in rows), sorted(self.truth))
+        self.assertEqual([int(r) for r, marked in rows if marked], [SLOW_RANK])
 
 
 class NoSlowedRank(unittest.TestCase):

@@ -30,12 +30,15 @@ enum pi_time_class {
 
 extern const char *const pi_time_class_names[PI_TIME_CLASS_COUNT];
 
+struct pi_thread_timeline;
+
 struct pi_thread_info {
     uint32_t tid;
     char name[64];
     uint64_t first_ns, last_ns;
     uint64_t time[PI_TIME_CLASS_COUNT];
     uint64_t events;
+    struct pi_thread_timeline *timeline; /* its waits over time (thread_timeline.h), NULL: none */
 };
 
 /* Training steps of one thread: each batch received from the data loader starts one. */

@@ -13,6 +13,7 @@
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_time.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/host/thread_timeline.h"
 #include "profinject/rank_identity.h"
 
 #include <stdlib.h>
@@ -275,8 +276,10 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         if (e)
             pi_histogram_add(&e->durations, ev->dur_ns);
     }
-    if (time_class < PI_TIME_CLASS_COUNT)
+    if (time_class < PI_TIME_CLASS_COUNT) {
         t->time[time_class] += ev->dur_ns;
+        pi_thread_timeline_add(t, p->header.start_monotonic_ns, ev->ts_ns, ev->dur_ns, time_class);
+    }
     if (main_thread && time_class < PI_TIME_CLASS_COUNT)
         pi_steps_event(&p->steps, ev, time_class, received);
     if ((int)r->tid == p->header.pid && time_class == PI_TIME_LOCK_WAIT) {
@@ -462,6 +465,8 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->host);
         free(p->cgroup);
         free(p->identity);
+        for (size_t t = 0; t < p->thread_count; t++)
+            free(p->threads[t].timeline);
         free(p->threads);
         pi_steps_free(&p->steps);
         pi_steps_free(&p->nvtx_steps);

@@ -1,0 +1,28 @@
+/*
+ * thread_timeline.h - where one thread's time went over the run: its waits
+ * by time class in a fixed number of buckets. The buckets start 10 ms wide
+ * and double (neighbours merged) whenever an event falls past the last, so
+ * a thread costs the same few kilobytes however long the run.
+ */
+#ifndef PI_THREAD_TIMELINE_H
+#define PI_THREAD_TIMELINE_H
+
+#include <stdint.h>
+
+#include "analysis/model/model.h"
+
+#define PI_TIMELINE_BUCKETS 128
+
+struct pi_thread_timeline {
+    uint64_t start_ns;  /* the first bucket's start */
+    uint64_t bucket_ns; /* each bucket's width */
+    /* microseconds of each wait class (PI_TIME_CPU unused: it is what waits leave) */
+    uint32_t waited_us[PI_TIMELINE_BUCKETS][PI_TIME_CPU];
+};
+
+/* pi_thread_timeline_add - @thread waited @dur ns from @ts in @time_class
+ * (below PI_TIME_CPU); the timeline starts at @start_ns, made when new */
+void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, uint64_t ts,
+                            uint64_t dur, unsigned time_class);
+
+#endif

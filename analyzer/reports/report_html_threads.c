@@ -1,0 +1,105 @@
+/*
+ * report_html_threads.c - the page's threads over time: one row per thread,
+ * each bucket of its timeline coloured by what the thread mostly did then
+ * (a wait class, or computing: the time its waits leave).
+ */
+#include <inttypes.h>
+
+#include "analysis/host/thread_timeline.h"
+#include "analysis/host/threads.h"
+#include "call_site_format.h"
+#include "report_html.h"
+
+#define ROWS 16
+#define ROW_H 16
+#define LABEL_W 160
+
+static const char *const class_colors[PI_TIME_CLASS_COUNT] = {"#d62728", "#ff7f0e", "#bcbd22",
+                                                              "#9467bd", "#17becf", "#2ca02c"};
+
+/* The class @t spent most of [@from, @to) in, and that share; CPU is what the waits leave. */
+static unsigned dominant(const struct pi_thread_timeline *tl, unsigned bucket, uint64_t from,
+                         uint64_t to, double *share)
+{
+    double length = (double)(to - from) / 1000.0, waited = 0, best = 0;
+    unsigned which = PI_TIME_CPU;
+    for (unsigned c = 0; tl && c < PI_TIME_CPU; c++) {
+        waited += tl->waited_us[bucket][c];
+        if (tl->waited_us[bucket][c] > best) {
+            best = tl->waited_us[bucket][c];
+            which = c;
+        }
+    }
+    double cpu = length > waited ? length - waited : 0;
+    if (cpu >= best) {
+        which = PI_TIME_CPU;
+        best = cpu;
+    }
+    *share = length > 0 ? (best > length ? 1.0 : best / length) : 0;
+    return which;
+}
+
+static void thread_row(FILE *out, const struct pi_analysis *a, const struct pi_process_info *p,
+                       const struct pi_thread_info *t, int y, double span)
+{
+    fprintf(out, "<text x=\"4\" y=\"%d\" font-size=\"11\">%d/%u ", y + 12, p->header.pid, t->tid);
+    pi_html_text(out, t->name); /* the application names its threads */
+    fputs("</text>\n", out);
+    int main = (int)t->tid == p->header.pid;
+    uint64_t first = main ? p->start_ns : t->first_ns, last = main ? p->end_ns : t->last_ns;
+    const struct pi_thread_timeline *tl = t->timeline;
+    uint64_t start = tl ? tl->start_ns : first;
+    uint64_t width = tl ? tl->bucket_ns : (last - first + 1);
+    for (unsigned b = 0; b < PI_TIMELINE_BUCKETS; b++) {
+        uint64_t from = start + b * width, to = from + width;
+        if (from < first)
+            from = first;
+        if (to > last)
+            to = last;
+        if (from >= to) {
+            if (start + b * width >= last)
+                break;
+            continue;
+        }
+        double share;
+        unsigned c = dominant(tl, b, from, to, &share);
+        double x = LABEL_W + PLOT_W * (double)(from - a->base_ns) / span;
+        double w = PLOT_W * (double)(to - from) / span;
+        fprintf(out, "<rect class=\"tl\" data-tid=\"%u\" data-class=\"%s\" data-from-ns=\"%" PRIu64
+                     "\" data-to-ns=\"%" PRIu64 "\" x=\"%.1f\" y=\"%d\" width=\"%.2f\" "
+                     "height=\"%d\" fill=\"%s\" fill-opacity=\"%.2f\"><title>%.3f s: %s %.0f%%"
+                     "</title></rect>\n",
+                t->tid, pi_time_class_names[c], from - a->base_ns, to - a->base_ns, x, y, w,
+                ROW_H - 2,
+                class_colors[c], 0.35 + 0.65 * share, (double)(from - a->base_ns) / 1e9,
+                pi_time_class_names[c], 100 * share);
+        if (!tl)
+            break; /* no waits: one bar of computing over its life */
+    }
+}
+
+void pi_html_threads_over_time(FILE *out, const struct pi_analysis *a)
+{
+    double span = a->end_ns > a->base_ns ? (double)(a->end_ns - a->base_ns) : 1;
+    fprintf(out, "<h2>Threads over time</h2>\n<p>Each bucket shows what the thread mostly did "
+                 "then (stronger colour: a larger share); positions from the first process's "
+                 "start, %.2f s across.</p>\n<p>",
+            span / 1e9);
+    for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+        fprintf(out, "<span style=\"color:%s\">&#9632;</span> %s &nbsp;", class_colors[c],
+                pi_time_class_names[c]);
+    fprintf(out, "</p>\n<svg id=\"threads-over-time\" width=\"%d\" height=\"%d\" "
+                 "xmlns=\"http://www.w3.org/2000/svg\">\n",
+            LABEL_W + PLOT_W + 10, 10 + ROW_H * ROWS);
+    int row = 0;
+    for (size_t i = 0; i < a->process_count && row < ROWS; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        for (size_t k = 0; k < p->thread_count && row < ROWS; k++) {
+            const struct pi_thread_info *t = &p->threads[k];
+            if (pi_thread_wall_ns(p, t) == 0 || t->events < 2)
+                continue;
+            thread_row(out, a, p, t, 4 + ROW_H * row++, span);
+        }
+    }
+    fputs("</svg>\n", out);
+}
