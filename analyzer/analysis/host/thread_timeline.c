@@ -33,14 +33,19 @@ void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, ui
         t->bucket_ns = FIRST_BUCKET_NS;
     }
     if (ts < t->start_ns) { /* before the header's start: a clock's hair */
-        dur = ts + dur > t->start_ns ? ts + dur - t->start_ns : 0;
+        dur = dur > t->start_ns - ts ? dur - (t->start_ns - ts) : 0;
         ts = t->start_ns;
     }
-    while (ts + dur - t->start_ns >= t->bucket_ns * PI_TIMELINE_BUCKETS)
+    /* a time past what 128 buckets can span (a broken file's) is cut at the end */
+    uint64_t at = ts - t->start_ns, end = dur > UINT64_MAX - at ? UINT64_MAX : at + dur;
+    while (end / PI_TIMELINE_BUCKETS >= t->bucket_ns &&
+           t->bucket_ns <= UINT64_MAX / (2 * PI_TIMELINE_BUCKETS))
         widen(t);
+    uint64_t limit = t->bucket_ns * PI_TIMELINE_BUCKETS;
+    if (end > limit)
+        end = limit;
     /* spread the wait over the buckets it covers */
-    uint64_t at = ts - t->start_ns, end = at + dur;
-    while (at < end) {
+    while (at < end) { /* at most one pass per bucket */
         uint64_t bucket = at / t->bucket_ns, bucket_end = (bucket + 1) * t->bucket_ns;
         uint64_t part = (end < bucket_end ? end : bucket_end) - at;
         uint64_t sum = t->waited_us[bucket][time_class] + part / 1000;
