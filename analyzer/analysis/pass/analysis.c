@@ -13,6 +13,7 @@
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_time.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/pass/training_process.h"
 #include "profinject/rank_identity.h"
 
 #include <stdlib.h>
@@ -373,7 +374,8 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     pi_memory_growth(p);
     pi_python_sites_finish_file(a, reader);
     pi_python_time_finish_file(a, reader);
-    pi_ranks_add(a, p);
+    if (pi_ranks_add(a, p))
+        pi_training_keep_figures(a, p);
     if (observer && observer->process_end)
         observer->process_end(observer->context, a, p);
     if (got == PI_READ_ERROR) {

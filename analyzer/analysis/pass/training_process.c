@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/gpu/gpu_timeline.h"
+#include "analysis/host/steps.h"
 
 /* Programs that only start the job: never the subject, whatever their span. */
 static int is_launcher(const struct pi_process_info *p)
@@ -54,4 +55,22 @@ const struct pi_process_info *pi_training_process(const struct pi_analysis *a)
         if (!best || pi_more_like_training(&a->processes[i], best))
             best = &a->processes[i];
     return best;
+}
+
+static void release_figures(struct pi_process_info *p)
+{
+    pi_steps_release_figures(&p->steps);
+    pi_steps_release_figures(&p->nvtx_steps);
+}
+
+void pi_training_keep_figures(struct pi_analysis *a, struct pi_process_info *rank)
+{
+    struct pi_process_info *kept = a->figures_rank;
+    if (kept && !pi_more_like_training(rank, kept)) { /* ties: the first read, as below */
+        release_figures(rank);
+        return;
+    }
+    if (kept)
+        release_figures(kept);
+    a->figures_rank = rank;
 }
