@@ -21,57 +21,6 @@
 /* a thread that computes at least this share of its life can hold a lock or the GIL for long */
 #define COMPETITOR_CPU_SHARE 0.30
 
-/* Programs that only start the job: never the subject, whatever their span. */
-static int is_launcher(const struct pi_process_info *p)
-{
-    static const char *const launchers[] = {"sh", "bash", "dash", "zsh", "env", "timeout",
-                                            "nohup", "time", "taskset", "numactl", "nice",
-                                            "ionice", "stdbuf", "setsid", "sudo", "profinject"};
-    const char *command = p->command ? p->command : "";
-    size_t length = strcspn(command, " ");
-    const char *name = command;
-    for (const char *c = command; c < command + length; c++)
-        if (*c == '/')
-            name = c + 1;
-    size_t name_length = (size_t)(command + length - name);
-    for (size_t i = 0; i < sizeof(launchers) / sizeof(*launchers); i++)
-        if (strlen(launchers[i]) == name_length && strncmp(name, launchers[i], name_length) == 0)
-            return 1;
-    return 0;
-}
-
-static uint64_t gpu_work(const struct pi_process_info *p)
-{
-    const struct pi_gpu_timeline *t = p->gpu_timeline;
-    return p->gpu_busy_ns + (t ? t->launches : 0);
-}
-
-/* How much @p looks like the training process: steps, then GPU work, then
- * Python (the image a chain of shims ends in: pyenv's, env, conda run), then CPU time. */
-static int more_like_training(const struct pi_process_info *p, const struct pi_process_info *best)
-{
-    if (is_launcher(p) != is_launcher(best))
-        return !is_launcher(p);
-    if (p->steps.count != best->steps.count)
-        return p->steps.count > best->steps.count;
-    if ((gpu_work(p) > 0) != (gpu_work(best) > 0))
-        return gpu_work(p) > 0;
-    if (p->python != best->python)
-        return p->python;
-    if (gpu_work(p) != gpu_work(best))
-        return gpu_work(p) > gpu_work(best);
-    return p->cpu_user_ns + p->cpu_sys_ns > best->cpu_user_ns + best->cpu_sys_ns;
-}
-
-const struct pi_process_info *pi_training_process(const struct pi_analysis *a)
-{
-    const struct pi_process_info *best = NULL;
-    for (size_t i = 0; i < a->process_count; i++)
-        if (!best || more_like_training(&a->processes[i], best))
-            best = &a->processes[i];
-    return best;
-}
-
 void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
 {
     const struct pi_gpu_timeline *t = p->gpu_timeline;

@@ -7,6 +7,7 @@
 #define PI_VERDICT_H
 
 #include "analysis/model/model.h"
+#include "analysis/pass/training_process.h"
 
 #define PI_MAX_FINDINGS 16
 #define PI_MAX_EVIDENCE 8
@@ -83,7 +84,5 @@ int pi_verdict_launch_bound(const struct pi_analysis *analysis, const struct pi_
 int pi_verdict_copy_bound(const struct pi_analysis *analysis, const struct pi_loop *loop,
                           struct pi_finding *out);
 
-/* pi_training_process - the process whose main thread runs the training loop, or NULL */
-const struct pi_process_info *pi_training_process(const struct pi_analysis *analysis);
 
 #endif

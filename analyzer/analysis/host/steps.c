@@ -174,12 +174,12 @@ void pi_steps_add_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
 
 uint64_t pi_steps_start_ns(const struct pi_steps *s, uint64_t i)
 {
-    return i < s->count ? ((const struct step *)s->steps)[i].start : 0;
+    return i < s->count && s->steps ? ((const struct step *)s->steps)[i].start : 0;
 }
 
 uint64_t pi_steps_end_ns(const struct pi_steps *s, uint64_t i)
 {
-    return i < s->count ? ((const struct step *)s->steps)[i].end : 0;
+    return i < s->count && s->steps ? ((const struct step *)s->steps)[i].end : 0;
 }
 
 /* The steps from the last receipt to @at: one, and one more for each
@@ -276,6 +276,11 @@ void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
     }
     if (warmup > s->count)
         warmup = s->count;
+    /* no step is recorded after this: parts still waiting for one never get one (a source
+     * that found no steps collects every lock wait of the file there) */
+    free(s->pending);
+    s->pending = NULL;
+    s->pending_count = s->pending_capacity = 0;
     s->warmup = warmup;
     const struct step *steps = s->steps;
     for (uint64_t i = 0; i < s->count; i++) {
@@ -294,6 +299,13 @@ void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
     }
 }
 
+void pi_steps_release_figures(struct pi_steps *s)
+{
+    free(s->steps);
+    s->steps = NULL;
+    s->capacity = 0;
+}
+
 void pi_steps_free(struct pi_steps *s)
 {
     pi_histogram_free(&s->steady_ns);
@@ -305,7 +317,7 @@ void pi_steps_free(struct pi_steps *s)
 
 int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_figures *out)
 {
-    if (index >= s->count)
+    if (index >= s->count || !s->steps) /* out of range, or the figures were let go */
         return 0;
     const struct step *step = &((const struct step *)s->steps)[index];
     *out = (struct pi_step_figures){step->start, step->end,  step->wait,
@@ -315,7 +327,7 @@ int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_fi
 
 int pi_steps_span(const struct pi_steps *s, uint64_t index, uint64_t *start, uint64_t *end)
 {
-    if (index >= s->count)
+    if (index >= s->count || !s->steps) /* out of range, or the figures were let go */
         return 0;
     const struct step *step = &((const struct step *)s->steps)[index];
     *start = step->start;

@@ -35,6 +35,10 @@ void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 uint64_t pi_steps_start_ns(const struct pi_steps *steps, uint64_t i);
 uint64_t pi_steps_end_ns(const struct pi_steps *steps, uint64_t i);
 
+/* pi_steps_release_figures - let go of the per-step figures, keeping the count and the
+ * steady/warm-up summaries; pi_steps_figures and pi_steps_span then find none */
+void pi_steps_release_figures(struct pi_steps *steps);
+
 /* pi_steps_free - release what the steps hold */
 void pi_steps_free(struct pi_steps *steps);
 

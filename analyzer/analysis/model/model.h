@@ -203,6 +203,8 @@ struct pi_analysis {
     struct pi_python_sites *python_sites; /* lines that launch and wait (python_sites.h) */
     struct pi_python_time *python_time;   /* time by Python function (python_time.h) */
     struct pi_ranks *ranks; /* the ranks of a distributed job (analysis/ranks/ranks.h), NULL: none */
+    /* of the ranks read so far, the one that keeps its per-step figures (training_process.h) */
+    struct pi_process_info *figures_rank;
 };
 
 #endif

@@ -14,6 +14,7 @@
 #include "analysis/sites/python_time.h"
 #include "analysis/host/relay_steps.h"
 #include "analysis/host/thread_timeline.h"
+#include "analysis/pass/training_process.h"
 #include "profinject/rank_identity.h"
 
 #include <stdlib.h>
@@ -376,9 +377,11 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
     pi_memory_growth(p);
     pi_python_sites_finish_file(a, reader);
     pi_python_time_finish_file(a, reader);
-    pi_ranks_add(a, p);
+    int rank = pi_ranks_add(a, p);
     if (observer && observer->process_end)
         observer->process_end(observer->context, a, p);
+    if (rank) /* after the observer: the export writes each step */
+        pi_training_keep_figures(a, p);
     if (got == PI_READ_ERROR) {
         fprintf(stderr, "profinject-analyze: %s\n", pi_reader_error(reader));
         return -1;

@@ -122,16 +122,16 @@ static void spread(uint64_t *first, uint64_t *last, uint64_t at)
         *last = at;
 }
 
-void pi_ranks_add(struct pi_analysis *a, const struct pi_process_info *p)
+int pi_ranks_add(struct pi_analysis *a, const struct pi_process_info *p)
 {
     if (p->rank < 0 || p->steps.count == 0)
-        return;
+        return 0;
     char job[160];
     pi_identity_job(p->identity, job, sizeof(job));
     struct pi_ranks *r = ranks_for(a, p, job);
     struct pi_rank_summary *s = r ? summary_for(r, p, job, a->options.exact) : NULL;
     if (!s)
-        return;
+        return 0;
     int64_t shift = alignment(r, s, p);
     int64_t drift = p->clock_syncs ? p->clock_offset_max - p->clock_offset_min : 0;
     if (drift > r->clock_drift_ns)
@@ -163,6 +163,7 @@ void pi_ranks_add(struct pi_analysis *a, const struct pi_process_info *p)
         if (f.release)
             spread(&e->first_release, &e->last_release, (uint64_t)((int64_t)f.release + shift));
     }
+    return 1;
 }
 
 /* Per steady step, a rank's mean time in @part: CPU (own time less its waits for data and GPU),

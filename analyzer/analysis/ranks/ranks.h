@@ -72,8 +72,9 @@ struct pi_ranks {
 /* pi_ranks_clock_sync - a clock sync record of @process (monotonic and wall clock) */
 void pi_ranks_clock_sync(struct pi_process_info *process, const struct pi_event *ev);
 
-/* pi_ranks_add - @process has been read: when it is a rank that ran steps, add it */
-void pi_ranks_add(struct pi_analysis *analysis, const struct pi_process_info *process);
+/* pi_ranks_add - @process has been read: when it is a rank that ran steps, add it
+ * Return: 1 when its summary was taken (its per-step figures are not needed here again) */
+int pi_ranks_add(struct pi_analysis *analysis, const struct pi_process_info *process);
 
 /* pi_ranks_finish - once every file is read: the straggler, skews, alignment */
 void pi_ranks_finish(struct pi_analysis *analysis);
