@@ -27,6 +27,8 @@ static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 static const char *const time_colors[PI_TIME_CLASS_COUNT] = {"#d62728", "#ff7f0e", "#bcbd22",
                                                              "#9467bd", "#17becf", "#2ca02c"};
 
+#define MEMORY_LINES 16
+
 static void memory_plot(FILE *out, const struct pi_analysis *a)
 {
     uint64_t peak = 1;
@@ -39,17 +41,34 @@ static void memory_plot(FILE *out, const struct pi_analysis *a)
             MARGIN - 4, MARGIN + 4, (double)peak / 1e6);
     fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
             MARGIN + PLOT_W, MARGIN + PLOT_H + 14, span / 1e9);
-    for (size_t i = 0; i < a->process_count; i++) {
+    /* the processes that held the most: a line each is readable up to a dozen or so, and a
+     * job of hundreds of ranks keeps the page small */
+    uint64_t least = 0;
+    if (a->process_count > MEMORY_LINES) {
+        uint64_t *peaks = malloc(a->process_count * sizeof(*peaks));
+        for (size_t i = 0; peaks && i < a->process_count; i++)
+            peaks[i] = a->processes[i].rss_peak;
+        if (peaks) {
+            pi_sort_u64(peaks, a->process_count);
+            least = peaks[a->process_count - MEMORY_LINES];
+        }
+        free(peaks);
+        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">the %d processes of %zu "
+                     "with the highest peaks</text>\n",
+                MARGIN, MARGIN - 6, MEMORY_LINES, a->process_count);
+    }
+    for (size_t i = 0, drawn = 0; i < a->process_count && drawn < MEMORY_LINES; i++) {
         const struct pi_process_info *p = &a->processes[i];
-        if (p->rss.count == 0)
+        if (p->rss.count == 0 || p->rss_peak < least)
             continue;
+        drawn++;
         const char *color = colors[i % 8];
         fprintf(out, "<polyline class=\"rss\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
                 color);
         pi_html_series_points(out, &p->rss, a->base_ns, span, (double)peak);
         fprintf(out, "\"><title>pid %d</title></polyline>\n", p->header.pid);
         fprintf(out, "<text x=\"%d\" y=\"%zu\" font-size=\"11\" fill=\"%s\">pid %d</text>\n",
-                MARGIN + PLOT_W + 4, MARGIN + 12 + 14 * (i % 14), color, p->header.pid);
+                MARGIN + PLOT_W + 4, MARGIN + 12 + 14 * ((drawn - 1) % 14), color, p->header.pid);
     }
     fputs("</svg>\n", out);
 }

@@ -7,10 +7,15 @@ as the number of ranks grows.
 Run by ctest with PI_ANALYZE and PI_GEN_RANKS in the environment."""
 import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from browser import load as load_page  # noqa: E402
 
 ANALYZE = os.environ["PI_ANALYZE"]
 GEN_RANKS = os.environ["PI_GEN_RANKS"]
@@ -81,6 +86,22 @@ class ManyRanks(unittest.TestCase):
         self.assertLess(abs(skew - self.planted["skew_ns"]), bound)
         truth = self.planted["step_end_skew_p50_ns"]
         self.assertLess(abs(skew - truth), 2 * HISTOGRAM_ERROR * truth)
+
+    def test_the_page_of_256_ranks_stays_small_and_lists_each_rank(self):
+        html = os.path.join(self.dir, "report.html")
+        subprocess.run([ANALYZE, self.dir, "--quiet", "--html", html], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # a page to open, not a download: under 2 MB for 256 ranks (it holds a row per rank;
+        # per-process plots keep to the few that matter)
+        self.assertLess(os.path.getsize(html), 2 << 20)
+        dom, console = load_page(html)
+        self.assertEqual(console, [], "nothing on the browser's console")
+        table = dom[dom.index('<table id="rank-table">'):]
+        table = table[:table.index("</table>")]
+        rows = re.findall(r"<tr><td>(\d+)( \(straggler\))?</td>", table)
+        self.assertEqual(sorted(int(r) for r, _ in rows), list(range(self.RANKS)))
+        self.assertEqual([int(r) for r, marked in rows if marked], [self.STRAGGLER])
+        self.assertLessEqual(len(re.findall(r'<polyline class="rss"', dom)), 16)
 
     def test_no_straggler_when_none_was_planted(self):
         directory = tempfile.mkdtemp(prefix="pi-ranks-even-")
