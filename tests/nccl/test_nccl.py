@@ -71,9 +71,12 @@ def bucket(size):
 
 
 class FakeNccl(unittest.TestCase):
+    ENV = {}  # GPU times from event pairs: the fake CUPTI is not on the library path
+    TIMING = "events"
+
     @classmethod
     def setUpClass(cls):
-        cls.traces, result = record([os.path.join(PROGRAMS, "prog_nccl")])
+        cls.traces, result = record([os.path.join(PROGRAMS, "prog_nccl")], cls.ENV)
         assert result.returncode == 0, result
         cls.truth = json.loads(result.stdout)
         assert cls.truth["failures"] == 0, cls.truth
@@ -100,6 +103,9 @@ class FakeNccl(unittest.TestCase):
             row["gpu_ns"] += group_ns / len(group) if c["grouped"] else c["kernel_ns"]
             row["bus_bytes"] += size * BUS_FACTOR.get(c["func"], lambda n: 1)(c["nranks"])
         return rows
+
+    def test_gpu_time_came_the_way_asked(self):
+        self.assertEqual(self.report["gpu"]["timing"], self.TIMING)
 
     def test_the_table_is_the_calls_the_program_made(self):
         got = {(r["function"], r["datatype"], r["size_bucket"]): (r["calls"], r["failed"], r["bytes"])
@@ -182,6 +188,12 @@ class FakeNccl(unittest.TestCase):
         plain = json.loads(result.stdout)
         strip = lambda t: [{k: v for k, v in c.items() if k != "hash"} for c in t["comms"]]
         self.assertEqual((plain["calls"], strip(plain)), (self.truth["calls"], strip(self.truth)))
+
+
+class FakeNcclCupti(FakeNccl):
+    """The same with GPU times from the fake CUPTI: they come in batches, after the calls."""
+    ENV = {"LD_LIBRARY_PATH": os.environ["PI_FAKE_CUPTI"]}
+    TIMING = "cupti"
 
 
 def real_libnccl():
