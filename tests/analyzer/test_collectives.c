@@ -177,3 +177,17 @@ Test(collectives, all_gather_bytes_are_the_whole_buffer_and_ends_are_kept)
     cr_assert_eq(c->comms[0].end_op, PI_NCCL_COMM_DESTROY);
     pi_analysis_free(&analysis);
 }
+
+Test(collectives, a_failed_init_alone_is_a_table_of_one_communicator)
+{
+    begin();
+    add(PI_REC_NCCL_COMM, PI_NCCL_COMM_FLAGS(PI_NCCL_COMM_INIT_RANK, 1), 1 * US, 90 * US, 0,
+        0x5569f14d74173baaull, PI_NCCL_RANKS(0, 1));
+    const struct pi_collectives *c = run();
+    cr_assert_eq(c->row_count, 0);
+    cr_assert_eq(c->comm_count, 1);
+    cr_assert(c->comms[0].failed);
+    cr_assert_eq(c->comms[0].hash, 0x5569f14d74173baaull);
+    cr_assert_eq(c->comms[0].init_ns, 90 * US);
+    pi_analysis_free(&analysis);
+}

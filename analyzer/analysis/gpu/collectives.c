@@ -422,7 +422,8 @@ void pi_collectives_finish_file(struct pi_process_info *p, const struct pi_reade
     free(s);
     c->state = NULL;
     /* shares index rows: the table is ordered only now that none is left */
-    qsort(c->rows, c->row_count, sizeof(*c->rows), by_func_type_bucket);
+    if (c->row_count)
+        qsort(c->rows, c->row_count, sizeof(*c->rows), by_func_type_bucket);
 }
 
 void pi_collectives_free(struct pi_process_info *p)
