@@ -18,6 +18,7 @@
 #include "analysis/common/u64_map.h"
 
 #define RING 64
+#define MAX_EARLY_TIMES (1u << 16) /* GPU times waiting for their launch, at most */
 /* One thread's NCCL launches not claimed yet, and its open group's rows. */
 struct thread_state {
     uint32_t tid;
@@ -383,8 +384,10 @@ void pi_collectives_gpu_time(struct pi_process_info *p, const struct pi_event *e
     if (e)
         time_arrived(c, s, e, corr, ev->dur_ns);
     else if (!launched && !(ev->rec.flags & PI_GPU_TIME_PART) &&
+             s->launches->count < MAX_EARLY_TIMES &&
              (e = pi_u64_map_put(s->launches, corr)) != NULL) {
-        /* before its launch: kept until the launch says whose it is */
+        /* before its launch: kept until the launch says whose it is (a time whose
+         * launch was never recorded, outside a capture window, stays: hence the bound) */
         e->value[STATE] = UNCLAIMED | HAS_TIME;
         e->value[TIME] = ev->dur_ns;
     }
