@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/gpu/collectives.h"
 #include "analysis/sites/call_sites.h"
 #include "commands.h"
 
@@ -75,6 +76,12 @@ static void print_module(const struct pi_reader *reader, uint64_t id)
         printf("%02x", bytes[sizeof(def) + i]);
     printf(" path=\"%.*s\"", (int)def.path_length,
            (const char *)bytes + sizeof(def) + def.build_id_length);
+}
+
+static int reduces(unsigned nccl_func)
+{
+    return nccl_func == PI_NCCL_ALL_REDUCE || nccl_func == PI_NCCL_REDUCE ||
+           nccl_func == PI_NCCL_REDUCE_SCATTER;
 }
 
 static void print_record(const struct pi_reader *reader, const struct pi_event *ev)
@@ -205,6 +212,23 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         break;
     case PI_REC_THREAD_START:
         printf(" creator=%" PRIu64, r->arg[0]);
+        break;
+    case PI_REC_NCCL_COMM:
+        printf(" %s%s comm=0x%" PRIx64 " hash=%016" PRIx64 " rank=%d nranks=%d dur_ns=%" PRIu64,
+               pi_nccl_comm_op_name(PI_NCCL_COMM_OP(r->flags)),
+               (r->flags & PI_FLAG_FAILED) ? " failed" : "", r->arg[0], r->arg[1],
+               PI_NCCL_RANK(r->arg[2]), PI_NCCL_NRANKS(r->arg[2]), ev->dur_ns);
+        break;
+    case PI_REC_COLLECTIVE:
+        printf(" %s%s%s count=%" PRIu64 " datatype=%s comm=0x%" PRIx64 " stream=%u redop=%s"
+               " peer=%d dur_ns=%" PRIu64,
+               pi_nccl_func_name(PI_NCCL_FUNC(r->flags)),
+               (r->flags & PI_FLAG_FAILED) ? " failed" : "",
+               (r->flags & PI_NCCL_GROUPED) ? " grouped" : "", r->arg[0],
+               pi_nccl_datatype_name(PI_NCCL_DATATYPE(r->flags)), r->arg[1],
+               PI_NCCL_STREAM(r->arg[2]),
+               reduces(PI_NCCL_FUNC(r->flags)) ? pi_nccl_redop_name(PI_NCCL_REDOP(r->arg[2])) : "-",
+               PI_NCCL_PEER(r->arg[2]), ev->dur_ns);
         break;
     case PI_REC_THREAD_NAME:
         printf(" name=\"%s\"", string_or(reader, r->arg[0], "?"));

@@ -11,6 +11,7 @@
 #include "analysis/gpu/gpu_analysis.h"
 #include "call_site_format.h"
 #include "report.h"
+#include "report_collectives.h"
 #include "report_python_time.h"
 #include "report_ranks.h"
 #include "report_sites.h"
@@ -281,6 +282,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     pi_report_sites_json(root, a);
     pi_report_python_time_json(root, a);
     pi_report_ranks_json(root, a);
+    pi_report_collectives_json(root, a);
     return root;
 }
 

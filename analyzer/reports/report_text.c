@@ -10,6 +10,7 @@
 #include "format.h"
 #include "key_figures.h"
 #include "report.h"
+#include "report_collectives.h"
 #include "report_python_time.h"
 #include "report_ranks.h"
 #include "report_sites.h"
@@ -380,6 +381,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_ranks_text(out, a);
     pi_report_sites_text(out, a);
     pi_report_python_time_text(out, a);
+    pi_report_collectives_text(out, a);
     pi_report_gpu_text(out, a);
     print_threads(out, a);
     print_latency(out, a);

@@ -37,7 +37,8 @@ def main():
         dist.all_reduce(tensor)
     if args.device == "cuda":
         torch.cuda.synchronize()
-    truths = {"calls": args.calls, "all_reduce": args.calls, "broadcast": args.calls}
+    truths = {"calls": args.calls, "all_reduce": args.calls, "broadcast": args.calls,
+              "warmup_all_reduce": 3, "tensor_bytes": tensor.numel() * tensor.element_size()}
     with job_truths.profiled(args, truths):
         for _ in range(args.calls):
             dist.all_reduce(tensor)

@@ -1,10 +1,12 @@
 /*
  * dlsym_hook.c - dlsym of a driver name ("cuMemAlloc_v2", "cuGetProcAddress_v2")
- * hands out our wrapper (entry_points.c); every other name goes straight to
- * glibc, keeping RTLD_NEXT's meaning for the caller.
+ * hands out our wrapper (entry_points.c), and of another library's name
+ * (NCCL's) the wrapper its part registered; every other name goes straight
+ * to glibc, keeping RTLD_NEXT's meaning for the caller.
  */
 #include <dlfcn.h>
 #include <link.h>
+#include <stdatomic.h>
 
 #include "core/hook.h"
 #include "core/real_functions.h"
@@ -27,6 +29,23 @@ static void *next_after(const void *caller, const char *name)
     return NULL;
 }
 
+/* Another library's names and their wrappers (pi_dlsym_register): set once at start. */
+static int (*_Atomic other_names)(const char *);
+static void *(*_Atomic other_wrap)(const char *, void *);
+
+void pi_dlsym_register(int (*names)(const char *), void *(*wrap)(const char *, void *))
+{
+    atomic_store(&other_wrap, wrap);
+    atomic_store(&other_names, names);
+}
+
+/* Whether dlsym of @name hands out a wrapper of ours. */
+static int wrapped_name(const char *name)
+{
+    int (*names)(const char *) = atomic_load_explicit(&other_names, memory_order_relaxed);
+    return pi_is_cuda_driver_name(name) || (names && names(name));
+}
+
 static __attribute__((noinline)) void *cuda_dlsym(void *handle, const char *name,
                                                   const void *caller)
 {
@@ -35,6 +54,8 @@ static __attribute__((noinline)) void *cuda_dlsym(void *handle, const char *name
     pi_guard_restore(guard);
     if (!found || pi_in_self(found))
         return found;
+    if (!pi_is_cuda_driver_name(name))
+        return atomic_load(&other_wrap)(name, found);
     return pi_cuda_wrap_symbol(name, found);
 }
 
@@ -48,7 +69,7 @@ PI_EXPORT void *dlsym(void *handle, const char *name)
 {
     if (__builtin_expect(!pi_real_dlsym, 0))
         pi_real_dlsym_resolve();
-    if (!pi_is_cuda_driver_name(name) || pi_guarded())
+    if (!wrapped_name(name) || pi_guarded())
         return pi_real_dlsym(handle, name);
     return cuda_dlsym(handle, name, __builtin_return_address(0));
 }

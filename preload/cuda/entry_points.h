@@ -46,6 +46,13 @@ void *pi_cuda_wrap_proc_address(int version, void *real);
  */
 size_t pi_cuda_driver_redirects(void *driver, struct pi_value_redirect *out, size_t max);
 
+/**
+ * pi_dlsym_register - dlsym of a name @names accepts hands out what
+ * @wrap(name, found) returns: how a part above cuda/ (nccl/) wraps its
+ * library's functions fetched with dlsym. Called once, at start.
+ */
+void pi_dlsym_register(int (*names)(const char *), void *(*wrap)(const char *, void *));
+
 /* pi_is_cuda_driver_name - "cu" then an upper-case letter: never cudnn*, cublas*, cuda* */
 static inline int pi_is_cuda_driver_name(const char *name)
 {

@@ -11,6 +11,9 @@ libcupti.so.13, libnccl.so.2, cuBLAS, cuDNN) under the preload.
   frees, maps, launches, copies, sets memory, synchronises, records or waits
   on events, captures graphs) is hooked by libprofinject.so or listed, with
   the reason it need not be, in docs/cuda-entry-points.md;
+- every nccl* entry libtorch_cuda.so imports from libnccl.so.2 is hooked by
+  libprofinject.so or listed, with the reason it need not be, in
+  docs/nccl-entry-points.md;
 - the real libnccl.so.2 loads and answers as without the preload.
 
 Run by ctest with the CUDA venv's interpreter (tools/setup --cuda) and the
@@ -243,9 +246,9 @@ def driver_table():
     return {name: (legacy, per_thread or None) for name, legacy, per_thread in rows}
 
 
-def documented():
-    """entry -> reason, from the table under "## Not hooked" in docs/cuda-entry-points.md"""
-    with open(os.path.join(SOURCE, "docs", "cuda-entry-points.md")) as f:
+def documented(page="cuda-entry-points.md"):
+    """entry -> reason, from the table under "## Not hooked" in docs/@page"""
+    with open(os.path.join(SOURCE, "docs", page)) as f:
         text = f.read()
     section = text.split("\n## Not hooked\n", 1)[-1].split("\n## ", 1)[0]
     rows = re.findall(r"^\|\s*`([^`]+)`\s*\|([^|]*)\|([^|]*)\|", section, re.M)
@@ -327,6 +330,34 @@ class ImportSurface(unittest.TestCase):
                   (library, total, work, hooked, listed), file=sys.stderr)
         for name in ("libtorch_cuda.so", "libc10_cuda.so"):
             self.assertGreater(counts.get(name, [0])[0], 0, name)
+
+
+class NcclImportSurface(unittest.TestCase):
+    """Each nccl* entry libtorch_cuda.so imports is hooked or documented."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exports = exported(PRELOAD)
+        cls.docs = documented("nccl-entry-points.md")
+        cls.surface = {n for n in imported(os.path.join(TORCH_LIB, "libtorch_cuda.so"))
+                       if re.match(r"p?nccl[A-Z]", n)}
+
+    def test_the_surface_is_the_wheels(self):
+        for name in ("ncclAllReduce", "ncclCommInitRankConfig", "ncclGroupEnd", "ncclCommSplit"):
+            self.assertIn(name, self.surface, "libtorch_cuda.so no longer imports %s" % name)
+
+    def test_every_entry_is_hooked_or_documented(self):
+        missing = sorted(n for n in self.surface if n not in self.exports and n not in self.docs)
+        self.assertEqual(missing, [], "neither hooked by libprofinject.so nor listed in "
+                         "docs/nccl-entry-points.md:\n  " + "\n  ".join(missing))
+
+    def test_documented_entries_are_not_hooked_and_say_why(self):
+        for name, why in self.docs.items():
+            self.assertNotIn(name, self.exports, "%s is hooked: take it out of the docs" % name)
+            self.assertTrue(why, "%s: say why it need not be hooked" % name)
+        hooked = sorted(n for n in self.surface if n in self.exports)
+        print("  libtorch_cuda.so: %d nccl entries, %d hooked, %d documented" %
+              (len(self.surface), len(hooked), len(self.surface) - len(hooked)), file=sys.stderr)
 
 
 if __name__ == "__main__":

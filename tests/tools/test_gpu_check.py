@@ -86,6 +86,10 @@ class GpuCheck(unittest.TestCase):
         self.assertGreater(workload("tiny_ops.py", "--ops", "1000")["us_per_op"], 0)
         nccl = workload("nccl_allreduce.py", "--calls", "5")
         self.assertEqual((nccl["all_reduce"], nccl["broadcast"], nccl["value"]), (5, 5, 1.0))
+        two = workload("nccl_two_ranks.py", "--calls", "3", "--numel", "1024")
+        # ones summed over two ranks, 3 + 3 times
+        self.assertEqual([(r["rank"], r["all_reduce"], r["bytes_each"], r["value"])
+                          for r in two["ranks"]], [(0, 6, 4096, 64.0), (1, 6, 4096, 64.0)])
 
     def test_under_torch_profiler_no_gpu_work_is_made_up(self):
         self.assertEqual(workload("cuda_graph.py", "--replays", "2", "--torch-profiler")["kernels"],

@@ -4,6 +4,7 @@
  * is recorded itself: they count in the per-call latency table only.
  */
 #include "gpu_analysis.h"
+#include "collectives.h"
 #include "analysis/gpu/gpu_durations.h"
 #include "analysis/gpu/gpu_timeline.h"
 
@@ -403,6 +404,7 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
                            struct pi_process_info *p)
 {
     (void)a;
+    pi_collectives_finish_file(p, reader);
     struct pi_gpu_memory *m = p->gpu;
     if (!m || !m->live_map)
         return;
@@ -419,6 +421,7 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
 
 void pi_gpu_free_process(struct pi_process_info *p)
 {
+    pi_collectives_free(p);
     free(p->gpu_timeline);
     p->gpu_timeline = NULL;
     struct pi_gpu_memory *m = p->gpu;

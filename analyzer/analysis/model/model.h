@@ -87,6 +87,7 @@ struct pi_memory_growth {
 };
 struct pi_gpu_timeline;
 struct pi_python_sites;
+struct pi_collectives;
 
 struct pi_process_info {
     char *path;
@@ -131,6 +132,7 @@ struct pi_process_info {
     uint32_t relay_tid; /* the thread that hands the main thread its batches, 0: none */
     int python;         /* the image ran Python (its interpreter was found) */
     struct pi_gpu_timeline *gpu_timeline; /* GPU busy over time, launch span; NULL: no launch, no GPU time */
+    struct pi_collectives *collectives; /* NCCL (analysis/gpu/collectives.h); NULL when none */
 };
 
 /* pi_process_host_pid - the pid the host sees for @p when it lived in another PID

@@ -7,6 +7,7 @@
 #include "analysis.h"
 
 #include "analysis/common/array_room.h"
+#include "analysis/gpu/collectives.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/memory/memory_growth.h"
 #include "analysis/ranks/ranks.h"
@@ -151,6 +152,7 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
                           struct pi_process_info *p, const struct pi_event *ev)
 {
     const struct pi_record *r = &ev->rec;
+    pi_collectives_event(p, reader, ev);
     switch (r->kind) {
     case PI_REC_PROC_SAMPLE:
         pi_series_add(&p->rss, ev->ts_ns, r->arg[0]);
@@ -213,6 +215,7 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
          * by its launch's host time, not the GPU start (which may come after
          * the step, or on another clock's mapping a hair before it) */
         uint64_t launched = pi_gpu_time_event(a, reader, p, ev);
+        pi_collectives_gpu_time(p, ev, launched);
         uint64_t at = launched ? launched : ev->ts_ns;
         pi_steps_gpu(&p->steps, at, ev->dur_ns);
         pi_steps_gpu(&p->nvtx_steps, at, ev->dur_ns);
