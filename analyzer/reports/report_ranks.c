@@ -72,8 +72,9 @@ static void print_clocks(FILE *out, const struct pi_ranks *r)
                      "%d hosts put on one time line by their wall clocks; a host's moved up to %s "
                      "against its monotonic clock during the run",
                      r->hosts, pi_format_ns((double)r->clock_drift_ns));
-    n += snprintf(line + n, sizeof(line) - (size_t)n, "; each clock sync read within %s",
-                  pi_format_ns((double)r->clock_read_ns));
+    if (r->clock_read_ns)
+        n += snprintf(line + n, sizeof(line) - (size_t)n, "; each clock sync read within %s",
+                      pi_format_ns((double)r->clock_read_ns));
     struct pi_histogram *release = (struct pi_histogram *)&r->release_skew_ns;
     if (release->count)
         snprintf(line + n, sizeof(line) - (size_t)n,
@@ -131,7 +132,7 @@ void pi_report_ranks_text(FILE *out, struct pi_analysis *a)
         pi_print_wrapped(out, "  straggler         ", line, 20, 100);
     } else {
         snprintf(line, sizeof(line),
-                 "none: no rank was the slowest in half the steps by more than 5%% of a step; "
+                 "none: no rank was the slowest in 3/4 of the steps by more than 5%% of a step; "
                  "the ranks wait %s per step in collectives (median)",
                  pi_format_ns(r->others_wait_ns));
         pi_print_wrapped(out, "  straggler         ", line, 20, 100);

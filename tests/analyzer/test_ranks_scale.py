@@ -23,10 +23,12 @@ GEN_RANKS = os.environ["PI_GEN_RANKS"]
 HISTOGRAM_ERROR = 1 / 128
 
 
-def generate(directory, ranks, steps, straggler, delay_ms, skew_us=2000):
+def generate(directory, ranks, steps, straggler, delay_ms, skew_us=2000, gpu=False):
     """Write the job's files; what was planted, as the generator reports it."""
+    env = dict(os.environ, GEN_RANKS_GPU="1" if gpu else "0")
     out = subprocess.run([GEN_RANKS, directory, str(ranks), str(steps), str(straggler),
-                          str(delay_ms), str(skew_us)], check=True, capture_output=True, text=True)
+                          str(delay_ms), str(skew_us)], check=True, capture_output=True, text=True,
+                         env=env)
     return json.loads(out.stdout)
 
 
@@ -112,6 +114,32 @@ class ManyRanks(unittest.TestCase):
             self.assertIsNone(ranks["straggler"])
         finally:
             shutil.rmtree(directory)
+
+
+class GpuRanks(unittest.TestCase):
+    """A GPU job's collectives are NCCL kernels that wait on the GPU while the host waits
+    in a stream synchronisation: the same straggler must be found from their GPU time."""
+
+    def test_the_straggler_of_a_gpu_job(self):
+        directory = tempfile.mkdtemp(prefix="pi-gpu-ranks-")
+        try:
+            planted = generate(directory, 16, 100, 5, 30, skew_us=2000, gpu=True)
+            ranks = ranks_report(directory)
+        finally:
+            shutil.rmtree(directory)
+        self.assertEqual(ranks["count"], 16)
+        straggler = ranks["straggler"]
+        self.assertIsNotNone(straggler)
+        self.assertEqual(straggler["rank"], planted["straggler"])
+        self.assertAlmostEqual(straggler["delay_p50_ns"] / planted["delay_ns"], 1.0, delta=0.10)
+        # late by its own compute: the host's wait for the NCCL kernels is no GPU work of its own
+        self.assertEqual(straggler["cause"], "CPU")
+        others = [e for e in ranks["list"] if e["rank"] != planted["straggler"]]
+        for e in others:
+            self.assertLess(e["gpu_wait_share"], 0.01, e)
+            self.assertGreater(e["collective_share"], 0.15, e)
+        release = ranks["skew"]["collective_release_p50_ns"]
+        self.assertAlmostEqual(release / planted["skew_ns"], 1.0, delta=0.05)
 
 
 class MemoryFlat(unittest.TestCase):

@@ -146,7 +146,7 @@ class SlowedRank(unittest.TestCase):
 
 class NoSlowedRank(unittest.TestCase):
     def test_no_straggler_when_no_rank_is_slowed(self):
-        traces, truth = run_job(-1, 20)
+        traces, truth = run_job(-1, 30)
         got = report(traces)
         self.assertEqual(got["ranks"]["count"], len(truth))
         self.assertIsNone(got["ranks"]["straggler"], got["ranks"])

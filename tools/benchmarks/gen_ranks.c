@@ -18,8 +18,12 @@
  *   reaches rank r skew * r / (RANKS - 1) after rank 0;
  *   runs the optimizer for a fixed tail plus end jitter;
  *   all inside one top-level NVTX range of the main thread: the step.
- * So a rank's own time (step less the main thread's lock waits) is compute
- * + tail + end jitter, and the spread of the step ends is the planted skew
+ * With GEN_RANKS_GPU=1 in the environment the job is a GPU one (DDP over
+ * NCCL): the collective is an NCCL kernel launched where the wait began and
+ * running on the GPU until the release, while the main thread waits in a
+ * stream synchronisation; there is no condition wait.
+ * So a rank's own time (step less the main thread's lock waits, or its
+ * NCCL kernels' GPU time) is compute + tail + end jitter, and the spread of the step ends is the planted skew
  * plus the end jitter. Jitter is uniform, from a counter-based generator
  * seeded by SEED: any (rank, step) draws the same number in any pass.
  *
@@ -49,6 +53,7 @@
 #define BASE_NS 1000000000000ull  /* the monotonic clock when the job starts */
 
 static uint64_t seed;
+static int gpu; /* GEN_RANKS_GPU: collectives are NCCL kernels, not condition waits */
 
 /* splitmix64 of (seed, rank, step, what): a uniform draw in [0, 1). */
 static double draw(uint64_t rank, uint64_t step, uint64_t what)
@@ -199,7 +204,8 @@ static int write_header(struct out *o, const struct job *j, long r, int pid)
     return write_compressed(o, header, size);
 }
 
-enum { ID_STEP = 1, ID_OPTIMIZER, ID_LAYER, ID_FILE = ID_LAYER + NESTED_RANGES };
+enum { ID_STEP = 1, ID_OPTIMIZER, ID_LAYER, ID_FILE = ID_LAYER + NESTED_RANGES,
+       ID_NCCL = ID_FILE + FILE_NAMES };
 
 static int write_strings(struct out *o)
 {
@@ -213,7 +219,7 @@ static int write_strings(struct out *o)
         snprintf(name, sizeof(name), "/data/shards/train-%05d-of-01024.tar", i);
         rc |= define_string(o, ID_FILE + (uint32_t)i, name);
     }
-    return rc;
+    return rc | define_string(o, ID_NCCL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
 }
 
 #define IO_READ_FILE PI_IO_FLAGS(PI_IO_READ, PI_FD_FILE, 0)
@@ -242,7 +248,20 @@ static int write_step(struct out *o, const struct job *j, long r, long k, uint64
             rc |= emit(o, PI_REC_IO, IO_READ_FILE, main, t, 0, 13, 4096, ID_FILE);
     }
     uint64_t released = j->release[k] + offset_ns(j, r), end = end_ns(j, r, k);
-    rc |= emit(o, PI_REC_WAIT, 0, main, t, released - t, PI_WAIT_COND, 0x7f00cc00, 0);
+    if (gpu) { /* the all-reduce kernel waits on the GPU; the host waits for the stream */
+        uint64_t corr = (uint64_t)k + 1, launch = 5000, where = PI_CUDA_WHERE(1, 0, 0);
+        rc |= emit(o, PI_REC_GPU_LAUNCH,
+                   PI_CUDA_FLAGS(PI_CUDA_API_cuLaunchKernel, PI_GPU_KERNEL, PI_CUDA_DRIVER), main,
+                   t, launch, corr, ID_NCCL, where);
+        rc |= emit(o, PI_REC_GPU_TIME, 0, main, t + launch, released - t - launch, corr,
+                   PI_GPU_TIMING_EVENTS, 0);
+        rc |= emit(o, PI_REC_GPU_SYNC,
+                   PI_CUDA_FLAGS(PI_CUDA_API_cuStreamSynchronize, PI_GPU_SYNC_STREAM,
+                                 PI_CUDA_DRIVER),
+                   main, t + launch, released - t - launch, 0x5000, 0, where);
+    } else {
+        rc |= emit(o, PI_REC_WAIT, 0, main, t, released - t, PI_WAIT_COND, 0x7f00cc00, 0);
+    }
     rc |= emit(o, PI_REC_NVTX_RANGE, 0, main, released, end - released, ID_OPTIMIZER, 1, 0);
     rc |= emit(o, PI_REC_NVTX_RANGE, 0, main, start, end - start, ID_STEP, 0, 0);
     if (k % 10 == 9) /* the recorder's process sample, about once a second */
@@ -329,6 +348,8 @@ int main(int argc, char **argv)
                     strtol(argv[4], NULL, 10), (uint64_t)(strtod(argv[5], NULL) * 1e6),
                     argc > 6 ? (uint64_t)(strtod(argv[6], NULL) * 1e3) : 2000000, NULL};
     seed = argc > 7 ? strtoull(argv[7], NULL, 10) : 42;
+    const char *gpu_job = getenv("GEN_RANKS_GPU");
+    gpu = gpu_job && strcmp(gpu_job, "1") == 0;
     if (j.ranks < 2 || j.steps < 20 || j.straggler >= j.ranks || plan_releases(&j) != 0)
         return 2;
     mkdir(argv[1], 0700);

@@ -5,6 +5,8 @@
  */
 #include "collectives.h"
 
+#include <string.h>
+
 #include "profinject/trace_format.h"
 
 const char *pi_nccl_func_name(unsigned func)
@@ -71,4 +73,9 @@ double pi_collective_bus_factor(unsigned func, int nranks)
     default:
         return 1.0; /* broadcast, reduce, send, receive */
     }
+}
+
+int pi_is_nccl_kernel(const char *name)
+{
+    return name && (strncmp(name, "ncclDevKernel", 13) == 0 || strncmp(name, "ncclKernel", 10) == 0);
 }

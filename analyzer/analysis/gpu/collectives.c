@@ -69,7 +69,7 @@ static struct pi_collectives *collectives_of(struct pi_process_info *p)
 
 static int is_nccl_kernel(const char *name)
 {
-    return name && (strncmp(name, "ncclDevKernel", 13) == 0 || strncmp(name, "ncclKernel", 10) == 0);
+    return pi_is_nccl_kernel(name);
 }
 
 static struct thread_state *thread_of(struct state *s, uint32_t tid)

@@ -75,6 +75,9 @@ const char *pi_nccl_func_name(unsigned func);
 const char *pi_nccl_comm_op_name(unsigned op);
 const char *pi_nccl_datatype_name(unsigned datatype);
 const char *pi_nccl_redop_name(unsigned redop);
+/* pi_is_nccl_kernel - whether @name (mangled or demangled) is one of NCCL's kernels */
+int pi_is_nccl_kernel(const char *name);
+
 /* pi_nccl_datatype_size - bytes of an element, 0 when unknown */
 unsigned pi_nccl_datatype_size(unsigned datatype);
 

@@ -293,14 +293,15 @@ static void seen(struct pi_analysis *a, struct pi_gpu_memory *m, const struct pi
 }
 
 uint64_t pi_gpu_time_event(struct pi_analysis *a, const struct pi_reader *reader,
-                           struct pi_process_info *p, const struct pi_event *ev)
+                           struct pi_process_info *p, const struct pi_event *ev, int *collective)
 {
+    *collective = 0;
     struct pi_gpu_memory *m = memory_of(p);
     if (!m)
         return 0;
     seen(a, m, ev);
     pi_gpu_timeline_work(p, ev->ts_ns, ev->dur_ns);
-    return pi_gpu_durations_time(a, p, reader, ev);
+    return pi_gpu_durations_time(a, p, reader, ev, collective);
 }
 
 void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct pi_process_info *p,

@@ -65,10 +65,12 @@ struct pi_gpu_memory {
     void *correlations; /* correlation id -> latency entry for GPU time */
 };
 
-/* pi_gpu_time_event - account one GPU duration of @process
+/* pi_gpu_time_event - account one GPU duration of @process; *@collective set when it is
+ * an NCCL kernel's
  * Return: the host time of the launch or copy it belongs to, 0 when that was not read yet. */
 uint64_t pi_gpu_time_event(struct pi_analysis *analysis, const struct pi_reader *reader,
-                           struct pi_process_info *process, const struct pi_event *ev);
+                           struct pi_process_info *process, const struct pi_event *ev,
+                           int *collective);
 
 /* pi_gpu_event - account one other CUDA record of @process (analysis.c calls this) */
 void pi_gpu_event(struct pi_analysis *analysis, const struct pi_reader *reader,

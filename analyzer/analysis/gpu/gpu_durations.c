@@ -4,6 +4,7 @@
  * CUPTI's buffers), so either may be read first.
  */
 #include "gpu_durations.h"
+#include "collectives.h"
 
 #include "analysis/sites/demangle.h"
 #include "analysis/common/u64_map.h"
@@ -50,19 +51,24 @@ static void gpu_time_by_name(struct pi_analysis *a, struct pi_process_info *p,
 }
 
 uint64_t pi_gpu_durations_time(struct pi_analysis *a, struct pi_process_info *p,
-                               const struct pi_reader *reader, const struct pi_event *ev)
+                               const struct pi_reader *reader, const struct pi_event *ev,
+                               int *collective)
 {
+    *collective = 0;
     struct pi_gpu_memory *m = p->gpu;
     uint64_t corr = ev->rec.arg[0] ? ev->rec.arg[0] : 1;
     struct pi_u64_entry *c = pi_u64_map_get(m->correlations, corr);
     uint64_t launched = c && c->value[CORR_ENTRY] ? c->value[CORR_LAUNCH_NS] : 0;
     /* one kernel of a graph launch: the GPU's own name says which (CUPTI) */
     if ((ev->rec.flags & PI_GPU_TIME_PART) && ev->rec.arg[2]) {
+        *collective = pi_is_nccl_kernel(pi_reader_string(reader, ev->rec.arg[2]));
         gpu_time_by_name(a, p, reader, ev->rec.arg[2], ev->dur_ns);
         return launched;
     }
     if (c && c->value[CORR_ENTRY]) {
-        add((struct pi_latency_entry *)(uintptr_t)c->value[CORR_ENTRY], ev->dur_ns);
+        struct pi_latency_entry *entry = (struct pi_latency_entry *)(uintptr_t)c->value[CORR_ENTRY];
+        *collective = pi_is_nccl_kernel(entry->name);
+        add(entry, ev->dur_ns);
         a->gpu.gpu_busy_ns += ev->dur_ns;
         p->gpu_busy_ns += ev->dur_ns;
         if (!(ev->rec.flags & PI_GPU_TIME_PART))

@@ -199,10 +199,13 @@ void pi_relay_main_event(struct pi_process_info *p, const struct pi_event *ev, u
     s->readback_wait = s->readback_sync = 0;
 }
 
-void pi_relay_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur)
+void pi_relay_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur, int collective)
 {
-    if (p->step_sources)
-        pi_steps_gpu(&p->step_sources->readback, ts, dur);
+    if (!p->step_sources)
+        return;
+    pi_steps_gpu(&p->step_sources->readback, ts, dur);
+    if (collective)
+        pi_steps_collective_gpu(&p->step_sources->readback, ts, dur);
 }
 
 /* The typical message size of @c: its median. */

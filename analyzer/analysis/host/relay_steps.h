@@ -20,8 +20,9 @@ void pi_relay_wake(struct pi_process_info *process, const struct pi_event *ev, i
 void pi_relay_main_event(struct pi_process_info *process, const struct pi_event *ev,
                          unsigned time_class, int exact);
 
-/* pi_relay_gpu - GPU work of @dur ns started at @ts, for the read-back steps */
-void pi_relay_gpu(struct pi_process_info *process, uint64_t ts, uint64_t dur);
+/* pi_relay_gpu - GPU work of @dur ns started at @ts, for the read-back steps; @collective:
+ * an NCCL kernel's */
+void pi_relay_gpu(struct pi_process_info *process, uint64_t ts, uint64_t dur, int collective);
 
 /**
  * pi_relay_finish - once the file is read: pick the relay thread, find the

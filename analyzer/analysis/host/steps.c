@@ -43,22 +43,29 @@ struct step {
     uint64_t start, end, wait, sync, gpu;
     uint64_t lock, release; /* the main thread's lock waits; where its longest one ended */
     uint64_t longest_lock;
+    uint64_t collective_gpu; /* NCCL kernels' GPU time launched in the step (also in lock) */
 };
 
-/* GPU work or a lock wait that came before its step was finished */
+/* What a part of a step is: GPU work, a lock wait, a collective's GPU time. */
+enum part { PART_GPU, PART_LOCK, PART_COLLECTIVE_GPU };
+
+/* GPU work or a wait that came before its step was finished */
 struct pending_part {
     uint64_t ts, dur;
-    int lock;
+    int lock; /* enum part */
 };
 
 /* Add one part to @step. */
 static void add_part(struct step *step, uint64_t ts, uint64_t dur, int lock)
 {
-    if (!lock) {
+    if (lock == PART_GPU) {
         step->gpu += dur;
         return;
     }
     step->lock += dur;
+    /* an NCCL kernel ends (about) its launch plus its GPU time after being launched */
+    if (lock == PART_COLLECTIVE_GPU)
+        step->collective_gpu += dur;
     if (dur >= step->longest_lock) {
         step->longest_lock = dur;
         step->release = ts + dur;
@@ -78,7 +85,7 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     struct step *step = grow_steps(s);
     if (!step)
         return;
-    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0};
+    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0};
     /* GPU work and waits for this step: take what started inside it, keep what is later */
     struct pending_part *pending = s->pending;
     size_t kept = 0;
@@ -118,6 +125,7 @@ void pi_steps_merge_light(struct pi_steps *s, const uint64_t *work, double fract
                 last->release = steps[i].release;
             }
             last->lock += steps[i].lock;
+            last->collective_gpu += steps[i].collective_gpu;
         } else {
             steps[kept++] = steps[i];
         }
@@ -157,12 +165,17 @@ static void add_at(struct pi_steps *s, uint64_t ts, uint64_t dur, int lock)
 
 void pi_steps_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
 {
-    add_at(s, ts, dur, 0);
+    add_at(s, ts, dur, PART_GPU);
 }
 
 void pi_steps_lock(struct pi_steps *s, uint64_t ts, uint64_t dur)
 {
-    add_at(s, ts, dur, 1);
+    add_at(s, ts, dur, PART_LOCK);
+}
+
+void pi_steps_collective_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
+{
+    add_at(s, ts, dur, PART_COLLECTIVE_GPU);
 }
 
 void pi_steps_add_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
@@ -320,8 +333,8 @@ int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_fi
     if (index >= s->count || !s->steps) /* out of range, or the figures were let go */
         return 0;
     const struct step *step = &((const struct step *)s->steps)[index];
-    *out = (struct pi_step_figures){step->start, step->end,  step->wait,
-                                    step->sync,  step->gpu, step->lock, step->release};
+    *out = (struct pi_step_figures){step->start, step->end,  step->wait,    step->sync,
+                                    step->gpu,   step->lock, step->release, step->collective_gpu};
     return 1;
 }
 

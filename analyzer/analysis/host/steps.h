@@ -28,6 +28,10 @@ void pi_steps_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
  * distributed job: mostly for the other ranks, in a collective) */
 void pi_steps_lock(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
+/* pi_steps_collective_gpu - an NCCL kernel launched at @ts ran @dur ns on the GPU: in a
+ * distributed GPU job, mostly waiting for the other ranks (counted with the lock waits) */
+void pi_steps_collective_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
 /* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */
 void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
@@ -47,10 +51,11 @@ int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start,
 
 /* One step's times (ns): when it started and ended, and of its time how long the
  * thread waited for data and for the GPU; the GPU work it launched, alongside;
- * how long the main thread waited on locks, and when its longest such wait
- * ended (0: none) */
+ * how long the main thread waited on locks and its NCCL kernels ran (the
+ * step's collective wait), when its longest lock wait ended (0: none), and
+ * of the collective wait the NCCL kernels' GPU time */
 struct pi_step_figures {
-    uint64_t start, end, wait, sync, gpu, lock, release;
+    uint64_t start, end, wait, sync, gpu, lock, release, collective_gpu;
 };
 
 /* pi_steps_figures - step @index's figures (0 first, warm-up included); 0 when out of range */

@@ -214,12 +214,17 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         /* a step's GPU time is the GPU work it launched, wherever that ran:
          * by its launch's host time, not the GPU start (which may come after
          * the step, or on another clock's mapping a hair before it) */
-        uint64_t launched = pi_gpu_time_event(a, reader, p, ev);
+        int collective;
+        uint64_t launched = pi_gpu_time_event(a, reader, p, ev, &collective);
         pi_collectives_gpu_time(p, ev, launched);
         uint64_t at = launched ? launched : ev->ts_ns;
         pi_steps_gpu(&p->steps, at, ev->dur_ns);
         pi_steps_gpu(&p->nvtx_steps, at, ev->dur_ns);
-        pi_relay_gpu(p, at, ev->dur_ns);
+        if (collective) { /* NCCL's kernels wait on the GPU for the other ranks */
+            pi_steps_collective_gpu(&p->steps, at, ev->dur_ns);
+            pi_steps_collective_gpu(&p->nvtx_steps, at, ev->dur_ns);
+        }
+        pi_relay_gpu(p, at, ev->dur_ns, collective);
         return;
     }
     case PI_REC_GPU_TIMING:

@@ -7,10 +7,12 @@
  * A rank is a process whose launcher gave it a rank (RANK, SLURM_PROCID,
  * ...; rank_identity.h) and that ran training steps. In a synchronous job
  * (DDP, FSDP) every step ends in collectives that wait for the last rank to
- * arrive: a rank's "own" time in a step is the step less the main thread's
- * lock waits (a gloo collective is a condition wait of the main thread; a
- * GPU job's collectives run on the GPU and are shown beside). The
- * straggler is the rank whose own time is the longest in most steps; its
+ * arrive: a rank's "own" time in a step is the step less its collective
+ * waits: the main thread's lock waits (a gloo collective is a condition
+ * wait of the main thread) and the GPU time of the NCCL kernels it
+ * launched (a GPU job's collectives wait on the GPU, the host meanwhile in
+ * a synchronisation, which then counts as no wait for its own GPU). The
+ * straggler is the rank whose own time is the longest in 3/4 of the steps; its
  * delay in such a step is how much longer than the others' mean it took,
  * which is what the others spend waiting for it.
  *
