@@ -23,9 +23,9 @@ GEN_RANKS = os.environ["PI_GEN_RANKS"]
 HISTOGRAM_ERROR = 1 / 128
 
 
-def generate(directory, ranks, steps, straggler, delay_ms, skew_us=2000, gpu=False):
+def generate(directory, ranks, steps, straggler, delay_ms, skew_us=2000, gpu=False, hosts=1):
     """Write the job's files; what was planted, as the generator reports it."""
-    env = dict(os.environ, GEN_RANKS_GPU="1" if gpu else "0")
+    env = dict(os.environ, GEN_RANKS_GPU="1" if gpu else "0", GEN_RANKS_HOSTS=str(hosts))
     out = subprocess.run([GEN_RANKS, directory, str(ranks), str(steps), str(straggler),
                           str(delay_ms), str(skew_us)], check=True, capture_output=True, text=True,
                          env=env)
@@ -140,6 +140,26 @@ class GpuRanks(unittest.TestCase):
             self.assertGreater(e["collective_share"], 0.15, e)
         release = ranks["skew"]["collective_release_p50_ns"]
         self.assertAlmostEqual(release / planted["skew_ns"], 1.0, delta=0.05)
+
+
+class TwoHosts(unittest.TestCase):
+    """Half the ranks on a second host whose monotonic clock is an hour ahead
+    (the wall clocks agree): aligned by the wall clocks, the step ends are as
+    far apart as planted, not an hour."""
+
+    def test_hosts_are_put_on_one_time_line(self):
+        directory = tempfile.mkdtemp(prefix="pi-two-hosts-")
+        try:
+            planted = generate(directory, 16, 100, 5, 30, skew_us=2000, hosts=2)
+            ranks = ranks_report(directory)
+        finally:
+            shutil.rmtree(directory)
+        self.assertEqual(ranks["hosts"], 2)
+        self.assertFalse(ranks["clocks"]["one_host"])
+        skew = ranks["skew"]["step_end_p50_ns"]
+        bound = planted["end_jitter_ns"] + 2 * HISTOGRAM_ERROR * planted["skew_ns"]
+        self.assertAlmostEqual(skew, planted["step_end_skew_p50_ns"], delta=bound)
+        self.assertEqual(ranks["straggler"]["rank"], planted["straggler"])
 
 
 class MemoryFlat(unittest.TestCase):

@@ -18,6 +18,10 @@
  *   reaches rank r skew * r / (RANKS - 1) after rank 0;
  *   runs the optimizer for a fixed tail plus end jitter;
  *   all inside one top-level NVTX range of the main thread: the step.
+ * With GEN_RANKS_HOSTS=2 the upper half of the ranks is on a second host:
+ * another boot id, and a monotonic clock an hour ahead of the first host's
+ * (the wall clocks agree), so only an analyzer that aligns hosts by their
+ * wall clocks finds the planted skew.
  * With GEN_RANKS_GPU=1 in the environment the job is a GPU one (DDP over
  * NCCL): the collective is an NCCL kernel launched where the wait began and
  * running on the GPU until the release, while the main thread waits in a
@@ -32,6 +36,7 @@
  * zstd frames of encoded records), without the recorder's threads: a 256-rank
  * job is written in seconds.
  */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +59,8 @@
 
 static uint64_t seed;
 static int gpu; /* GEN_RANKS_GPU: collectives are NCCL kernels, not condition waits */
+static int hosts = 1; /* GEN_RANKS_HOSTS: 2 puts the upper half of the ranks on a second host */
+#define SECOND_HOST_SHIFT_NS 3600000000000ull /* its monotonic clock ahead of the first's */
 
 /* splitmix64 of (seed, rank, step, what): a uniform draw in [0, 1). */
 static double draw(uint64_t rank, uint64_t step, uint64_t what)
@@ -136,6 +143,7 @@ struct out {
     size_t bound;
     uint32_t count, sequence;
     uint64_t written;
+    uint64_t shift; /* added to every time: this host's monotonic clock against the first's */
 };
 
 static int write_compressed(struct out *o, const void *raw, size_t size)
@@ -160,7 +168,7 @@ static int flush_frame(struct out *o)
 static int emit(struct out *o, uint16_t kind, uint16_t flags, uint32_t tid, uint64_t ts,
                 uint64_t dur, uint64_t a0, uint64_t a1, uint64_t a2)
 {
-    o->records[o->count++] = (struct pi_record){kind, flags, tid, ts, dur, {a0, a1, a2}};
+    o->records[o->count++] = (struct pi_record){kind, flags, tid, ts + o->shift, dur, {a0, a1, a2}};
     return o->count >= FRAME_RECORDS ? flush_frame(o) : 0;
 }
 
@@ -192,10 +200,14 @@ static int write_header(struct out *o, const struct job *j, long r, int pid)
     setenv("LOCAL_WORLD_SIZE", "8", 1);
     setenv("MASTER_ADDR", "10.0.0.1", 1);
     setenv("MASTER_PORT", "29500", 1);
-    struct pi_header_clock clock = {PI_CLOCK_MONOTONIC, BASE_NS + 1700000000000000000ull, BASE_NS,
-                                    BASE_NS, 1e9, 100000000, 0, pid};
+    struct pi_header_clock clock = {PI_CLOCK_MONOTONIC, BASE_NS + 1700000000000000000ull,
+                                    BASE_NS + o->shift, BASE_NS + o->shift, 1e9, 100000000, 0, pid};
     static uint8_t header[16384];
     size_t size = pi_trace_header_build(header, sizeof(header), &clock);
+    char *boot = o->shift ? memmem(header, size, "boot_id=", 8) : NULL;
+    if (boot) /* the second host's own boot id, as long as this one's */
+        for (char *c = boot + 8; c < (char *)header + size && *c != '\n'; c++)
+            *c = *c == '-' ? '-' : 'b';
     struct pi_file_header h;
     memcpy(&h, header, sizeof(h));
     h.pid = pid; /* each rank its own process */
@@ -284,6 +296,7 @@ static int write_rank(const struct job *j, const char *dir, long r, uint64_t *re
     o.file = fopen(path, "wbx");
     o.count = o.sequence = 0;
     o.written = 0;
+    o.shift = hosts == 2 && r >= j->ranks / 2 ? SECOND_HOST_SHIFT_NS : 0;
     if (!o.file || !o.zstd || !o.compressed)
         return -1;
     int rc = write_header(&o, j, r, pid) | write_strings(&o);
@@ -350,6 +363,8 @@ int main(int argc, char **argv)
     seed = argc > 7 ? strtoull(argv[7], NULL, 10) : 42;
     const char *gpu_job = getenv("GEN_RANKS_GPU");
     gpu = gpu_job && strcmp(gpu_job, "1") == 0;
+    const char *two_hosts = getenv("GEN_RANKS_HOSTS");
+    hosts = two_hosts && strcmp(two_hosts, "2") == 0 ? 2 : 1;
     if (j.ranks < 2 || j.steps < 20 || j.straggler >= j.ranks || plan_releases(&j) != 0)
         return 2;
     mkdir(argv[1], 0700);
