@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "analysis/common/u64_map.h"
+#include "analysis/gpu/collectives.h"
 #include "analysis/host/steps.h"
 #include "analysis/ranks/ranks.h"
 #include "profinject/rank_identity.h"
@@ -121,6 +122,23 @@ static void write_kernels(struct pi_export *e, const struct pi_process_info *p)
     }
 }
 
+/* The process's NCCL table: one row per function, datatype and size, bandwidths over GPU time. */
+static void write_collectives(struct pi_export *e, const struct pi_process_info *p)
+{
+    const struct pi_collectives *c = p->collectives;
+    for (size_t i = 0; c && i < c->row_count; i++) {
+        const struct pi_collective_row *r = &c->rows[i];
+        double seconds = (double)r->gpu_ns / 1e9;
+        whose(e->collectives, p);
+        fprintf(e->collectives, ",%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%.0f,%.0f\n",
+                pi_nccl_func_name(r->func), pi_nccl_datatype_name(r->datatype),
+                (unsigned long long)r->bucket, (unsigned long long)r->calls,
+                (unsigned long long)r->failed, (unsigned long long)r->bytes,
+                (unsigned long long)r->host_ns, (unsigned long long)r->gpu_ns,
+                seconds > 0 ? (double)r->bytes / seconds : 0, seconds > 0 ? r->bus_bytes / seconds : 0);
+    }
+}
+
 static void on_process_end(void *context, const struct pi_analysis *a,
                            const struct pi_process_info *p)
 {
@@ -130,6 +148,8 @@ static void on_process_end(void *context, const struct pi_analysis *a,
         write_steps(e, p);
     if (e->kernels)
         write_kernels(e, p);
+    if (e->collectives)
+        write_collectives(e, p);
     pi_u64_map_free(e->launch_names);
     pi_u64_map_free(e->kernels_by_name);
     e->launch_names = e->kernels_by_name = NULL;
@@ -147,6 +167,9 @@ int pi_export_observer(struct pi_export *e, const char *dir, struct pi_analysis_
                           "collective_wait_ns,data_wait_ns,gpu_wait_ns,gpu_ns");
     e->kernels = open_table(e, "kernels.csv",
                             "job,rank,host,pid,kernel,launches,gpu_total_ns,gpu_max_ns");
+    e->collectives = open_table(e, "collectives.csv",
+                                "job,rank,host,pid,function,datatype,size_bucket,calls,failed,"
+                                "bytes,host_ns,gpu_ns,algbw_bytes_per_s,busbw_bytes_per_s");
     if (e->failed)
         return -1;
     *observer = (struct pi_analysis_observer){
@@ -185,11 +208,11 @@ int pi_export_finish(struct pi_export *e, const struct pi_analysis *a)
                              "slowest_steps,straggler");
     if (ranks)
         write_ranks(ranks, a->ranks);
-    FILE *tables[] = {ranks, e->steps, e->kernels};
+    FILE *tables[] = {ranks, e->steps, e->kernels, e->collectives};
     for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
         if (tables[i] && (ferror(tables[i]) | fclose(tables[i])) != 0)
             e->failed = 1;
-    e->steps = e->kernels = NULL;
+    e->steps = e->kernels = e->collectives = NULL;
     pi_u64_map_free(e->launch_names);
     pi_u64_map_free(e->kernels_by_name);
     e->launch_names = e->kernels_by_name = NULL;
