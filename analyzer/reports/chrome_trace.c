@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "analysis/sites/demangle.h"
+#include "analysis/gpu/collectives.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "json_text.h"
 
@@ -230,6 +231,17 @@ static void event(struct pi_chrome_trace *c, const struct pi_reader *reader,
     case PI_REC_GPU_TIME:
         cuda_event(c, reader, p, ev);
         break;
+    case PI_REC_COLLECTIVE: { /* on the calling thread: the host's part of the collective */
+        char name[64];
+        snprintf(name, sizeof(name), "nccl %s", pi_nccl_func_name(PI_NCCL_FUNC(r->flags)));
+        slice(c, p, ev, name, "nccl");
+        fprintf(out, ",\"args\":{\"count\":%" PRIu64 ",\"datatype\":\"%s\",\"comm\":\"0x%" PRIx64
+                     "\",\"peer\":%d,\"grouped\":%s,\"failed\":%s}}",
+                r->arg[0], pi_nccl_datatype_name(PI_NCCL_DATATYPE(r->flags)), r->arg[1],
+                (int)PI_NCCL_PEER(r->arg[2]), (r->flags & PI_NCCL_GROUPED) ? "true" : "false",
+                (r->flags & PI_FLAG_FAILED) ? "true" : "false");
+        break;
+    }
     case PI_REC_PROC_SAMPLE:
         separator(c);
         fprintf(out, "{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"rss\",\"args\":{\"MB\":%.3f}}",

@@ -129,6 +129,23 @@ static void print_windows(FILE *out, const struct pi_analysis *a)
     }
 }
 
+/* A rank's CPU share above holds its collective waits (lock waits of the main thread, NCCL
+ * kernels): said apart, as the RANKS section splits them. */
+static void print_rank_waits(FILE *out, const struct pi_process_info *p, double total)
+{
+    const struct pi_steps *s = &p->steps;
+    double collective = 0;
+    for (uint64_t i = s->warmup; i < s->count; i++) {
+        struct pi_step_figures f;
+        if (pi_steps_figures(s, i, &f))
+            collective += (double)f.lock;
+    }
+    if (collective > 0)
+        fprintf(out, "  collectives       %.0f%% of step time waiting in them (rank %ld; within the "
+                     "CPU share above)\n",
+                100 * collective / total, p->rank);
+}
+
 static void print_steps(FILE *out, const struct pi_analysis *a)
 {
     const struct pi_process_info *p = pi_training_process(a);
@@ -155,6 +172,8 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
                 "(GPU busy %.0f%% of step time, alongside)\n",
                 100 * s->steady_wait_ns / total, 100 * (cpu > 0 ? cpu : 0) / total,
                 100 * s->steady_sync_ns / total, 100 * s->steady_gpu_ns / total);
+        if (p->rank >= 0)
+            print_rank_waits(out, p, total);
     }
     if (p->gpu_busy_ns && p->end_ns > p->start_ns)
         fprintf(out, "  GPU busy          %.0f%% of the process's run (%s of GPU work)\n",

@@ -111,6 +111,25 @@ class SlowedRank(unittest.TestCase):
         reported = self.report["ranks"]["others_wait_per_step_ns"]
         self.assertAlmostEqual(reported / waited, 1.0, delta=0.25, msg=(reported, waited))
 
+    def test_the_text_steps_say_the_ranks_collective_share(self):
+        text = analyze(self.traces)
+        found = re.search(r"STEPS \(pid (\d+).*?\n  collectives +(\d+)% of step time waiting in "
+                          r"them \(rank (\d+);", text, re.S)
+        self.assertIsNotNone(found, text[:3000])
+        rank, reported = int(found.group(3)), int(found.group(2))
+
+        def backward(r):
+            return statistics.median(self.truth[r]["backward_s"][3:])
+        step = statistics.median(self.truth[rank]["step_s"][3:])
+        if rank == SLOW_RANK:
+            # the straggler waits for no one: at most its backward, which holds the all-reduce
+            self.assertLessEqual(reported, 100 * backward(rank) / step)
+            return
+        # what that rank's own timings say it waited (its backward over the straggler's, who
+        # waits for no one), over its own median step
+        share = 100 * max(backward(rank) - backward(SLOW_RANK), 0) / step
+        self.assertAlmostEqual(reported, share, delta=max(0.25 * share, 5), msg=rank)
+
     def test_the_export_answers_the_same_in_duckdb(self):
         steps = os.path.join(self.export, "steps.csv")
         counts = dict(duckdb.sql(f"select rank, count(*) from read_csv('{steps}') "

@@ -170,6 +170,18 @@ class FakeNccl(unittest.TestCase):
         self.assertAlmostEqual(k["gpu_ns"], truth["ns"], delta=TOLERANCE * truth["ns"])
         self.assertEqual(self.table["outside_gpu_ns"], k["gpu_ns"])
 
+    def test_the_chrome_trace_has_each_call_on_its_thread(self):
+        out = os.path.join(tempfile.mkdtemp(), "trace.json")
+        subprocess.run([ANALYZE, self.traces, "--quiet", "--chrome-trace", out], check=True,
+                       capture_output=True)
+        with open(out) as f:
+            events = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "nccl"]
+        calls = [e["name"][len("nccl "):] for e in events
+                 if e["name"] not in ("nccl group_start", "nccl group_end")]
+        self.assertEqual(sorted(calls), sorted(c["func"] for c in self.truth["calls"]))
+        self.assertEqual(sum(e["args"]["failed"] for e in events),
+                         sum(1 for c in self.truth["calls"] if c["failed"]))
+
     def test_dump_says_reduction_peer_root_and_group(self):
         text = dump(self.traces)
         lines = re.findall(r"collective (\w+)( failed)?( grouped)? count=(\d+) datatype=(\w+) "
