@@ -25,8 +25,6 @@
 
 static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                      "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
-static const char *const time_colors[PI_TIME_CLASS_COUNT] = {"#d62728", "#ff7f0e", "#bcbd22",
-                                                             "#9467bd", "#17becf", "#2ca02c"};
 
 #define MEMORY_LINES 16
 
@@ -124,7 +122,7 @@ static void thread_plot(FILE *out, const struct pi_analysis *a)
     for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
         fprintf(out, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/>"
                      "<text x=\"%d\" y=\"14\" font-size=\"11\">%s</text>\n",
-                160 + 110 * c, time_colors[c], 176 + 110 * c, pi_time_class_names[c]);
+                160 + 110 * c, pi_html_time_colors[c], 176 + 110 * c, pi_time_class_names[c]);
     int row = 0;
     for (size_t i = 0; i < a->process_count && row < TOP_THREADS; i++) {
         const struct pi_process_info *p = &a->processes[i];
@@ -149,7 +147,7 @@ static void thread_plot(FILE *out, const struct pi_analysis *a)
                 double w = share * PLOT_W;
                 fprintf(out, "<rect class=\"segment\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
                              "height=\"18\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
-                        x, y, w, time_colors[c], pi_time_class_names[c], 100 * share);
+                        x, y, w, pi_html_time_colors[c], pi_time_class_names[c], 100 * share);
                 x += w;
             }
         }

@@ -13,6 +13,9 @@
 #define PLOT_H 220
 #define MARGIN 50
 
+/* The colour of each time class (enum pi_time_class), in every plot of where threads' time went */
+extern const char *const pi_html_time_colors[PI_TIME_CLASS_COUNT];
+
 /* pi_html_axis_frame - open an <svg> plot with a heading, a frame and axis labels */
 void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
                         const char *y_label);

@@ -14,9 +14,6 @@
 #define ROW_H 16
 #define LABEL_W 160
 
-static const char *const class_colors[PI_TIME_CLASS_COUNT] = {"#d62728", "#ff7f0e", "#bcbd22",
-                                                              "#9467bd", "#17becf", "#2ca02c"};
-
 /* The class @t spent most of [@from, @to) in, and that share; CPU is what the waits leave. */
 static unsigned dominant(const struct pi_thread_timeline *tl, unsigned bucket, uint64_t from,
                          uint64_t to, double *share)
@@ -71,7 +68,7 @@ static void thread_row(FILE *out, const struct pi_analysis *a, const struct pi_p
                      "</title></rect>\n",
                 t->tid, pi_time_class_names[c], from - a->base_ns, to - a->base_ns, x, y, w,
                 ROW_H - 2,
-                class_colors[c], 0.35 + 0.65 * share, (double)(from - a->base_ns) / 1e9,
+                pi_html_time_colors[c], 0.35 + 0.65 * share, (double)(from - a->base_ns) / 1e9,
                 pi_time_class_names[c], 100 * share);
         if (!tl)
             break; /* no waits: one bar of computing over its life */
@@ -86,7 +83,7 @@ void pi_html_threads_over_time(FILE *out, const struct pi_analysis *a)
                  "start, %.2f s across.</p>\n<p>",
             span / 1e9);
     for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
-        fprintf(out, "<span style=\"color:%s\">&#9632;</span> %s &nbsp;", class_colors[c],
+        fprintf(out, "<span style=\"color:%s\">&#9632;</span> %s &nbsp;", pi_html_time_colors[c],
                 pi_time_class_names[c]);
     fprintf(out, "</p>\n<svg id=\"threads-over-time\" width=\"%d\" height=\"%d\" "
                  "xmlns=\"http://www.w3.org/2000/svg\">\n",

@@ -54,17 +54,24 @@ static inline int pi_identity_value(const char *text, const char *key, char *out
     return 0;
 }
 
+/* pi_identity_whole - @value as a whole number ≥ 0, else -1 (empty, a sign, other text) */
+static inline long pi_identity_whole(const char *value)
+{
+    if (!value || !value[0])
+        return -1;
+    char *end;
+    long n = strtol(value, &end, 10);
+    return *end == '\0' && n >= 0 ? n : -1;
+}
+
 /* pi_identity_number - the first of @keys (NULL-ended) that holds a whole
  * number ≥ 0, else -1 */
 static inline long pi_identity_number(const char *text, const char *const *keys)
 {
     char value[32];
     for (; *keys; keys++) {
-        if (!pi_identity_value(text, *keys, value, sizeof(value)) || !value[0])
-            continue;
-        char *end;
-        long n = strtol(value, &end, 10);
-        if (*end == '\0' && n >= 0)
+        long n = pi_identity_value(text, *keys, value, sizeof(value)) ? pi_identity_whole(value) : -1;
+        if (n >= 0)
             return n;
     }
     return -1;

@@ -60,8 +60,7 @@ static int create_in(int dir_fd, const char *dir, uint64_t start_realtime_ns, ch
     const char *const rank_keys[] = {PI_RANK_KEYS, NULL};
     for (const char *const *key = rank_keys; *key && !rank[0]; key++) {
         const char *value = getenv(*key);
-        char *end;
-        if (value && value[0] && strtol(value, &end, 10) >= 0 && *end == '\0')
+        if (pi_identity_whole(value) >= 0) /* the analyzer's rule (rank_identity.h) */
             snprintf(rank, sizeof(rank), ".rank%s", value);
     }
     char name[256];

@@ -52,19 +52,19 @@ enum part { PART_GPU, PART_LOCK, PART_COLLECTIVE_GPU };
 /* GPU work or a wait that came before its step was finished */
 struct pending_part {
     uint64_t ts, dur;
-    int lock; /* enum part */
+    enum part part;
 };
 
 /* Add one part to @step. */
-static void add_part(struct step *step, uint64_t ts, uint64_t dur, int lock)
+static void add_part(struct step *step, uint64_t ts, uint64_t dur, enum part part)
 {
-    if (lock == PART_GPU) {
+    if (part == PART_GPU) {
         step->gpu += dur;
         return;
     }
     step->lock += dur;
     /* an NCCL kernel ends (about) its launch plus its GPU time after being launched */
-    if (lock == PART_COLLECTIVE_GPU)
+    if (part == PART_COLLECTIVE_GPU)
         step->collective_gpu += dur;
     if (dur >= step->longest_lock) {
         step->longest_lock = dur;
@@ -91,7 +91,7 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     size_t kept = 0;
     for (size_t i = 0; i < s->pending_count; i++) {
         if (pending[i].ts >= start && pending[i].ts < end)
-            add_part(step, pending[i].ts, pending[i].dur, pending[i].lock);
+            add_part(step, pending[i].ts, pending[i].dur, pending[i].part);
         else if (pending[i].ts >= end)
             pending[kept++] = pending[i];
     }
@@ -148,19 +148,19 @@ static struct step *step_at(const struct pi_steps *s, uint64_t ts)
     return lo < s->count && ts >= steps[lo].start ? &steps[lo] : NULL;
 }
 
-static void add_at(struct pi_steps *s, uint64_t ts, uint64_t dur, int lock)
+static void add_at(struct pi_steps *s, uint64_t ts, uint64_t dur, enum part part)
 {
     struct step *steps = s->steps;
     if (s->count && ts < steps[s->count - 1].end) {
         struct step *step = step_at(s, ts); /* a finished step */
         if (step)
-            add_part(step, ts, dur, lock);
+            add_part(step, ts, dur, part);
         return;
     }
     if (pi_array_room(&s->pending, &s->pending_capacity, s->pending_count,
                       sizeof(struct pending_part), 256) != 0)
         return;
-    ((struct pending_part *)s->pending)[s->pending_count++] = (struct pending_part){ts, dur, lock};
+    ((struct pending_part *)s->pending)[s->pending_count++] = (struct pending_part){ts, dur, part};
 }
 
 void pi_steps_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)

@@ -234,18 +234,15 @@ static void find_straggler(struct pi_ranks *r, int exact)
 /* The median over the other ranks of each one's median lock wait per step. */
 static double others_wait(struct pi_ranks *r)
 {
-    double *waits = calloc(r->count, sizeof(*waits));
+    uint64_t *waits = calloc(r->count, sizeof(*waits));
     size_t n = 0;
     for (size_t i = 0; waits && i < r->count; i++)
         if (i != r->straggler_index || r->straggler < 0)
-            waits[n++] = pi_histogram_quantile(&r->ranks[i].lock_ns, 0.5);
-    for (size_t i = 1; i < n; i++) /* few ranks' worth: insertion sort */
-        for (size_t j = i; j > 0 && waits[j] < waits[j - 1]; j--) {
-            double t = waits[j];
-            waits[j] = waits[j - 1];
-            waits[j - 1] = t;
-        }
-    double median = n ? (n % 2 ? waits[n / 2] : (waits[n / 2 - 1] + waits[n / 2]) / 2) : 0;
+            waits[n++] = (uint64_t)(pi_histogram_quantile(&r->ranks[i].lock_ns, 0.5) + 0.5);
+    pi_sort_u64(waits, n);
+    double median = n ? (n % 2 ? (double)waits[n / 2]
+                               : ((double)waits[n / 2 - 1] + (double)waits[n / 2]) / 2)
+                      : 0;
     free(waits);
     return median;
 }
