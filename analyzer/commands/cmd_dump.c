@@ -10,6 +10,7 @@
 #include "analysis/gpu/collectives.h"
 #include "analysis/sites/call_sites.h"
 #include "commands.h"
+#include "reader/summary_record.h"
 
 void pi_print_header(FILE *out, const struct pi_reader *reader)
 {
@@ -54,6 +55,20 @@ static void print_stack(const struct pi_reader *reader, const char *label, uint6
     struct pi_call_site *site = id ? pi_call_site_read(reader, id) : NULL;
     printf(" %s=\"%s\"", label, site ? site->text : "?");
     pi_call_site_free(site);
+}
+
+/* A summary: what it stands for, its figures and its buckets as index:count. */
+static void print_summary(const struct pi_reader *reader)
+{
+    const struct pi_summary *s = pi_reader_summary(reader);
+    const struct pi_summary_body *b = &s->body;
+    printf(" of=%s flags=0x%x key=%" PRIu64 ",%" PRIu64 ",%" PRIu64 " count=%" PRIu64
+           " total_ns=%" PRIu64 " min_ns=%" PRIu64 " max_ns=%" PRIu64 " bytes=%" PRIu64 " buckets=",
+           pi_record_kind_name(b->kind), b->flags, b->key[0], b->key[1], b->key[2], s->count,
+           b->total_ns, b->min_ns, b->max_ns, b->bytes);
+    for (uint32_t i = 0; i < b->bucket_count; i++)
+        printf("%s%u:%" PRIu64, i ? "," : "", PI_SUMMARY_BUCKET_INDEX(s->buckets[i]),
+               PI_SUMMARY_BUCKET_COUNT(s->buckets[i]));
 }
 
 static void print_module(const struct pi_reader *reader, uint64_t id)
@@ -232,6 +247,16 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         break;
     case PI_REC_THREAD_NAME:
         printf(" name=\"%s\"", string_or(reader, r->arg[0], "?"));
+        break;
+    case PI_REC_SUMMARY:
+        print_summary(reader);
+        break;
+    case PI_REC_DETAIL:
+        printf(" %s reason=%" PRIu64 " step_ns=%" PRIu64 " dur_ns=%" PRIu64,
+               r->arg[0] == PI_DETAIL_REPLAY_BEGIN ? "replay_begin"
+               : r->arg[0] == PI_DETAIL_REPLAY_END ? "replay_end"
+                                                   : "window",
+               r->arg[1], r->arg[2], ev->dur_ns);
         break;
     default:
         printf(" flags=0x%x dur_ns=%" PRIu64 " args=%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->flags,

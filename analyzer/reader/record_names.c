@@ -27,7 +27,8 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_CALL_SITE] = "call_site",     [PI_REC_PYTHON] = "python",
         [PI_REC_GPU_POOL] = "gpu_pool",       [PI_REC_PY_SAMPLE] = "py_sample",
         [PI_REC_WAKE] = "wake",               [PI_REC_NCCL_COMM] = "nccl_comm",
-        [PI_REC_COLLECTIVE] = "collective",
+        [PI_REC_COLLECTIVE] = "collective",   [PI_REC_SUMMARY] = "summary",
+        [PI_REC_DETAIL] = "detail",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }

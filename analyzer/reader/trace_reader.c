@@ -12,6 +12,8 @@
 #include <zstd_errors.h>
 
 #include "profinject/record_codec.h"
+#include "saturate.h"
+#include "summary_record.h"
 
 #define READ_CHUNK (1u << 20)
 #define MAX_FRAME_COMPRESSED (64u << 20)
@@ -55,11 +57,12 @@ struct pi_reader {
     struct definition *strings;
     uint32_t string_capacity;
 
+    struct pi_summary summary; /* of the last record, when a PI_REC_SUMMARY */
+    int has_summary;
     int truncated;
     uint64_t truncated_offset, truncated_bytes;
     char error[512];
 };
-
 
 static void fail(struct pi_reader *r, uint64_t offset, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
@@ -352,26 +355,6 @@ const void *pi_reader_definition(const struct pi_reader *r, uint64_t id, unsigne
     return r->strings[id].bytes;
 }
 
-/* A double to an integer, saturating: a damaged clock record can make
- * the rate absurd, and an out-of-range conversion is undefined. */
-static int64_t saturate_i64(double x)
-{
-    if (!(x == x))
-        return 0;
-    if (x >= 9.2e18)
-        return INT64_MAX;
-    if (x <= -9.2e18)
-        return INT64_MIN;
-    return (int64_t)x;
-}
-
-static uint64_t saturate_u64(double x)
-{
-    if (!(x > 0))
-        return 0;
-    return x >= 1.8e19 ? UINT64_MAX : (uint64_t)x;
-}
-
 uint64_t pi_reader_ticks_to_ns(const struct pi_reader *r, uint64_t ticks)
 {
     double delta = (double)(int64_t)(ticks - r->base_ticks) * r->ns_per_tick;
@@ -460,6 +443,11 @@ static void apply_clock_sync(struct pi_reader *r, const struct pi_record *rec)
     r->base_ns = mono;
 }
 
+const struct pi_summary *pi_reader_summary(const struct pi_reader *r)
+{
+    return r->has_summary ? &r->summary : NULL;
+}
+
 int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
 {
     while (r->record_pos >= r->record_count) {
@@ -473,7 +461,16 @@ int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
         return PI_READ_ERROR;
     }
     uint32_t consumed = 1;
-    if (pi_record_is_definition(rec->kind)) {
+    r->has_summary = 0;
+    if (rec->kind == PI_REC_SUMMARY) { /* checked here, so no report sees an absurd one */
+        const char *why;
+        if (pi_summary_parse(rec, r->record_count - r->record_pos - 1, &r->summary, &why) != 0) {
+            fail(r, r->frame_offset, "record %u: %s", r->record_pos, why);
+            return PI_READ_ERROR;
+        }
+        r->has_summary = 1;
+        consumed += pi_string_slots(rec->arg[1]);
+    } else if (pi_record_is_definition(rec->kind)) {
         if (define_string(r, rec) != 0)
             return PI_READ_ERROR;
         consumed += pi_string_slots(rec->arg[1]);

@@ -82,6 +82,15 @@ const char *pi_reader_string(const struct pi_reader *reader, uint64_t id);
 const void *pi_reader_definition(const struct pi_reader *reader, uint64_t id, unsigned *kind,
                                  uint32_t *length);
 
+struct pi_summary;
+
+/**
+ * pi_reader_summary - the body of the record pi_reader_next just returned,
+ * when it is a PI_REC_SUMMARY (format 6), checked; valid until the next call
+ * Return: the summary, or NULL for any other record.
+ */
+const struct pi_summary *pi_reader_summary(const struct pi_reader *reader);
+
 /* pi_reader_ticks_to_ns - convert clock ticks of this file into CLOCK_MONOTONIC ns */
 uint64_t pi_reader_ticks_to_ns(const struct pi_reader *reader, uint64_t ticks);
 

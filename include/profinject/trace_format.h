@@ -31,7 +31,9 @@
 /* 4: semaphore posts that wake a waiting thread (PI_REC_WAKE). */
 /* 5: the rank identity in the header (PI_HDR_IDENTITY); NCCL communicators
  * and collectives (PI_REC_NCCL_COMM, PI_REC_COLLECTIVE). */
-#define PI_FORMAT_VERSION 5
+/* 6: summary mode: per-interval aggregates (PI_REC_SUMMARY) and the
+ * windows of full detail among them (PI_REC_DETAIL). */
+#define PI_FORMAT_VERSION 6
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -230,8 +232,69 @@ enum pi_record_kind {
      * launches are PI_REC_GPU_LAUNCH records of the same thread inside its
      * span. */
     PI_REC_COLLECTIVE = 32,
+    /* Format 6, summary mode. The records of one kind and subject (a
+     * kernel, a copy direction, a file, a thread's waits, ...) of one
+     * thread over one interval, aggregated in the process instead of
+     * written one by one: ts = the first one's start, dur = up to the last
+     * one's end, arg0 = how many, arg1 = the length of what follows in
+     * continuation slots (like a string): struct pi_summary_body, then
+     * bucket_count PI_SUMMARY_BUCKET words. */
+    PI_REC_SUMMARY = 33,
+    /* Format 6, summary mode: arg0 = enum pi_detail_event. Records
+     * between a REPLAY_BEGIN and its REPLAY_END come from the flight ring
+     * (the last seconds before a trigger): full detail of records the
+     * summaries already count. A WINDOW record closes a detail window: ts,
+     * dur = its span, arg1 = enum pi_detail_reason, arg2 = the slow step's
+     * duration in ns (PI_DETAIL_SLOW_STEP; its threshold in the flags'
+     * word is not kept: the step's own records say it). Inside a window
+     * the records that summaries would count are written in full instead. */
+    PI_REC_DETAIL = 34,
     PI_REC_KIND_COUNT
 };
+
+/* PI_REC_DETAIL arg0 */
+enum pi_detail_event {
+    PI_DETAIL_REPLAY_BEGIN = 1,
+    PI_DETAIL_REPLAY_END = 2,
+    PI_DETAIL_WINDOW = 3,
+};
+
+/* PI_REC_DETAIL arg1 of a PI_DETAIL_WINDOW: why the detail was kept */
+enum pi_detail_reason {
+    PI_DETAIL_SLOW_STEP = 1, /* a step ended slower than the p99 of the steps before */
+    PI_DETAIL_REQUESTED = 2, /* a capture window asked for (ctl capture, --duration) */
+};
+
+/*
+ * What follows a PI_REC_SUMMARY: the records it stands for, by a template
+ * of them (their kind, flags and the arguments that name the subject, the
+ * others 0) and their figures. Durations are CLOCK_MONOTONIC ns (the
+ * recorder converts ticks with its measured rate); the buckets are those
+ * of histogram_buckets.h, over durations in ns.
+ *   PI_REC_GPU_LAUNCH: key = {0, kernel name id, 0}, flags the launch's
+ *   PI_REC_GPU_COPY:   key = {size class low bound in bytes, 0, 0}
+ *   PI_REC_GPU_TIME:   key = {kind of the call timed (PI_REC_GPU_LAUNCH or
+ *                      PI_REC_GPU_COPY), its kernel name id or copy flags,
+ *                      0}; 0, 0: its call was not seen
+ *   PI_REC_IO:         key = {0, 0, path string id}, flags the calls'
+ *   PI_REC_WAIT:       key = {wait kind, 0, 0}
+ */
+struct pi_summary_body {
+    uint16_t kind;  /* enum pi_record_kind of the records summarised */
+    uint16_t flags; /* their flags */
+    uint32_t bucket_count;
+    uint64_t key[3];
+    uint64_t total_ns; /* sum of their durations */
+    uint64_t min_ns, max_ns;
+    uint64_t bytes; /* bytes they moved (I/O results, copies) */
+};
+
+/* A bucket of a summary: its index (below PI_BUCKET_COUNT) and its count */
+#define PI_SUMMARY_BUCKET(index, count) ((uint64_t)(index) | ((uint64_t)(count) << 16))
+#define PI_SUMMARY_BUCKET_INDEX(word) ((uint32_t)((word) & 0xffffu))
+#define PI_SUMMARY_BUCKET_COUNT(word) ((word) >> 16)
+/* Longest summary body: every bucket of histogram_buckets.h used */
+#define PI_MAX_SUMMARY_LEN (sizeof(struct pi_summary_body) + 3776u * sizeof(uint64_t))
 
 enum pi_lost_reason {
     PI_LOST_NO_BUFFER = 1,  /* the writer fell behind; the application ran on */
@@ -505,12 +568,20 @@ _Static_assert(sizeof(struct pi_record) == PI_RECORD_SIZE, "record size is part 
 _Static_assert(sizeof(struct pi_frame_header) == 16, "frame header size is part of the format");
 _Static_assert(sizeof(struct pi_module_def) == 16, "module definition size is part of the format");
 _Static_assert(sizeof(struct pi_stack_frame) == 24, "stack frame size is part of the format");
+_Static_assert(sizeof(struct pi_summary_body) == 64, "summary body size is part of the format");
 
 /* pi_record_is_definition - whether a record defines an id and carries its
  * bytes in continuation slots (strings, and from format 2 modules and stacks) */
 static inline int pi_record_is_definition(uint16_t kind)
 {
     return kind == PI_REC_STRING || kind == PI_REC_MODULE || kind == PI_REC_STACK;
+}
+
+/* pi_record_has_continuation - whether a record of @kind is followed by
+ * pi_string_slots(arg1) raw slots: definitions, and summaries (format 6) */
+static inline int pi_record_has_continuation(uint16_t kind)
+{
+    return pi_record_is_definition(kind) || kind == PI_REC_SUMMARY;
 }
 
 /* pi_record_has_time - whether a record's ts field is a time (definitions' is not) */
@@ -526,6 +597,7 @@ static inline unsigned pi_kinds_of_version(unsigned version)
            : version < 3 ? PI_REC_GPU_POOL + 1
            : version < 4 ? PI_REC_PY_SAMPLE + 1
            : version < 5 ? PI_REC_WAKE + 1
+           : version < 6 ? PI_REC_COLLECTIVE + 1
                          : PI_REC_KIND_COUNT;
 }
 

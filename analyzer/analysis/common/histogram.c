@@ -4,32 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SUB (1u << PI_HISTOGRAM_SUB_BITS)
-
 uint32_t pi_histogram_bucket_of(uint64_t value)
 {
-    if (value < SUB)
-        return (uint32_t)value;
-    unsigned exponent = 63u - (unsigned)__builtin_clzll(value);
-    unsigned shift = exponent - PI_HISTOGRAM_SUB_BITS;
-    return (exponent - PI_HISTOGRAM_SUB_BITS + 1) * SUB + (uint32_t)((value >> shift) & (SUB - 1));
+    return pi_bucket_of(value);
 }
 
 uint64_t pi_histogram_bucket_low(uint32_t index)
 {
-    if (index < SUB)
-        return index;
-    unsigned octave = index / SUB - 1, sub = index % SUB;
-    return (uint64_t)(SUB + sub) << octave;
+    return pi_bucket_low(index);
 }
 
 double pi_histogram_bucket_value(uint32_t index)
 {
-    if (index < SUB)
-        return (double)index;
-    unsigned octave = index / SUB - 1;
-    double width = (double)(1ull << octave);
-    return (double)pi_histogram_bucket_low(index) + (width - 1) / 2.0;
+    return pi_bucket_value(index);
 }
 
 void pi_histogram_init(struct pi_histogram *h, int exact)
@@ -103,6 +90,28 @@ int pi_histogram_add(struct pi_histogram *h, uint64_t value)
     if (value > h->max)
         h->max = value;
     return 0;
+}
+
+int pi_histogram_add_buckets(struct pi_histogram *h, uint32_t index, uint64_t count)
+{
+    if (index >= PI_BUCKET_COUNT)
+        return -1;
+    if (count == 0)
+        return 0;
+    if ((!h->counts || index < h->lo || index >= h->hi) && cover(h, index) != 0)
+        return -1;
+    h->counts[index - h->lo] += count;
+    h->count += count;
+    return 0;
+}
+
+void pi_histogram_add_extent(struct pi_histogram *h, uint64_t sum, uint64_t min, uint64_t max)
+{
+    h->sum += sum;
+    if (min < h->min)
+        h->min = min;
+    if (max > h->max)
+        h->max = max;
 }
 
 int pi_histogram_merge(struct pi_histogram *into, const struct pi_histogram *from)

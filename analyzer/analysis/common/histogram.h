@@ -1,10 +1,10 @@
 /*
  * histogram.h - mergeable log-linear latency histograms.
  *
- * Values (nanoseconds, bytes) below 64 are counted exactly; above, each
- * power of two is split into 64 equal buckets, so a bucket's midpoint is
- * within 1/128 (0.78%) of any value in it: percentiles carry at most 1%
- * relative error. Only the range of buckets actually used is allocated,
+ * The buckets are profinject/histogram_buckets.h's, the recorder's too
+ * (summary mode): values below 64 exactly, above, 64 buckets per power of
+ * two, so a bucket's midpoint is within 1/128 (0.78%) of any value in it:
+ * percentiles carry at most that relative error. Only the range of buckets actually used is allocated,
  * so a histogram of similar values stays small. Two histograms merge by
  * adding counts. In exact mode every value is kept as well and
  * percentiles come from the sorted values (for checking, or --exact).
@@ -15,8 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PI_HISTOGRAM_SUB_BITS 6
-#define PI_HISTOGRAM_RELATIVE_ERROR (1.0 / (2 << PI_HISTOGRAM_SUB_BITS))
+#include "profinject/histogram_buckets.h"
+
+#define PI_HISTOGRAM_SUB_BITS PI_BUCKET_SUB_BITS
+#define PI_HISTOGRAM_RELATIVE_ERROR PI_BUCKET_RELATIVE_ERROR
 
 struct pi_histogram {
     uint64_t count;
@@ -38,6 +40,20 @@ void pi_histogram_free(struct pi_histogram *h);
 
 /* pi_histogram_add - count one value; 0 or -1 when out of memory */
 int pi_histogram_add(struct pi_histogram *h, uint64_t value);
+
+/**
+ * pi_histogram_add_buckets - count @count values known only by their bucket
+ * @index: bucket (profinject/histogram_buckets.h)
+ *
+ * For summaries, whose values were bucketed in the recorder: sum, min and
+ * max come from the summary itself (pi_histogram_add_extent). An exact
+ * histogram stops being exact (its percentiles then come from buckets).
+ * Return: 0, or -1 when out of memory or @index is out of range.
+ */
+int pi_histogram_add_buckets(struct pi_histogram *h, uint32_t index, uint64_t count);
+
+/* pi_histogram_add_extent - a summary's sum, min and max, after its buckets */
+void pi_histogram_add_extent(struct pi_histogram *h, uint64_t sum, uint64_t min, uint64_t max);
 
 /* pi_histogram_merge - add @from's counts into @into (same exactness) */
 int pi_histogram_merge(struct pi_histogram *into, const struct pi_histogram *from);
