@@ -15,6 +15,7 @@
 #include "report.h"
 #include "report_html.h"
 #include "report_collectives.h"
+#include "report_summary_mode.h"
 #include "report_python_time.h"
 #include "report_ranks.h"
 #include "report_sites.h"
@@ -281,6 +282,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     pi_report_sites_html(out, a);
     pi_report_python_time_html(out, a);
     pi_report_collectives_html(out, a);
+    pi_report_summary_mode_html(out, a);
     if (list)
         latency_table(out, list, n);
     free(list);

@@ -12,6 +12,7 @@
 #include "call_site_format.h"
 #include "report.h"
 #include "report_collectives.h"
+#include "report_summary_mode.h"
 #include "report_python_time.h"
 #include "report_ranks.h"
 #include "report_sites.h"
@@ -168,6 +169,7 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
         }
         cJSON_AddNumberToObject(o, "recorded_ns", (double)p->window_ns);
     }
+    pi_report_summary_mode_json(o, p);
     cJSON *memory = cJSON_AddObjectToObject(o, "memory");
     uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
     cJSON_AddNumberToObject(memory, "rss_peak_bytes", (double)p->rss_peak);

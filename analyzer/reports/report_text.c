@@ -11,6 +11,7 @@
 #include "key_figures.h"
 #include "report.h"
 #include "report_collectives.h"
+#include "report_summary_mode.h"
 #include "report_python_time.h"
 #include "report_ranks.h"
 #include "report_sites.h"
@@ -396,6 +397,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     print_verdict(out, a);
     print_key_numbers(out, a);
     print_windows(out, a);
+    pi_report_summary_mode_text(out, a);
     print_steps(out, a);
     pi_report_ranks_text(out, a);
     pi_report_sites_text(out, a);

@@ -277,7 +277,11 @@ enum pi_detail_reason {
  *                      PI_REC_GPU_COPY), its kernel name id or copy flags,
  *                      0}; 0, 0: its call was not seen
  *   PI_REC_IO:         key = {0, 0, path string id}, flags the calls'
- *   PI_REC_WAIT:       key = {wait kind, 0, 0}
+ *   PI_REC_WAIT:       key = {wait kind, address of the object, 0}
+ * Summarised are: all launches, copies and GPU times; I/O on regular
+ * files; the waits of threads other than the main one. The rest (the main
+ * thread's waits and pipe and socket I/O, that steps are made of,
+ * allocations, synchronisations, ...) stays in full.
  */
 struct pi_summary_body {
     uint16_t kind;  /* enum pi_record_kind of the records summarised */
@@ -411,6 +415,14 @@ enum pi_io_op {
     PI_IO_SENDFILE,        /* arg0 = the fd read from, arg1 = bytes sent in the kernel */
     PI_IO_OP_COUNT
 };
+
+/* pi_io_moves_bytes - whether a PI_REC_IO of @op has the bytes moved in
+ * arg1 (open has a descriptor there, mmap a length mapped, poll a count) */
+static inline int pi_io_moves_bytes(unsigned op)
+{
+    return (op >= PI_IO_READ && op <= PI_IO_SENDMSG) || op == PI_IO_FREAD || op == PI_IO_FWRITE ||
+           (op >= PI_IO_PREADV2 && op <= PI_IO_SENDFILE);
+}
 
 /* PI_REC_IO flags: bit 0 failed, bits 4-7 fd class, bits 8-15 operation. */
 #define PI_IO_FLAGS(op, fd_class, failed) \

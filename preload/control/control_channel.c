@@ -34,6 +34,7 @@
 #include "core/raw_syscalls.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
+#include "core/summary_mode.h"
 #include "core/settings.h"
 
 static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -44,6 +45,10 @@ void pi_capture_set(int on)
 {
     if (pi_recorder_state() != PI_STATE_RUNNING)
         return;
+    if (pi_recorder_summary_mode()) { /* recording never pauses: a window of full detail */
+        pi_summary_mode_request_detail(on);
+        return;
+    }
     if (on) {
         if (!atomic_load(&pi_recording) && pi_live_open_window() != 0)
             pi_diag("a capture window opened without the full list of live CUDA allocations");

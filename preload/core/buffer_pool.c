@@ -90,3 +90,17 @@ void pi_pool_reset(struct pi_buffer_pool *pool)
     }
     atomic_store_explicit(&pool->free_count, pool->count, memory_order_release);
 }
+
+void pi_pool_sort_by_sequence(const struct pi_buffer_pool *pool, uint32_t *order, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t index = order[i];
+        uint64_t key = pool->buffers[index].sequence;
+        uint32_t j = i;
+        while (j > 0 && pool->buffers[order[j - 1]].sequence > key) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = index;
+    }
+}

@@ -41,6 +41,11 @@ void pi_config_from_env(struct pi_config *config)
     config->test_fail_write_after = pi_setting_number("PROFINJECT_TEST_FAIL_WRITE_AFTER");
 
     config->disabled = pi_setting_flag("PROFINJECT_DISABLE");
+    config->summary = strcmp(pi_setting_choice("PROFINJECT_MODE"), "summary") == 0;
+    config->summary_interval_ns = pi_setting_number("PROFINJECT_SUMMARY_INTERVAL_S") * 1000000000u;
+    config->summary_detail_ns = pi_setting_number("PROFINJECT_SUMMARY_DETAIL_MS") * 1000000u;
+    config->summary_trigger_gap_ns =
+        pi_setting_number("PROFINJECT_SUMMARY_TRIGGER_GAP_S") * 1000000000u;
 }
 
 uint64_t pi_record_until_ns(void)

@@ -30,6 +30,11 @@ struct pi_config {
     int compression_level;       /* PROFINJECT_ZSTD_LEVEL, default 3 */
     enum pi_clock_request clock; /* PROFINJECT_CLOCK=auto|tsc|monotonic */
     int disabled;                /* PROFINJECT_DISABLE=1 */
+    /* PROFINJECT_MODE=summary (core/summary_mode.h) and its intervals */
+    int summary;
+    uint64_t summary_interval_ns;    /* PROFINJECT_SUMMARY_INTERVAL_S, default 10 */
+    uint64_t summary_detail_ns;      /* PROFINJECT_SUMMARY_DETAIL_MS after a slow step, default 2000 */
+    uint64_t summary_trigger_gap_ns; /* PROFINJECT_SUMMARY_TRIGGER_GAP_S between slow-step windows */
     /* fault injection, for the reliability tests */
     uint64_t test_writer_stall_ns;  /* PROFINJECT_TEST_WRITER_STALL_MS: a slow disk */
     uint64_t test_fail_write_after; /* PROFINJECT_TEST_FAIL_WRITE_AFTER bytes: a full disk */

@@ -72,8 +72,8 @@ void pi_init_slow(void)
             atomic_store(&pi_recording, 0);
         /* started after the recording of `run --duration` ended: nothing to record */
         uint64_t until = pi_record_until_ns();
-        if (until && pi_clock_ns(CLOCK_MONOTONIC) >= until)
-            atomic_store(&pi_recording, 0);
+        if (until && pi_clock_ns(CLOCK_MONOTONIC) >= until && !config.summary)
+            atomic_store(&pi_recording, 0); /* summary mode: summaries go on */
     }
     atomic_store_explicit(&pi_init_complete, 1, memory_order_release);
     pi_guard_restore(guard);

@@ -34,6 +34,11 @@ double pi_recorder_ticks_per_second(void)
                                PI_FIRST_RATE_MIN_NS);
 }
 
+int pi_recorder_summary_mode(void)
+{
+    return pi_rec.config.summary;
+}
+
 int pi_recorder_pid(void)
 {
     return pi_rec.pid;

@@ -167,6 +167,9 @@ uint32_t pi_current_tid(void);
 /* pi_recorder_ticks_per_second - clock rate; measured by the writer, estimated before */
 double pi_recorder_ticks_per_second(void);
 
+/* pi_recorder_summary_mode - nonzero in PROFINJECT_MODE=summary (core/summary_mode.h) */
+int pi_recorder_summary_mode(void);
+
 /* pi_recorder_pid - pid of the process the recorder writes for */
 int pi_recorder_pid(void);
 

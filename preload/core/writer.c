@@ -19,6 +19,7 @@
 #include "diagnostics.h"
 #include "profinject/record_codec.h"
 #include "raw_syscalls.h"
+#include "summary_mode.h"
 #include "trace_file.h"
 
 #define STAGING_RECORDS 16384u
@@ -108,7 +109,7 @@ static void flush_staging(struct pi_writer *w)
 }
 
 /* Room for @slots more records, writing a frame first if needed. */
-static struct pi_record *stage(struct pi_writer *w, uint32_t slots)
+static struct pi_record *pi_writer_stage(struct pi_writer *w, uint32_t slots)
 {
     if (w->staged + slots > w->staging_capacity)
         flush_staging(w);
@@ -117,10 +118,15 @@ static struct pi_record *stage(struct pi_writer *w, uint32_t slots)
     return r;
 }
 
+static struct pi_record *summary_stage(void *writer, uint32_t slots)
+{
+    return pi_writer_stage(writer, slots);
+}
+
 static struct pi_record *stage_process_record(struct pi_writer *w, uint16_t kind, uint64_t ts,
                                               uint64_t a0, uint64_t a1, uint64_t a2)
 {
-    struct pi_record *r = stage(w, 1);
+    struct pi_record *r = pi_writer_stage(w, 1);
     w->staged_own++; /* after stage(), which may have written a frame */
     memset(r, 0, sizeof(*r));
     r->kind = kind;
@@ -140,7 +146,7 @@ static void stage_new_strings(struct pi_writer *w)
         if (!text)
             continue;
         uint32_t slots = pi_string_slots(length);
-        struct pi_record *r = stage(w, 1 + slots);
+        struct pi_record *r = pi_writer_stage(w, 1 + slots);
         memset(r, 0, sizeof(*r) * (1 + slots));
         r->kind = pi_strings_kind(&pi_rec.strings, id);
         r->arg[0] = id;
@@ -206,7 +212,7 @@ static uint64_t next_sample_gap(struct pi_writer *w, uint64_t process_cpu_ns)
 
 static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count, unsigned reason)
 {
-    struct pi_record *r = stage(w, 1);
+    struct pi_record *r = pi_writer_stage(w, 1);
     memset(r, 0, sizeof(*r));
     r->kind = PI_REC_LOST;
     r->tid = tid;
@@ -252,24 +258,13 @@ static void copy_buffer(struct pi_writer *w, struct pi_buffer *b, uint32_t end)
         }
         uint32_t count = end - b->flushed < room ? end - b->flushed : room;
         const struct pi_record *src = &b->records[b->flushed];
-        memcpy(&w->staging[w->staged], src, (size_t)count * sizeof(*src));
-        w->staged += count;
-        b->flushed += count;
-    }
-}
-
-/* Order buffer indices by acquisition, so each thread's records stay in order. */
-static void sort_by_sequence(const struct pi_buffer_pool *pool, uint32_t *order, uint32_t n)
-{
-    for (uint32_t i = 1; i < n; i++) {
-        uint32_t index = order[i];
-        uint64_t key = pool->buffers[index].sequence;
-        uint32_t j = i;
-        while (j > 0 && pool->buffers[order[j - 1]].sequence > key) {
-            order[j] = order[j - 1];
-            j--;
+        if (pi_rec.config.summary) {
+            pi_summary_mode_take(src, count); /* stages only what it writes in full */
+        } else {
+            memcpy(&w->staging[w->staged], src, (size_t)count * sizeof(*src));
+            w->staged += count;
         }
-        order[j] = index;
+        b->flushed += count;
     }
 }
 
@@ -296,7 +291,7 @@ static void drain_buffers(struct pi_writer *w, int partial)
     }
     stage_new_strings(w);
     stage_lost_counts(w);
-    sort_by_sequence(pool, w->drain_order, pending);
+    pi_pool_sort_by_sequence(pool, w->drain_order, pending);
     for (uint32_t k = 0; k < pending; k++) {
         uint32_t i = w->drain_order[k];
         struct pi_buffer *b = &pool->buffers[i];
@@ -409,6 +404,8 @@ static void writer_loop(struct pi_writer *w)
         /* a wake for a sample alone need not look at the buffers */
         if (partial || woken)
             drain_buffers(w, partial);
+        if (partial && pi_rec.config.summary)
+            pi_summary_mode_flush(stopping);
         if (w->failed)
             w->staged = w->staged_own = 0;
         if (partial) {
@@ -454,6 +451,8 @@ static void *writer_main(void *arg)
     w->rate_refined = 0; /* each process refines the rate once over its own first 50 ms */
     w->process_cpu_ns = 0;
     w->staged_own = 0;
+    if (pi_rec.config.summary)
+        pi_summary_mode_start(summary_stage, w);
     w->statm_fd = pi_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
     if (writer_open(w) == 0) {
         writer_loop(w);

@@ -76,6 +76,23 @@ struct pi_window {
 };
 #define PI_MAX_WINDOWS 64
 
+/* A window of full detail in a summary-mode stream (format 6, PI_REC_DETAIL). */
+struct pi_detail_window {
+    uint64_t start_ns, end_ns;
+    unsigned reason;  /* enum pi_detail_reason */
+    uint64_t step_ns; /* the slow step that opened it */
+};
+
+/* What a summary-mode stream held (pass/summary_events.c); all 0 for a full one. */
+struct pi_summary_info {
+    uint64_t summaries;  /* PI_REC_SUMMARY records */
+    uint64_t summarised; /* records they stand for */
+    uint64_t replayed;   /* flight-ring records in windows: detail, counted in the summaries */
+    int replaying;
+    struct pi_detail_window windows[PI_MAX_WINDOWS];
+    size_t window_count;
+};
+
 /* Memory growth once the job runs steadily (memory_growth.c). */
 struct pi_memory_growth {
     int by_steps;          /* 1: over the steady steps; 0: over the last third of the trace */
@@ -127,6 +144,7 @@ struct pi_process_info {
      * are the first window's start and the last one's end: times and shares cover them only */
     struct pi_window windows[PI_MAX_WINDOWS];
     size_t window_count;
+    struct pi_summary_info summary;
     int window_open;
     uint64_t window_ns; /* recorded time: the windows' lengths together */
     uint32_t relay_tid; /* the thread that hands the main thread its batches, 0: none */

@@ -15,6 +15,7 @@
 #include "analysis/sites/python_time.h"
 #include "analysis/host/relay_steps.h"
 #include "analysis/host/thread_timeline.h"
+#include "analysis/pass/summary_events.h"
 #include "analysis/pass/training_process.h"
 #include "profinject/rank_identity.h"
 
@@ -31,12 +32,6 @@ static int is_blocking_receive(unsigned op)
     return op == PI_IO_POLL || op == PI_IO_PPOLL || op == PI_IO_SELECT || op == PI_IO_PSELECT ||
            op == PI_IO_EPOLL_WAIT || op == PI_IO_READ || op == PI_IO_READV ||
            op == PI_IO_RECV || op == PI_IO_RECVFROM || op == PI_IO_RECVMSG || op == PI_IO_RECVMMSG;
-}
-
-static int moves_bytes(unsigned op)
-{
-    return (op >= PI_IO_READ && op <= PI_IO_SENDMSG) || op == PI_IO_FREAD || op == PI_IO_FWRITE ||
-           (op >= PI_IO_PREADV2 && op <= PI_IO_SENDFILE);
 }
 
 enum { BY_ID_RANGE, BY_ID_FILE, BY_ID_NVTX };
@@ -77,7 +72,7 @@ static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader
     const struct pi_record *r = &ev->rec;
     unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
     int failed = (r->flags & PI_FLAG_FAILED) != 0;
-    uint64_t bytes = !failed && moves_bytes(op) ? r->arg[1] : 0;
+    uint64_t bytes = !failed && pi_io_moves_bytes(op) ? r->arg[1] : 0;
     /* fields come from the file: out-of-range values must not index tables */
     if (op >= PI_IO_OP_COUNT)
         op = 0;
@@ -231,6 +226,10 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_GPU_POOL:
         pi_gpu_event(a, reader, p, ev);
         return;
+    case PI_REC_SUMMARY:
+    case PI_REC_DETAIL:
+        pi_summary_event(a, reader, p, ev);
+        return;
     default:
         break;
     }
@@ -361,7 +360,8 @@ static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct
             if (ev.ts_ns + ev.dur_ns > p->end_ns)
                 p->end_ns = ev.ts_ns + ev.dur_ns;
         }
-        account_event(a, reader, p, &ev);
+        if (!pi_summary_replayed(p, &ev)) /* replays: detail the summaries already count */
+            account_event(a, reader, p, &ev);
         if (observer && observer->event)
             observer->event(observer->context, a, reader, p, &ev);
         if ((++n & 0xfffff) == 0)

@@ -1,0 +1,173 @@
+/* summary_events.c - summaries and detail windows in the one pass (see summary_events.h). */
+#include "summary_events.h"
+
+#include <stdio.h>
+
+#include "analysis/host/threads.h"
+#include "analysis/sites/demangle.h"
+#include "reader/summary_record.h"
+
+/* The summary's histogram, sum and extremes into @e's durations, its bytes too. */
+static void merge(struct pi_latency_entry *e, const struct pi_summary *s, uint64_t bytes)
+{
+    if (!e)
+        return;
+    for (uint32_t i = 0; i < s->body.bucket_count; i++)
+        pi_histogram_add_buckets(&e->durations, PI_SUMMARY_BUCKET_INDEX(s->buckets[i]),
+                                 PI_SUMMARY_BUCKET_COUNT(s->buckets[i]));
+    pi_histogram_add_extent(&e->durations, s->body.total_ns, s->body.min_ns, s->body.max_ns);
+    e->bytes += bytes;
+}
+
+static const char *cuda_level(uint16_t flags)
+{
+    return (flags & PI_CUDA_NESTED)   ? "driver in runtime"
+           : (flags & PI_CUDA_DRIVER) ? "driver"
+                                      : "runtime";
+}
+
+static const char *size_class(uint64_t bytes)
+{
+    return bytes < (64u << 10) ? "<64KiB" : bytes < (1u << 20) ? "64KiB-1MiB"
+                                          : bytes < (16u << 20) ? "1-16MiB"
+                                                                : ">=16MiB";
+}
+
+static void kernel_name(const struct pi_reader *reader, uint64_t id, uint16_t flags, char *name,
+                        size_t size)
+{
+    const char *kernel = id ? pi_reader_string(reader, id) : NULL;
+    if (PI_CUDA_SUBTYPE(flags) == PI_GPU_GRAPH)
+        kernel = "(CUDA graph)";
+    pi_demangle(kernel ? kernel : "(unknown kernel)", name, size);
+}
+
+/* Launches and copies: the table of CUDA calls, then that of kernels or copies. */
+static void cuda_call(struct pi_analysis *a, const struct pi_reader *reader,
+                      const struct pi_summary *s)
+{
+    const struct pi_summary_body *b = &s->body;
+    merge(pi_latency_get(&a->calls, "cuda", pi_cuda_api_name(PI_CUDA_API(b->flags)),
+                         cuda_level(b->flags)),
+          s, 0);
+    if (b->flags & (PI_CUDA_NESTED | PI_FLAG_FAILED))
+        return; /* counted once, at the outer call */
+    char name[1024];
+    if (b->kind == PI_REC_GPU_LAUNCH) {
+        kernel_name(reader, b->key[1], b->flags, name, sizeof(name));
+        merge(pi_latency_get(&a->calls, "kernel", name, "launch"), s, 0);
+        return;
+    }
+    unsigned direction = PI_CUDA_SUBTYPE(b->flags);
+    int host_side = direction == PI_GPU_COPY_HTOD || direction == PI_GPU_COPY_DTOH;
+    snprintf(name, sizeof(name), "%s %s",
+             host_side ? ((b->flags & PI_CUDA_PINNED) ? "pinned" : "pageable") : "-",
+             size_class(b->key[0]));
+    merge(pi_latency_get(&a->calls, "copy", pi_gpu_copy_kind_name(direction), name), s, b->bytes);
+}
+
+/* GPU time: under the kernel or copy direction its call was counted under. */
+static void gpu_time(struct pi_analysis *a, const struct pi_reader *reader,
+                     struct pi_process_info *p, const struct pi_summary *s)
+{
+    const struct pi_summary_body *b = &s->body;
+    char name[1024];
+    struct pi_latency_entry *e;
+    if (b->key[0] == PI_REC_GPU_COPY) {
+        e = pi_latency_get(&a->calls, "gpu", pi_gpu_copy_kind_name(PI_CUDA_SUBTYPE(b->key[1])),
+                           "copy");
+    } else {
+        kernel_name(reader, b->key[0] == PI_REC_GPU_LAUNCH ? b->key[1] : 0, 0, name,
+                    sizeof(name));
+        e = pi_latency_get(&a->calls, "gpu", name, "kernel");
+    }
+    merge(e, s, 0);
+    a->gpu.gpu_busy_ns += b->total_ns;
+    p->gpu_busy_ns += b->total_ns;
+}
+
+/* File I/O and other threads' waits: their tables, and their thread's time. */
+static void host_call(struct pi_analysis *a, const struct pi_reader *reader,
+                      struct pi_process_info *p, const struct pi_event *ev,
+                      const struct pi_summary *s)
+{
+    const struct pi_summary_body *b = &s->body;
+    unsigned time_class;
+    if (b->kind == PI_REC_IO) {
+        unsigned op = PI_IO_OP(b->flags), fd_class = PI_IO_CLASS(b->flags);
+        op = op < PI_IO_OP_COUNT ? op : 0;
+        fd_class = fd_class < PI_FD_CLASS_COUNT ? fd_class : PI_FD_UNKNOWN;
+        merge(pi_latency_get(&a->calls, "io", pi_io_op_name(op), pi_fd_class_name(fd_class)), s,
+              b->bytes);
+        const char *path = b->key[2] ? pi_reader_string(reader, b->key[2]) : NULL;
+        struct pi_latency_entry *f = path ? pi_latency_get(&a->files, "file", path, "") : NULL;
+        merge(f, s, b->bytes);
+        if (f && !(b->flags & PI_FLAG_FAILED) && (op == PI_IO_OPEN || op == PI_IO_FOPEN))
+            f->opens += s->count;
+        time_class = PI_TIME_FILE_IO;
+    } else {
+        unsigned kind = b->key[0] < PI_WAIT_KIND_COUNT ? (unsigned)b->key[0] : 0;
+        merge(pi_latency_get(&a->calls, "wait", pi_wait_kind_name(kind), ""), s, 0);
+        time_class = PI_TIME_LOCK_WAIT;
+    }
+    struct pi_thread_info *t = ev->rec.tid ? pi_thread_of(p, ev->rec.tid) : NULL;
+    if (!t)
+        return;
+    t->events += s->count;
+    t->time[time_class] += b->total_ns;
+    if (ev->ts_ns < t->first_ns)
+        t->first_ns = ev->ts_ns;
+    if (ev->ts_ns + ev->dur_ns > t->last_ns)
+        t->last_ns = ev->ts_ns + ev->dur_ns;
+}
+
+static void detail(struct pi_process_info *p, const struct pi_event *ev)
+{
+    struct pi_summary_info *info = &p->summary;
+    const struct pi_record *r = &ev->rec;
+    if (r->arg[0] == PI_DETAIL_REPLAY_BEGIN || r->arg[0] == PI_DETAIL_REPLAY_END) {
+        info->replaying = r->arg[0] == PI_DETAIL_REPLAY_BEGIN;
+        return;
+    }
+    if (r->arg[0] != PI_DETAIL_WINDOW || info->window_count == PI_MAX_WINDOWS)
+        return;
+    struct pi_detail_window *w = &info->windows[info->window_count++];
+    w->start_ns = ev->ts_ns;
+    w->end_ns = ev->ts_ns + ev->dur_ns;
+    w->reason = r->arg[1] <= PI_DETAIL_REQUESTED ? (unsigned)r->arg[1] : 0;
+    w->step_ns = r->arg[2];
+}
+
+void pi_summary_event(struct pi_analysis *a, const struct pi_reader *reader,
+                      struct pi_process_info *p, const struct pi_event *ev)
+{
+    if (ev->rec.kind == PI_REC_DETAIL) {
+        detail(p, ev);
+        return;
+    }
+    const struct pi_summary *s = pi_reader_summary(reader);
+    if (!s)
+        return;
+    p->summary.summaries++;
+    p->summary.summarised += s->count;
+    switch (s->body.kind) {
+    case PI_REC_GPU_LAUNCH:
+    case PI_REC_GPU_COPY:
+        cuda_call(a, reader, s);
+        break;
+    case PI_REC_GPU_TIME:
+        gpu_time(a, reader, p, s);
+        break;
+    default:
+        host_call(a, reader, p, ev, s);
+        break;
+    }
+}
+
+int pi_summary_replayed(struct pi_process_info *p, const struct pi_event *ev)
+{
+    if (!p->summary.replaying || ev->rec.kind == PI_REC_DETAIL)
+        return 0;
+    p->summary.replayed++;
+    return 1;
+}

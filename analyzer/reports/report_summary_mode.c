@@ -1,0 +1,75 @@
+/* report_summary_mode.c - summaries and detail windows in the reports (see report_summary_mode.h). */
+#include "report_summary_mode.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+
+static const char *reason_name(unsigned reason)
+{
+    return reason == PI_DETAIL_SLOW_STEP ? "slow step" : reason == PI_DETAIL_REQUESTED ? "requested" : "unknown";
+}
+
+static int summarised(const struct pi_process_info *p)
+{
+    return p->summary.summaries || p->summary.window_count;
+}
+
+void pi_report_summary_mode_text(FILE *out, const struct pi_analysis *a)
+{
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        const struct pi_summary_info *s = &p->summary;
+        if (!summarised(p))
+            continue;
+        fprintf(out, "\nSUMMARY MODE (pid %d): %" PRIu64 " launches, copies, GPU times, file I/O "
+                "and waits counted in %" PRIu64 " summaries (their percentiles from histograms, "
+                "within 0.8%%); the rest, and %zu detail window%s, in full\n",
+                p->header.pid, s->summarised, s->summaries, s->window_count,
+                s->window_count == 1 ? "" : "s");
+        uint64_t origin = p->header.start_monotonic_ns;
+        for (size_t w = 0; w < s->window_count; w++) {
+            const struct pi_detail_window *d = &s->windows[w];
+            fprintf(out, "  %.3f s to %.3f s after its start: %s", (double)(d->start_ns - origin) / 1e9,
+                    (double)(d->end_ns - origin) / 1e9, reason_name(d->reason));
+            if (d->reason == PI_DETAIL_SLOW_STEP)
+                fprintf(out, " of %.1f ms", (double)d->step_ns / 1e6);
+            fputc('\n', out);
+        }
+    }
+}
+
+void pi_report_summary_mode_json(struct cJSON *o, const struct pi_process_info *p)
+{
+    const struct pi_summary_info *s = &p->summary;
+    if (!summarised(p))
+        return;
+    cJSON *mode = cJSON_AddObjectToObject(o, "summary_mode");
+    cJSON_AddNumberToObject(mode, "summaries", (double)s->summaries);
+    cJSON_AddNumberToObject(mode, "records_summarised", (double)s->summarised);
+    cJSON_AddNumberToObject(mode, "records_replayed", (double)s->replayed);
+    cJSON *windows = cJSON_AddArrayToObject(mode, "detail_windows");
+    uint64_t origin = p->header.start_monotonic_ns;
+    for (size_t i = 0; i < s->window_count; i++) {
+        const struct pi_detail_window *d = &s->windows[i];
+        cJSON *w = cJSON_CreateObject();
+        cJSON_AddNumberToObject(w, "start_ns", (double)(d->start_ns - origin));
+        cJSON_AddNumberToObject(w, "end_ns", (double)(d->end_ns - origin));
+        cJSON_AddStringToObject(w, "reason", reason_name(d->reason));
+        cJSON_AddNumberToObject(w, "step_ns", (double)d->step_ns);
+        cJSON_AddItemToArray(windows, w);
+    }
+}
+
+void pi_report_summary_mode_html(FILE *out, const struct pi_analysis *a)
+{
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        if (!summarised(p))
+            continue;
+        fprintf(out, "<p>pid %d was recorded in summary mode: %" PRIu64 " records counted in %"
+                PRIu64 " summaries (percentiles from their histograms, within 0.8%%), %zu "
+                "window%s of full detail.</p>\n", p->header.pid, p->summary.summarised,
+                p->summary.summaries, p->summary.window_count,
+                p->summary.window_count == 1 ? "" : "s");
+    }
+}

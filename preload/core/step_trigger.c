@@ -1,0 +1,72 @@
+/* step_trigger.c - slow steps for summary mode's detail windows (see step_trigger.h). */
+#include "step_trigger.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The threshold is computed again after this many steps: a sort of up to
+ * 1024 values every 32 steps costs the writer little. */
+#define RECOMPUTE_EVERY 32
+
+void pi_step_trigger_init(struct pi_step_trigger *t, uint32_t main_tid)
+{
+    memset(t, 0, sizeof(*t));
+    t->main_tid = main_tid;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The p99 of the steps kept: the value below which 99% of them lie. */
+static uint64_t p99(const struct pi_step_trigger *t)
+{
+    static uint64_t sorted[PI_STEP_HISTORY]; /* the writer thread's alone */
+    uint32_t n = t->count < PI_STEP_HISTORY ? t->count : PI_STEP_HISTORY;
+    memcpy(sorted, t->history, n * sizeof(sorted[0]));
+    qsort(sorted, n, sizeof(sorted[0]), compare_u64);
+    uint32_t at = (uint32_t)((uint64_t)(n - 1) * 99 / 100);
+    return sorted[at];
+}
+
+/* A step of @duration ticks ended: slow compared with those before it? */
+static int step_ended(struct pi_step_trigger *t, uint64_t duration)
+{
+    int slow = t->count >= PI_STEP_MIN_HISTORY && duration > t->threshold;
+    t->history[t->next] = duration;
+    t->next = (t->next + 1) % PI_STEP_HISTORY;
+    t->count++;
+    if (t->count < PI_STEP_MIN_HISTORY)
+        return 0;
+    if (t->count == PI_STEP_MIN_HISTORY || ++t->since_threshold >= RECOMPUTE_EVERY) {
+        t->threshold = p99(t);
+        t->since_threshold = 0;
+    }
+    return slow;
+}
+
+int pi_step_trigger_record(struct pi_step_trigger *t, const struct pi_record *r, uint64_t *start,
+                           uint64_t *end)
+{
+    if (r->tid != t->main_tid)
+        return 0;
+    if (r->kind == PI_REC_NVTX_RANGE && r->arg[1] == 0) {
+        *start = r->ts;
+        *end = r->ts + r->dur;
+        return step_ended(t, r->dur);
+    }
+    unsigned op = PI_IO_OP(r->flags);
+    if (r->kind == PI_REC_IO && PI_IO_CLASS(r->flags) == PI_FD_PIPE && r->arg[1] == 4 &&
+        (op == PI_IO_READ || op == PI_IO_READV) && !(r->flags & PI_FLAG_FAILED)) {
+        uint64_t at = r->ts + r->dur, previous = t->last_boundary;
+        t->last_boundary = at;
+        if (!previous || at <= previous)
+            return 0;
+        *start = previous;
+        *end = at;
+        return step_ended(t, at - previous);
+    }
+    return 0;
+}

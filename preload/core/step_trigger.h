@@ -1,0 +1,44 @@
+/*
+ * step_trigger.h - summary mode's trigger: steps as the writer sees them
+ * go by, and whether one ended slower than the p99 of the steps before it.
+ *
+ * A step, for the trigger, ends with a top-level NVTX range of the main
+ * thread (the range is the step), or with the main thread's 4-byte read
+ * from a pipe (a DataLoader batch's length arriving: the step is the time
+ * since the previous one). The analyzer finds steps with more rules (the
+ * pin-memory relay, read-backs); those steps are still reported, they only
+ * do not trigger.
+ */
+#ifndef PI_STEP_TRIGGER_H
+#define PI_STEP_TRIGGER_H
+
+#include <stdint.h>
+
+#include "profinject/trace_format.h"
+
+#define PI_STEP_HISTORY 1024 /* the steps a p99 is taken over */
+#define PI_STEP_MIN_HISTORY 20 /* fewer steps than this trigger nothing */
+
+struct pi_step_trigger {
+    uint32_t main_tid;
+    uint64_t last_boundary; /* ticks: the end of the previous DataLoader step */
+    uint64_t history[PI_STEP_HISTORY]; /* step durations in ticks, a ring */
+    uint32_t count;                    /* steps seen, up to PI_STEP_HISTORY counted */
+    uint32_t next;
+    uint64_t threshold;      /* the p99 of history, in ticks */
+    uint32_t since_threshold; /* steps since threshold was computed */
+};
+
+/* pi_step_trigger_init - no steps seen; @main_tid is the process's main thread */
+void pi_step_trigger_init(struct pi_step_trigger *t, uint32_t main_tid);
+
+/**
+ * pi_step_trigger_record - look at one record as it reaches the writer
+ * @start, @end: receive the step's span in ticks when it is the slow one
+ * Return: 1 when @r ends a step slower than the p99 of the steps before it
+ * (with at least PI_STEP_MIN_HISTORY of them), else 0.
+ */
+int pi_step_trigger_record(struct pi_step_trigger *t, const struct pi_record *r, uint64_t *start,
+                           uint64_t *end);
+
+#endif

@@ -1,0 +1,157 @@
+/* summary_table.c - summary mode's aggregates (see summary_table.h). */
+#include "summary_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "profinject/histogram_buckets.h"
+
+int pi_summary_table_init(struct pi_summary_table *t, uint32_t capacity)
+{
+    t->entries = calloc(capacity, sizeof(*t->entries));
+    t->capacity = t->entries ? capacity : 0;
+    t->used = 0;
+    return t->entries ? 0 : -1;
+}
+
+void pi_summary_table_forget(struct pi_summary_table *t)
+{
+    for (uint32_t i = 0; i < t->capacity; i++)
+        free(t->entries[i].counts);
+    if (t->entries)
+        memset(t->entries, 0, sizeof(*t->entries) * t->capacity);
+    t->used = 0;
+}
+
+void pi_summary_table_free(struct pi_summary_table *t)
+{
+    pi_summary_table_forget(t);
+    free(t->entries);
+    t->entries = NULL;
+    t->capacity = 0;
+}
+
+static uint64_t hash_key(const struct pi_summary_key *k)
+{
+    uint64_t h = ((uint64_t)k->kind << 48) ^ ((uint64_t)k->flags << 32) ^ k->tid;
+    for (int i = 0; i < 3; i++) {
+        h ^= k->key[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h *= 0xff51afd7ed558ccdull;
+    }
+    return h ^ (h >> 29);
+}
+
+static int same_key(const struct pi_summary_key *a, const struct pi_summary_key *b)
+{
+    return a->kind == b->kind && a->flags == b->flags && a->tid == b->tid &&
+           a->key[0] == b->key[0] && a->key[1] == b->key[1] && a->key[2] == b->key[2];
+}
+
+/* The entry of @key, made when new; NULL when the table is (three quarters) full. */
+static struct pi_summary_entry *find(struct pi_summary_table *t, const struct pi_summary_key *key)
+{
+    uint32_t mask = t->capacity - 1;
+    for (uint32_t i = (uint32_t)hash_key(key) & mask, probes = 0; probes < t->capacity;
+         i = (i + 1) & mask, probes++) {
+        struct pi_summary_entry *e = &t->entries[i];
+        if (e->used && same_key(&e->key, key))
+            return e;
+        if (!e->used) {
+            if (t->used * 4 >= t->capacity * 3)
+                return NULL; /* keep probes short */
+            e->used = 1;
+            e->key = *key;
+            e->min_ns = UINT64_MAX;
+            t->used++;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* Make bucket @index addressable in @e, with slack so that neighbours do not grow it one by one. */
+static int cover(struct pi_summary_entry *e, uint32_t index)
+{
+    uint32_t lo = e->counts ? (index < e->lo ? (index > 8 ? index - 8 : 0) : e->lo) : index;
+    uint32_t hi = e->counts ? (index >= e->hi ? index + 9 : e->hi) : index + 1;
+    if (hi > PI_BUCKET_COUNT)
+        hi = PI_BUCKET_COUNT;
+    uint32_t *counts = calloc(hi - lo, sizeof(*counts));
+    if (!counts)
+        return -1;
+    if (e->counts) {
+        memcpy(counts + (e->lo - lo), e->counts, sizeof(*counts) * (e->hi - e->lo));
+        free(e->counts);
+    }
+    e->counts = counts;
+    e->lo = lo;
+    e->hi = hi;
+    return 0;
+}
+
+int pi_summary_table_add(struct pi_summary_table *t, const struct pi_summary_key *key, uint64_t ts,
+                         uint64_t dur_ticks, uint64_t dur_ns, uint64_t bytes)
+{
+    struct pi_summary_entry *e = find(t, key);
+    if (!e)
+        return -1;
+    uint32_t index = pi_bucket_of(dur_ns);
+    if ((!e->counts || index < e->lo || index >= e->hi) && cover(e, index) != 0)
+        return -1;
+    /* an interval's count of one bucket stays far below 2^32 (records a second x 10 s) */
+    e->counts[index - e->lo]++;
+    if (e->count == 0 || ts < e->first_ticks)
+        e->first_ticks = ts;
+    if (ts + dur_ticks > e->end_ticks)
+        e->end_ticks = ts + dur_ticks;
+    e->count++;
+    e->total_ns += dur_ns;
+    e->bytes += bytes;
+    if (dur_ns < e->min_ns)
+        e->min_ns = dur_ns;
+    if (dur_ns > e->max_ns)
+        e->max_ns = dur_ns;
+    return 0;
+}
+
+static uint32_t nonzero_buckets(const struct pi_summary_entry *e)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; e->counts && i < e->hi - e->lo; i++)
+        n += e->counts[i] != 0;
+    return n;
+}
+
+uint32_t pi_summary_entry_slots(const struct pi_summary_entry *e)
+{
+    uint64_t length = sizeof(struct pi_summary_body) + nonzero_buckets(e) * sizeof(uint64_t);
+    return 1 + pi_string_slots(length);
+}
+
+uint32_t pi_summary_entry_emit(struct pi_summary_entry *e, struct pi_record *out)
+{
+    uint32_t buckets = nonzero_buckets(e);
+    uint64_t length = sizeof(struct pi_summary_body) + buckets * sizeof(uint64_t);
+    uint32_t slots = 1 + pi_string_slots(length);
+    memset(out, 0, sizeof(*out) * slots);
+    out->kind = PI_REC_SUMMARY;
+    out->tid = e->key.tid;
+    out->ts = e->first_ticks;
+    out->dur = e->end_ticks - e->first_ticks;
+    out->arg[0] = e->count;
+    out->arg[1] = length;
+    struct pi_summary_body body = {e->key.kind, e->key.flags, buckets,
+                                   {e->key.key[0], e->key.key[1], e->key.key[2]},
+                                   e->total_ns, e->min_ns, e->max_ns, e->bytes};
+    memcpy(out + 1, &body, sizeof(body));
+    uint64_t *words = (uint64_t *)(void *)((uint8_t *)(out + 1) + sizeof(body));
+    for (uint32_t i = 0, n = 0; i < e->hi - e->lo; i++)
+        if (e->counts[i]) {
+            words[n++] = PI_SUMMARY_BUCKET(e->lo + i, e->counts[i]);
+            e->counts[i] = 0;
+        }
+    e->count = e->total_ns = e->bytes = e->max_ns = 0;
+    e->min_ns = UINT64_MAX;
+    e->first_ticks = e->end_ticks = 0;
+    return slots;
+}

@@ -1,0 +1,69 @@
+/*
+ * summary_table.h - summary mode's aggregates: per subject (record kind,
+ * flags, thread and the arguments that name it) the count, total, extremes,
+ * bytes and a log-linear histogram of durations in ns, in the buckets of
+ * profinject/histogram_buckets.h. Owned by the writer thread alone (no
+ * lock): the hooks write their records as always, the writer aggregates
+ * them instead of writing them one by one.
+ */
+#ifndef PI_SUMMARY_TABLE_H
+#define PI_SUMMARY_TABLE_H
+
+#include <stdint.h>
+
+#include "profinject/trace_format.h"
+
+/* What a record is counted under: its template in the summary. */
+struct pi_summary_key {
+    uint16_t kind, flags;
+    uint32_t tid;
+    uint64_t key[3];
+};
+
+struct pi_summary_entry {
+    struct pi_summary_key key;
+    uint64_t count, total_ns, min_ns, max_ns, bytes;
+    uint64_t first_ticks, end_ticks; /* the span of what it counts */
+    uint32_t lo, hi;                 /* bucket indices [lo, hi) held in counts */
+    uint32_t *counts;
+    int used; /* a slot of the table with a key */
+};
+
+struct pi_summary_table {
+    struct pi_summary_entry *entries;
+    uint32_t capacity; /* a power of two */
+    uint32_t used;
+};
+
+/* pi_summary_table_init - a table of @capacity slots (a power of two); 0 or -1 */
+int pi_summary_table_init(struct pi_summary_table *t, uint32_t capacity);
+
+void pi_summary_table_free(struct pi_summary_table *t);
+
+/**
+ * pi_summary_table_add - count one record under @key
+ * @ts, @dur_ticks: its span in clock ticks
+ * @dur_ns: its duration in ns (what the histogram counts)
+ * @bytes: what it moved
+ * Return: 0, or -1 when the table is full or out of memory: the caller
+ * writes the record in full instead, so nothing is lost.
+ */
+int pi_summary_table_add(struct pi_summary_table *t, const struct pi_summary_key *key, uint64_t ts,
+                         uint64_t dur_ticks, uint64_t dur_ns, uint64_t bytes);
+
+/**
+ * pi_summary_entry_emit - write @e as a PI_REC_SUMMARY record and its
+ * continuation slots into @out, which has room for
+ * pi_summary_entry_slots(@e) records, and empty it for the next interval
+ * Return: the slots written.
+ */
+uint32_t pi_summary_entry_emit(struct pi_summary_entry *e, struct pi_record *out);
+
+/* pi_summary_entry_slots - records that pi_summary_entry_emit writes for @e */
+uint32_t pi_summary_entry_slots(const struct pi_summary_entry *e);
+
+/* pi_summary_table_forget - drop every key (after an emit, when the table
+ * fills with subjects that no longer come: files read once, ended threads) */
+void pi_summary_table_forget(struct pi_summary_table *t);
+
+#endif

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Summary mode (PROFINJECT_MODE=summary) against a job with known
+distributions: tests/cuda_programs/prog_summary_job plants the GPU
+durations of its kernels (the fake device runs each for the ns it is
+given), a file's calls and bytes, and one slow step, and prints its own
+truths. The report read from the summaries must give back the percentiles
+within the documented bucket error, the counts exactly, and a detail
+window holding the slow step's records in full.
+
+Run by ctest with the build's paths in the environment."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+PROGRAMS = os.environ["PI_PROGRAMS"]
+# include/profinject/histogram_buckets.h: a bucket's midpoint is within 1/128 of any value in it
+BUCKET_ERROR = 1 / 128
+
+
+def record(mode, **env):
+    traces = tempfile.mkdtemp()
+    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
+                       PROFINJECT_MODE=mode, PROFINJECT_GPU_TIMING="events",
+                       NVTX_INJECTION64_PATH=PRELOAD, **env)
+    result = subprocess.run([os.path.join(PROGRAMS, "prog_summary_job"),
+                             os.path.join(traces, "scratch")],
+                            env=environment, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.endswith("ok\n"), result
+    os.unlink(os.path.join(traces, "scratch"))
+    truths = dict(line.split() for line in result.stdout.splitlines()[:-1])
+    return traces, {k: float(v) for k, v in truths.items()}
+
+
+def report(traces):
+    out = os.path.join(tempfile.mkdtemp(), "r.json")
+    subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
+    with open(out) as f:
+        return json.load(f)
+
+
+def dump_lines(traces):
+    [name] = os.listdir(traces)
+    return subprocess.run([ANALYZE, "dump", os.path.join(traces, name)], check=True,
+                          capture_output=True, text=True).stdout.splitlines()
+
+
+def entry(rep, group, name, klass):
+    [e] = [e for e in rep["latency"]
+           if (e["group"], e["name"], e["class"]) == (group, name, klass)]
+    return e
+
+
+class SummaryMode(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # every slow step may open a window, so that the planted one is not skipped for an
+        # earlier one that was slower than the p99 by chance; detail ends at the next flush
+        cls.traces, cls.truths = record("summary", PROFINJECT_SUMMARY_TRIGGER_GAP_S="0",
+                                        PROFINJECT_SUMMARY_DETAIL_MS="0")
+        cls.report = report(cls.traces)
+        [cls.process] = cls.report["processes"]
+        cls.dump = dump_lines(cls.traces)
+
+    def test_written_as_summaries(self):
+        kinds = [line.split()[3] for line in self.dump if len(line.split()) > 3]
+        self.assertGreater(kinds.count("summary"), 0)
+        # launches in summaries, not all in full: only the detail windows hold some (this
+        # short job's steps are so alike that many are slower than the p99 of those before)
+        self.assertLess(kinds.count("gpu_launch"), self.truths["work_count"])
+        self.assertGreater(self.process["summary_mode"]["records_summarised"], 0)
+
+    def test_percentiles_within_the_bucket_error(self):
+        gpu = entry(self.report, "gpu", "work()", "kernel")
+        for q in ("p50", "p90", "p99"):
+            truth = self.truths[f"work_{q}_ns"]
+            # the bucket error, and a hair for the clock's ticks-to-ns conversion
+            self.assertAlmostEqual(gpu[f"{q}_ns"], truth, delta=truth * BUCKET_ERROR + 50,
+                                   msg=q)
+
+    def test_counts_exact(self):
+        self.assertEqual(entry(self.report, "kernel", "work()", "launch")["count"],
+                         self.truths["work_count"])
+        self.assertEqual(entry(self.report, "kernel", "straggler()", "launch")["count"], 1)
+        calls = self.truths["file_calls"] / 2
+        for op in ("pwrite", "pread"):
+            e = entry(self.report, "io", op, "file")
+            self.assertEqual(e["count"], calls, op)
+            self.assertEqual(e["bytes"], self.truths["file_bytes"] / 2, op)
+        # GPU times: as many as the same job recorded in full (event pairs time each launch)
+        full = report(record("full")[0])
+        self.assertEqual(entry(self.report, "gpu", "work()", "kernel")["count"],
+                         entry(full, "gpu", "work()", "kernel")["count"])
+        self.assertEqual(entry(self.report, "gpu", "straggler()", "kernel")["count"], 1)
+        # steps are kept in full: the job's 80 NVTX ranges
+        self.assertEqual(self.process["steps"]["count"], 80)
+
+    def test_slow_step_window_holds_its_records(self):
+        start_line = [line for line in self.dump if line.startswith("started:")][0]
+        origin = int(start_line.split("monotonic ")[1].split()[0])
+        slow_start = (self.truths["slow_step_start_ns"] - origin) / 1e9
+        slow_end = (self.truths["slow_step_end_ns"] - origin) / 1e9
+        slow_ns = self.truths["slow_step_end_ns"] - self.truths["slow_step_start_ns"]
+        windows = [w for w in self.process["summary_mode"]["detail_windows"]
+                   if w["reason"] == "slow step" and abs(w["step_ns"] - slow_ns) < 2e6]
+        self.assertEqual(len(windows), 1, self.process["summary_mode"])
+        [window] = windows
+        # the straggler's launch, in full, inside the step the program timed and the window
+        [launch] = [line.split() for line in self.dump
+                    if " gpu_launch " in line and "_Z9stragglerv" in line]
+        at = float(launch[1])
+        self.assertGreaterEqual(at, slow_start)
+        self.assertLessEqual(at, slow_end)
+        self.assertGreaterEqual(at * 1e9, window["start_ns"])
+        self.assertLessEqual(at * 1e9, window["end_ns"])
+        # and the step's other launches with it: all 40 "work" kernels of that step
+        work = [float(line.split()[1]) for line in self.dump
+                if " gpu_launch " in line and "_Z4workv" in line]
+        self.assertGreaterEqual(sum(slow_start <= t <= slow_end for t in work), 40)
+
+    def test_text_report_says_what_comes_from_summaries(self):
+        text = subprocess.run([ANALYZE, self.traces], check=True, capture_output=True,
+                              text=True).stdout
+        self.assertIn("SUMMARY MODE", text)
+        self.assertIn("slow step of", text)
+
+
+class RequestedDetail(unittest.TestCase):
+    def test_duration_window_keeps_everything_in_full(self):
+        """run --duration in summary mode: detail from the start until then."""
+        until = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + 60 * 10**9
+        traces, truths = record("summary", PROFINJECT_RECORD_UNTIL_NS=str(until))
+        kinds = [line.split()[3] for line in dump_lines(traces) if len(line.split()) > 3]
+        self.assertEqual(kinds.count("gpu_launch"), truths["work_count"] + 1)
+        [process] = report(traces)["processes"]
+        [window] = process["summary_mode"]["detail_windows"]
+        self.assertEqual(window["reason"], "requested")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
