@@ -20,15 +20,18 @@ static int compare_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The p99 of the steps kept: the value below which 99% of them lie. */
-static uint64_t p99(const struct pi_step_trigger *t)
+/* The threshold: the p99 of the steps kept (the value below which 99% of
+ * them lie), and at least a quarter above their median, because steps that
+ * differ by noise alone (1% of them are above the p99 by definition) would
+ * spend the windows that the rare slow step should have. */
+static uint64_t threshold(const struct pi_step_trigger *t)
 {
     static uint64_t sorted[PI_STEP_HISTORY]; /* the writer thread's alone */
     uint32_t n = t->count < PI_STEP_HISTORY ? t->count : PI_STEP_HISTORY;
     memcpy(sorted, t->history, n * sizeof(sorted[0]));
     qsort(sorted, n, sizeof(sorted[0]), compare_u64);
-    uint32_t at = (uint32_t)((uint64_t)(n - 1) * 99 / 100);
-    return sorted[at];
+    uint64_t p99 = sorted[(uint64_t)(n - 1) * 99 / 100], median = sorted[(n - 1) / 2];
+    return p99 > median + median / 4 ? p99 : median + median / 4;
 }
 
 /* A step of @duration ticks ended: slow compared with those before it? */
@@ -41,7 +44,7 @@ static int step_ended(struct pi_step_trigger *t, uint64_t duration)
     if (t->count < PI_STEP_MIN_HISTORY)
         return 0;
     if (t->count == PI_STEP_MIN_HISTORY || ++t->since_threshold >= RECOMPUTE_EVERY) {
-        t->threshold = p99(t);
+        t->threshold = threshold(t);
         t->since_threshold = 0;
     }
     return slow;

@@ -1,6 +1,7 @@
 /*
  * step_trigger.h - summary mode's trigger: steps as the writer sees them
- * go by, and whether one ended slower than the p99 of the steps before it.
+ * go by, and whether one ended slower than the p99 of the steps before it
+ * (and a quarter slower than their median: not by noise alone).
  *
  * A step, for the trigger, ends with a top-level NVTX range of the main
  * thread (the range is the step), or with the main thread's 4-byte read
@@ -17,7 +18,7 @@
 #include "profinject/trace_format.h"
 
 #define PI_STEP_HISTORY 1024 /* the steps a p99 is taken over */
-#define PI_STEP_MIN_HISTORY 20 /* fewer steps than this trigger nothing */
+#define PI_STEP_MIN_HISTORY 100 /* fewer steps trigger nothing: a p99 of fewer is their maximum */
 
 struct pi_step_trigger {
     uint32_t main_tid;
@@ -25,7 +26,7 @@ struct pi_step_trigger {
     uint64_t history[PI_STEP_HISTORY]; /* step durations in ticks, a ring */
     uint32_t count;                    /* steps seen, up to PI_STEP_HISTORY counted */
     uint32_t next;
-    uint64_t threshold;      /* the p99 of history, in ticks */
+    uint64_t threshold;      /* the p99 of history (at least 1.25 x its median), in ticks */
     uint32_t since_threshold; /* steps since threshold was computed */
 };
 
@@ -35,8 +36,8 @@ void pi_step_trigger_init(struct pi_step_trigger *t, uint32_t main_tid);
 /**
  * pi_step_trigger_record - look at one record as it reaches the writer
  * @start, @end: receive the step's span in ticks when it is the slow one
- * Return: 1 when @r ends a step slower than the p99 of the steps before it
- * (with at least PI_STEP_MIN_HISTORY of them), else 0.
+ * Return: 1 when @r ends a step slower than the threshold of the steps
+ * before it (with at least PI_STEP_MIN_HISTORY of them), else 0.
  */
 int pi_step_trigger_record(struct pi_step_trigger *t, const struct pi_record *r, uint64_t *start,
                            uint64_t *end);

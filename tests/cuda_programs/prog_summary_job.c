@@ -10,7 +10,7 @@
  * Prints its own truths, computed here from the durations it planted:
  *   work_count N / work_p50_ns X / work_p90_ns X / work_p99_ns X
  *   slow_step_start_ns T / slow_step_end_ns T   (CLOCK_MONOTONIC)
- *   file_calls N / file_bytes N
+ *   steps N / file_calls N / file_bytes N
  * Percentiles interpolate between order statistics like numpy's default.
  * Usage: prog_summary_job FILE (a scratch file for the I/O)
  */
@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STEPS 80
+#define STEPS 200
 #define KERNELS 40
-#define SLOW_STEP 60
+#define SLOW_STEP 150
 #define STRAGGLER_NS 40000000ull
 
 void **__cudaRegisterFatBinary(void *);
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
            percentile(planted, n, 0.5), percentile(planted, n, 0.9), percentile(planted, n, 0.99));
     printf("slow_step_start_ns %llu\nslow_step_end_ns %llu\n", (unsigned long long)slow_start,
            (unsigned long long)slow_end);
-    printf("file_calls %d\nfile_bytes %llu\n", 2 * STEPS, (unsigned long long)file_bytes);
+    printf("steps %d\nfile_calls %d\nfile_bytes %llu\n", STEPS, 2 * STEPS, (unsigned long long)file_bytes);
     printf(failures ? "failed\n" : "ok\n");
     return failures;
 }

@@ -2,7 +2,7 @@
  * profinject - the launcher: run a command under the profiler, control
  * capture windows of running processes, forward to the analyzer.
  *
- *   profinject run [-o DIR] [--paused] [--duration 30s] -- COMMAND...
+ *   profinject run [-o DIR] [--paused | --summary] [--duration 30s] -- COMMAND...
  *   profinject ctl PID start|stop|status|detach|capture 10s
  *   profinject attach PID [-o DIR] [--duration 10s]
  *   profinject analyze ...
@@ -25,10 +25,13 @@
 
 static void usage_run(FILE *out)
 {
-    fprintf(out, "usage: profinject run [-o DIR] [--paused] [--duration TIME] -- COMMAND...\n"
+    fprintf(out, "usage: profinject run [-o DIR] [--paused | --summary] [--duration TIME] -- COMMAND...\n"
                  "  -o DIR          where the trace files go (default ./profinject-traces)\n"
                  "  --paused        start with recording off; open windows with 'profinject ctl'\n"
+                 "  --summary       always-on summary mode: per-interval histograms, full events\n"
+                 "                  only in windows (a slow step, 'profinject ctl capture', --duration)\n"
                  "  --duration TIME record for TIME (e.g. 30s, 500ms, 2m), then stop recording\n"
+                 "                  (with --summary: full events for TIME, then summaries)\n"
                  "The command's exit status is passed through.\n");
 }
 
@@ -42,7 +45,7 @@ static void usage_ctl(FILE *out)
 static void usage(FILE *out)
 {
     fprintf(out, "usage: profinject COMMAND [ARGS]\n"
-                 "  run [-o DIR] [--paused] [--duration TIME] -- COMMAND...   record a command\n"
+                 "  run [-o DIR] [--paused|--summary] [--duration TIME] -- COMMAND...   record a command\n"
                  "  ctl PID start|stop|status|detach|capture TIME             capture windows\n"
                  "  attach PID [-o DIR] [--duration TIME]                     profile a running process\n"
                  "  analyze ARGS...                                           profinject-analyze\n"
@@ -264,7 +267,7 @@ static int wait_child(pid_t child)
 static int cmd_run(int argc, char **argv)
 {
     const char *output = getenv("PROFINJECT_OUTPUT");
-    int paused = 0, i = 0;
+    int paused = 0, summary = 0, i = 0;
     long duration = 0;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -274,6 +277,8 @@ static int cmd_run(int argc, char **argv)
             output = argv[++i];
         } else if (strcmp(argv[i], "--paused") == 0) {
             paused = 1;
+        } else if (strcmp(argv[i], "--summary") == 0) {
+            summary = 1;
         } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc &&
                    (duration = parse_ms(argv[i + 1])) > 0) {
             i++;
@@ -284,6 +289,11 @@ static int cmd_run(int argc, char **argv)
     }
     if (i + 1 >= argc) {
         usage_run(stderr);
+        return 1;
+    }
+    if (paused && summary) {
+        fprintf(stderr, "profinject: --summary never pauses (summaries go on, 'profinject ctl "
+                        "capture' opens windows of full detail); use one of --paused, --summary\n");
         return 1;
     }
     char library[PATH_MAX], absolute_output[PATH_MAX];
@@ -299,6 +309,8 @@ static int cmd_run(int argc, char **argv)
     setenv("PROFINJECT_OUTPUT", output, 1);
     if (paused)
         setenv("PROFINJECT_PAUSED", "1", 1);
+    if (summary)
+        setenv("PROFINJECT_MODE", "summary", 1);
     if (duration > 0) {
         /* every process of the tree, started now or later, ends its recording then itself */
         struct timespec now;
