@@ -279,9 +279,11 @@ enum pi_detail_reason {
  *   PI_REC_IO:         key = {0, 0, path string id}, flags the calls'
  *   PI_REC_WAIT:       key = {wait kind, address of the object, 0}
  * Summarised are: all launches, copies and GPU times; I/O on regular
- * files; the waits of threads other than the main one. The rest (the main
- * thread's waits and pipe and socket I/O, that steps are made of,
- * allocations, synchronisations, ...) stays in full.
+ * files; the other threads' I/O but their waits for a pipe or socket and
+ * their pipe reads; the waits of threads other than the main one. The
+ * rest (what steps are made of: the main thread's waits and pipe and
+ * socket I/O, the pin-memory thread's receipts; allocations,
+ * synchronisations, ...) stays in full.
  */
 struct pi_summary_body {
     uint16_t kind;  /* enum pi_record_kind of the records summarised */

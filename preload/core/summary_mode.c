@@ -121,6 +121,26 @@ static const struct correlation *call_of(const struct pi_record *r)
     return c->id == r->arg[0] && c->kind ? c : NULL;
 }
 
+/*
+ * Which I/O is summarised: regular files on any thread; on the other
+ * threads all but what steps are made of, the waits for a pipe or a socket
+ * and the reads of a pipe (a pin-memory thread's receipts of batches). The
+ * main thread's pipe and socket I/O stays in full: its data waits and
+ * batch receipts are its steps.
+ */
+static int summarised_io(const struct pi_record *r)
+{
+    unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
+    if (fd_class == PI_FD_FILE)
+        return 1;
+    if (r->tid == (uint32_t)pi_rec.pid)
+        return 0;
+    int waits = op == PI_IO_POLL || op == PI_IO_PPOLL || op == PI_IO_SELECT ||
+                op == PI_IO_PSELECT || op == PI_IO_EPOLL_WAIT;
+    int pipe_read = fd_class == PI_FD_PIPE && (op == PI_IO_READ || op == PI_IO_READV);
+    return !((fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && (waits || pipe_read));
+}
+
 /* The key @r is counted under, with its bytes; 0 when it stays in full. */
 static int summary_key_of(const struct pi_record *r, struct pi_summary_key *k, uint64_t *bytes)
 {
@@ -150,8 +170,8 @@ static int summary_key_of(const struct pi_record *r, struct pi_summary_key *k, u
     }
     case PI_REC_IO: {
         unsigned op = PI_IO_OP(r->flags);
-        if (PI_IO_CLASS(r->flags) != PI_FD_FILE)
-            return 0; /* pipes and sockets: steps and data waits are made of them */
+        if (!summarised_io(r))
+            return 0;
         k->key[2] = r->arg[2];
         *bytes = !(r->flags & PI_FLAG_FAILED) && pi_io_moves_bytes(op) ? r->arg[1] : 0;
         return 1;

@@ -99,12 +99,16 @@ static void host_call(struct pi_analysis *a, const struct pi_reader *reader,
         fd_class = fd_class < PI_FD_CLASS_COUNT ? fd_class : PI_FD_UNKNOWN;
         merge(pi_latency_get(&a->calls, "io", pi_io_op_name(op), pi_fd_class_name(fd_class)), s,
               b->bytes);
-        const char *path = b->key[2] ? pi_reader_string(reader, b->key[2]) : NULL;
+        int opens = op == PI_IO_OPEN || op == PI_IO_FOPEN;
+        const char *path = b->key[2] && (fd_class == PI_FD_FILE || opens)
+                               ? pi_reader_string(reader, b->key[2])
+                               : NULL;
         struct pi_latency_entry *f = path ? pi_latency_get(&a->files, "file", path, "") : NULL;
         merge(f, s, b->bytes);
-        if (f && !(b->flags & PI_FLAG_FAILED) && (op == PI_IO_OPEN || op == PI_IO_FOPEN))
+        if (f && !(b->flags & PI_FLAG_FAILED) && opens)
             f->opens += s->count;
-        time_class = PI_TIME_FILE_IO;
+        /* other threads' pipe and socket I/O but their waits: other I/O, as account_io says */
+        time_class = path || fd_class == PI_FD_FILE ? PI_TIME_FILE_IO : PI_TIME_OTHER_IO;
     } else {
         unsigned kind = b->key[0] < PI_WAIT_KIND_COUNT ? (unsigned)b->key[0] : 0;
         merge(pi_latency_get(&a->calls, "wait", pi_wait_kind_name(kind), ""), s, 0);
