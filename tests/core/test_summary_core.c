@@ -1,0 +1,145 @@
+/*
+ * Unit: summary mode's parts in the recorder core, driven directly: the
+ * aggregate table (what it emits reads back through the analyzer's checks
+ * with the counts and buckets of the values put in), the flight ring, and
+ * the slow-step trigger.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "core/flight_ring.h"
+#include "core/step_trigger.h"
+#include "core/summary_table.h"
+#include "profinject/histogram_buckets.h"
+#include "reader/summary_record.h"
+
+static struct pi_summary_key wait_key(uint32_t tid)
+{
+    struct pi_summary_key k = {PI_REC_WAIT, 0, tid, {PI_WAIT_MUTEX, 0x1000, 0}};
+    return k;
+}
+
+Test(summary_table, emitted_summary_reads_back)
+{
+    struct pi_summary_table t;
+    cr_assert_eq(pi_summary_table_init(&t, 64), 0);
+    struct pi_summary_key k = wait_key(7);
+    uint64_t values[] = {100, 100, 5000, 123456, 7};
+    uint64_t total = 0;
+    for (int i = 0; i < 5; i++) {
+        cr_assert_eq(pi_summary_table_add(&t, &k, 1000 + i, 10, values[i], 8), 0);
+        total += values[i];
+    }
+    struct pi_summary_key other = wait_key(8); /* another thread: another summary */
+    cr_assert_eq(pi_summary_table_add(&t, &other, 2000, 10, 1, 0), 0);
+    cr_assert_eq(t.used, 2);
+    struct pi_summary_entry *e = NULL;
+    for (uint32_t i = 0; i < t.capacity; i++)
+        if (t.entries[i].used && t.entries[i].key.tid == 7)
+            e = &t.entries[i];
+    cr_assert(e);
+    struct pi_record out[64];
+    uint32_t slots = pi_summary_entry_slots(e);
+    cr_assert_eq(pi_summary_entry_emit(e, out), slots);
+    cr_assert_eq(out[0].kind, PI_REC_SUMMARY);
+    cr_assert_eq(out[0].tid, 7);
+    cr_assert_eq(out[0].ts, 1000);
+    cr_assert_eq(out[0].dur, 14); /* first start to last end */
+    struct pi_summary s;
+    const char *why = "";
+    cr_assert_eq(pi_summary_parse(out, slots - 1, &s, &why), 0, "%s", why);
+    cr_assert_eq(s.count, 5);
+    cr_assert_eq(s.body.total_ns, total);
+    cr_assert_eq(s.body.min_ns, 7);
+    cr_assert_eq(s.body.max_ns, 123456);
+    cr_assert_eq(s.body.bytes, 40);
+    cr_assert_eq(s.body.bucket_count, 4); /* 7, 100 (twice), 5000, 123456 */
+    for (uint32_t i = 0; i < s.body.bucket_count; i++) {
+        uint32_t index = PI_SUMMARY_BUCKET_INDEX(s.buckets[i]);
+        uint64_t expect = 0;
+        for (int v = 0; v < 5; v++)
+            expect += pi_bucket_of(values[v]) == index;
+        cr_assert_eq(PI_SUMMARY_BUCKET_COUNT(s.buckets[i]), expect, "bucket %u", index);
+    }
+    /* emptied for the next interval, key kept */
+    cr_assert_eq(e->count, 0);
+    cr_assert(e->used);
+    pi_summary_table_free(&t);
+}
+
+Test(summary_table, full_table_refuses_instead_of_losing)
+{
+    struct pi_summary_table t;
+    cr_assert_eq(pi_summary_table_init(&t, 16), 0);
+    int refused = 0;
+    for (uint32_t tid = 1; tid <= 32; tid++) {
+        struct pi_summary_key k = wait_key(tid);
+        refused += pi_summary_table_add(&t, &k, 1, 1, 1, 0) != 0;
+    }
+    cr_assert_eq(t.used, 12, "three quarters of the slots");
+    cr_assert_eq(refused, 20);
+    pi_summary_table_forget(&t);
+    cr_assert_eq(t.used, 0);
+    pi_summary_table_free(&t);
+}
+
+static uint64_t seen_ts[64];
+static int seen;
+
+static void collect(void *context, const struct pi_record *r)
+{
+    (void)context;
+    seen_ts[seen++] = r->ts;
+}
+
+Test(flight_ring, replays_the_last_records_in_a_range)
+{
+    struct pi_flight_ring ring;
+    pi_flight_ring_init(&ring, 8);
+    for (uint64_t ts = 1; ts <= 20; ts++) {
+        struct pi_record r = {PI_REC_GPU_LAUNCH, 0, 1, ts, 0, {0, 0, 0}};
+        cr_assert_eq(pi_flight_ring_push(&ring, &r), 0);
+    }
+    seen = 0;
+    /* only the last 8 are kept: 13..20; of those, [15, 18) */
+    cr_assert_eq(pi_flight_ring_replay(&ring, 15, 18, collect, NULL), 3);
+    cr_assert_eq(seen_ts[0], 15);
+    cr_assert_eq(seen_ts[2], 17);
+    seen = 0;
+    cr_assert_eq(pi_flight_ring_replay(&ring, 0, UINT64_MAX, collect, NULL), 8);
+    cr_assert_eq(seen_ts[0], 13);
+    pi_flight_ring_clear(&ring);
+    cr_assert_eq(pi_flight_ring_replay(&ring, 0, UINT64_MAX, collect, NULL), 0);
+    pi_flight_ring_free(&ring);
+}
+
+static int step(struct pi_step_trigger *t, uint64_t start, uint64_t dur)
+{
+    struct pi_record r = {PI_REC_NVTX_RANGE, 0, 42, start, dur, {1, 0, 0}};
+    uint64_t s, e;
+    return pi_step_trigger_record(t, &r, &s, &e);
+}
+
+Test(step_trigger, slow_step_after_enough_history)
+{
+    struct pi_step_trigger t;
+    pi_step_trigger_init(&t, 42);
+    uint64_t at = 0;
+    /* a slow step before PI_STEP_MIN_HISTORY steps: nothing to compare it with */
+    for (int i = 0; i < PI_STEP_MIN_HISTORY - 1; i++, at += 2000)
+        cr_assert_eq(step(&t, at, 1000 + (uint64_t)(i % 10) * 10), 0);
+    cr_assert_eq(step(&t, at, 100000), 0);
+    at += 200000;
+    for (int i = 0; i < 200; i++, at += 2000)
+        step(&t, at, 1000 + (uint64_t)(i % 10) * 10);
+    /* within noise of the others: above their p99 but not a quarter above the median */
+    cr_assert_eq(step(&t, at, 1100), 0);
+    at += 2000;
+    cr_assert_eq(step(&t, at, 5000), 1, "5 times the median");
+    /* nested ranges and other threads' are no steps */
+    struct pi_record nested = {PI_REC_NVTX_RANGE, 0, 42, at, 90000, {1, 1, 0}};
+    struct pi_record other = {PI_REC_NVTX_RANGE, 0, 43, at, 90000, {1, 0, 0}};
+    uint64_t s, e;
+    cr_assert_eq(pi_step_trigger_record(&t, &nested, &s, &e), 0);
+    cr_assert_eq(pi_step_trigger_record(&t, &other, &s, &e), 0);
+}
