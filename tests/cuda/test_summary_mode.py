@@ -66,6 +66,7 @@ class SummaryMode(unittest.TestCase):
         cls.report = report(cls.traces)
         [cls.process] = cls.report["processes"]
         cls.dump = dump_lines(cls.traces)
+        cls.full = report(record("full")[0])  # the same job recorded in full
 
     def test_written_as_summaries(self):
         kinds = [line.split()[3] for line in self.dump if len(line.split()) > 3]
@@ -93,12 +94,20 @@ class SummaryMode(unittest.TestCase):
             self.assertEqual(e["count"], calls, op)
             self.assertEqual(e["bytes"], self.truths["file_bytes"] / 2, op)
         # GPU times: as many as the same job recorded in full (event pairs time each launch)
-        full = report(record("full")[0])
         self.assertEqual(entry(self.report, "gpu", "work()", "kernel")["count"],
-                         entry(full, "gpu", "work()", "kernel")["count"])
+                         entry(self.full, "gpu", "work()", "kernel")["count"])
         self.assertEqual(entry(self.report, "gpu", "straggler()", "kernel")["count"], 1)
         # steps are kept in full: the job's NVTX ranges, one a step
         self.assertEqual(self.process["steps"]["count"], self.truths["steps"])
+
+    def test_verdicts_and_step_gpu_time_as_in_full(self):
+        self.assertEqual([f["kind"] for f in self.report["verdict"]],
+                         [f["kind"] for f in self.full["verdict"]])
+        # a summary's GPU time is spread over its span: the steps' sum stays the job's
+        [full] = self.full["processes"]
+        self.assertAlmostEqual(self.process["steps"]["steady"]["gpu_ns"],
+                               full["steps"]["steady"]["gpu_ns"],
+                               delta=0.03 * full["steps"]["steady"]["gpu_ns"])
 
     def test_slow_step_window_holds_its_records(self):
         start_line = [line for line in self.dump if line.startswith("started:")][0]

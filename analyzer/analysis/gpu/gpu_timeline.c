@@ -91,3 +91,12 @@ unsigned pi_gpu_timeline_buckets(const struct pi_gpu_timeline *t)
     uint64_t n = (t->last_gpu_ns - t->origin_ns + t->bucket_ns - 1) / t->bucket_ns;
     return n > PI_GPU_BUCKETS ? PI_GPU_BUCKETS : (unsigned)n;
 }
+
+void pi_gpu_timeline_launches(struct pi_process_info *p, uint64_t first_ns, uint64_t end_ns,
+                              uint64_t count)
+{
+    if (!count)
+        return;
+    pi_gpu_timeline_launch(p, first_ns, end_ns - first_ns);
+    p->gpu_timeline->launches += count - 1;
+}

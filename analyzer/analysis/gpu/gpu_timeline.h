@@ -29,6 +29,10 @@ void pi_gpu_timeline_work(struct pi_process_info *process, uint64_t ts_ns, uint6
 /* pi_gpu_timeline_launch - a kernel launch call from @ts_ns lasting @dur_ns */
 void pi_gpu_timeline_launch(struct pi_process_info *process, uint64_t ts_ns, uint64_t dur_ns);
 
+/* pi_gpu_timeline_launches - @count launches (a summary) from @first_ns to @end_ns */
+void pi_gpu_timeline_launches(struct pi_process_info *process, uint64_t first_ns, uint64_t end_ns,
+                              uint64_t count);
+
 /* pi_gpu_timeline_share - GPU busy share (0..1, capped) of bucket @i; 0 past the end */
 double pi_gpu_timeline_share(const struct pi_gpu_timeline *timeline, unsigned i);
 

@@ -3,6 +3,9 @@
 
 #include <stdio.h>
 
+#include "analysis/gpu/gpu_timeline.h"
+#include "analysis/host/relay_steps.h"
+#include "analysis/host/steps.h"
 #include "analysis/host/threads.h"
 #include "analysis/sites/demangle.h"
 #include "reader/summary_record.h"
@@ -44,6 +47,7 @@ static void kernel_name(const struct pi_reader *reader, uint64_t id, uint16_t fl
 
 /* Launches and copies: the table of CUDA calls, then that of kernels or copies. */
 static void cuda_call(struct pi_analysis *a, const struct pi_reader *reader,
+                      struct pi_process_info *p, const struct pi_event *ev,
                       const struct pi_summary *s)
 {
     const struct pi_summary_body *b = &s->body;
@@ -56,6 +60,7 @@ static void cuda_call(struct pi_analysis *a, const struct pi_reader *reader,
     if (b->kind == PI_REC_GPU_LAUNCH) {
         kernel_name(reader, b->key[1], b->flags, name, sizeof(name));
         merge(pi_latency_get(&a->calls, "kernel", name, "launch"), s, 0);
+        pi_gpu_timeline_launches(p, ev->ts_ns, ev->ts_ns + ev->dur_ns, s->count);
         return;
     }
     unsigned direction = PI_CUDA_SUBTYPE(b->flags);
@@ -66,9 +71,33 @@ static void cuda_call(struct pi_analysis *a, const struct pi_reader *reader,
     merge(pi_latency_get(&a->calls, "copy", pi_gpu_copy_kind_name(direction), name), s, b->bytes);
 }
 
+/* Pieces a summary's GPU time is spread over: enough for steps of a few ms in a 10 s interval. */
+#define GPU_PIECES 4096u
+
+/*
+ * A summary's GPU time for the GPU timeline and the steps: spread evenly
+ * over its span, since when in it each kernel ran is not kept; a step's
+ * GPU time is then its share of the interval's (the interval's average).
+ */
+static void spread_gpu_time(struct pi_process_info *p, const struct pi_event *ev,
+                            const struct pi_summary *s)
+{
+    uint64_t pieces = s->count < GPU_PIECES ? s->count : GPU_PIECES;
+    uint64_t span = ev->dur_ns ? ev->dur_ns : 1, total = s->body.total_ns;
+    for (uint64_t i = 0; i < pieces; i++) {
+        uint64_t at = ev->ts_ns + span * (2 * i + 1) / (2 * pieces);
+        uint64_t part = total / pieces + (i < total % pieces);
+        pi_gpu_timeline_work(p, at, part);
+        pi_steps_gpu(&p->steps, at, part);
+        pi_steps_gpu(&p->nvtx_steps, at, part);
+        pi_relay_gpu(p, at, part, 0);
+    }
+}
+
 /* GPU time: under the kernel or copy direction its call was counted under. */
 static void gpu_time(struct pi_analysis *a, const struct pi_reader *reader,
-                     struct pi_process_info *p, const struct pi_summary *s)
+                     struct pi_process_info *p, const struct pi_event *ev,
+                     const struct pi_summary *s)
 {
     const struct pi_summary_body *b = &s->body;
     char name[1024];
@@ -84,6 +113,7 @@ static void gpu_time(struct pi_analysis *a, const struct pi_reader *reader,
     merge(e, s, 0);
     a->gpu.gpu_busy_ns += b->total_ns;
     p->gpu_busy_ns += b->total_ns;
+    spread_gpu_time(p, ev, s);
 }
 
 /* File I/O and other threads' waits: their tables, and their thread's time. */
@@ -157,10 +187,10 @@ void pi_summary_event(struct pi_analysis *a, const struct pi_reader *reader,
     switch (s->body.kind) {
     case PI_REC_GPU_LAUNCH:
     case PI_REC_GPU_COPY:
-        cuda_call(a, reader, s);
+        cuda_call(a, reader, p, ev, s);
         break;
     case PI_REC_GPU_TIME:
-        gpu_time(a, reader, p, s);
+        gpu_time(a, reader, p, ev, s);
         break;
     default:
         host_call(a, reader, p, ev, s);
