@@ -9,6 +9,12 @@ static const char *reason_name(unsigned reason)
     return reason == PI_DETAIL_SLOW_STEP ? "slow step" : reason == PI_DETAIL_REQUESTED ? "requested" : "unknown";
 }
 
+/* @ns from @origin, 0 for a time before it (a damaged file) */
+static uint64_t since(uint64_t ns, uint64_t origin)
+{
+    return ns > origin ? ns - origin : 0;
+}
+
 static int summarised(const struct pi_process_info *p)
 {
     return p->summary.summaries || p->summary.window_count;
@@ -29,8 +35,9 @@ void pi_report_summary_mode_text(FILE *out, const struct pi_analysis *a)
         uint64_t origin = p->header.start_monotonic_ns;
         for (size_t w = 0; w < s->window_count; w++) {
             const struct pi_detail_window *d = &s->windows[w];
-            fprintf(out, "  %.3f s to %.3f s after its start: %s", (double)(d->start_ns - origin) / 1e9,
-                    (double)(d->end_ns - origin) / 1e9, reason_name(d->reason));
+            fprintf(out, "  %.3f s to %.3f s after its start: %s",
+                    (double)since(d->start_ns, origin) / 1e9, (double)since(d->end_ns, origin) / 1e9,
+                    reason_name(d->reason));
             if (d->reason == PI_DETAIL_SLOW_STEP)
                 fprintf(out, " of %.1f ms", (double)d->step_ns / 1e6);
             fputc('\n', out);
@@ -52,8 +59,8 @@ void pi_report_summary_mode_json(struct cJSON *o, const struct pi_process_info *
     for (size_t i = 0; i < s->window_count; i++) {
         const struct pi_detail_window *d = &s->windows[i];
         cJSON *w = cJSON_CreateObject();
-        cJSON_AddNumberToObject(w, "start_ns", (double)(d->start_ns - origin));
-        cJSON_AddNumberToObject(w, "end_ns", (double)(d->end_ns - origin));
+        cJSON_AddNumberToObject(w, "start_ns", (double)since(d->start_ns, origin));
+        cJSON_AddNumberToObject(w, "end_ns", (double)since(d->end_ns, origin));
         cJSON_AddStringToObject(w, "reason", reason_name(d->reason));
         cJSON_AddNumberToObject(w, "step_ns", (double)d->step_ns);
         cJSON_AddItemToArray(windows, w);

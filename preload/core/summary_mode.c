@@ -223,6 +223,8 @@ static void open_window(uint64_t since, uint64_t reason, uint64_t step_ns,
                         uint64_t length_ns)
 {
     uint64_t now = pi_clock_ticks();
+    if (since < pi_rec.start_ticks) /* no record is older than the file */
+        since = pi_rec.start_ticks;
     if (!s.detail_until) {
         replay(since, UINT64_MAX, reason, step_ns);
         s.window_start = since;

@@ -151,5 +151,40 @@ class RequestedDetail(unittest.TestCase):
         self.assertEqual(window["reason"], "requested")
 
 
+    def test_ctl_capture_opens_a_window(self):
+        """profinject ctl PID capture in summary mode: a window of full detail, summaries go on."""
+        launcher = os.environ["PI_LAUNCHER"]
+        out = tempfile.mkdtemp()
+        run = subprocess.Popen([launcher, "run", "--summary", "-o", out, "--",
+                                os.path.join(PROGRAMS, "prog_loop")],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            self.assertEqual(run.stdout.readline(), "started\n")
+            pid = None
+            for _ in range(100):  # the program is the launcher's child
+                with open(f"/proc/{run.pid}/task/{run.pid}/children") as f:
+                    children = f.read().split()
+                if children:
+                    pid = int(children[0])
+                    break
+                time.sleep(0.05)
+            time.sleep(0.5)  # the control socket comes at the writer's first flush
+            ctl = subprocess.run([launcher, "ctl", str(pid), "capture", "300ms"],
+                                 capture_output=True, text=True)
+            self.assertEqual(ctl.returncode, 0, ctl.stderr)
+            time.sleep(1.5)  # closed at the writer's flush after the 300 ms
+        finally:
+            if pid:
+                os.kill(pid, 9)
+            run.wait()
+            run.stdout.close()
+        rep = report(out)
+        [process] = rep["processes"]
+        [window] = process["summary_mode"]["detail_windows"]
+        self.assertEqual(window["reason"], "requested")
+        self.assertGreaterEqual(window["end_ns"] - window["start_ns"], 300e6)
+        self.assertLess(window["end_ns"] - window["start_ns"], 1.5e9 + 0.5e9)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
