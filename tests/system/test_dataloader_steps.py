@@ -30,12 +30,12 @@ CONFIGURATIONS = {
 }
 
 
-def run(options):
+def run(options, **env):
     traces = tempfile.mkdtemp(prefix="pi-steps-")
     summary = os.path.join(traces, "job.json")
     job = subprocess.run([sys.executable, EXAMPLE, "--data-dir", DATA, "--samples", "256",
                           "--batch-size", "16", "--summary", summary, *options],
-                         env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces),
+                         env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **env),
                          capture_output=True, text=True, timeout=300)
     assert job.returncode == 0, job.stderr
     with open(summary) as f:
@@ -57,6 +57,16 @@ class DataLoaderSteps(unittest.TestCase):
                     self.assertEqual(main["steps"]["count"], truth["steps"], name)
                     self.assertEqual(report["verdict"][0]["pid"], truth["pid"],
                                      "the verdict is about the training process")
+
+    def test_summary_mode_keeps_the_steps(self):
+        """PROFINJECT_MODE=summary summarises file I/O and other threads' I/O and waits, but
+        not what steps are made of: the main thread's data waits, the pin-memory relay."""
+        for name in ("two workers, two epochs", "pin_memory without an accelerator"):
+            with self.subTest(configuration=name):
+                truth, main, report = run(CONFIGURATIONS[name], PROFINJECT_MODE="summary")
+                self.assertEqual(main["steps"]["count"], truth["steps"], name)
+                self.assertGreater(sum(p.get("summary_mode", {}).get("records_summarised", 0)
+                                       for p in report["processes"]), 0)
 
 
 if __name__ == "__main__":
