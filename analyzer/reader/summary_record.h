@@ -24,7 +24,8 @@ struct pi_summary {
  * @out: receives the summary (its buckets point into those slots)
  * @why: receives what is wrong, on failure
  *
- * Fuzzed input: the body must fit the frame, the kind must be one that is summarised, the length must
+ * Fuzzed input: the body must fit the frame, the kind must be one that is
+ * summarised, the length must
  * match the buckets, every bucket index must exist, the bucket counts must
  * add up to the record's count (arg0), min <= max, and the sum of durations must lie between
  * count * min and count * max (no absurd totals reach the reports).

@@ -1,4 +1,4 @@
-/* report_summary_mode.c - summaries and detail windows in the reports (see report_summary_mode.h). */
+/* report_summary_mode.c - summaries and detail windows in the reports (report_summary_mode.h). */
 #include "report_summary_mode.h"
 
 #include <cjson/cJSON.h>
@@ -6,7 +6,9 @@
 
 static const char *reason_name(unsigned reason)
 {
-    return reason == PI_DETAIL_SLOW_STEP ? "slow step" : reason == PI_DETAIL_REQUESTED ? "requested" : "unknown";
+    return reason == PI_DETAIL_SLOW_STEP   ? "slow step"
+           : reason == PI_DETAIL_REQUESTED ? "requested"
+                                           : "unknown";
 }
 
 /* @ns from @origin, 0 for a time before it (a damaged file) */
@@ -36,7 +38,8 @@ void pi_report_summary_mode_text(FILE *out, const struct pi_analysis *a)
         for (size_t w = 0; w < s->window_count; w++) {
             const struct pi_detail_window *d = &s->windows[w];
             fprintf(out, "  %.3f s to %.3f s after its start: %s",
-                    (double)since(d->start_ns, origin) / 1e9, (double)since(d->end_ns, origin) / 1e9,
+                    (double)since(d->start_ns, origin) / 1e9,
+                    (double)since(d->end_ns, origin) / 1e9,
                     reason_name(d->reason));
             if (d->reason == PI_DETAIL_SLOW_STEP)
                 fprintf(out, " of %.1f ms", (double)d->step_ns / 1e6);

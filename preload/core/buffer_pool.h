@@ -70,7 +70,8 @@ void pi_pool_release(struct pi_buffer_pool *pool, struct pi_buffer *buf);
 /* pi_pool_reset - in a fork child: drop everything, every buffer becomes FREE */
 void pi_pool_reset(struct pi_buffer_pool *pool);
 
-/* pi_pool_sort_by_sequence - order @n buffer indices by acquisition, so each thread's records stay in order */
+/* pi_pool_sort_by_sequence - order @n buffer indices by acquisition, so that
+ * each thread's records stay in order */
 void pi_pool_sort_by_sequence(const struct pi_buffer_pool *pool, uint32_t *order, uint32_t n);
 
 #endif

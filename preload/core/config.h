@@ -33,8 +33,8 @@ struct pi_config {
     /* PROFINJECT_MODE=summary (core/summary_mode.h) and its intervals */
     int summary;
     uint64_t summary_interval_ns;    /* PROFINJECT_SUMMARY_INTERVAL_S, default 10 */
-    uint64_t summary_detail_ns;      /* PROFINJECT_SUMMARY_DETAIL_MS after a slow step, default 2000 */
-    uint64_t summary_trigger_gap_ns; /* PROFINJECT_SUMMARY_TRIGGER_GAP_S between slow-step windows */
+    uint64_t summary_detail_ns;      /* PROFINJECT_SUMMARY_DETAIL_MS after a slow step (2000) */
+    uint64_t summary_trigger_gap_ns; /* PROFINJECT_SUMMARY_TRIGGER_GAP_S between two windows */
     /* fault injection, for the reliability tests */
     uint64_t test_writer_stall_ns;  /* PROFINJECT_TEST_WRITER_STALL_MS: a slow disk */
     uint64_t test_fail_write_after; /* PROFINJECT_TEST_FAIL_WRITE_AFTER bytes: a full disk */

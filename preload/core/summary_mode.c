@@ -97,7 +97,11 @@ static void stage_detail(uint64_t ts, uint64_t dur, uint64_t event,
 
 static uint64_t size_class_low(uint64_t bytes)
 {
-    return bytes < (64u << 10) ? 0 : bytes < (1u << 20) ? (64u << 10) : bytes < (16u << 20) ? (1u << 20) : (16u << 20);
+    /* the analyzer's size classes of copies: <64 KiB, 64 KiB-1 MiB, 1-16 MiB, >=16 MiB */
+    return bytes < (64u << 10)   ? 0
+           : bytes < (1u << 20)  ? (64u << 10)
+           : bytes < (16u << 20) ? (1u << 20)
+                                 : (16u << 20);
 }
 
 /* Launches and copies: what their GPU time will be counted under, and

@@ -130,7 +130,8 @@ int main(int argc, char **argv)
            percentile(planted, n, 0.5), percentile(planted, n, 0.9), percentile(planted, n, 0.99));
     printf("slow_step_start_ns %llu\nslow_step_end_ns %llu\n", (unsigned long long)slow_start,
            (unsigned long long)slow_end);
-    printf("steps %d\nfile_calls %d\nfile_bytes %llu\n", STEPS, 2 * STEPS, (unsigned long long)file_bytes);
+    printf("steps %d\nfile_calls %d\nfile_bytes %llu\n", STEPS, 2 * STEPS,
+           (unsigned long long)file_bytes);
     printf(failures ? "failed\n" : "ok\n");
     return failures;
 }

@@ -131,7 +131,8 @@ static int largest_file(const char *dir, char *out, size_t size)
         char path[2048];
         struct stat st;
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (e->d_name[0] != '.' && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > best) {
+        if (e->d_name[0] != '.' && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_size > best) {
             best = st.st_size;
             snprintf(out, size, "%s", path);
         }

@@ -4,7 +4,8 @@
  * The buckets are profinject/histogram_buckets.h's, the recorder's too
  * (summary mode): values below 64 exactly, above, 64 buckets per power of
  * two, so a bucket's midpoint is within 1/128 (0.78%) of any value in it:
- * percentiles carry at most that relative error. Only the range of buckets actually used is allocated,
+ * percentiles carry at most that relative error. Only the range of buckets
+ * actually used is allocated,
  * so a histogram of similar values stays small. Two histograms merge by
  * adding counts. In exact mode every value is kept as well and
  * percentiles come from the sorted values (for checking, or --exact).
