@@ -68,7 +68,7 @@ void pi_init_slow(void)
         ends_at_exit = on_exit(end_at_exit, NULL) == 0;
         /* started paused (profinject run --paused): hooks see one flag until a window opens */
         pi_settings_check_environment();
-        if (pi_setting_flag("PROFINJECT_PAUSED"))
+        if (pi_setting_flag("PROFINJECT_PAUSED") && !config.summary) /* summaries never pause */
             atomic_store(&pi_recording, 0);
         /* started after the recording of `run --duration` ended: nothing to record */
         uint64_t until = pi_record_until_ns();
