@@ -143,3 +143,31 @@ Test(step_trigger, slow_step_after_enough_history)
     cr_assert_eq(pi_step_trigger_record(&t, &nested, &s, &e), 0);
     cr_assert_eq(pi_step_trigger_record(&t, &other, &s, &e), 0);
 }
+
+/* The main thread's 4-byte read from a pipe: a DataLoader batch's length arriving. */
+static int batch_arrives(struct pi_step_trigger *t, uint64_t at, uint64_t *start, uint64_t *end)
+{
+    struct pi_record r = {PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_PIPE, 0), 42, at - 10, 10,
+                          {5, 4, 0}};
+    return pi_step_trigger_record(t, &r, start, end);
+}
+
+Test(step_trigger, data_loader_batches_make_steps)
+{
+    struct pi_step_trigger t;
+    pi_step_trigger_init(&t, 42);
+    uint64_t at = 1000, start = 0, end = 0, previous = 0;
+    for (int i = 0; i < 150; i++) {
+        cr_assert_eq(batch_arrives(&t, at, &start, &end), 0);
+        previous = at;
+        at += 1000 + (uint64_t)(i % 7);
+    }
+    /* a read of other bytes (the batch itself) is no boundary */
+    struct pi_record payload = {PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_PIPE, 0), 42,
+                                previous + 20, 10, {5, 430, 0}};
+    cr_assert_eq(pi_step_trigger_record(&t, &payload, &start, &end), 0);
+    at = previous + 10000; /* this step takes 10 times the others */
+    cr_assert_eq(batch_arrives(&t, at, &start, &end), 1);
+    cr_assert_eq(end, at);
+    cr_assert_eq(start, previous, "the step runs from the previous batch's arrival");
+}
