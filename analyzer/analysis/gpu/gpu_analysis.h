@@ -63,6 +63,9 @@ struct pi_gpu_memory {
     void *live_map;   /* pointer -> allocation */
     void *site_map;   /* stack id -> live bytes */
     void *correlations; /* correlation id -> latency entry for GPU time */
+    /* this file's GPU timing records, until they are played in file order (gpu_timing.h) */
+    struct pi_gpu_timing_note *timing_notes;
+    size_t timing_note_count, timing_note_capacity;
 };
 
 /* pi_gpu_time_event - account one GPU duration of @process; *@collective set when it is

@@ -143,6 +143,47 @@ void pi_python_sites_finish_file(struct pi_analysis *a, const struct pi_reader *
     }
 }
 
+/* Move @count lines of @from into @list, where they add up with equal lines; @from is emptied. */
+static int merge_lines(struct pi_line_stat **list, size_t *count, struct pi_line_stat *from,
+                       size_t from_count)
+{
+    int failed = 0;
+    for (size_t i = 0; i < from_count; i++) {
+        struct pi_line_stat *l =
+            merge(list, count, from[i].site, from[i].kernel, from[i].wait_class);
+        free(from[i].kernel); /* merge() keeps a copy, or the equal line's own */
+        if (!l) {
+            failed = -1;
+            continue;
+        }
+        l->count += from[i].count;
+        l->total_ns += from[i].total_ns;
+    }
+    return failed;
+}
+
+int pi_python_sites_merge(struct pi_analysis *into, struct pi_analysis *from)
+{
+    struct pi_python_sites *f = from->python_sites, *s = f ? sites_of(into) : NULL;
+    if (!f)
+        return 0;
+    if (!s)
+        return -1;
+    int failed = merge_lines(&s->launches, &s->launch_count, f->launches, f->launch_count) |
+                 merge_lines(&s->waits, &s->wait_count, f->waits, f->wait_count);
+    f->launch_count = f->wait_count = 0; /* the sites went over (or were freed by merge()) */
+    struct pi_python_process *grown =
+        realloc(s->processes, (s->process_count + f->process_count + 1) * sizeof(*grown));
+    if (!grown)
+        return -1;
+    s->processes = grown;
+    if (f->process_count) /* none: @from may have no array at all */
+        memcpy(grown + s->process_count, f->processes, f->process_count * sizeof(*grown));
+    s->process_count += f->process_count;
+    f->process_count = 0; /* their reasons went over */
+    return failed;
+}
+
 /* kernels with the most samples first; within a kernel, its most sampled sites */
 static const struct pi_line_stat *sort_launches;
 static size_t sort_launch_count;
