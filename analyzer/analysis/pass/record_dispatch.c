@@ -1,30 +1,24 @@
 /*
- * analysis.c - one streaming pass over the trace files: every record is
- * handed to the aggregators (latency tables, per-thread time, memory
- * series, step detection) and, when asked, to an observer that streams
- * them out (the Chrome trace).
+ * record_dispatch.c - one record of a trace file handed to the parts that
+ * follow it: latency tables, per-thread time, memory series, step
+ * detection, GPU, call sites, collectives. The per-record path of the
+ * pass; what happens once a file is read is file_pass.c's.
  */
-#include "analysis.h"
+#include "record_dispatch.h"
 
-#include "analysis/common/array_room.h"
 #include "analysis/gpu/collectives.h"
 #include "analysis/gpu/gpu_analysis.h"
-#include "analysis/memory/memory_growth.h"
+#include "analysis/host/relay_steps.h"
+#include "analysis/host/steps.h"
+#include "analysis/host/thread_timeline.h"
+#include "analysis/host/threads.h"
 #include "analysis/ranks/ranks.h"
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_time.h"
-#include "analysis/host/relay_steps.h"
-#include "analysis/host/thread_timeline.h"
-#include "analysis/pass/training_process.h"
-#include "profinject/rank_identity.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-const char *const pi_time_class_names[PI_TIME_CLASS_COUNT] = {
-    "data_wait", "file_io", "other_io", "lock_wait", "sync", "cpu"};
 
 static int is_blocking_receive(unsigned op)
 {
@@ -134,22 +128,8 @@ static void capture_window(struct pi_process_info *p, uint64_t at, int opened)
     }
 }
 
-/* With capture windows, the process's span is theirs: samples go on while paused. */
-static void settle_windows(struct pi_process_info *p)
-{
-    if (!p->window_count)
-        return;
-    if (p->window_open)
-        p->windows[p->window_count - 1].end_ns = p->end_ns;
-    p->window_ns = 0;
-    for (size_t i = 0; i < p->window_count; i++)
-        p->window_ns += p->windows[i].end_ns - p->windows[i].start_ns;
-    p->start_ns = p->windows[0].start_ns;
-    p->end_ns = p->windows[p->window_count - 1].end_ns;
-}
-
-static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
-                          struct pi_process_info *p, const struct pi_event *ev)
+void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
+                        struct pi_process_info *p, const struct pi_event *ev)
 {
     const struct pi_record *r = &ev->rec;
     pi_collectives_event(p, reader, ev);
@@ -301,196 +281,4 @@ static void account_event(struct pi_analysis *a, const struct pi_reader *reader,
         p->nvtx_wait_ns += time_class == PI_TIME_DATA_WAIT ? ev->dur_ns : 0;
         p->nvtx_sync_ns += time_class == PI_TIME_SYNC ? ev->dur_ns : 0;
     }
-}
-
-static void progress(struct pi_analysis *a, const struct pi_reader *reader, uint64_t done_before)
-{
-    if (!a->options.progress || a->bytes_total < (64u << 20))
-        return;
-    uint64_t done = done_before + pi_reader_bytes_read(reader);
-    fprintf(stderr, "\rprofinject-analyze: %3.0f%% of %.0f MB", 100.0 * done / a->bytes_total,
-            a->bytes_total / 1e6);
-}
-
-static char *copy_or_empty(const char *text)
-{
-    return strdup(text ? text : "");
-}
-
-/* Steps through a relay thread or the read-backs; the main thread's waits for the relay's
- * batches become data waits. */
-static void relay_steps_finish(struct pi_analysis *a, struct pi_process_info *p)
-{
-    uint64_t relay_wait = pi_relay_finish(p, a->options.warmup_steps);
-    p->relay_tid = pi_relay_thread(p);
-    struct pi_thread_info *main = pi_main_thread(p);
-    if (!main || !relay_wait)
-        return;
-    if (relay_wait > main->time[PI_TIME_LOCK_WAIT])
-        relay_wait = main->time[PI_TIME_LOCK_WAIT];
-    main->time[PI_TIME_LOCK_WAIT] -= relay_wait;
-    main->time[PI_TIME_DATA_WAIT] += relay_wait;
-}
-
-static int analyse_file(struct pi_analysis *a, struct pi_process_info *p, struct pi_reader *reader)
-{
-    const struct pi_trace_info *info = pi_reader_info(reader);
-    p->header = info->header;
-    p->command = copy_or_empty(info->strings[PI_HDR_CMDLINE]);
-    p->host = copy_or_empty(info->strings[PI_HDR_HOSTNAME]);
-    p->cgroup = copy_or_empty(info->strings[PI_HDR_CGROUP]);
-    p->identity = copy_or_empty(info->strings[PI_HDR_IDENTITY]);
-    p->rank = pi_identity_rank(p->identity);
-    p->start_ns = p->end_ns = info->header.start_monotonic_ns;
-    pi_histogram_init(&p->steps.steady_ns, a->options.exact);
-    pi_histogram_init(&p->steps.warmup_ns, a->options.exact);
-    pi_histogram_init(&p->nvtx_steps.steady_ns, a->options.exact);
-    pi_histogram_init(&p->nvtx_steps.warmup_ns, a->options.exact);
-    const struct pi_analysis_observer *observer = a->options.observer;
-    if (observer && observer->process)
-        observer->process(observer->context, a, p);
-    uint64_t done_before = a->bytes_done;
-    struct pi_event ev;
-    int got;
-    uint64_t n = 0;
-    while ((got = pi_reader_next(reader, &ev)) == PI_READ_EVENT) {
-        p->records++;
-        if (pi_record_has_time(ev.rec.kind)) {
-            if (ev.ts_ns < p->start_ns)
-                p->start_ns = ev.ts_ns;
-            if (ev.ts_ns + ev.dur_ns > p->end_ns)
-                p->end_ns = ev.ts_ns + ev.dur_ns;
-        }
-        account_event(a, reader, p, &ev);
-        if (observer && observer->event)
-            observer->event(observer->context, a, reader, p, &ev);
-        if ((++n & 0xfffff) == 0)
-            progress(a, reader, done_before);
-    }
-    a->bytes_done = done_before + pi_reader_bytes_read(reader);
-    p->truncated = pi_reader_truncated(reader, NULL, NULL);
-    settle_windows(p);
-    pi_steps_finish(&p->steps, a->options.warmup_steps);
-    pi_steps_finish(&p->nvtx_steps, a->options.warmup_steps);
-    p->steps_from = p->steps.count ? "data loader" : NULL;
-    relay_steps_finish(a, p);
-    if (!p->steps.count && p->nvtx_steps.count >= 2) {
-        struct pi_steps dataloader = p->steps;
-        p->steps = p->nvtx_steps;
-        p->nvtx_steps = dataloader;
-        p->steps_from = "NVTX";
-    }
-    pi_memory_growth_steady_start(p);
-    pi_gpu_finish_process(a, reader, p);
-    pi_memory_growth(p);
-    pi_python_sites_finish_file(a, reader);
-    pi_python_time_finish_file(a, reader);
-    int rank = pi_ranks_add(a, p);
-    if (observer && observer->process_end)
-        observer->process_end(observer->context, a, p);
-    if (rank) /* after the observer: the export writes each step */
-        pi_training_keep_figures(a, p);
-    if (got == PI_READ_ERROR) {
-        fprintf(stderr, "profinject-analyze: %s\n", pi_reader_error(reader));
-        return -1;
-    }
-    return 0;
-}
-
-static uint64_t file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-}
-
-int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *options, char **paths,
-                    size_t count)
-{
-    memset(a, 0, sizeof(*a));
-    a->options = *options;
-    a->base_ns = UINT64_MAX;
-    a->gpu.timing_source = -1;
-    pi_latency_table_init(&a->calls, options->exact);
-    pi_latency_table_init(&a->files, options->exact);
-    a->processes = calloc(count ? count : 1, sizeof(*a->processes));
-    if (!a->processes)
-        return -1;
-    /* headers first: the base time of the Chrome trace is the earliest start */
-    for (size_t i = 0; i < count; i++) {
-        char error[600];
-        struct pi_reader *reader = pi_reader_open(paths[i], error, sizeof(error));
-        if (!reader)
-            continue;
-        uint64_t start = pi_reader_info(reader)->header.start_monotonic_ns;
-        if (start < a->base_ns)
-            a->base_ns = start;
-        a->bytes_total += file_size(paths[i]);
-        pi_reader_close(reader);
-    }
-    if (a->base_ns == UINT64_MAX)
-        a->base_ns = 0;
-    if (options->observer && options->observer->begin)
-        options->observer->begin(options->observer->context, a);
-    for (size_t i = 0; i < count; i++) {
-        char error[600];
-        struct pi_reader *reader = pi_reader_open(paths[i], error, sizeof(error));
-        if (!reader) {
-            fprintf(stderr, "profinject-analyze: %s\n", error);
-            a->bad_input = 1;
-            continue;
-        }
-        struct pi_process_info *p = &a->processes[a->process_count++];
-        p->path = strdup(paths[i]);
-        /* string ids are per file */
-        for (int w = 0; w < 3; w++)
-            if (a->by_string_id[w])
-                memset(a->by_string_id[w], 0, a->by_string_capacity[w] * sizeof(void *));
-        if (analyse_file(a, p, reader) != 0)
-            a->bad_input = 1;
-        pi_reader_warn_truncated(reader);
-        pi_reader_close(reader);
-        a->records += p->records;
-        a->lost += p->lost;
-        a->strings_lost += p->strings_lost;
-        if (p->start_ns < a->base_ns)
-            a->base_ns = p->start_ns;
-        if (p->end_ns > a->end_ns)
-            a->end_ns = p->end_ns;
-    }
-    if (options->observer && options->observer->end)
-        options->observer->end(options->observer->context, a);
-    pi_python_sites_sort(a);
-    pi_host_memory_finish(a);
-    pi_ranks_finish(a);
-    if (a->options.progress && a->bytes_total >= (64u << 20))
-        fprintf(stderr, "\n");
-    return a->bad_input ? -1 : 0;
-}
-
-void pi_analysis_free(struct pi_analysis *a)
-{
-    for (size_t i = 0; i < a->process_count; i++) {
-        struct pi_process_info *p = &a->processes[i];
-        free(p->path);
-        free(p->command);
-        free(p->host);
-        free(p->cgroup);
-        free(p->identity);
-        for (size_t t = 0; t < p->thread_count; t++)
-            free(p->threads[t].timeline);
-        free(p->threads);
-        pi_steps_free(&p->steps);
-        pi_steps_free(&p->nvtx_steps);
-        pi_relay_free(p);
-        pi_gpu_free_process(p);
-    }
-    free(a->processes);
-    pi_latency_table_free(&a->calls);
-    pi_latency_table_free(&a->files);
-    pi_python_sites_free(a);
-    pi_python_time_free(a);
-    pi_ranks_free(a);
-    for (int w = 0; w < 3; w++)
-        free(a->by_string_id[w]);
-    memset(a, 0, sizeof(*a));
 }

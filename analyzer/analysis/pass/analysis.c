@@ -1,0 +1,123 @@
+/*
+ * analysis.c - the pass over the trace files: the headers first (the
+ * earliest start is the time line's origin), then every file read whole
+ * and committed in file order (file_pass.c), one after the other on this
+ * thread, or by several threads when asked (parallel_pass.c); then what
+ * needs every file (the ranks' straggler, the tree's memory peak).
+ */
+#include "analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/host/relay_steps.h"
+#include "analysis/pass/file_pass.h"
+#include "analysis/pass/parallel_pass.h"
+#include "analysis/ranks/ranks.h"
+#include "analysis/sites/python_sites.h"
+#include "analysis/sites/python_time.h"
+
+const char *const pi_time_class_names[PI_TIME_CLASS_COUNT] = {
+    "data_wait", "file_io", "other_io", "lock_wait", "sync", "cpu"};
+
+static uint64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* Every file on this thread, one after the other, straight into @a. */
+static void one_by_one(struct pi_analysis *a, char **paths, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        char error[600];
+        struct pi_reader *reader = pi_reader_open(paths[i], error, sizeof(error));
+        if (!reader) {
+            fprintf(stderr, "profinject-analyze: %s\n", error);
+            a->bad_input = 1;
+            continue;
+        }
+        struct pi_process_info *p = &a->processes[a->process_count++];
+        p->path = strdup(paths[i]);
+        void *observer_file = pi_file_pass_open_observer(&a->options);
+        if (pi_file_pass_read(a, p, reader, observer_file, stderr) != 0)
+            a->bad_input = 1;
+        pi_reader_close(reader);
+        pi_file_pass_commit(a, p, observer_file);
+    }
+}
+
+int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *options, char **paths,
+                    size_t count)
+{
+    memset(a, 0, sizeof(*a));
+    a->options = *options;
+    a->base_ns = UINT64_MAX;
+    a->gpu.timing_source = -1;
+    pi_latency_table_init(&a->calls, options->exact);
+    pi_latency_table_init(&a->files, options->exact);
+    a->processes = calloc(count ? count : 1, sizeof(*a->processes));
+    if (!a->processes)
+        return -1;
+    /* headers first: the base time of the Chrome trace is the earliest start */
+    for (size_t i = 0; i < count; i++) {
+        char error[600];
+        struct pi_reader *reader = pi_reader_open(paths[i], error, sizeof(error));
+        if (!reader)
+            continue;
+        uint64_t start = pi_reader_info(reader)->header.start_monotonic_ns;
+        if (start < a->base_ns)
+            a->base_ns = start;
+        a->bytes_total += file_size(paths[i]);
+        pi_reader_close(reader);
+    }
+    if (a->base_ns == UINT64_MAX)
+        a->base_ns = 0;
+    const struct pi_analysis_observer *observer = options->observer;
+    if (observer && observer->begin)
+        observer->begin(observer->context, a);
+    /* in parallel only where it can change nothing: more than one file, and no observer
+     * that must see every event in order */
+    unsigned jobs = options->jobs < count ? options->jobs : (unsigned)count;
+    if (jobs < 2 || (observer && observer->sequential) ||
+        pi_parallel_pass(a, paths, count, jobs) != 0)
+        one_by_one(a, paths, count);
+    if (observer && observer->end)
+        observer->end(observer->context, a);
+    pi_python_sites_sort(a);
+    pi_host_memory_finish(a);
+    pi_ranks_finish(a);
+    if (a->options.progress && a->bytes_total >= (64u << 20))
+        fprintf(stderr, "\n");
+    return a->bad_input ? -1 : 0;
+}
+
+void pi_analysis_free(struct pi_analysis *a)
+{
+    for (size_t i = 0; i < a->process_count; i++) {
+        struct pi_process_info *p = &a->processes[i];
+        free(p->path);
+        free(p->command);
+        free(p->host);
+        free(p->cgroup);
+        free(p->identity);
+        for (size_t t = 0; t < p->thread_count; t++)
+            free(p->threads[t].timeline);
+        free(p->threads);
+        pi_steps_free(&p->steps);
+        pi_steps_free(&p->nvtx_steps);
+        pi_relay_free(p);
+        pi_gpu_free_process(p);
+    }
+    free(a->processes);
+    pi_latency_table_free(&a->calls);
+    pi_latency_table_free(&a->files);
+    pi_python_sites_free(a);
+    pi_python_time_free(a);
+    pi_ranks_free(a);
+    for (int w = 0; w < 3; w++)
+        free(a->by_string_id[w]);
+    memset(a, 0, sizeof(*a));
+}
