@@ -85,6 +85,20 @@ static void *reader_thread(void *context)
     return NULL;
 }
 
+/* Copy @size bytes of @from to @to, memory that is zero and was never written (calloc): the
+ * parts that are zero in @from are not written, so pages with nothing in them take no memory,
+ * as when reading one by one fills the slot in place. A process record is 35 KB, most of it
+ * an RSS series that few processes fill: written whole, it was 25 KB more a rank. */
+static void copy_into_zeroed(void *to, const void *from, size_t size)
+{
+    static const char zero[512];
+    for (size_t at = 0; at < size; at += sizeof(zero)) {
+        size_t n = size - at < sizeof(zero) ? size - at : sizeof(zero);
+        if (memcmp((const char *)from + at, zero, n) != 0)
+            memcpy((char *)to + at, (const char *)from + at, n);
+    }
+}
+
 /* The file of @job takes its place after the ones before it (the calling thread). */
 static void commit(struct pi_analysis *a, struct file_job *job)
 {
@@ -97,7 +111,7 @@ static void commit(struct pi_analysis *a, struct file_job *job)
         return;
     }
     struct pi_process_info *p = &a->processes[a->process_count++];
-    *p = job->process;
+    copy_into_zeroed(p, &job->process, sizeof(*p));
     pi_file_analysis_merge(a, &job->own, p);
     pi_file_analysis_free(&job->own);
     pi_file_pass_commit(a, p, job->observer_file);
