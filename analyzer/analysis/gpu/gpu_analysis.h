@@ -75,7 +75,7 @@ uint64_t pi_gpu_time_event(struct pi_analysis *analysis, const struct pi_reader 
                            struct pi_process_info *process, const struct pi_event *ev,
                            int *collective);
 
-/* pi_gpu_event - account one other CUDA record of @process (analysis.c calls this) */
+/* pi_gpu_event - account one other CUDA record of @process (record_dispatch.c calls this) */
 void pi_gpu_event(struct pi_analysis *analysis, const struct pi_reader *reader,
                   struct pi_process_info *process, const struct pi_event *ev);
 

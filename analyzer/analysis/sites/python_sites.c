@@ -29,7 +29,7 @@ static int is_blocking_receive(unsigned op)
 }
 
 /* The time class of a wait of the training loop (the main thread of a
- * process that started others: data-loader workers), as analysis.c gives
+ * process that started others: data-loader workers), as record_dispatch.c gives
  * it; PI_TIME_CLASS_COUNT for any other wait. */
 static unsigned wait_class(const struct pi_process_info *p, const struct pi_record *r)
 {

@@ -41,7 +41,7 @@ struct pi_python_sites {
     size_t pending_count, pending_capacity;
 };
 
-/* pi_python_sites_event - account a PI_REC_CALL_SITE or PI_REC_PYTHON record (analysis.c) */
+/* pi_python_sites_event - account a PI_REC_CALL_SITE or PI_REC_PYTHON record (record_dispatch.c) */
 void pi_python_sites_event(struct pi_analysis *analysis, const struct pi_reader *reader,
                            const struct pi_process_info *process, const struct pi_event *ev);
 

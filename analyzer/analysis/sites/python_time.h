@@ -38,7 +38,7 @@ struct pi_python_time {
     int reading; /* the last profile is the file being read */
 };
 
-/* pi_python_time_event - account a PI_REC_PY_SAMPLE of @process (analysis.c) */
+/* pi_python_time_event - account a PI_REC_PY_SAMPLE of @process (record_dispatch.c) */
 void pi_python_time_event(struct pi_analysis *analysis, const struct pi_process_info *process,
                           const struct pi_event *ev);
 
