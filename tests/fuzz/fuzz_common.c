@@ -14,7 +14,7 @@
 /* The text report of @count copies of @path read with @jobs threads, malloc'd. */
 static char *report_of_copies(char *path, size_t count, unsigned jobs)
 {
-    char *paths[3] = {path, path, path};
+    char *paths[2] = {path, path};
     struct pi_analysis_options options;
     memset(&options, 0, sizeof(options));
     options.jobs = jobs;
@@ -32,12 +32,13 @@ static char *report_of_copies(char *path, size_t count, unsigned jobs)
 }
 
 /* Files read in parallel and merged in file order must say what one after the other says,
- * whatever the input (damaged tables, absurd timestamps): a difference is a finding. */
+ * whatever the input (damaged tables, absurd timestamps): a difference is a finding. Two
+ * copies: the second merges into tables the first filled. */
 static void same_in_parallel(char *path)
 {
-    char *one_by_one = report_of_copies(path, 3, 1), *parallel = report_of_copies(path, 3, 2);
+    char *one_by_one = report_of_copies(path, 2, 1), *parallel = report_of_copies(path, 2, 2);
     if (one_by_one && parallel && strcmp(one_by_one, parallel) != 0) {
-        fprintf(stderr, "the text report of 3 copies differs between -j 1 and -j 2\n");
+        fprintf(stderr, "the text report of 2 copies differs between -j 1 and -j 2\n");
         abort();
     }
     free(one_by_one);
@@ -78,7 +79,11 @@ void pi_fuzz_analyse_fd(int fd)
     extern void cJSON_Delete(struct cJSON *);
     cJSON_Delete(json);
     pi_report_html("/dev/null", &analysis);
+    /* only inputs read as far as records (most mutations end at the header): the fuzzer's
+     * pace is spent where the merge has something to merge */
+    int has_records = analysis.records > 0;
     pi_analysis_free(&analysis);
     fclose(sink);
-    same_in_parallel(path);
+    if (has_records)
+        same_in_parallel(path);
 }
