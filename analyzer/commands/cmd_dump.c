@@ -290,7 +290,7 @@ int pi_cmd_dump(int argc, char **argv)
             fprintf(stderr, "profinject-analyze: %s\n", pi_reader_error(reader));
             status = PI_EXIT_BAD_INPUT;
         }
-        pi_reader_warn_truncated(reader);
+        pi_reader_warn_truncated(stderr, reader);
         pi_reader_close(reader);
     }
     return status;

@@ -68,7 +68,7 @@ static int summarize(const char *path, struct file_summary *s)
         fprintf(stderr, "profinject-analyze: %s\n", pi_reader_error(reader));
         result = -1;
     }
-    pi_reader_warn_truncated(reader);
+    pi_reader_warn_truncated(stderr, reader);
     pi_reader_close(reader);
     return result;
 }

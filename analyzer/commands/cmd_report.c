@@ -26,7 +26,10 @@ static void usage(FILE *out)
             "  --export DIR          per rank, step and kernel tables as CSV (for DuckDB, pandas)\n"
             "  --exact               exact percentiles (keeps every duration in memory)\n"
             "  --warmup N            steps counted as warm-up (default: 10%%, 1 to 10)\n"
-            "  --quiet               no text report on stdout\n");
+            "  --quiet               no text report on stdout\n"
+            "  -j, --jobs N          read N files at once, each whole by one thread, merged in\n"
+            "                        file order: the same output as -j 1 (default 1; 0: one per\n"
+            "                        online CPU); with --chrome-trace files are read one by one\n");
 }
 
 struct report_options {
@@ -37,6 +40,17 @@ struct report_options {
     int input_count;
 };
 
+/* The number of files read at once: 1 to 1024, 0 for one per online CPU. */
+static int parse_jobs(const char *text, unsigned *jobs)
+{
+    double n;
+    if (pi_parse_count("--jobs", text, 0, 1024, &n) != 0)
+        return -1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    *jobs = n > 0 ? (unsigned)n : cpus > 0 ? (unsigned)(cpus < 1024 ? cpus : 1024) : 1;
+    return 0;
+}
+
 /* Options and inputs in any order; 0, or -1 on a usage error. */
 static int parse(int argc, char **argv, struct report_options *o)
 {
@@ -44,8 +58,16 @@ static int parse(int argc, char **argv, struct report_options *o)
     o->inputs = calloc((size_t)argc + 1, sizeof(char *));
     if (!o->inputs)
         return -1;
+    o->analysis.jobs = 1;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
+        if (strcmp(arg, "--jobs") == 0 || strncmp(arg, "-j", 2) == 0) {
+            /* -j N, --jobs N, -jN */
+            const char *value = arg[2] && arg[1] == 'j' ? arg + 2 : ++i < argc ? argv[i] : "";
+            if (parse_jobs(value, &o->analysis.jobs) != 0)
+                return -1;
+            continue;
+        }
         if (!(arg[0] == '-' && arg[1] == '-')) {
             o->inputs[o->input_count++] = argv[i];
             continue;
@@ -128,6 +150,12 @@ struct fanout {
     int count;
 };
 
+/* One file's contexts, one per observer; NULL: that observer does not see the file. */
+struct fanout_file {
+    const struct fanout *fanout;
+    void *to[2];
+};
+
 #define FAN_OUT(callback, ...)                                                                     \
     do {                                                                                           \
         struct fanout *f = context;                                                                \
@@ -136,20 +164,52 @@ struct fanout {
                 f->to[i]->callback(f->to[i]->context, __VA_ARGS__);                                \
     } while (0)
 
+/* the same for the callbacks about one file, each observer with its context for it */
+#define FAN_OUT_FILE(callback, ...)                                                                \
+    do {                                                                                           \
+        struct fanout_file *file = file_context;                                                   \
+        for (int i = 0; i < file->fanout->count; i++)                                              \
+            if (file->fanout->to[i]->callback && file->to[i])                                      \
+                file->fanout->to[i]->callback(file->to[i], __VA_ARGS__);                           \
+    } while (0)
+
 static void fan_begin(void *context, const struct pi_analysis *a) { FAN_OUT(begin, a); }
-static void fan_process(void *context, const struct pi_analysis *a, const struct pi_process_info *p)
+static void *fan_open_file(void *context)
 {
-    FAN_OUT(process, a, p);
+    struct fanout *f = context;
+    struct fanout_file *file = calloc(1, sizeof(*file));
+    if (file)
+        file->fanout = f;
+    for (int i = 0; file && i < f->count; i++)
+        file->to[i] = f->to[i]->open_file ? f->to[i]->open_file(f->to[i]->context)
+                                          : f->to[i]->context;
+    return file;
 }
-static void fan_event(void *context, const struct pi_analysis *a, const struct pi_reader *reader,
-                      const struct pi_process_info *p, const struct pi_event *ev)
+static void fan_process(void *file_context, const struct pi_analysis *a,
+                        const struct pi_process_info *p)
 {
-    FAN_OUT(event, a, reader, p, ev);
+    FAN_OUT_FILE(process, a, p);
 }
-static void fan_process_end(void *context, const struct pi_analysis *a,
+static void fan_event(void *file_context, const struct pi_analysis *a,
+                      const struct pi_reader *reader, const struct pi_process_info *p,
+                      const struct pi_event *ev)
+{
+    FAN_OUT_FILE(event, a, reader, p, ev);
+}
+static void fan_process_end(void *file_context, const struct pi_analysis *a,
                             const struct pi_process_info *p)
 {
-    FAN_OUT(process_end, a, p);
+    FAN_OUT_FILE(process_end, a, p);
+}
+static void fan_commit_file(void *context, void *file_context, const struct pi_analysis *a,
+                            const struct pi_process_info *p)
+{
+    struct fanout *f = context;
+    struct fanout_file *file = file_context;
+    for (int i = 0; i < f->count; i++)
+        if (f->to[i]->commit_file && file->to[i])
+            f->to[i]->commit_file(f->to[i]->context, file->to[i], a, p);
+    free(file);
 }
 static void fan_end(void *context, const struct pi_analysis *a) { FAN_OUT(end, a); }
 
@@ -159,11 +219,15 @@ static const struct pi_analysis_observer *fan_out(struct fanout *f,
 {
     if (f->count <= 1)
         return f->count ? f->to[0] : NULL;
-    int keep = 0;
-    for (int i = 0; i < f->count; i++)
+    int keep = 0, sequential = 0;
+    for (int i = 0; i < f->count; i++) {
         keep |= f->to[i]->keep_memory_changes;
-    *observer = (struct pi_analysis_observer){f, keep, fan_begin, fan_process, fan_event,
-                                              fan_process_end, fan_end};
+        sequential |= f->to[i]->sequential;
+    }
+    *observer = (struct pi_analysis_observer){f,          keep,          sequential,
+                                              fan_begin,  fan_open_file, fan_process,
+                                              fan_event,  fan_process_end, fan_commit_file,
+                                              fan_end};
     return observer;
 }
 

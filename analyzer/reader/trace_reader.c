@@ -330,10 +330,10 @@ int pi_reader_truncated(const struct pi_reader *r, uint64_t *offset, uint64_t *b
     return r->truncated;
 }
 
-void pi_reader_warn_truncated(const struct pi_reader *r)
+void pi_reader_warn_truncated(FILE *out, const struct pi_reader *r)
 {
     if (r->truncated)
-        fprintf(stderr,
+        fprintf(out,
                 "profinject-analyze: %s: warning: file ends inside a frame at byte %" PRIu64
                 " (%" PRIu64 " bytes ignored); records up to there were read\n",
                 pi_reader_path(r), r->truncated_offset, r->truncated_bytes);

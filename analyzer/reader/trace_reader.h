@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "profinject/trace_format.h"
 
@@ -62,8 +63,9 @@ const char *pi_reader_error(const struct pi_reader *reader);
  */
 int pi_reader_truncated(const struct pi_reader *reader, uint64_t *offset, uint64_t *bytes);
 
-/* pi_reader_warn_truncated - the standard warning on stderr when the file was cut short */
-void pi_reader_warn_truncated(const struct pi_reader *reader);
+/* pi_reader_warn_truncated - the standard warning on @out (stderr, or a file's messages
+ * kept for their turn) when the file was cut short */
+void pi_reader_warn_truncated(FILE *out, const struct pi_reader *reader);
 
 /**
  * pi_reader_string - text of a string id seen so far

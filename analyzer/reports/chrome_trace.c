@@ -295,6 +295,7 @@ void pi_chrome_trace_observer(struct pi_chrome_trace *trace, FILE *out,
     *observer = (struct pi_analysis_observer){
         .context = trace,
         .keep_memory_changes = 1,
+        .sequential = 1, /* one array of events in time order per file, files in order */
         .begin = on_begin,
         .process = on_process,
         .event = on_event,

@@ -47,27 +47,39 @@ static void whose(FILE *out, const struct pi_process_info *p)
     fprintf(out, ",%d", p->header.pid);
 }
 
-static void on_process(void *context, const struct pi_analysis *a, const struct pi_process_info *p)
+/* One file's kernels, counted while it is read, until its rows go out in file order. */
+struct export_file {
+    struct pi_u64_map *launch_names;    /* correlation id -> kernel name id */
+    struct pi_u64_map *kernels_by_name; /* kernel name id -> launches, GPU ns, max ns */
+    const struct pi_reader *reader;     /* while the file is read, for names */
+    struct kernel_row {
+        char *name;
+        uint64_t launches, gpu_ns, max_ns;
+    } *kernels; /* named at the file's end, while its strings are known */
+    size_t kernel_count;
+};
+
+static void *open_file(void *context)
 {
-    (void)a;
-    (void)p;
-    struct pi_export *e = context;
-    pi_u64_map_free(e->launch_names);
-    pi_u64_map_free(e->kernels_by_name);
-    e->launch_names = pi_u64_map_new();
-    e->kernels_by_name = pi_u64_map_new();
+    (void)context;
+    struct export_file *f = calloc(1, sizeof(*f));
+    if (f && (!(f->launch_names = pi_u64_map_new()) || !(f->kernels_by_name = pi_u64_map_new()))) {
+        pi_u64_map_free(f->launch_names);
+        free(f);
+        return NULL;
+    }
+    return f;
 }
 
-static void on_event(void *context, const struct pi_analysis *a, const struct pi_reader *reader,
-                     const struct pi_process_info *p, const struct pi_event *ev)
+static void on_event(void *file_context, const struct pi_analysis *a,
+                     const struct pi_reader *reader, const struct pi_process_info *p,
+                     const struct pi_event *ev)
 {
     (void)a;
     (void)p;
-    struct pi_export *e = context;
+    struct export_file *e = file_context;
     const struct pi_record *r = &ev->rec;
     e->reader = reader;
-    if (!e->launch_names || !e->kernels_by_name)
-        return;
     if (r->kind == PI_REC_GPU_LAUNCH && r->arg[0] && r->arg[1]) {
         struct pi_u64_entry *n = pi_u64_map_put(e->launch_names, r->arg[0]);
         if (n)
@@ -88,6 +100,29 @@ static void on_event(void *context, const struct pi_analysis *a, const struct pi
     }
 }
 
+/* The file is read: its kernels by name, before the reader and its strings go. */
+static void on_process_end(void *file_context, const struct pi_analysis *a,
+                           const struct pi_process_info *p)
+{
+    (void)a;
+    (void)p;
+    struct export_file *e = file_context;
+    struct pi_u64_map *m = e->kernels_by_name;
+    e->kernels = e->reader ? calloc(m->count + 1, sizeof(*e->kernels)) : NULL;
+    for (size_t i = 0; e->kernels && i < m->capacity; i++) {
+        const struct pi_u64_entry *k = &m->slots[i];
+        if (!k->key)
+            continue;
+        const char *name = pi_reader_string(e->reader, k->key);
+        e->kernels[e->kernel_count++] =
+            (struct kernel_row){strdup(name ? name : "?"), k->value[0], k->value[1], k->value[2]};
+    }
+    pi_u64_map_free(e->launch_names);
+    pi_u64_map_free(e->kernels_by_name);
+    e->launch_names = e->kernels_by_name = NULL;
+    e->reader = NULL;
+}
+
 static void write_steps(struct pi_export *e, const struct pi_process_info *p)
 {
     /* wall-clock times, so that ranks of many hosts share one time line */
@@ -106,19 +141,16 @@ static void write_steps(struct pi_export *e, const struct pi_process_info *p)
     }
 }
 
-static void write_kernels(struct pi_export *e, const struct pi_process_info *p)
+static void write_kernels(struct pi_export *e, const struct export_file *f,
+                          const struct pi_process_info *p)
 {
-    struct pi_u64_map *m = e->kernels_by_name;
-    for (size_t i = 0; m && e->reader && i < m->capacity; i++) {
-        const struct pi_u64_entry *k = &m->slots[i];
-        if (!k->key)
-            continue;
-        const char *name = pi_reader_string(e->reader, k->key);
+    for (size_t i = 0; i < f->kernel_count; i++) {
+        const struct kernel_row *k = &f->kernels[i];
         whose(e->kernels, p);
         fputc(',', e->kernels);
-        csv_text(e->kernels, name ? name : "?");
-        fprintf(e->kernels, ",%llu,%llu,%llu\n", (unsigned long long)k->value[0],
-                (unsigned long long)k->value[1], (unsigned long long)k->value[2]);
+        csv_text(e->kernels, k->name ? k->name : "?");
+        fprintf(e->kernels, ",%llu,%llu,%llu\n", (unsigned long long)k->launches,
+                (unsigned long long)k->gpu_ns, (unsigned long long)k->max_ns);
     }
 }
 
@@ -139,21 +171,26 @@ static void write_collectives(struct pi_export *e, const struct pi_process_info 
     }
 }
 
-static void on_process_end(void *context, const struct pi_analysis *a,
-                           const struct pi_process_info *p)
+/* The file's rows, in file order: its steps (before the pass lets the figures of all ranks
+ * but one go), kernels and collectives. */
+static void commit_file(void *context, void *file_context, const struct pi_analysis *a,
+                        const struct pi_process_info *p)
 {
     (void)a;
     struct pi_export *e = context;
+    struct export_file *f = file_context;
     if (e->steps)
         write_steps(e, p);
     if (e->kernels)
-        write_kernels(e, p);
+        write_kernels(e, f, p);
     if (e->collectives)
         write_collectives(e, p);
-    pi_u64_map_free(e->launch_names);
-    pi_u64_map_free(e->kernels_by_name);
-    e->launch_names = e->kernels_by_name = NULL;
-    e->reader = NULL;
+    for (size_t i = 0; i < f->kernel_count; i++)
+        free(f->kernels[i].name);
+    free(f->kernels);
+    pi_u64_map_free(f->launch_names);
+    pi_u64_map_free(f->kernels_by_name);
+    free(f);
 }
 
 int pi_export_observer(struct pi_export *e, const char *dir, struct pi_analysis_observer *observer)
@@ -174,9 +211,10 @@ int pi_export_observer(struct pi_export *e, const char *dir, struct pi_analysis_
         return -1;
     *observer = (struct pi_analysis_observer){
         .context = e,
-        .process = on_process,
+        .open_file = open_file,
         .event = on_event,
         .process_end = on_process_end,
+        .commit_file = commit_file,
     };
     return 0;
 }
@@ -213,8 +251,5 @@ int pi_export_finish(struct pi_export *e, const struct pi_analysis *a)
         if (tables[i] && (ferror(tables[i]) | fclose(tables[i])) != 0)
             e->failed = 1;
     e->steps = e->kernels = e->collectives = NULL;
-    pi_u64_map_free(e->launch_names);
-    pi_u64_map_free(e->kernels_by_name);
-    e->launch_names = e->kernels_by_name = NULL;
     return e->failed ? -1 : 0;
 }

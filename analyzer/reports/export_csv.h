@@ -1,9 +1,13 @@
 /*
  * export_csv.h - `--export DIR`: tables for engines that read CSV as it is
  * (DuckDB, Spark, pandas): one row per rank, per step, per kernel and per
- * NCCL collective (function, datatype, size) of each process. Rows are written as each file is read (an observer of the pass),
- * so memory does not grow with the number of ranks; ranks.csv is written
- * once the cross-rank analysis is done. Schema: analyzer/REPORT.md#export.
+ * NCCL collective (function, datatype, size) of each process. Rows are
+ * written as each file takes its place in the file order (an observer of
+ * the pass: with parallel reading, a file's kernels are counted by the
+ * thread that reads it and written, with its steps and collectives, in
+ * file order), so memory does not grow with the number of ranks and the
+ * tables do not depend on the number of threads; ranks.csv is written once
+ * the cross-rank analysis is done. Schema: analyzer/REPORT.md#export.
  */
 #ifndef PI_EXPORT_CSV_H
 #define PI_EXPORT_CSV_H
@@ -15,9 +19,6 @@
 struct pi_export {
     char dir[4000];
     FILE *steps, *kernels, *collectives;
-    struct pi_u64_map *launch_names; /* correlation id -> kernel name id, this file */
-    struct pi_u64_map *kernels_by_name; /* kernel name id -> launches, GPU ns, max ns */
-    const struct pi_reader *reader;  /* of the file being read, for names */
     int failed;
 };
 

@@ -77,7 +77,7 @@ static void print_key_numbers(FILE *out, const struct pi_analysis *a)
             k.lost, k.strings_lost);
 }
 
-/* How the steps were found, in words (steps_from: analysis.c, relay_steps.c). */
+/* How the steps were found, in words (steps_from: file_pass.c, relay_steps.c). */
 static const char *steps_source(const struct pi_process_info *p)
 {
     const char *from = p->steps_from ? p->steps_from : "";

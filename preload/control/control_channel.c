@@ -39,6 +39,9 @@
 
 static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int listen_fd = -1;
+/* The socket is made on the writer while the process may be ending on
+ * another thread: whichever of the two comes second removes it. */
+static _Atomic int socket_bound, control_ended;
 static _Atomic uint64_t capture_deadline_ns;
 
 void pi_capture_set(int on)
@@ -81,8 +84,8 @@ static void open_wake_pipe(void)
         wake_pipe[0] = wake_pipe[1] = -1;
 }
 
-/* A private directory for the sockets, or NULL when it cannot be trusted. */
-static const char *control_directory(char *buf, size_t size)
+/* Said at start, not when the socket is made: a process may end before that. */
+static int control_directory_fits(void)
 {
     const char *dir = getenv("PROFINJECT_CONTROL_DIR");
     if (dir && *dir && strlen(dir) > PI_CONTROL_DIR_MAX) {
@@ -90,8 +93,16 @@ static const char *control_directory(char *buf, size_t size)
         pi_diag("PROFINJECT_CONTROL_DIR is %zu bytes long; a control socket's path must fit in "
                 "108 bytes, which leaves the directory %zu: on-demand capture is off",
                 strlen(dir), (size_t)PI_CONTROL_DIR_MAX);
-        return NULL;
+        return 0;
     }
+    return 1;
+}
+
+/* A private directory for the sockets (its length checked at start), or
+ * NULL when it cannot be trusted. */
+static const char *control_directory(char *buf, size_t size)
+{
+    const char *dir = getenv("PROFINJECT_CONTROL_DIR");
     if (dir && *dir)
         snprintf(buf, size, "%s", dir);
     else
@@ -263,6 +274,12 @@ static void listen_here(void)
         socket_path[0] = '\0';
         return;
     }
+    atomic_store(&socket_bound, 1);
+    if (atomic_load(&control_ended)) {
+        pi_control_stop();
+        pi_sys_close(fd);
+        return;
+    }
     if (pi_background_thread("pi-control", listener, (void *)(intptr_t)fd) != 0) {
         pi_sys_close(fd);
         if (!abstract)
@@ -293,7 +310,11 @@ void pi_control_start(void)
     uint64_t until = pi_record_until_ns();
     if (until && atomic_load(&pi_recording))
         atomic_store(&capture_deadline_ns, until);
-    listen_here();
+    /* the socket and its thread wait for the writer's first flush: a process
+     * that ends before (a shell's /bin/true) is not worth controlling, and
+     * starts faster without them */
+    if (control_directory_fits())
+        pi_process_event_subscribe(PI_EVENT_SETTLED, listen_here);
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_control_after_fork);
     pi_process_event_subscribe(PI_EVENT_END, pi_control_stop);
 }
@@ -304,16 +325,17 @@ void pi_control_after_fork(void)
         pi_sys_close(listen_fd); /* the parent's; its listener thread is not here */
     listen_fd = -1;
     socket_path[0] = '\0';
+    atomic_store(&socket_bound, 0);
     if (pi_setting_flag("PROFINJECT_CONTROL")) {
         open_wake_pipe(); /* the parent's would wake the parent's listener */
         atomic_store(&signal_request, 0);
-        listen_here();
+        /* the socket comes at the child writer's first flush (PI_EVENT_SETTLED) */
     }
 }
 
 void pi_control_stop(void)
 {
-    if (socket_path[0] && socket_path[0] != '@')
+    atomic_store(&control_ended, 1);
+    if (atomic_load(&socket_bound) && socket_path[0] && socket_path[0] != '@')
         unlink(socket_path);
-    socket_path[0] = '\0';
 }

@@ -108,6 +108,13 @@ static struct pi_buffer *pi_thread_refill(struct pi_thread *t)
     return buf;
 }
 
+/* A buffer filled or a flush is asked for: the writer's futex, woken once per request. */
+void pi_writer_wake(void)
+{
+    if (atomic_exchange(&pi_rec.writer_wake, 1) == 0)
+        pi_futex_wake(&pi_rec.writer_wake, 1);
+}
+
 void pi_emit_slow(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur, uint64_t arg0,
                   uint64_t arg1, uint64_t arg2)
 {

@@ -57,6 +57,7 @@ struct pi_writer {
     uint64_t last_frame_ns;        /* when the last periodic frame was written */
     uint32_t staged_own;           /* of those staged: samples, clock syncs, the end record */
     uint64_t next_removal_check_ns; /* when to look whether the trace file is still there */
+    unsigned settled;               /* PI_EVENT_SETTLED was told (at the first flush) */
 };
 
 struct pi_recorder {

@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "background_thread.h"
+#include "process_events.h"
 #include "process_sample.h"
 #include "diagnostics.h"
 #include "profinject/record_codec.h"
@@ -28,12 +29,6 @@
  * the reader from the sync points written at every flush, and by the
  * writer itself, once, when REFINE_NS have passed. */
 #define REFINE_NS 50000000u
-
-void pi_writer_wake(void)
-{
-    if (atomic_exchange(&pi_rec.writer_wake, 1) == 0)
-        pi_futex_wake(&pi_rec.writer_wake, 1);
-}
 
 /* A write failed: say so once, stop recording, keep draining buffers. */
 static void writer_fail(struct pi_writer *w, const char *what)
@@ -424,6 +419,8 @@ static void writer_loop(struct pi_writer *w)
                 w->last_frame_ns = now;
             }
             w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
+            if (!stopping && !w->settled++) /* once, at the first flush: see process_events.h */
+                pi_process_event_notify(PI_EVENT_SETTLED);
             if (flush_asked || stopping) { /* only an asked-for flush has waiters */
                 atomic_store(&pi_rec.flush_done, requested);
                 pi_futex_wake(&pi_rec.flush_done, INT32_MAX);
@@ -451,6 +448,7 @@ static void *writer_main(void *arg)
     w->rate_refined = 0; /* each process refines the rate once over its own first 50 ms */
     w->process_cpu_ns = 0;
     w->staged_own = 0;
+    w->settled = 0;
     if (pi_rec.config.summary)
         pi_summary_mode_start(summary_stage, w);
     w->statm_fd = pi_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);

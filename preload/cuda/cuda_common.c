@@ -16,7 +16,7 @@
 #include "core/recorder.h"
 
 __thread int pi_cuda_runtime_depth __attribute__((tls_model("initial-exec")));
-__thread uint32_t pi_cuda_last_kernel __attribute__((tls_model("initial-exec")));
+__thread const void *pi_cuda_last_function __attribute__((tls_model("initial-exec")));
 __thread uint64_t pi_cuda_parent_correlation __attribute__((tls_model("initial-exec")));
 
 int pi_in_self(const void *address)
@@ -203,24 +203,10 @@ int pi_cuda_is_pinned(const void *pointer)
     return 0;
 }
 
-/* Ids are handed to threads in blocks, so a launch costs a thread-local
- * increment rather than an atomic on a line every launching thread shares.
- * Ids stay unique in the process and small (Chrome flow ids keep 32 bits). */
-#define CORRELATION_BLOCK 1024u
-static _Atomic uint64_t correlation_blocks;
-static __thread uint64_t next_id __attribute__((tls_model("initial-exec")));
-static __thread uint64_t block_end __attribute__((tls_model("initial-exec")));
-
-uint64_t pi_cuda_next_correlation(void)
-{
-    if (__builtin_expect(next_id == block_end, 0)) {
-        next_id = atomic_fetch_add_explicit(&correlation_blocks, CORRELATION_BLOCK,
-                                            memory_order_relaxed) +
-                  1;
-        block_end = next_id + CORRELATION_BLOCK;
-    }
-    return next_id++;
-}
+/* Ids are handed to threads in blocks (cuda_common.h). */
+_Atomic uint64_t pi_cuda_correlation_blocks;
+__thread uint64_t pi_cuda_correlation_next __attribute__((tls_model("initial-exec")));
+__thread uint64_t pi_cuda_correlation_end __attribute__((tls_model("initial-exec")));
 
 /* ---- records ---- */
 
@@ -286,17 +272,17 @@ void pi_cuda_emit_free(unsigned api, unsigned kind, unsigned bits, uint64_t poin
 }
 
 void pi_cuda_emit_copy(unsigned api, unsigned kind, unsigned bits, uint64_t bytes,
-                       uint64_t correlation_id, const void *stream, uint64_t start, int failed)
+                       uint64_t correlation_id, const void *stream, uint64_t start, uint64_t end,
+                       int failed)
 {
-    uint64_t end = pi_clock_ticks();
     pi_emit(PI_REC_GPU_COPY, flags(api, kind, bits, failed), start, end - start, bytes,
             correlation_id, where(stream, 0));
 }
 
 void pi_cuda_emit_launch(unsigned api, unsigned kind, unsigned bits, uint64_t correlation_id,
-                         uint32_t name, const void *stream, uint64_t start, int failed)
+                         uint32_t name, const void *stream, uint64_t start, uint64_t end,
+                         int failed)
 {
-    uint64_t end = pi_clock_ticks();
     pi_emit(PI_REC_GPU_LAUNCH, flags(api, kind, bits, failed), start, end - start, correlation_id,
             name, where(stream, 0));
     /* a runtime launch and the driver launch inside it are one launch */

@@ -10,6 +10,7 @@
 #ifndef PI_CUDA_COMMON_H
 #define PI_CUDA_COMMON_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "core/guard.h"
@@ -40,8 +41,9 @@ int pi_in_self(const void *address);
 extern __thread int pi_cuda_runtime_depth __attribute__((tls_model("initial-exec")));
 /* The correlation id of the runtime call in progress: nested driver records carry it. */
 extern __thread uint64_t pi_cuda_parent_correlation __attribute__((tls_model("initial-exec")));
-/* The kernel name a nested driver launch saw, for the runtime launch around it. */
-extern __thread uint32_t pi_cuda_last_kernel __attribute__((tls_model("initial-exec")));
+/* The kernel handle a nested driver launch saw, for the runtime launch
+ * around it: named only when its host stub has no name (one lookup a launch). */
+extern __thread const void *pi_cuda_last_function __attribute__((tls_model("initial-exec")));
 
 /* pi_cuda_function_name - name id remembered for a CUfunction/CUkernel/host stub, 0 if none */
 uint32_t pi_cuda_function_name(const void *function);
@@ -60,8 +62,27 @@ void pi_cuda_pinned_add(const void *pointer, uint64_t bytes);
 void pi_cuda_pinned_remove(const void *pointer);
 int pi_cuda_is_pinned(const void *pointer);
 
+/* Correlation ids are handed to threads in blocks, so a launch costs a
+ * thread-local increment rather than an atomic on a line every launching
+ * thread shares. Ids stay unique in the process and small (Chrome flow ids
+ * keep 32 bits). */
+#define PI_CUDA_CORRELATION_BLOCK 1024u
+extern _Atomic uint64_t pi_cuda_correlation_blocks;
+extern __thread uint64_t pi_cuda_correlation_next __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t pi_cuda_correlation_end __attribute__((tls_model("initial-exec")));
+
 /* pi_cuda_next_correlation - id linking a launch or copy to its GPU time */
-uint64_t pi_cuda_next_correlation(void);
+static inline uint64_t pi_cuda_next_correlation(void)
+{
+    if (__builtin_expect(pi_cuda_correlation_next == pi_cuda_correlation_end, 0)) {
+        pi_cuda_correlation_next =
+            atomic_fetch_add_explicit(&pi_cuda_correlation_blocks, PI_CUDA_CORRELATION_BLOCK,
+                                      memory_order_relaxed) +
+            1;
+        pi_cuda_correlation_end = pi_cuda_correlation_next + PI_CUDA_CORRELATION_BLOCK;
+    }
+    return pi_cuda_correlation_next++;
+}
 
 /* pi_cuda_nesting_bits - PI_CUDA_NESTED when a runtime call is in progress on this thread */
 static inline unsigned pi_cuda_nesting_bits(void)
@@ -73,10 +94,13 @@ void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t poi
                         uint64_t bytes, const void *stream, uint64_t start, int failed);
 void pi_cuda_emit_free(unsigned api, unsigned kind, unsigned bits, uint64_t pointer,
                        uint64_t bytes, const void *stream, uint64_t start, int failed);
+/* copies and launches end at @end, the reading that also ended their GPU timing note */
 void pi_cuda_emit_copy(unsigned api, unsigned kind, unsigned bits, uint64_t bytes,
-                       uint64_t correlation, const void *stream, uint64_t start, int failed);
+                       uint64_t correlation, const void *stream, uint64_t start, uint64_t end,
+                       int failed);
 void pi_cuda_emit_launch(unsigned api, unsigned kind, unsigned bits, uint64_t correlation,
-                         uint32_t name, const void *stream, uint64_t start, int failed);
+                         uint32_t name, const void *stream, uint64_t start, uint64_t end,
+                         int failed);
 void pi_cuda_emit_sync(unsigned api, unsigned kind, unsigned bits, const void *handle,
                        uint64_t start, int failed);
 

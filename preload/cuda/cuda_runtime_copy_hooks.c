@@ -37,7 +37,7 @@ static unsigned pinned_bits(unsigned kind, const void *dst, const void *src)
 /* One timed copy: the real call is made by @call with the pair running. */
 #define TIMED_COPY(api, kind_value, bits_value, bytes, stream, per_thread, call)                  \
     TIMED_CALL(stream, per_thread, (void)0, call,                                                 \
-               pi_cuda_emit_copy(api, kind_value, bits_value, bytes, corr, stream, start,         \
+               pi_cuda_emit_copy(api, kind_value, bits_value, bytes, corr, stream, start, end,    \
                                  r != cudaSuccess))
 
 #define MEMCPY_HOOK(name, api, per_thread)                                                        \

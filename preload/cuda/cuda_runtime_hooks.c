@@ -160,17 +160,18 @@ PI_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flag
 /* The launch record: the kernel named by its host stub, else by the
  * driver launch inside it. */
 static void emit_runtime_launch(unsigned api, unsigned kind, const void *stub, uint64_t corr,
-                                const void *stream, uint64_t start, int failed)
+                                const void *stream, uint64_t start, uint64_t end, int failed)
 {
     uint32_t name = pi_cuda_host_stub_name(stub);
-    pi_cuda_emit_launch(api, kind, 0, corr, name ? name : pi_cuda_last_kernel, stream, start,
-                        failed);
+    if (!name && pi_cuda_last_function)
+        name = pi_cuda_handle_name(pi_cuda_last_function);
+    pi_cuda_emit_launch(api, kind, 0, corr, name, stream, start, end, failed);
 }
 
 /* Time and record one launch; @call is the real launch. */
 #define TIMED_LAUNCH(api, kind, stub, stream, per_thread, call)                                   \
-    TIMED_CALL(stream, per_thread, pi_cuda_last_kernel = 0, call,                                 \
-               emit_runtime_launch(api, kind, stub, corr, stream, start, r != cudaSuccess))
+    TIMED_CALL(stream, per_thread, pi_cuda_last_function = NULL, call,                            \
+               emit_runtime_launch(api, kind, stub, corr, stream, start, end, r != cudaSuccess))
 
 #define LAUNCH_HOOK(name, per_thread)                                                             \
     PI_EXPORT cudaError_t name(const void *func, dim3 grid, dim3 block, void **args,              \
@@ -217,7 +218,7 @@ GET_KERNEL_HOOK(cudaGetKernel)
         TIMED_CALL(stream, per_thread, (void)0,                                                   \
                    name##_real(kernel, grid, block, args, shared, stream),                        \
                    pi_cuda_emit_launch(PI_CUDA_API___cudaLaunchKernel, PI_GPU_KERNEL, 0, corr,    \
-                                       pi_cuda_handle_name(kernel), stream, start,                \
+                                       pi_cuda_handle_name(kernel), stream, start, end,           \
                                        r != cudaSuccess));                                        \
     }
 

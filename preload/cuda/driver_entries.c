@@ -13,11 +13,11 @@
 struct pi_driver_entry pi_driver_entries[DRV_COUNT] = {DRIVER_ENTRIES(ENTRY)};
 #undef ENTRY
 
-void *pi_driver_real(int id, int flavour)
+void *pi_driver_real_lookup(int id, int flavour)
 {
     struct pi_driver_entry *e = &pi_driver_entries[id];
     void *fn = atomic_load_explicit(&e->real[flavour], memory_order_acquire);
-    if (__builtin_expect(fn != NULL, 1))
+    if (fn)
         return fn;
     /* no cuGetProcAddress or dlsym call has handed it to us yet: the driver's own symbol */
     fn = pi_cuda_symbol(e->symbol[flavour] ? e->symbol[flavour] : e->symbol[0]);

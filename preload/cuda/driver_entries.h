@@ -9,6 +9,9 @@
 #ifndef PI_DRIVER_ENTRIES_H
 #define PI_DRIVER_ENTRIES_H
 
+#include <stdatomic.h>
+#include <stddef.h>
+
 /* name, legacy symbol, per-thread symbol (NULL: none), oldest version with this ABI */
 #define DRIVER_ENTRIES(X)                                                                         \
     X(cuMemAlloc, "cuMemAlloc_v2", NULL, 3020)                                                    \
@@ -59,13 +62,20 @@ struct pi_driver_entry {
 /* Indexed by DRV_ id. Names, symbols and versions are constant. */
 extern struct pi_driver_entry pi_driver_entries[DRV_COUNT];
 
+/* pi_driver_real when nothing has handed the entry to us yet: the driver's own symbol */
+void *pi_driver_real_lookup(int id, int flavour);
+
 /**
  * pi_driver_real - the real function of entry @id, flavour @flavour
  * (0 legacy, 1 per-thread default stream): the one cuGetProcAddress or
  * dlsym handed us, else the driver's own symbol
  * Return: the function, or NULL when no driver is loaded.
  */
-void *pi_driver_real(int id, int flavour);
+static inline void *pi_driver_real(int id, int flavour)
+{
+    void *fn = atomic_load_explicit(&pi_driver_entries[id].real[flavour], memory_order_acquire);
+    return __builtin_expect(fn != NULL, 1) ? fn : pi_driver_real_lookup(id, flavour);
+}
 
 /* Each group of wrappers puts its own addresses in the table (entry_points.c calls these once). */
 void pi_driver_memory_wrappers(struct pi_driver_entry *entries);

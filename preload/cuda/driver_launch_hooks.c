@@ -30,14 +30,15 @@ static CUresult copy(int id, unsigned api, unsigned kind, int flavour, uint64_t 
     /* the ABI passes pointers and device addresses alike in integer registers */
     CUresult r = async ? ((CUresult(*)(uint64_t, uint64_t, size_t, CUstream))fn)(dst, src, bytes, stream)
                        : ((CUresult(*)(uint64_t, uint64_t, size_t))fn)(dst, src, bytes);
+    uint64_t end = pi_clock_ticks();
     if (!nested)
-        pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS);
+        pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS, end);
     const void *host = kind == PI_GPU_COPY_HTOD   ? (const void *)(uintptr_t)src
                        : kind == PI_GPU_COPY_DTOH ? (const void *)(uintptr_t)dst
                                                   : NULL;
     unsigned bits = BITS() | (async ? PI_CUDA_ASYNC : 0) |
                     (host && pi_cuda_is_pinned(host) ? PI_CUDA_PINNED : 0);
-    pi_cuda_emit_copy(api, kind, bits, bytes, corr, stream, start, r != CUDA_SUCCESS);
+    pi_cuda_emit_copy(api, kind, bits, bytes, corr, stream, start, end, r != CUDA_SUCCESS);
     return r;
 }
 
@@ -108,31 +109,35 @@ PI_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *kernel, CUlibrary librar
 /* ---- launches ---- */
 
 /* A launch inside a runtime launch is that launch: it only lends its
- * kernel name (launches are the hot path; no second record for them). */
+ * kernel handle, named by the runtime hook if its stub has no name
+ * (launches are the hot path; no second record and no lookup here). */
 #define DRIVER_LAUNCH(id, api, kind, function, stream, call)                                      \
     do {                                                                                          \
         if (!pi_hook_active())                                                                    \
             return call;                                                                          \
         if (pi_cuda_runtime_depth > 0) {                                                          \
-            CUresult nested_result = call;                                                        \
-            pi_cuda_last_kernel = pi_cuda_handle_name(function);                                          \
-            return nested_result;                                                                 \
+            pi_cuda_last_function = (const void *)(function);                                     \
+            return call;                                                                          \
         }                                                                                         \
         uint64_t start = pi_clock_ticks();                                                        \
-        struct pi_gpu_pair pair = {0};                                                            \
+        struct pi_gpu_pair pair;                                                                  \
         uint64_t corr = pi_cuda_next_correlation();                                               \
         pi_gpu_timing_start(&pair, stream, flavour, start);                                       \
         CUresult r = call;                                                                        \
-        pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS);                                     \
-        pi_cuda_emit_launch(api, kind, PI_CUDA_DRIVER, corr, pi_cuda_handle_name(function), stream,       \
-                            start, r != CUDA_SUCCESS);                                            \
+        uint64_t end = pi_clock_ticks();                                                          \
+        pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS, end);                                \
+        pi_cuda_emit_launch(api, kind, PI_CUDA_DRIVER, corr, pi_cuda_handle_name(function),       \
+                            stream, start, end, r != CUDA_SUCCESS);                               \
         return r;                                                                                 \
     } while (0)
+
+#define PI_LAUNCH_BODY static inline __attribute__((always_inline))
 
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, unsigned, CUstream, void **, void **);
 
-static CUresult launch_body(int flavour, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+/* inlined into both flavours: a launch is not worth a second call */
+PI_LAUNCH_BODY CUresult launch_body(int flavour, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                             unsigned bx, unsigned by, unsigned bz, unsigned shared, CUstream stream,
                             void **params, void **extra)
 {
@@ -153,7 +158,8 @@ FLAVOURS(launch_body, cuLaunchKernel, cuLaunchKernel_ptsz,
 typedef CUresult (*cooperative_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                    unsigned, unsigned, CUstream, void **);
 
-static CUresult cooperative_body(int flavour, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+/* inlined into both flavours: a launch is not worth a second call */
+PI_LAUNCH_BODY CUresult cooperative_body(int flavour, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                  unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                  CUstream stream, void **params)
 {
@@ -170,7 +176,8 @@ FLAVOURS(cooperative_body, cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_
 
 typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 
-static CUresult launch_ex_body(int flavour, const CUlaunchConfig *config, CUfunction f,
+/* inlined into both flavours: a launch is not worth a second call */
+PI_LAUNCH_BODY CUresult launch_ex_body(int flavour, const CUlaunchConfig *config, CUfunction f,
                                void **params, void **extra)
 {
     launch_ex_fn real = REAL(DRV_cuLaunchKernelEx, flavour, launch_ex_fn);
@@ -185,7 +192,8 @@ FLAVOURS(launch_ex_body, cuLaunchKernelEx, cuLaunchKernelEx_ptsz,
 
 typedef CUresult (*graph_fn)(CUgraphExec, CUstream);
 
-static CUresult graph_body(int flavour, CUgraphExec graph, CUstream stream)
+/* inlined into both flavours: a launch is not worth a second call */
+PI_LAUNCH_BODY CUresult graph_body(int flavour, CUgraphExec graph, CUstream stream)
 {
     graph_fn real = REAL(DRV_cuGraphLaunch, flavour, graph_fn);
     if (!real)

@@ -44,6 +44,16 @@ static int events_usable, thread_running;
  * that tools/gpu-check can tell a program that reacts to slower launches
  * from one that reacts to the CUDA calls GPU timing makes */
 static uint64_t test_delay_ticks;
+/* decided, absent and no test delay: the hooks' inline test (gpu_timing.h) */
+_Atomic int pi_gpu_timing_idle;
+
+/* After every change of source or decision: the flag the hot path reads. */
+static void update_idle(void)
+{
+    atomic_store(&pi_gpu_timing_idle, atomic_load(&decided) &&
+                                          atomic_load(&source) == PI_GPU_TIMING_ABSENT &&
+                                          test_delay_ticks == 0);
+}
 
 static void emit_choice(int chosen, uint64_t code, const char *reason)
 {
@@ -151,6 +161,7 @@ static void decide(void)
         if (driver || ++undecided_launches >= LAUNCHES_BEFORE_DRIVER) {
             choose();
             atomic_store(&decided, 1);
+            update_idle();
         }
         if (driver)
             dlclose(driver);
@@ -168,11 +179,9 @@ static void resume_cupti(void)
     pthread_mutex_unlock(&choice_lock);
 }
 
-void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_thread_stream,
-                         uint64_t host_start)
+void pi_gpu_timing_start_busy(struct pi_gpu_pair *pair, const void *stream,
+                              int per_thread_stream, uint64_t host_start)
 {
-    pair->host_start = host_start;
-    pair->start_event = NULL;
     pair->stream = stream;
     pair->per_thread_stream = per_thread_stream;
     if (__builtin_expect(!atomic_load_explicit(&decided, memory_order_acquire), 0))
@@ -189,11 +198,12 @@ void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_t
     }
 }
 
-void pi_gpu_timing_finish(struct pi_gpu_pair *pair, uint64_t correlation, int failed)
+void pi_gpu_timing_finish_busy(struct pi_gpu_pair *pair, uint64_t correlation, int failed,
+                               uint64_t host_end)
 {
     if (atomic_load_explicit(&source, memory_order_relaxed) == PI_GPU_TIMING_CUPTI) {
         if (!failed)
-            pi_call_ring_note(pair->host_start, pi_clock_ticks(), correlation);
+            pi_call_ring_note(pair->host_start, host_end, correlation);
     } else if (pair->start_event) {
         pi_event_pairs_finish(pair, correlation, failed);
     }
@@ -214,6 +224,7 @@ void pi_gpu_timing_drain(void)
     } else if (atomic_load(&source) == PI_GPU_TIMING_EVENTS) {
         pi_event_pairs_close();
     }
+    update_idle();
     pi_guard_restore(guard);
     pthread_mutex_unlock(&choice_lock);
 }
@@ -247,6 +258,7 @@ void pi_gpu_timing_no_device(int error, const void *runtime_function)
         atomic_store(&source, PI_GPU_TIMING_ABSENT);
         emit_choice(PI_GPU_TIMING_ABSENT, (uint64_t)(int64_t)error, reason);
         atomic_store(&decided, 1);
+        update_idle();
         pi_guard_restore(guard);
     }
     pthread_mutex_unlock(&choice_lock);
@@ -271,6 +283,7 @@ void pi_gpu_timing_yield_cupti(const char *what)
         snprintf(reason, sizeof(reason), "CUPTI handed over to another client (it called %s); %s",
                  what, events_usable ? "event pairs from here on" : "no GPU time from here on");
         emit_choice(next, 0, reason);
+        update_idle();
     }
     pthread_mutex_unlock(&choice_lock);
 }
@@ -279,6 +292,7 @@ void pi_gpu_timing_after_fork(void)
 {
     /* CUDA cannot be used in a fork child; its launches go untimed */
     atomic_store(&source, PI_GPU_TIMING_ABSENT);
+    update_idle();
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     choice_lock = fresh;
     thread_running = 0;

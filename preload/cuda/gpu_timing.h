@@ -19,6 +19,8 @@
 #ifndef PI_GPU_TIMING_H
 #define PI_GPU_TIMING_H
 
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct pi_gpu_pair {
@@ -28,17 +30,43 @@ struct pi_gpu_pair {
     int per_thread_stream;
 };
 
+/* Set while no source times anything (decided absent, or turned off): the
+ * hooks then test one flag inline instead of calling in, which is most of
+ * what a launch costs beyond its record. */
+extern _Atomic int pi_gpu_timing_idle;
+
+void pi_gpu_timing_start_busy(struct pi_gpu_pair *pair, const void *stream,
+                              int per_thread_stream, uint64_t host_start);
+void pi_gpu_timing_finish_busy(struct pi_gpu_pair *pair, uint64_t correlation, int failed,
+                               uint64_t host_end);
+
 /**
  * pi_gpu_timing_start - a launch or copy on @stream is about to be made
  * @pair: filled for pi_gpu_timing_finish
  * @per_thread_stream: the caller used the per-thread default stream flavour
  * @host_start: clock ticks read before the real call
  */
-void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream, int per_thread_stream,
-                         uint64_t host_start);
+static inline void pi_gpu_timing_start(struct pi_gpu_pair *pair, const void *stream,
+                                       int per_thread_stream, uint64_t host_start)
+{
+    pair->host_start = host_start;
+    pair->start_event = NULL;
+    if (!atomic_load_explicit(&pi_gpu_timing_idle, memory_order_relaxed))
+        pi_gpu_timing_start_busy(pair, stream, per_thread_stream, host_start);
+}
 
-/* pi_gpu_timing_finish - the real call returned: its GPU time is to be that of @correlation */
-void pi_gpu_timing_finish(struct pi_gpu_pair *pair, uint64_t correlation, int failed);
+/**
+ * pi_gpu_timing_finish - the real call returned at @host_end (clock ticks,
+ * the same reading as the call's record): its GPU time is to be that of
+ * @correlation
+ */
+static inline void pi_gpu_timing_finish(struct pi_gpu_pair *pair, uint64_t correlation,
+                                        int failed, uint64_t host_end)
+{
+    /* a pair started before the source went absent still ends */
+    if (!atomic_load_explicit(&pi_gpu_timing_idle, memory_order_relaxed) || pair->start_event)
+        pi_gpu_timing_finish_busy(pair, correlation, failed, host_end);
+}
 
 /* pi_gpu_timing_drain - write every GPU time that will come (exit, exec, a window closing) */
 void pi_gpu_timing_drain(void);

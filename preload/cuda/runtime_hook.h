@@ -27,8 +27,9 @@
 #define LEAVE() pi_cuda_runtime_depth--
 
 /* One runtime call timed on @stream: @before runs first, @call is the real
- * call, @emit records it (it sees r, corr and start). Driver calls made
- * inside are marked nested. */
+ * call, @emit records it (it sees r, corr, start and end: one clock reading
+ * ends both the record and the GPU timing's note). Driver calls made inside
+ * are marked nested. */
 #define TIMED_CALL(stream, per_thread, before, call, emit)                                        \
     do {                                                                                          \
         if (!pi_hook_active())                                                                    \
@@ -42,7 +43,8 @@
         ENTER();                                                                                  \
         cudaError_t r = call;                                                                     \
         LEAVE();                                                                                  \
-        pi_gpu_timing_finish(&pair, corr, r != cudaSuccess);                                      \
+        uint64_t end = pi_clock_ticks();                                                          \
+        pi_gpu_timing_finish(&pair, corr, r != cudaSuccess, end);                                 \
         emit;                                                                                     \
         return r;                                                                                 \
     } while (0)

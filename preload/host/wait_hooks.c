@@ -27,17 +27,27 @@ static inline void wait_record(unsigned kind, const void *object, uint64_t start
     errno = saved;
 }
 
-PI_EXPORT int pthread_mutex_lock(pthread_mutex_t *mutex)
+/* A mutex that was taken when tried: wait for it, and record the wait. */
+static __attribute__((noinline)) int mutex_lock_waiting(pthread_mutex_t *mutex)
 {
     if (!pi_hook_active())
         return PI_REAL(pthread_mutex_lock)(mutex);
-    int result = pthread_mutex_trylock(mutex);
-    if (result != EBUSY)
-        return result; /* got it (or an error the blocking call would give too) */
     uint64_t start = pi_clock_ticks();
-    result = PI_REAL(pthread_mutex_lock)(mutex);
+    int result = PI_REAL(pthread_mutex_lock)(mutex);
     wait_record(PI_WAIT_MUTEX, mutex, start, result);
     return result;
+}
+
+/* Try first, whoever calls: a free mutex (almost every lock) costs the
+ * try alone, with no frame of ours to set up, and whether to record is
+ * asked only of a lock that waits. trylock gives what the blocking call
+ * would for every mutex kind (recursive, error-checking, robust). */
+PI_EXPORT int pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+    int result = pthread_mutex_trylock(mutex);
+    if (__builtin_expect(result != EBUSY, 1))
+        return result; /* got it (or an error the blocking call would give too) */
+    return mutex_lock_waiting(mutex);
 }
 
 /* A hook for a wait that returns 0 or an error number (pthread style). */

@@ -161,10 +161,16 @@ class DriverOnlyProgram(unittest.TestCase):
 
 def control(directory, pid, line):
     """one line to a process's control socket, its answer back"""
+    # <pid>.<its PID namespace>.sock (include/profinject/control_protocol.h), made at the
+    # process's first flush (100 ms in)
+    path = os.path.join(directory, f"{pid}.{os.stat(f'/proc/{pid}/ns/pid').st_ino}.sock")
+    for _ in range(500):
+        if os.path.exists(path):
+            break
+        time.sleep(0.02)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(10)
-        # <pid>.<its PID namespace>.sock (include/profinject/control_protocol.h)
-        s.connect(os.path.join(directory, f"{pid}.{os.stat(f'/proc/{pid}/ns/pid').st_ino}.sock"))
+        s.connect(path)
         s.sendall(line.encode() + b"\n")
         return s.recv(256).decode()
 

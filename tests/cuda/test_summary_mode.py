@@ -137,6 +137,12 @@ class SummaryMode(unittest.TestCase):
                               text=True).stdout
         self.assertIn("SUMMARY MODE", text)
         self.assertIn("slow step of", text)
+        # files read by two threads (-j 2) merge their summaries to the same report
+        parallel = subprocess.run([ANALYZE, "-j", "2", self.traces, self.traces], check=True,
+                                  capture_output=True, text=True).stdout
+        one = subprocess.run([ANALYZE, "-j", "1", self.traces, self.traces], check=True,
+                             capture_output=True, text=True).stdout
+        self.assertEqual(parallel, one)
 
 
 class RequestedDetail(unittest.TestCase):

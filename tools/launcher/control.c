@@ -244,10 +244,19 @@ static int takes_control_signal(int pid)
     return said && (caught >> bit & 1);
 }
 
+#define SOCKET_GRACE_MS 1000
+
 /* Send @request to one process; print its answer. 0 when it answered. */
 int pi_control_one(const char *dir, int pid, const char *request, int fallback_value)
 {
     int fd = open_control(dir, pid);
+    /* a process makes its socket at its first flush (100 ms in): one that
+     * maps the library is given a second for it */
+    for (int waited = 0; fd < 0 && waited < SOCKET_GRACE_MS && pi_runs_profiler(pid);
+         waited += 20) {
+        usleep(20000);
+        fd = open_control(dir, pid);
+    }
     if (fd < 0) {
         /* no socket we can reach: the signal, for start and stop, where it is ours */
         if (!pi_runs_profiler(pid))

@@ -87,6 +87,21 @@ struct pi_latency_entry *pi_latency_get(struct pi_latency_table *table, const ch
     return e;
 }
 
+int pi_latency_table_merge(struct pi_latency_table *into, const struct pi_latency_table *from)
+{
+    for (size_t i = 0; i < from->capacity; i++) {
+        const struct pi_latency_entry *e = from->slots[i];
+        if (!e)
+            continue;
+        struct pi_latency_entry *to = pi_latency_get(into, e->group, e->name, e->detail);
+        if (!to || pi_histogram_merge(&to->durations, &e->durations) != 0)
+            return -1;
+        to->bytes += e->bytes;
+        to->opens += e->opens;
+    }
+    return 0;
+}
+
 static int by_total_time(const void *a, const void *b)
 {
     const struct pi_latency_entry *x = *(struct pi_latency_entry *const *)a;

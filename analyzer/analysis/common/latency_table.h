@@ -39,6 +39,13 @@ struct pi_latency_entry *pi_latency_get(struct pi_latency_table *table, const ch
                                         const char *name, const char *detail);
 
 /**
+ * pi_latency_table_merge - add @from's entries into @into: durations merged,
+ * bytes and opens added, entries that are new to @into created
+ * Return: 0, or -1 when out of memory.
+ */
+int pi_latency_table_merge(struct pi_latency_table *into, const struct pi_latency_table *from);
+
+/**
  * pi_latency_sorted - the entries of @group (NULL: all), largest total time first
  * @count: receives how many
  * Return: a malloc'd array the caller frees (entries stay owned by the table).

@@ -7,6 +7,7 @@
 #include "collectives.h"
 #include "analysis/gpu/gpu_durations.h"
 #include "analysis/gpu/gpu_timeline.h"
+#include "analysis/gpu/gpu_timing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -312,11 +313,8 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
     if (!m)
         return;
     if (r->kind == PI_REC_GPU_TIMING) {
-        if (a->gpu.timing_source < (int)r->arg[0] || a->gpu.timing_reason[0] == '\0') {
-            const char *why = pi_reader_string(reader, r->arg[2]);
-            a->gpu.timing_source = (int)r->arg[0];
-            snprintf(a->gpu.timing_reason, sizeof(a->gpu.timing_reason), "%s", why ? why : "");
-        }
+        /* chosen for the job when the file takes its place in the file order */
+        pi_gpu_timing_keep(m, (int)r->arg[0], pi_reader_string(reader, r->arg[2]));
         return;
     }
     seen(a, m, ev);
@@ -441,6 +439,7 @@ void pi_gpu_free_process(struct pi_process_info *p)
     pi_u64_map_free(m->correlations);
     pi_memory_order_free(&m->order);
     free(m->changes);
+    pi_gpu_timing_free(m);
     free(m);
     p->gpu = NULL;
 }

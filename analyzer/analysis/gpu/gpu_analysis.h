@@ -63,6 +63,9 @@ struct pi_gpu_memory {
     void *live_map;   /* pointer -> allocation */
     void *site_map;   /* stack id -> live bytes */
     void *correlations; /* correlation id -> latency entry for GPU time */
+    /* this file's GPU timing records, until they are played in file order (gpu_timing.h) */
+    struct pi_gpu_timing_note *timing_notes;
+    size_t timing_note_count, timing_note_capacity;
 };
 
 /* pi_gpu_time_event - account one GPU duration of @process; *@collective set when it is
@@ -72,7 +75,7 @@ uint64_t pi_gpu_time_event(struct pi_analysis *analysis, const struct pi_reader 
                            struct pi_process_info *process, const struct pi_event *ev,
                            int *collective);
 
-/* pi_gpu_event - account one other CUDA record of @process (analysis.c calls this) */
+/* pi_gpu_event - account one other CUDA record of @process (record_dispatch.c calls this) */
 void pi_gpu_event(struct pi_analysis *analysis, const struct pi_reader *reader,
                   struct pi_process_info *process, const struct pi_event *ev);
 

@@ -172,18 +172,35 @@ struct pi_analysis;
 
 /*
  * An observer sees the pass as it happens, for outputs that stream every
- * event (the Chrome trace): the analysis calls it and knows nothing of
- * what it writes. Each callback may be NULL.
+ * event (the Chrome trace) or write rows per file (the CSV export): the
+ * analysis calls it and knows nothing of what it writes. Each callback may
+ * be NULL.
+ *
+ * process, event and process_end are about one file and are called by the
+ * thread that reads it; they get the context open_file returned for that
+ * file (the observer's context when open_file is NULL) and the analysis the
+ * file's shares go to (with parallel reading, the file's own: file_merge.h).
+ * commit_file is then called in file order, one file at a time, with the
+ * whole analysis and the process at its place in it: what depends on the
+ * order of the files goes out there.
  */
 struct pi_analysis_observer {
     void *context;
     int keep_memory_changes; /* the device memory changes are wanted (pi_gpu_take_changes) */
+    /* every event is wanted in file order, from one thread (the Chrome trace streams them
+     * into one array): the files are read one at a time, whatever the jobs asked */
+    int sequential;
     void (*begin)(void *context, const struct pi_analysis *analysis);
-    void (*process)(void *context, const struct pi_analysis *analysis,
+    void *(*open_file)(void *context); /* NULL: out of memory (the file is read unobserved) */
+    void (*process)(void *file_context, const struct pi_analysis *analysis,
                     const struct pi_process_info *process);
-    void (*event)(void *context, const struct pi_analysis *analysis, const struct pi_reader *reader,
-                  const struct pi_process_info *process, const struct pi_event *ev);
-    void (*process_end)(void *context, const struct pi_analysis *analysis,
+    void (*event)(void *file_context, const struct pi_analysis *analysis,
+                  const struct pi_reader *reader, const struct pi_process_info *process,
+                  const struct pi_event *ev);
+    void (*process_end)(void *file_context, const struct pi_analysis *analysis,
+                        const struct pi_process_info *process);
+    /* frees @file_context; called for every file open_file was called for */
+    void (*commit_file)(void *context, void *file_context, const struct pi_analysis *analysis,
                         const struct pi_process_info *process);
     void (*end)(void *context, const struct pi_analysis *analysis);
 };
@@ -194,6 +211,9 @@ struct pi_analysis_options {
     /* sees every event as it is read (a timeline writer); NULL: none */
     const struct pi_analysis_observer *observer;
     int progress;          /* progress on stderr */
+    /* files read at once, each whole by one thread, merged in file order (parallel_pass.h);
+     * 0 or 1: one after the other on the calling thread */
+    unsigned jobs;
 };
 
 struct pi_gpu_totals {

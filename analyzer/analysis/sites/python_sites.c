@@ -29,7 +29,7 @@ static int is_blocking_receive(unsigned op)
 }
 
 /* The time class of a wait of the training loop (the main thread of a
- * process that started others: data-loader workers), as analysis.c gives
+ * process that started others: data-loader workers), as record_dispatch.c gives
  * it; PI_TIME_CLASS_COUNT for any other wait. */
 static unsigned wait_class(const struct pi_process_info *p, const struct pi_record *r)
 {
@@ -141,6 +141,47 @@ void pi_python_sites_finish_file(struct pi_analysis *a, const struct pi_reader *
         pi_u64_map_free(s->pending);
         s->pending = NULL;
     }
+}
+
+/* Move @count lines of @from into @list, where they add up with equal lines; @from is emptied. */
+static int merge_lines(struct pi_line_stat **list, size_t *count, struct pi_line_stat *from,
+                       size_t from_count)
+{
+    int failed = 0;
+    for (size_t i = 0; i < from_count; i++) {
+        struct pi_line_stat *l =
+            merge(list, count, from[i].site, from[i].kernel, from[i].wait_class);
+        free(from[i].kernel); /* merge() keeps a copy, or the equal line's own */
+        if (!l) {
+            failed = -1;
+            continue;
+        }
+        l->count += from[i].count;
+        l->total_ns += from[i].total_ns;
+    }
+    return failed;
+}
+
+int pi_python_sites_merge(struct pi_analysis *into, struct pi_analysis *from)
+{
+    struct pi_python_sites *f = from->python_sites, *s = f ? sites_of(into) : NULL;
+    if (!f)
+        return 0;
+    if (!s)
+        return -1;
+    int failed = merge_lines(&s->launches, &s->launch_count, f->launches, f->launch_count) |
+                 merge_lines(&s->waits, &s->wait_count, f->waits, f->wait_count);
+    f->launch_count = f->wait_count = 0; /* the sites went over (or were freed by merge()) */
+    struct pi_python_process *grown =
+        realloc(s->processes, (s->process_count + f->process_count + 1) * sizeof(*grown));
+    if (!grown)
+        return -1;
+    s->processes = grown;
+    if (f->process_count) /* none: @from may have no array at all */
+        memcpy(grown + s->process_count, f->processes, f->process_count * sizeof(*grown));
+    s->process_count += f->process_count;
+    f->process_count = 0; /* their reasons went over */
+    return failed;
 }
 
 /* kernels with the most samples first; within a kernel, its most sampled sites */

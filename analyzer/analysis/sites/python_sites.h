@@ -41,12 +41,16 @@ struct pi_python_sites {
     size_t pending_count, pending_capacity;
 };
 
-/* pi_python_sites_event - account a PI_REC_CALL_SITE or PI_REC_PYTHON record (analysis.c) */
+/* pi_python_sites_event - account a PI_REC_CALL_SITE or PI_REC_PYTHON record (record_dispatch.c) */
 void pi_python_sites_event(struct pi_analysis *analysis, const struct pi_reader *reader,
                            const struct pi_process_info *process, const struct pi_event *ev);
 
 /* pi_python_sites_finish_file - resolve this file's call sites while its definitions are known */
 void pi_python_sites_finish_file(struct pi_analysis *analysis, const struct pi_reader *reader);
+
+/* pi_python_sites_merge - move the lines and processes of @from (one file, read apart:
+ * file_merge.h) into @into, in their order; 0, or -1 without memory */
+int pi_python_sites_merge(struct pi_analysis *into, struct pi_analysis *from);
 
 /* pi_python_sites_sort - order the lists for the reports, once every file is read */
 void pi_python_sites_sort(struct pi_analysis *analysis);

@@ -101,7 +101,7 @@ static struct pi_python_function *function_of(struct pi_python_profile *p, const
 static void add_to_tree(struct pi_python_profile *p, const struct pi_call_site *site, uint64_t ns)
 {
     size_t depth = site->python_count < TREE_DEPTH_MAX ? site->python_count : TREE_DEPTH_MAX;
-    static char labels[TREE_DEPTH_MAX][160];
+    char labels[TREE_DEPTH_MAX][160]; /* on the stack: files are read by several threads */
     const char *path[TREE_DEPTH_MAX];
     for (size_t i = 0; i < depth; i++) {
         const struct pi_site_frame *frame = &site->frames[site->python_count - 1 - i];
@@ -170,6 +170,25 @@ void pi_python_time_finish_file(struct pi_analysis *a, const struct pi_reader *r
     p->index = NULL;
     if (p->function_count > 1) /* none: no array at all, which qsort may not be given */
         qsort(p->functions, p->function_count, sizeof(*p->functions), by_inclusive);
+}
+
+int pi_python_time_merge(struct pi_analysis *into, struct pi_analysis *from, size_t process)
+{
+    struct pi_python_time *f = from->python_time;
+    if (!f)
+        return 0;
+    if (!into->python_time && !(into->python_time = calloc(1, sizeof(*into->python_time))))
+        return -1;
+    struct pi_python_time *t = into->python_time;
+    for (size_t i = 0; i < f->profile_count; i++) {
+        if (pi_array_room(&t->profiles, &t->profile_capacity, t->profile_count,
+                          sizeof(*t->profiles), 8) != 0)
+            return -1;
+        t->profiles[t->profile_count] = f->profiles[i];
+        t->profiles[t->profile_count++].process = process;
+    }
+    f->profile_count = 0; /* moved: @from's free leaves them */
+    return 0;
 }
 
 const struct pi_python_profile *pi_python_time_of(const struct pi_analysis *a,

@@ -38,12 +38,16 @@ struct pi_python_time {
     int reading; /* the last profile is the file being read */
 };
 
-/* pi_python_time_event - account a PI_REC_PY_SAMPLE of @process (analysis.c) */
+/* pi_python_time_event - account a PI_REC_PY_SAMPLE of @process (record_dispatch.c) */
 void pi_python_time_event(struct pi_analysis *analysis, const struct pi_process_info *process,
                           const struct pi_event *ev);
 
 /* pi_python_time_finish_file - resolve the file's stacks while its definitions are known */
 void pi_python_time_finish_file(struct pi_analysis *analysis, const struct pi_reader *reader);
+
+/* pi_python_time_merge - move the profiles of @from (one file, read apart: file_merge.h)
+ * into @into, as the profiles of its process number @process; 0, or -1 without memory */
+int pi_python_time_merge(struct pi_analysis *into, struct pi_analysis *from, size_t process);
 
 /* pi_python_time_of - the profile of @process, NULL when it has no samples */
 const struct pi_python_profile *pi_python_time_of(const struct pi_analysis *analysis,

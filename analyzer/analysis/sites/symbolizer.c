@@ -8,6 +8,7 @@
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,9 @@ struct module {
 };
 
 static struct module *modules;
+/* files read in parallel name frames at once: the list and a Dwfl session
+ * are one thread's at a time (libdwfl is not safe to share) */
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static char *debuginfo_path;
 static const Dwfl_Callbacks callbacks = {
@@ -114,22 +118,27 @@ static struct module *find_module(const char *path, const unsigned char *build_i
 int pi_symbolize(const char *path, const unsigned char *build_id, size_t build_id_length,
                  uint64_t offset, char *name, size_t size, uint64_t *symbol_offset)
 {
-    struct module *m = path && path[0] ? find_module(path, build_id, build_id_length) : NULL;
-    if (!m || !m->mod)
+    if (!path || !path[0])
         return 0;
+    pthread_mutex_lock(&modules_lock);
+    struct module *m = find_module(path, build_id, build_id_length);
     GElf_Off off = 0;
     GElf_Sym sym;
-    const char *found = dwfl_module_addrinfo(m->mod, offset, &off, &sym, NULL, NULL, NULL);
-    if (!found || !found[0])
-        return 0;
-    /* "__libc_start_main@@GLIBC_2.34": the version belongs to linking, not to the name */
-    snprintf(name, size, "%.*s", (int)strcspn(found, "@"), found);
-    *symbol_offset = off;
-    return 1;
+    const char *found =
+        m && m->mod ? dwfl_module_addrinfo(m->mod, offset, &off, &sym, NULL, NULL, NULL) : NULL;
+    int named = found && found[0];
+    if (named) {
+        /* "__libc_start_main@@GLIBC_2.34": the version belongs to linking, not to the name */
+        snprintf(name, size, "%.*s", (int)strcspn(found, "@"), found);
+        *symbol_offset = off;
+    }
+    pthread_mutex_unlock(&modules_lock);
+    return named;
 }
 
 void pi_symbolizer_free(void)
 {
+    pthread_mutex_lock(&modules_lock);
     while (modules) {
         struct module *m = modules;
         modules = m->next;
@@ -138,4 +147,5 @@ void pi_symbolizer_free(void)
         free(m->path);
         free(m);
     }
+    pthread_mutex_unlock(&modules_lock);
 }

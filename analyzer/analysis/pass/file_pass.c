@@ -1,0 +1,167 @@
+/* file_pass.c - one trace file read into its process, then committed in file order (see file_pass.h). */
+#include "file_pass.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/gpu/gpu_timing.h"
+#include "analysis/host/relay_steps.h"
+#include "analysis/host/steps.h"
+#include "analysis/host/threads.h"
+#include "analysis/memory/memory_growth.h"
+#include "analysis/pass/record_dispatch.h"
+#include "analysis/pass/summary_events.h"
+#include "analysis/pass/training_process.h"
+#include "analysis/ranks/ranks.h"
+#include "analysis/sites/python_sites.h"
+#include "analysis/sites/python_time.h"
+#include "profinject/rank_identity.h"
+
+void pi_file_pass_progress(const struct pi_analysis *a, uint64_t done)
+{
+    if (!a->options.progress || a->bytes_total < (64u << 20))
+        return;
+    fprintf(stderr, "\rprofinject-analyze: %3.0f%% of %.0f MB", 100.0 * done / a->bytes_total,
+            a->bytes_total / 1e6);
+}
+
+static char *copy_or_empty(const char *text)
+{
+    return strdup(text ? text : "");
+}
+
+/* With capture windows, the process's span is theirs: samples go on while paused. */
+static void settle_windows(struct pi_process_info *p)
+{
+    if (!p->window_count)
+        return;
+    if (p->window_open)
+        p->windows[p->window_count - 1].end_ns = p->end_ns;
+    p->window_ns = 0;
+    for (size_t i = 0; i < p->window_count; i++)
+        p->window_ns += p->windows[i].end_ns - p->windows[i].start_ns;
+    p->start_ns = p->windows[0].start_ns;
+    p->end_ns = p->windows[p->window_count - 1].end_ns;
+}
+
+/* Steps through a relay thread or the read-backs; the main thread's waits for the relay's
+ * batches become data waits. */
+static void relay_steps_finish(struct pi_analysis *a, struct pi_process_info *p)
+{
+    uint64_t relay_wait = pi_relay_finish(p, a->options.warmup_steps);
+    p->relay_tid = pi_relay_thread(p);
+    struct pi_thread_info *main = pi_main_thread(p);
+    if (!main || !relay_wait)
+        return;
+    if (relay_wait > main->time[PI_TIME_LOCK_WAIT])
+        relay_wait = main->time[PI_TIME_LOCK_WAIT];
+    main->time[PI_TIME_LOCK_WAIT] -= relay_wait;
+    main->time[PI_TIME_DATA_WAIT] += relay_wait;
+}
+
+static void start_process(struct pi_analysis *a, struct pi_process_info *p,
+                          const struct pi_reader *reader)
+{
+    const struct pi_trace_info *info = pi_reader_info(reader);
+    p->header = info->header;
+    p->command = copy_or_empty(info->strings[PI_HDR_CMDLINE]);
+    p->host = copy_or_empty(info->strings[PI_HDR_HOSTNAME]);
+    p->cgroup = copy_or_empty(info->strings[PI_HDR_CGROUP]);
+    p->identity = copy_or_empty(info->strings[PI_HDR_IDENTITY]);
+    p->rank = pi_identity_rank(p->identity);
+    p->start_ns = p->end_ns = info->header.start_monotonic_ns;
+    pi_histogram_init(&p->steps.steady_ns, a->options.exact);
+    pi_histogram_init(&p->steps.warmup_ns, a->options.exact);
+    pi_histogram_init(&p->nvtx_steps.steady_ns, a->options.exact);
+    pi_histogram_init(&p->nvtx_steps.warmup_ns, a->options.exact);
+    /* string ids are per file: the lookups by id start empty */
+    for (int w = 0; w < 3; w++)
+        if (a->by_string_id[w])
+            memset(a->by_string_id[w], 0, a->by_string_capacity[w] * sizeof(void *));
+}
+
+/* The file is read: what is settled at its end, while its strings are known. */
+static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
+                           const struct pi_reader *reader)
+{
+    settle_windows(p);
+    pi_steps_finish(&p->steps, a->options.warmup_steps);
+    pi_steps_finish(&p->nvtx_steps, a->options.warmup_steps);
+    p->steps_from = p->steps.count ? "data loader" : NULL;
+    relay_steps_finish(a, p);
+    if (!p->steps.count && p->nvtx_steps.count >= 2) {
+        struct pi_steps dataloader = p->steps;
+        p->steps = p->nvtx_steps;
+        p->nvtx_steps = dataloader;
+        p->steps_from = "NVTX";
+    }
+    pi_memory_growth_steady_start(p);
+    pi_gpu_finish_process(a, reader, p);
+    pi_memory_growth(p);
+    pi_python_sites_finish_file(a, reader);
+    pi_python_time_finish_file(a, reader);
+}
+
+void *pi_file_pass_open_observer(const struct pi_analysis_options *options)
+{
+    const struct pi_analysis_observer *observer = options->observer;
+    if (!observer)
+        return NULL;
+    return observer->open_file ? observer->open_file(observer->context) : observer->context;
+}
+
+int pi_file_pass_read(struct pi_analysis *a, struct pi_process_info *p, struct pi_reader *reader,
+                      void *observer_file, FILE *messages)
+{
+    start_process(a, p, reader);
+    const struct pi_analysis_observer *observer = observer_file ? a->options.observer : NULL;
+    if (observer && observer->process)
+        observer->process(observer_file, a, p);
+    uint64_t done_before = a->bytes_done;
+    struct pi_event ev;
+    int got;
+    uint64_t n = 0;
+    while ((got = pi_reader_next(reader, &ev)) == PI_READ_EVENT) {
+        p->records++;
+        if (pi_record_has_time(ev.rec.kind)) {
+            if (ev.ts_ns < p->start_ns)
+                p->start_ns = ev.ts_ns;
+            if (ev.ts_ns + ev.dur_ns > p->end_ns)
+                p->end_ns = ev.ts_ns + ev.dur_ns;
+        }
+        if (!pi_summary_replayed(p, &ev)) /* replays: detail the summaries already count */
+            pi_record_dispatch(a, reader, p, &ev);
+        if (observer && observer->event)
+            observer->event(observer_file, a, reader, p, &ev);
+        if ((++n & 0xfffff) == 0)
+            pi_file_pass_progress(a, done_before + pi_reader_bytes_read(reader));
+    }
+    a->bytes_done = done_before + pi_reader_bytes_read(reader);
+    p->truncated = pi_reader_truncated(reader, NULL, NULL);
+    finish_process(a, p, reader);
+    if (observer && observer->process_end)
+        observer->process_end(observer_file, a, p);
+    if (got == PI_READ_ERROR)
+        fprintf(messages, "profinject-analyze: %s\n", pi_reader_error(reader));
+    pi_reader_warn_truncated(messages, reader);
+    return got == PI_READ_ERROR ? -1 : 0;
+}
+
+void pi_file_pass_commit(struct pi_analysis *a, struct pi_process_info *p, void *observer_file)
+{
+    pi_gpu_timing_settle(a, p);
+    const struct pi_analysis_observer *observer = a->options.observer;
+    if (observer_file && observer->commit_file)
+        observer->commit_file(observer->context, observer_file, a, p);
+    /* after the observer: the export writes each step of every rank */
+    if (pi_ranks_add(a, p))
+        pi_training_keep_figures(a, p);
+    a->records += p->records;
+    a->lost += p->lost;
+    a->strings_lost += p->strings_lost;
+    if (p->start_ns < a->base_ns)
+        a->base_ns = p->start_ns;
+    if (p->end_ns > a->end_ns)
+        a->end_ns = p->end_ns;
+}

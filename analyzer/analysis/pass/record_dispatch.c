@@ -1,0 +1,283 @@
+/*
+ * record_dispatch.c - one record of a trace file handed to the parts that
+ * follow it: latency tables, per-thread time, memory series, step
+ * detection, GPU, call sites, collectives. The per-record path of the
+ * pass; what happens once a file is read is file_pass.c's.
+ */
+#include "record_dispatch.h"
+
+#include "analysis/gpu/collectives.h"
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/host/relay_steps.h"
+#include "analysis/host/steps.h"
+#include "analysis/host/thread_timeline.h"
+#include "analysis/host/threads.h"
+#include "analysis/pass/summary_events.h"
+#include "analysis/ranks/ranks.h"
+#include "analysis/sites/python_sites.h"
+#include "analysis/sites/python_time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_blocking_receive(unsigned op)
+{
+    return op == PI_IO_POLL || op == PI_IO_PPOLL || op == PI_IO_SELECT || op == PI_IO_PSELECT ||
+           op == PI_IO_EPOLL_WAIT || op == PI_IO_READ || op == PI_IO_READV ||
+           op == PI_IO_RECV || op == PI_IO_RECVFROM || op == PI_IO_RECVMSG || op == PI_IO_RECVMMSG;
+}
+
+enum { BY_ID_RANGE, BY_ID_FILE, BY_ID_NVTX };
+
+/* The entry of @group/name-of-string-@id, cached by id for this file. */
+static struct pi_latency_entry *entry_by_string(struct pi_analysis *a, const struct pi_reader *reader,
+                                                int which, uint64_t id, const char *group)
+{
+    if (id >= (1u << 24))
+        return NULL;
+    if (id >= a->by_string_capacity[which]) {
+        size_t capacity = a->by_string_capacity[which] ? a->by_string_capacity[which] : 1024;
+        while (capacity <= id)
+            capacity *= 2;
+        struct pi_latency_entry **grown =
+            realloc(a->by_string_id[which], capacity * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        memset(grown + a->by_string_capacity[which], 0,
+               (capacity - a->by_string_capacity[which]) * sizeof(*grown));
+        a->by_string_id[which] = grown;
+        a->by_string_capacity[which] = capacity;
+    }
+    struct pi_latency_entry **slot = &a->by_string_id[which][id];
+    if (!*slot) {
+        const char *name = pi_reader_string(reader, id);
+        if (!name)
+            return NULL; /* not defined (yet): do not cache */
+        *slot = pi_latency_get(which == BY_ID_FILE ? &a->files : &a->calls, group, name, "");
+    }
+    return *slot;
+}
+
+/* I/O: latency tables, files, and which kind of time it was for its thread. */
+static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader,
+                           const struct pi_event *ev, int main_thread, uint64_t *received)
+{
+    const struct pi_record *r = &ev->rec;
+    unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
+    int failed = (r->flags & PI_FLAG_FAILED) != 0;
+    uint64_t bytes = !failed && pi_io_moves_bytes(op) ? r->arg[1] : 0;
+    /* fields come from the file: out-of-range values must not index tables */
+    if (op >= PI_IO_OP_COUNT)
+        op = 0;
+    if (fd_class >= PI_FD_CLASS_COUNT)
+        fd_class = PI_FD_UNKNOWN;
+    struct pi_latency_entry *e, **cached = &a->io_entries[op][fd_class];
+    if (failed && (op == PI_IO_OPEN || op == PI_IO_FOPEN)) {
+        /* a failed open has no descriptor to classify: named by its error (arg1 = -errno) */
+        char number[16], detail[32];
+        snprintf(detail, sizeof(detail), "failed %s", pi_errno_name(-(int64_t)r->arg[1], number));
+        e = pi_latency_get(&a->calls, "io", pi_io_op_name(op), detail);
+    } else {
+        if (!*cached)
+            *cached = pi_latency_get(&a->calls, "io", pi_io_op_name(op), pi_fd_class_name(fd_class));
+        e = *cached;
+    }
+    if (e) {
+        pi_histogram_add(&e->durations, ev->dur_ns);
+        e->bytes += bytes;
+    }
+    int has_path = r->arg[2] != 0;
+    if (has_path && (fd_class == PI_FD_FILE || op == PI_IO_OPEN || op == PI_IO_FOPEN)) {
+        struct pi_latency_entry *f = entry_by_string(a, reader, BY_ID_FILE, r->arg[2], "file");
+        if (f) {
+            pi_histogram_add(&f->durations, ev->dur_ns);
+            f->bytes += bytes;
+            f->opens += !failed && (op == PI_IO_OPEN || op == PI_IO_FOPEN);
+        }
+    }
+    if (main_thread && fd_class == PI_FD_PIPE && !failed && (op == PI_IO_READ || op == PI_IO_READV))
+        *received = r->arg[1];
+    if ((fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && is_blocking_receive(op))
+        return main_thread ? PI_TIME_DATA_WAIT : PI_TIME_OTHER_IO;
+    if (fd_class == PI_FD_FILE || (has_path && (op == PI_IO_OPEN || op == PI_IO_FOPEN)))
+        return PI_TIME_FILE_IO;
+    return PI_TIME_OTHER_IO;
+}
+
+/* A capture window opened or closed. A close without an open: recording ran from the start. */
+static void capture_window(struct pi_process_info *p, uint64_t at, int opened)
+{
+    if (opened && !p->window_open) {
+        if (p->window_count == PI_MAX_WINDOWS)
+            p->window_count--; /* the last one stretches to take in the rest */
+        else
+            p->windows[p->window_count].start_ns = at;
+        p->window_open = 1;
+        p->window_count++;
+    } else if (!opened && p->window_open) {
+        p->windows[p->window_count - 1].end_ns = at;
+        p->window_open = 0;
+    } else if (!opened && p->window_count == 0) {
+        p->windows[p->window_count++] = (struct pi_window){p->header.start_monotonic_ns, at};
+    }
+}
+
+void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
+                        struct pi_process_info *p, const struct pi_event *ev)
+{
+    const struct pi_record *r = &ev->rec;
+    pi_collectives_event(p, reader, ev);
+    switch (r->kind) {
+    case PI_REC_PROC_SAMPLE:
+        pi_series_add(&p->rss, ev->ts_ns, r->arg[0]);
+        if (r->arg[0] > p->rss_peak) {
+            p->rss_peak = r->arg[0];
+            p->rss_peak_ns = ev->ts_ns;
+        }
+        p->cpu_user_ns = r->arg[1];
+        p->cpu_sys_ns = r->arg[2];
+        return;
+    case PI_REC_LOST:
+        /* strings not kept are no records lost: the records are there, unnamed */
+        if (r->arg[1] == PI_LOST_STRINGS)
+            p->strings_lost += r->arg[0];
+        else
+            p->lost += r->arg[0];
+        return;
+    case PI_REC_PROCESS_END:
+        p->ended = 1;
+        p->end_status = (int64_t)r->arg[0];
+        p->end_reason = r->arg[1];
+        p->profiler_cpu_ns = r->arg[2];
+        return;
+    case PI_REC_FORK:
+        p->children++;
+        return;
+    case PI_REC_THREAD_NAME:
+        /* arg1 names another thread by pthread_t (not known to the reader); arg2 by tid */
+        if (r->arg[1] == 0)
+            pi_thread_name(p, r->arg[2] ? (uint32_t)r->arg[2] : r->tid,
+                        pi_reader_string(reader, r->arg[0]));
+        return;
+    case PI_REC_CAPTURE:
+        capture_window(p, ev->ts_ns, r->arg[0] != 0);
+        return;
+    case PI_REC_CLOCK_SYNC:
+        pi_ranks_clock_sync(p, ev);
+        return;
+    case PI_REC_STRING:
+    case PI_REC_MODULE:
+    case PI_REC_STACK:
+        return;
+    case PI_REC_CALL_SITE: /* Python frames of an earlier record of the thread */
+    case PI_REC_PYTHON:
+        p->python |= r->kind == PI_REC_PYTHON;
+        pi_python_sites_event(a, reader, p, ev);
+        if (r->kind == PI_REC_CALL_SITE && PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_ALLOC)
+            pi_gpu_call_site(p, reader, ev);
+        return;
+    case PI_REC_PY_SAMPLE:
+        p->python = 1;
+        pi_python_time_event(a, p, ev);
+        return;
+    case PI_REC_WAKE:
+        if ((int)r->tid != p->header.pid && p->children > 0)
+            pi_relay_wake(p, ev, a->options.exact);
+        return;
+    case PI_REC_GPU_TIME: {
+        /* a step's GPU time is the GPU work it launched, wherever that ran:
+         * by its launch's host time, not the GPU start (which may come after
+         * the step, or on another clock's mapping a hair before it) */
+        int collective;
+        uint64_t launched = pi_gpu_time_event(a, reader, p, ev, &collective);
+        pi_collectives_gpu_time(p, ev, launched);
+        uint64_t at = launched ? launched : ev->ts_ns;
+        pi_steps_gpu(&p->steps, at, ev->dur_ns);
+        pi_steps_gpu(&p->nvtx_steps, at, ev->dur_ns);
+        if (collective) { /* NCCL's kernels wait on the GPU for the other ranks */
+            pi_steps_collective_gpu(&p->steps, at, ev->dur_ns);
+            pi_steps_collective_gpu(&p->nvtx_steps, at, ev->dur_ns);
+        }
+        pi_relay_gpu(p, at, ev->dur_ns, collective);
+        return;
+    }
+    case PI_REC_GPU_TIMING:
+    case PI_REC_GPU_POOL:
+        pi_gpu_event(a, reader, p, ev);
+        return;
+    case PI_REC_SUMMARY:
+    case PI_REC_DETAIL:
+        pi_summary_event(a, reader, p, ev);
+        return;
+    default:
+        break;
+    }
+    if (r->tid == 0)
+        return;
+    struct pi_thread_info *t = pi_thread_of(p, r->tid);
+    if (!t)
+        return;
+    /* the main thread of a process that started others: its pipe and
+     * socket waits are waits for those (data-loader workers) */
+    int main_thread = (int)r->tid == p->header.pid && p->children > 0;
+    t->events++;
+    if (ev->ts_ns < t->first_ns)
+        t->first_ns = ev->ts_ns;
+    if (ev->ts_ns + ev->dur_ns > t->last_ns)
+        t->last_ns = ev->ts_ns + ev->dur_ns;
+    unsigned time_class = PI_TIME_CLASS_COUNT;
+    uint64_t received = 0; /* bytes the main thread read from a pipe */
+    if (r->kind == PI_REC_IO) {
+        time_class = account_io(a, reader, ev, main_thread, &received);
+        if ((int)r->tid != p->header.pid && p->children > 0)
+            pi_relay_io(p, ev, a->options.exact);
+    } else if (r->kind == PI_REC_WAIT) {
+        unsigned kind = r->arg[0] < PI_WAIT_KIND_COUNT ? (unsigned)r->arg[0] : 0;
+        if (!a->wait_entries[kind])
+            a->wait_entries[kind] = pi_latency_get(&a->calls, "wait", pi_wait_kind_name(kind), "");
+        if (a->wait_entries[kind])
+            pi_histogram_add(&a->wait_entries[kind]->durations, ev->dur_ns);
+        time_class = PI_TIME_LOCK_WAIT;
+    } else if (r->kind >= PI_REC_GPU_ALLOC && r->kind <= PI_REC_GPU_SYNC) {
+        pi_gpu_event(a, reader, p, ev);
+        /* the host waits for the GPU in synchronisation and synchronous copies */
+        int blocks = (r->kind == PI_REC_GPU_SYNC && PI_CUDA_SUBTYPE(r->flags) != 0 &&
+                      PI_CUDA_SUBTYPE(r->flags) != PI_GPU_SYNC_STREAM_WAIT) ||
+                     (r->kind == PI_REC_GPU_COPY && !(r->flags & PI_CUDA_ASYNC));
+        if (blocks && !(r->flags & PI_CUDA_NESTED))
+            time_class = PI_TIME_SYNC;
+    } else if (r->kind == PI_REC_NVTX_RANGE) {
+        struct pi_latency_entry *e = entry_by_string(a, reader, BY_ID_NVTX, r->arg[0], "nvtx");
+        if (e)
+            pi_histogram_add(&e->durations, ev->dur_ns);
+        if ((int)r->tid == p->header.pid && r->arg[1] == 0) {
+            /* a top-level range of the main thread: one step */
+            pi_steps_record(&p->nvtx_steps, ev->ts_ns, ev->ts_ns + ev->dur_ns, p->nvtx_wait_ns,
+                            p->nvtx_sync_ns);
+            p->nvtx_wait_ns = p->nvtx_sync_ns = 0;
+        }
+    } else if (r->kind == PI_REC_RANGE) {
+        struct pi_latency_entry *e =
+            r->arg[1] ? entry_by_string(a, reader, BY_ID_RANGE, r->arg[1], "range")
+                      : pi_latency_get(&a->calls, "range", "?", "");
+        if (e)
+            pi_histogram_add(&e->durations, ev->dur_ns);
+    }
+    if (time_class < PI_TIME_CLASS_COUNT) {
+        t->time[time_class] += ev->dur_ns;
+        pi_thread_timeline_add(t, p->header.start_monotonic_ns, ev->ts_ns, ev->dur_ns, time_class);
+    }
+    if (main_thread && time_class < PI_TIME_CLASS_COUNT)
+        pi_steps_event(&p->steps, ev, time_class, received);
+    if ((int)r->tid == p->header.pid && time_class == PI_TIME_LOCK_WAIT) {
+        pi_steps_lock(&p->steps, ev->ts_ns, ev->dur_ns);
+        pi_steps_lock(&p->nvtx_steps, ev->ts_ns, ev->dur_ns);
+    }
+    if ((int)r->tid == p->header.pid)
+        pi_relay_main_event(p, ev, time_class, a->options.exact);
+    if ((int)r->tid == p->header.pid) {
+        p->nvtx_wait_ns += time_class == PI_TIME_DATA_WAIT ? ev->dur_ns : 0;
+        p->nvtx_sync_ns += time_class == PI_TIME_SYNC ? ev->dur_ns : 0;
+    }
+}
