@@ -278,12 +278,13 @@ enum pi_detail_reason {
  *                      0}; 0, 0: its call was not seen
  *   PI_REC_IO:         key = {0, 0, path string id}, flags the calls'
  *   PI_REC_WAIT:       key = {wait kind, address of the object, 0}
- * Summarised are: all launches, copies and GPU times; I/O on regular
- * files; the other threads' I/O but their waits for a pipe or socket and
- * their pipe reads; the waits of threads other than the main one. The
+ * Summarised are: all launches and GPU times, copies but the main
+ * thread's blocking ones; I/O on regular files; the other threads' I/O but
+ * their waits for a pipe or socket and their pipe reads; the waits of
+ * threads other than the main one. The
  * rest (what steps are made of: the main thread's waits and pipe and
- * socket I/O, the pin-memory thread's receipts; allocations,
- * synchronisations, ...) stays in full.
+ * socket I/O, the pin-memory thread's receipts, its blocking copies;
+ * allocations, synchronisations, ...) stays in full.
  */
 struct pi_summary_body {
     uint16_t kind;  /* enum pi_record_kind of the records summarised */

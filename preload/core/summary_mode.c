@@ -160,7 +160,8 @@ static int summary_key_of(const struct pi_record *r, struct pi_summary_key *k, u
     case PI_REC_GPU_COPY:
         k->key[0] = size_class_low(r->arg[0]);
         *bytes = r->arg[0];
-        return 1;
+        /* the main thread's blocking copies (loss.item()) are its steps' synchronisation */
+        return r->tid != (uint32_t)pi_rec.pid || (r->flags & (PI_CUDA_ASYNC | PI_CUDA_NESTED));
     case PI_REC_GPU_TIME: {
         const struct correlation *c = call_of(r);
         if ((r->flags & PI_GPU_TIME_PART) && r->arg[2]) { /* the GPU's own name (CUPTI) */

@@ -45,6 +45,22 @@ static void kernel_name(const struct pi_reader *reader, uint64_t id, uint16_t fl
     pi_demangle(kernel ? kernel : "(unknown kernel)", name, size);
 }
 
+/* The thread of a summary's records: their count, span and @time_class's time. */
+static void thread_time(struct pi_process_info *p, const struct pi_event *ev,
+                        const struct pi_summary *s, unsigned time_class)
+{
+    struct pi_thread_info *t = ev->rec.tid ? pi_thread_of(p, ev->rec.tid) : NULL;
+    if (!t)
+        return;
+    t->events += s->count;
+    if (time_class < PI_TIME_CLASS_COUNT)
+        t->time[time_class] += s->body.total_ns;
+    if (ev->ts_ns < t->first_ns)
+        t->first_ns = ev->ts_ns;
+    if (ev->ts_ns + ev->dur_ns > t->last_ns)
+        t->last_ns = ev->ts_ns + ev->dur_ns;
+}
+
 /* Launches and copies: the table of CUDA calls, then that of kernels or copies. */
 static void cuda_call(struct pi_analysis *a, const struct pi_reader *reader,
                       struct pi_process_info *p, const struct pi_event *ev,
@@ -54,6 +70,9 @@ static void cuda_call(struct pi_analysis *a, const struct pi_reader *reader,
     merge(pi_latency_get(&a->calls, "cuda", pi_cuda_api_name(PI_CUDA_API(b->flags)),
                          cuda_level(b->flags)),
           s, 0);
+    /* a blocking copy is time the thread waited for the GPU, as record_dispatch.c counts it */
+    int blocks = b->kind == PI_REC_GPU_COPY && !(b->flags & (PI_CUDA_ASYNC | PI_CUDA_NESTED));
+    thread_time(p, ev, s, blocks ? PI_TIME_SYNC : PI_TIME_CLASS_COUNT);
     if (b->flags & (PI_CUDA_NESTED | PI_FLAG_FAILED))
         return; /* counted once, at the outer call */
     char name[1024];
@@ -144,15 +163,7 @@ static void host_call(struct pi_analysis *a, const struct pi_reader *reader,
         merge(pi_latency_get(&a->calls, "wait", pi_wait_kind_name(kind), ""), s, 0);
         time_class = PI_TIME_LOCK_WAIT;
     }
-    struct pi_thread_info *t = ev->rec.tid ? pi_thread_of(p, ev->rec.tid) : NULL;
-    if (!t)
-        return;
-    t->events += s->count;
-    t->time[time_class] += b->total_ns;
-    if (ev->ts_ns < t->first_ns)
-        t->first_ns = ev->ts_ns;
-    if (ev->ts_ns + ev->dur_ns > t->last_ns)
-        t->last_ns = ev->ts_ns + ev->dur_ns;
+    thread_time(p, ev, s, time_class);
 }
 
 static void detail(struct pi_process_info *p, const struct pi_event *ev)
