@@ -317,6 +317,7 @@ void pi_control_start(void)
         pi_process_event_subscribe(PI_EVENT_SETTLED, listen_here);
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_control_after_fork);
     pi_process_event_subscribe(PI_EVENT_END, pi_control_stop);
+    pi_process_event_subscribe(PI_EVENT_DYING, pi_control_stop); /* an unlink: signal-safe */
 }
 
 void pi_control_after_fork(void)

@@ -18,6 +18,7 @@
 
 #include "background_thread.h"
 #include "guard.h"
+#include "process_events.h"
 #include "real_functions.h"
 #include "recorder.h"
 #define SIGNAL_FLUSH_TIMEOUT_MS 1000
@@ -73,6 +74,8 @@ static void pi_signal_handler(int sig, siginfo_t *info, void *context)
             pi_emit(PI_REC_PROCESS_END, 0, pi_clock_ticks(), 0, (uint64_t)sig, PI_END_SIGNAL,
                     pi_background_cpu_ns());
         pi_recorder_flush_sync(SIGNAL_FLUSH_TIMEOUT_MS);
+        if (!app_handles)
+            pi_process_event_notify(PI_EVENT_DYING);
         pi_guard_restore(guard);
         if (app_handles)
             atomic_store(&ending, 0);

@@ -15,8 +15,10 @@ enum pi_process_event {
     PI_EVENT_BEFORE_EXEC, /* the image is about to go: write out what is pending */
     PI_EVENT_END,         /* exit or _exit: the trace is about to close */
     PI_EVENT_WINDOW_CLOSING, /* a capture window is about to close: write out what is pending */
-    PI_EVENT_SETTLED, /* the writer's first flush (PROFINJECT_FLUSH_MS): what a short-lived
+    PI_EVENT_SETTLED, /* the writer's first flush, at most 100 ms in: what a short-lived
                          process never needs (the control socket) starts here, on the writer */
+    PI_EVENT_DYING,   /* a signal's default action is about to end the process (after the
+                         trace is out): async-signal-safe handlers only (remove the socket) */
     PI_EVENT_COUNT
 };
 

@@ -29,6 +29,8 @@
  * the reader from the sync points written at every flush, and by the
  * writer itself, once, when REFINE_NS have passed. */
 #define REFINE_NS 50000000u
+#define SETTLE_NS 100000000u
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* A write failed: say so once, stop recording, keep draining buffers. */
 static void writer_fail(struct pi_writer *w, const char *what)
@@ -371,7 +373,8 @@ static int writer_open(struct pi_writer *w)
 static void writer_loop(struct pi_writer *w)
 {
     uint64_t now = pi_clock_ns(CLOCK_MONOTONIC);
-    w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
+    /* the first flush settles the process (PI_EVENT_SETTLED): at most SETTLE_NS in */
+    w->next_flush_ns = now + MIN(pi_rec.config.flush_interval_ns, SETTLE_NS);
     w->next_sample_ns = now;
     w->last_frame_ns = now;
     for (;;) {

@@ -436,6 +436,50 @@ class Container(unittest.TestCase):
         self.assertIn("which leaves the directory 70", refused.stderr)
 
 
+class ControlSocketLife(unittest.TestCase):
+    """The socket is made at the first flush, at most 100 ms in (a process that ends before
+    never has one): control must still reach a process at once, and no socket outlives one."""
+
+    def test_a_process_is_controllable_at_once_whatever_its_flush_interval(self):
+        sockets = tempfile.mkdtemp()
+        os.chmod(sockets, 0o700)
+        env = dict(os.environ, PROFINJECT_CONTROL_DIR=sockets, PROFINJECT_FLUSH_MS="60000")
+        launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o", tempfile.mkdtemp(), "--",
+                                     LOOP], env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+        try:
+            loop = wait_for_loop(launcher.pid)
+            asked = time.monotonic()
+            answer = subprocess.run([LAUNCHER, "ctl", str(loop), "status"], env=env,
+                                    capture_output=True, text=True)
+            self.assertEqual(answer.returncode, 0, answer.stderr)
+            self.assertIn("paused", answer.stdout)
+            # a 60 s flush interval does not hold the socket back
+            self.assertLess(time.monotonic() - asked, 5)
+        finally:
+            launcher.send_signal(signal.SIGTERM)
+            launcher.wait(timeout=10)
+        self.assertEqual([n for n in os.listdir(sockets) if n.endswith(".sock")], [],
+                         "the socket went with the process")
+
+    def test_short_processes_leave_no_socket_and_a_whole_trace(self):
+        sockets, out = tempfile.mkdtemp(), tempfile.mkdtemp()
+        os.chmod(sockets, 0o700)
+        env = dict(os.environ, PROFINJECT_CONTROL_DIR=sockets)
+        for _ in range(20):
+            run = subprocess.run([LAUNCHER, "run", "-o", out, "--", "/bin/true"], env=env,
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual([n for n in os.listdir(sockets) if n.endswith(".sock")], [])
+        files = [n for n in os.listdir(out) if n.endswith(".pitrace.zst")]
+        self.assertEqual(len(files), 20)
+        for name in files:
+            info = subprocess.run([ANALYZE, "info", os.path.join(out, name)],
+                                  capture_output=True, text=True)
+            self.assertEqual(info.returncode, 0, info.stderr)
+            self.assertNotIn("truncated", info.stdout + info.stderr)
+
+
 class ControlTimeouts(unittest.TestCase):
     def test_an_idle_client_does_not_hold_the_listener(self):
         with paused_loop(tempfile.mkdtemp()) as loop:
