@@ -22,30 +22,60 @@ static int summarised(const struct pi_process_info *p)
     return p->summary.summaries || p->summary.window_count;
 }
 
+/* What all processes recorded in summary mode hold together. */
+struct totals {
+    size_t processes, windows;
+    uint64_t summarised, summaries;
+};
+
+static struct totals add_up(const struct pi_analysis *a)
+{
+    struct totals t = {0, 0, 0, 0};
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        if (!summarised(p))
+            continue;
+        t.processes++;
+        t.windows += p->summary.window_count;
+        t.summarised += p->summary.summarised;
+        t.summaries += p->summary.summaries;
+    }
+    return t;
+}
+
+/* Windows beyond this many are counted, not listed: a job of many ranks has many. */
+#define WINDOWS_LISTED 20
+
+/* One section for the whole job, whatever its number of processes; the windows by process. */
 void pi_report_summary_mode_text(FILE *out, const struct pi_analysis *a)
 {
+    struct totals t = add_up(a);
+    if (!t.processes)
+        return;
+    fprintf(out, "\nSUMMARY MODE: %zu process%s recorded in summary mode; %" PRIu64
+            " launches, copies, GPU times, file I/O and waits counted in %" PRIu64
+            " summaries (their percentiles from histograms, within 0.8%%); the rest, and %zu "
+            "detail window%s, in full\n",
+            t.processes, t.processes == 1 ? "" : "es", t.summarised, t.summaries, t.windows,
+            t.windows == 1 ? "" : "s");
+    size_t listed = 0;
     for (size_t i = 0; i < a->process_count; i++) {
         const struct pi_process_info *p = &a->processes[i];
         const struct pi_summary_info *s = &p->summary;
-        if (!summarised(p))
-            continue;
-        fprintf(out, "\nSUMMARY MODE (pid %d): %" PRIu64 " launches, copies, GPU times, file I/O "
-                "and waits counted in %" PRIu64 " summaries (their percentiles from histograms, "
-                "within 0.8%%); the rest, and %zu detail window%s, in full\n",
-                p->header.pid, s->summarised, s->summaries, s->window_count,
-                s->window_count == 1 ? "" : "s");
         uint64_t origin = p->header.start_monotonic_ns;
-        for (size_t w = 0; w < s->window_count; w++) {
+        for (size_t w = 0; w < s->window_count && listed < WINDOWS_LISTED; w++, listed++) {
             const struct pi_detail_window *d = &s->windows[w];
-            fprintf(out, "  %.3f s to %.3f s after its start: %s",
+            fprintf(out, "  pid %d, %.3f s to %.3f s after its start: %s", p->header.pid,
                     (double)since(d->start_ns, origin) / 1e9,
-                    (double)since(d->end_ns, origin) / 1e9,
-                    reason_name(d->reason));
+                    (double)since(d->end_ns, origin) / 1e9, reason_name(d->reason));
             if (d->reason == PI_DETAIL_SLOW_STEP)
                 fprintf(out, " of %.1f ms", (double)d->step_ns / 1e6);
             fputc('\n', out);
         }
     }
+    if (t.windows > listed)
+        fprintf(out, "  ... %zu more windows (JSON: summary_mode of each process)\n",
+                t.windows - listed);
 }
 
 void pi_report_summary_mode_json(struct cJSON *o, const struct pi_process_info *p)
@@ -72,14 +102,11 @@ void pi_report_summary_mode_json(struct cJSON *o, const struct pi_process_info *
 
 void pi_report_summary_mode_html(FILE *out, const struct pi_analysis *a)
 {
-    for (size_t i = 0; i < a->process_count; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        if (!summarised(p))
-            continue;
-        fprintf(out, "<p>pid %d was recorded in summary mode: %" PRIu64 " records counted in %"
-                PRIu64 " summaries (percentiles from their histograms, within 0.8%%), %zu "
-                "window%s of full detail.</p>\n", p->header.pid, p->summary.summarised,
-                p->summary.summaries, p->summary.window_count,
-                p->summary.window_count == 1 ? "" : "s");
-    }
+    struct totals t = add_up(a);
+    if (!t.processes)
+        return;
+    fprintf(out, "<p>%zu process%s recorded in summary mode: %" PRIu64 " records counted in %"
+            PRIu64 " summaries (percentiles from their histograms, within 0.8%%), %zu "
+            "window%s of full detail.</p>\n", t.processes, t.processes == 1 ? " was" : "es were",
+            t.summarised, t.summaries, t.windows, t.windows == 1 ? "" : "s");
 }

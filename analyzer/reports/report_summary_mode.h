@@ -12,13 +12,13 @@
 
 struct cJSON;
 
-/* pi_report_summary_mode_text - "SUMMARY MODE (pid N)" for each process recorded in summary mode */
+/* pi_report_summary_mode_text - one "SUMMARY MODE" section: totals, then the windows by process */
 void pi_report_summary_mode_text(FILE *out, const struct pi_analysis *analysis);
 
 /* pi_report_summary_mode_json - "summary_mode" in each such process's object of @processes */
 void pi_report_summary_mode_json(struct cJSON *process, const struct pi_process_info *p);
 
-/* pi_report_summary_mode_html - a paragraph per process recorded in summary mode */
+/* pi_report_summary_mode_html - one paragraph: what the processes recorded in summary mode hold */
 void pi_report_summary_mode_html(FILE *out, const struct pi_analysis *analysis);
 
 #endif
