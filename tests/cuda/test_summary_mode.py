@@ -8,13 +8,15 @@ within the documented bucket error, the counts exactly, and a detail
 window holding the slow step's records in full.
 
 Run by ctest with the build's paths in the environment."""
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_cuda import report  # noqa: E402  the JSON report of a trace folder
 
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
@@ -35,13 +37,6 @@ def record(mode, **env):
     os.unlink(os.path.join(traces, "scratch"))
     truths = dict(line.split() for line in result.stdout.splitlines()[:-1])
     return traces, {k: float(v) for k, v in truths.items()}
-
-
-def report(traces):
-    out = os.path.join(tempfile.mkdtemp(), "r.json")
-    subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
-    with open(out) as f:
-        return json.load(f)
 
 
 def dump_lines(traces):

@@ -30,14 +30,14 @@ static struct pi_gpu_memory *memory_of(struct pi_process_info *p)
     return p->gpu && p->gpu->live_map && p->gpu->site_map && p->gpu->correlations ? p->gpu : NULL;
 }
 
-static const char *level(uint16_t flags)
+const char *pi_cuda_level_name(uint16_t flags)
 {
     return (flags & PI_CUDA_NESTED)   ? "driver in runtime"
            : (flags & PI_CUDA_DRIVER) ? "driver"
                                       : "runtime";
 }
 
-static const char *size_class(uint64_t bytes)
+const char *pi_copy_size_class(uint64_t bytes)
 {
     return bytes < (64u << 10) ? "<64KiB" : bytes < (1u << 20) ? "64KiB-1MiB"
                                           : bytes < (16u << 20) ? "1-16MiB"
@@ -324,7 +324,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
     }
     if (PI_CUDA_API(r->flags) != PI_CUDA_API_live_at_window_start) /* no call */
         add(pi_latency_get(&a->calls, "cuda", pi_cuda_api_name(PI_CUDA_API(r->flags)),
-                           level(r->flags)),
+                           pi_cuda_level_name(r->flags)),
             ev->dur_ns, 0);
     int nested = (r->flags & PI_CUDA_NESTED) != 0, failed = (r->flags & PI_FLAG_FAILED) != 0;
     if (nested || failed)
@@ -352,7 +352,7 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         int host_side = PI_CUDA_SUBTYPE(r->flags) == PI_GPU_COPY_HTOD ||
                         PI_CUDA_SUBTYPE(r->flags) == PI_GPU_COPY_DTOH;
         snprintf(name, sizeof(name), "%s %s", host_side ? ((r->flags & PI_CUDA_PINNED) ? "pinned" : "pageable") : "-",
-                 size_class(r->arg[0]));
+                 pi_copy_size_class(r->arg[0]));
         add(pi_latency_get(&a->calls, "copy", direction, name), ev->dur_ns, r->arg[0]);
         pi_gpu_durations_expect(a, p, r->arg[1],
                                 pi_latency_get(&a->calls, "gpu", direction, "copy"), ev->ts_ns);

@@ -75,6 +75,12 @@ uint64_t pi_gpu_time_event(struct pi_analysis *analysis, const struct pi_reader 
                            struct pi_process_info *process, const struct pi_event *ev,
                            int *collective);
 
+/* pi_cuda_level_name - "runtime", "driver" or "driver in runtime", from a CUDA record's flags */
+const char *pi_cuda_level_name(uint16_t flags);
+
+/* pi_copy_size_class - the size class a copy of @bytes is counted under */
+const char *pi_copy_size_class(uint64_t bytes);
+
 /* pi_gpu_event - account one other CUDA record of @process (record_dispatch.c calls this) */
 void pi_gpu_event(struct pi_analysis *analysis, const struct pi_reader *reader,
                   struct pi_process_info *process, const struct pi_event *ev);

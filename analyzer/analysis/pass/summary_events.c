@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "analysis/gpu/gpu_analysis.h"
 #include "analysis/gpu/gpu_timeline.h"
 #include "analysis/host/relay_steps.h"
 #include "analysis/host/steps.h"
@@ -20,20 +21,6 @@ static void merge(struct pi_latency_entry *e, const struct pi_summary *s, uint64
                                  PI_SUMMARY_BUCKET_COUNT(s->buckets[i]));
     pi_histogram_add_extent(&e->durations, s->body.total_ns, s->body.min_ns, s->body.max_ns);
     e->bytes += bytes;
-}
-
-static const char *cuda_level(uint16_t flags)
-{
-    return (flags & PI_CUDA_NESTED)   ? "driver in runtime"
-           : (flags & PI_CUDA_DRIVER) ? "driver"
-                                      : "runtime";
-}
-
-static const char *size_class(uint64_t bytes)
-{
-    return bytes < (64u << 10) ? "<64KiB" : bytes < (1u << 20) ? "64KiB-1MiB"
-                                          : bytes < (16u << 20) ? "1-16MiB"
-                                                                : ">=16MiB";
 }
 
 static void kernel_name(const struct pi_reader *reader, uint64_t id, uint16_t flags, char *name,
@@ -68,7 +55,7 @@ static void cuda_call(struct pi_analysis *a, const struct pi_reader *reader,
 {
     const struct pi_summary_body *b = &s->body;
     merge(pi_latency_get(&a->calls, "cuda", pi_cuda_api_name(PI_CUDA_API(b->flags)),
-                         cuda_level(b->flags)),
+                         pi_cuda_level_name(b->flags)),
           s, 0);
     /* a blocking copy is time the thread waited for the GPU, as record_dispatch.c counts it */
     int blocks = b->kind == PI_REC_GPU_COPY && !(b->flags & (PI_CUDA_ASYNC | PI_CUDA_NESTED));
@@ -86,7 +73,7 @@ static void cuda_call(struct pi_analysis *a, const struct pi_reader *reader,
     int host_side = direction == PI_GPU_COPY_HTOD || direction == PI_GPU_COPY_DTOH;
     snprintf(name, sizeof(name), "%s %s",
              host_side ? ((b->flags & PI_CUDA_PINNED) ? "pinned" : "pageable") : "-",
-             size_class(b->key[0]));
+             pi_copy_size_class(b->key[0]));
     merge(pi_latency_get(&a->calls, "copy", pi_gpu_copy_kind_name(direction), name), s, b->bytes);
 }
 
