@@ -293,8 +293,14 @@ static void count(const struct pi_record *r, int may_defer)
         emit_summaries();
         s.interval_start = r->ts;
     }
-    if (pi_summary_table_add(&s.table, &key, r->ts, r->dur, ticks_to_ns(r->dur), bytes) != 0) {
-        stage_copy(r); /* no room: in full, never lost */
+    /* I/O and waits have subjects met once (the files an import reads): their first
+     * record goes in full; GPU records stay paired with their calls (in_full) */
+    int first_in_full = r->kind == PI_REC_IO || r->kind == PI_REC_WAIT;
+    uint64_t ns = ticks_to_ns(r->dur);
+    if ((first_in_full
+             ? pi_summary_table_add_after_first(&s.table, &key, r->ts, r->dur, ns, bytes)
+             : pi_summary_table_add(&s.table, &key, r->ts, r->dur, ns, bytes)) != 0) {
+        stage_copy(r); /* the first of its subject, or no room: in full, never lost */
         return;
     }
     pi_flight_ring_push(&s.ring, r);

@@ -89,12 +89,9 @@ static int cover(struct pi_summary_entry *e, uint32_t index)
     return 0;
 }
 
-int pi_summary_table_add(struct pi_summary_table *t, const struct pi_summary_key *key, uint64_t ts,
-                         uint64_t dur_ticks, uint64_t dur_ns, uint64_t bytes)
+static int add_to(struct pi_summary_entry *e, uint64_t ts, uint64_t dur_ticks, uint64_t dur_ns,
+                  uint64_t bytes)
 {
-    struct pi_summary_entry *e = find(t, key);
-    if (!e)
-        return -1;
     uint32_t index = pi_bucket_of(dur_ns);
     if ((!e->counts || index < e->lo || index >= e->hi) && cover(e, index) != 0)
         return -1;
@@ -112,6 +109,27 @@ int pi_summary_table_add(struct pi_summary_table *t, const struct pi_summary_key
     if (dur_ns > e->max_ns)
         e->max_ns = dur_ns;
     return 0;
+}
+
+int pi_summary_table_add(struct pi_summary_table *t, const struct pi_summary_key *key, uint64_t ts,
+                         uint64_t dur_ticks, uint64_t dur_ns, uint64_t bytes)
+{
+    struct pi_summary_entry *e = find(t, key);
+    return e ? add_to(e, ts, dur_ticks, dur_ns, bytes) : -1;
+}
+
+int pi_summary_table_add_after_first(struct pi_summary_table *t, const struct pi_summary_key *key,
+                                     uint64_t ts, uint64_t dur_ticks, uint64_t dur_ns,
+                                     uint64_t bytes)
+{
+    struct pi_summary_entry *e = find(t, key);
+    if (!e)
+        return -1;
+    if (!e->seen) {
+        e->seen = 1;
+        return 1;
+    }
+    return add_to(e, ts, dur_ticks, dur_ns, bytes);
 }
 
 static uint32_t nonzero_buckets(const struct pi_summary_entry *e)

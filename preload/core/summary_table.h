@@ -27,6 +27,7 @@ struct pi_summary_entry {
     uint32_t lo, hi;                 /* bucket indices [lo, hi) held in counts */
     uint32_t *counts;
     int used; /* a slot of the table with a key */
+    int seen; /* pi_summary_table_add_after_first let its first record go in full */
 };
 
 struct pi_summary_table {
@@ -50,6 +51,17 @@ void pi_summary_table_free(struct pi_summary_table *t);
  */
 int pi_summary_table_add(struct pi_summary_table *t, const struct pi_summary_key *key, uint64_t ts,
                          uint64_t dur_ticks, uint64_t dur_ns, uint64_t bytes);
+
+/**
+ * pi_summary_table_add_after_first - pi_summary_table_add, but the first
+ * record of @key since the table last forgot its keys is not counted
+ * Return: 1 for that first record (the caller writes it in full, in its
+ * place among the others: a file read once costs what it costs in full,
+ * not a summary larger than itself), else as pi_summary_table_add.
+ */
+int pi_summary_table_add_after_first(struct pi_summary_table *t, const struct pi_summary_key *key,
+                                     uint64_t ts, uint64_t dur_ticks, uint64_t dur_ns,
+                                     uint64_t bytes);
 
 /**
  * pi_summary_entry_emit - write @e as a PI_REC_SUMMARY record and its
