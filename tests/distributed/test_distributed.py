@@ -129,7 +129,9 @@ class SlowedRank(unittest.TestCase):
         step = statistics.median(self.truth[rank]["step_s"][3:])
         if rank == SLOW_RANK:
             # the straggler waits for no one: at most its backward, which holds the all-reduce
-            self.assertLessEqual(reported, 100 * backward(rank) / step)
+            # (within a point: the text rounds to whole percent, and its share is of the steady
+            # steps' totals, this of their medians; 7% against 6.76% failed once)
+            self.assertLessEqual(reported, 100 * backward(rank) / step + 1)
             return
         # what that rank's own timings say it waited (its backward over the straggler's, who
         # waits for no one), over its own median step
