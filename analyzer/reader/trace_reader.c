@@ -19,7 +19,10 @@
 #define MAX_FRAME_COMPRESSED (64u << 20)
 #define MAX_HEADER_SIZE 65535u
 #define MAX_FRAME_CONTENT (sizeof(struct pi_frame_header) + (size_t)PI_MAX_FRAME_RECORDS * PI_RECORD_SIZE)
-#define MAX_STRING_ID (1u << 24)
+/* The recorder's string table holds 65,536 (recorder.c); a damaged id far beyond would
+ * have the reader grow, clear and walk a table of that size for every file (a fuzzed
+ * input took 18 s). */
+#define MAX_STRING_ID (1u << 20)
 /* Refine the tick rate only from sync points this far apart. */
 #define RATE_REFINE_MIN_NS 50000000u
 
