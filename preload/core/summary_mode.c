@@ -193,9 +193,9 @@ static int summary_key_of(const struct pi_record *r, struct pi_summary_key *k, u
 static void emit_summaries(void)
 {
     struct pi_summary_table *t = &s.table;
-    for (uint32_t i = 0; i < t->capacity; i++) {
-        struct pi_summary_entry *e = &t->entries[i];
-        if (e->used && e->count)
+    for (uint32_t i = 0; i < t->used; i++) {
+        struct pi_summary_entry *e = pi_summary_table_entry(t, i);
+        if (e->count)
             pi_summary_entry_emit(e, stage(pi_summary_entry_slots(e)));
     }
     if (t->used * 2 > t->capacity)

@@ -9,26 +9,36 @@
 int pi_summary_table_init(struct pi_summary_table *t, uint32_t capacity)
 {
     t->entries = calloc(capacity, sizeof(*t->entries));
-    t->capacity = t->entries ? capacity : 0;
+    t->in_use = malloc(capacity * sizeof(*t->in_use));
     t->used = 0;
-    return t->entries ? 0 : -1;
+    if (!t->entries || !t->in_use) {
+        pi_summary_table_free(t);
+        return -1;
+    }
+    t->capacity = capacity;
+    return 0;
 }
 
 void pi_summary_table_forget(struct pi_summary_table *t)
 {
-    for (uint32_t i = 0; i < t->capacity; i++)
-        free(t->entries[i].counts);
-    if (t->entries)
-        memset(t->entries, 0, sizeof(*t->entries) * t->capacity);
+    for (uint32_t i = 0; i < t->used; i++) {
+        struct pi_summary_entry *e = pi_summary_table_entry(t, i);
+        free(e->counts);
+        memset(e, 0, sizeof(*e));
+    }
     t->used = 0;
 }
 
 void pi_summary_table_free(struct pi_summary_table *t)
 {
-    pi_summary_table_forget(t);
+    if (t->entries && t->in_use)
+        pi_summary_table_forget(t);
     free(t->entries);
+    free(t->in_use);
     t->entries = NULL;
+    t->in_use = NULL;
     t->capacity = 0;
+    t->used = 0;
 }
 
 static uint64_t hash_key(const struct pi_summary_key *k)
@@ -62,7 +72,7 @@ static struct pi_summary_entry *find(struct pi_summary_table *t, const struct pi
             e->used = 1;
             e->key = *key;
             e->min_ns = UINT64_MAX;
-            t->used++;
+            t->in_use[t->used++] = i;
             return e;
         }
     }

@@ -30,8 +30,12 @@ struct pi_summary_entry {
     int seen; /* pi_summary_table_add_after_first let its first record go in full */
 };
 
+/* Only the slots in use are ever walked or cleared (@in_use): the entries
+ * are calloc'd, and a walk over all of them would touch every page, which
+ * after a fork is a copy-on-write fault per page in parent and child. */
 struct pi_summary_table {
     struct pi_summary_entry *entries;
+    uint32_t *in_use; /* indices of the @used slots with a key, in the order they got it */
     uint32_t capacity; /* a power of two */
     uint32_t used;
 };
@@ -40,6 +44,13 @@ struct pi_summary_table {
 int pi_summary_table_init(struct pi_summary_table *t, uint32_t capacity);
 
 void pi_summary_table_free(struct pi_summary_table *t);
+
+/* pi_summary_table_entry - the @index-th entry in use, for @index < t->used */
+static inline struct pi_summary_entry *pi_summary_table_entry(struct pi_summary_table *t,
+                                                              uint32_t index)
+{
+    return &t->entries[t->in_use[index]];
+}
 
 /**
  * pi_summary_table_add - count one record under @key
