@@ -219,7 +219,7 @@ static int parse_header(struct pi_reader *r, size_t size)
         fail(r, 0, "unsupported format version %u / record size %u", h->version, h->record_size);
         return -1;
     }
-    if ((h->features & ~(uint32_t)PI_CODEC_FEATURES) != 0 || h->features != PI_CODEC_FEATURES) {
+    if (h->features != PI_CODEC_FEATURES && h->features != PI_CODEC_FEATURES_ALL_TRANSPOSED) {
         fail(r, 0, "unknown feature bits 0x%x", h->features);
         return -1;
     }
@@ -391,8 +391,14 @@ static int load_record_frame(struct pi_reader *r)
              r->frame_sequence);
         return -1;
     }
+    int rows = (r->info.header.features & PI_FEATURE_DEFINITION_ROWS) != 0;
+    if (fh.definition_slots > (rows ? fh.record_count : 0)) {
+        fail(r, r->frame_offset, "frame says %u of its %u records are definitions",
+             fh.definition_slots, fh.record_count);
+        return -1;
+    }
     r->frame_sequence = fh.sequence;
-    pi_codec_decode(r->raw + sizeof(fh), fh.record_count, r->records);
+    pi_codec_decode_frame(r->raw + sizeof(fh), fh.record_count, fh.definition_slots, r->records);
     r->record_count = fh.record_count;
     r->record_pos = 0;
     return 1;

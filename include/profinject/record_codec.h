@@ -11,6 +11,9 @@
  *      bytes, string continuations included, survive);
  *   2. the bytes are transposed: byte k of every slot, then byte k+1, ...
  *      so a column of kinds or thread ids becomes one long run.
+ * Definitions (strings, modules, stacks) skip both: transposed, a path's
+ * bytes would be 48 apart and its repeats invisible to zstd. They follow
+ * the frame's other records as rows (pi_codec_encode_frame).
  */
 #ifndef PROFINJECT_RECORD_CODEC_H
 #define PROFINJECT_RECORD_CODEC_H
@@ -24,7 +27,9 @@
 
 #include "trace_format.h"
 
-#define PI_CODEC_FEATURES (PI_FEATURE_TS_DELTA | PI_FEATURE_SHUFFLE)
+#define PI_CODEC_FEATURES (PI_FEATURE_TS_DELTA | PI_FEATURE_SHUFFLE | PI_FEATURE_DEFINITION_ROWS)
+/* What files say that were written before definitions became rows: still read. */
+#define PI_CODEC_FEATURES_ALL_TRANSPOSED (PI_FEATURE_TS_DELTA | PI_FEATURE_SHUFFLE)
 
 /* Records transposed per step: the block stays in L1 and each of the 48
  * output columns gets one whole cache line per block. */
@@ -121,6 +126,53 @@ static inline void pi_codec_decode(const uint8_t *in, size_t n, struct pi_record
             prev_end = out[base + i].ts + out[base + i].dur;
         }
     }
+}
+
+/* pi_codec_record_slots - slots the record at @r takes with its continuation, at most @left */
+static inline size_t pi_codec_record_slots(const struct pi_record *r, size_t left)
+{
+    size_t slots = pi_record_has_continuation(r->kind) ? 1 + (size_t)pi_string_slots(r->arg[1]) : 1;
+    return slots < left ? slots : left;
+}
+
+/*
+ * pi_codec_encode_frame - a frame's @n slots from @in into @out: the
+ * records that are not definitions encoded as above (gathered in @events,
+ * room for @n), then the definitions with their continuation slots as rows,
+ * in their order. Return: the definition slots (the frame header's).
+ */
+static inline uint32_t pi_codec_encode_frame(const struct pi_record *in, size_t n,
+                                             struct pi_record *events, uint8_t *out)
+{
+    size_t definitions = 0, count = 0;
+    for (size_t i = 0, slots; i < n; i += slots) {
+        slots = pi_codec_record_slots(&in[i], n - i);
+        if (pi_record_is_definition(in[i].kind))
+            definitions += slots;
+    }
+    uint8_t *rows = out + (n - definitions) * PI_RECORD_SIZE;
+    for (size_t i = 0, slots; i < n; i += slots) {
+        slots = pi_codec_record_slots(&in[i], n - i);
+        if (pi_record_is_definition(in[i].kind)) {
+            memcpy(rows, &in[i], slots * PI_RECORD_SIZE);
+            rows += slots * PI_RECORD_SIZE;
+        } else {
+            memcpy(&events[count], &in[i], slots * PI_RECORD_SIZE);
+            count += slots;
+        }
+    }
+    pi_codec_encode(events, count, out);
+    return (uint32_t)definitions;
+}
+
+/* pi_codec_decode_frame - inverse of pi_codec_encode_frame, the
+ * definitions first: @out holds them, then the frame's other records */
+static inline void pi_codec_decode_frame(const uint8_t *in, size_t n, size_t definition_slots,
+                                         struct pi_record *out)
+{
+    size_t count = n - definition_slots;
+    memcpy(out, in + count * PI_RECORD_SIZE, definition_slots * PI_RECORD_SIZE);
+    pi_codec_decode(in, count, out + definition_slots);
 }
 
 #endif

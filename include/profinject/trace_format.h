@@ -51,6 +51,12 @@ enum pi_clock_source {
 enum pi_feature {
     PI_FEATURE_TS_DELTA = 1u << 0, /* record ts fields are deltas within a frame */
     PI_FEATURE_SHUFFLE = 1u << 1,  /* record bytes are transposed within a frame */
+    /* A frame's definitions (strings, modules, stacks, with their
+     * continuation slots) are not transposed: they are rows after its other
+     * records, and the frame header counts their slots. Text compresses as
+     * text: the example job's main process wrote half the bytes, its
+     * DataLoader workers a third. */
+    PI_FEATURE_DEFINITION_ROWS = 1u << 2,
 };
 
 /* Which string follows the fixed header, in this order. */
@@ -96,7 +102,7 @@ struct pi_frame_header {
     uint32_t magic;        /* PI_FRAME_MAGIC */
     uint32_t record_count;
     uint32_t sequence;     /* 1 for the first record frame, then +1 */
-    uint32_t reserved;
+    uint32_t definition_slots; /* the last ones, as rows: PI_FEATURE_DEFINITION_ROWS (else 0) */
 };
 
 /*

@@ -40,6 +40,7 @@ struct pi_writer {
     int failed;                 /* a write failed: drop everything from now on */
     uint32_t frame_sequence;
     struct pi_record *staging;  /* records waiting for the next frame */
+    struct pi_record *events;   /* staging less its definitions, while a frame is encoded */
     uint32_t staged;
     uint32_t staging_capacity;
     uint8_t *encoded;           /* frame header + encoded records */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "profinject/rank_identity.h"
+#include "profinject/record_codec.h"
 #include "profinject/trace_format.h"
 #include "config.h"
 #include "diagnostics.h"
@@ -214,7 +215,7 @@ size_t pi_trace_header_build(uint8_t *out, size_t capacity, const struct pi_head
     memcpy(h.magic, PI_FILE_MAGIC, PI_FILE_MAGIC_LEN);
     h.version = PI_FORMAT_VERSION;
     h.endian = PI_ENDIAN_MARK;
-    h.features = PI_FEATURE_TS_DELTA | PI_FEATURE_SHUFFLE;
+    h.features = PI_CODEC_FEATURES;
     h.record_size = PI_RECORD_SIZE;
     h.clock_source = (uint16_t)clock->clock_source;
     h.pid = getpid();

@@ -1,7 +1,7 @@
 /*
  * writer.c - the writer thread: drains thread buffers, adds process
- * samples, compresses each batch into its own zstd frame and appends it to
- * the trace file. It owns all of the profiler's I/O, blocks every signal,
+ * samples, and hands each batch to frame_output.c, which compresses it into
+ * its own zstd frame and appends it to the trace file. It owns all of the profiler's I/O, blocks every signal,
  * and never calls a hooked function (raw syscalls only).
  */
 #include "recorder_internal.h"
@@ -12,107 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zstd.h>
 
 #include "background_thread.h"
 #include "process_events.h"
 #include "process_sample.h"
 #include "diagnostics.h"
-#include "profinject/record_codec.h"
+#include "frame_output.h"
 #include "raw_syscalls.h"
 #include "summary_mode.h"
 #include "trace_file.h"
 
-#define STAGING_RECORDS 16384u
-#define HEADER_CAPACITY 16384u
 /* The first estimate of the tick rate (PI_FIRST_RATE_MIN_NS) is refined by
  * the reader from the sync points written at every flush, and by the
  * writer itself, once, when REFINE_NS have passed. */
 #define REFINE_NS 50000000u
 #define SETTLE_NS 100000000u
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
-
-/* A write failed: say so once, stop recording, keep draining buffers. */
-static void writer_fail(struct pi_writer *w, const char *what)
-{
-    if (w->failed)
-        return;
-    w->failed = 1;
-    atomic_store(&pi_recording, 0);
-    pi_diag("cannot %s trace file %s: %s; tracing stopped, the program continues", what,
-            pi_rec.trace_path[0] ? pi_rec.trace_path : pi_rec.config.output_dir,
-            strerror(errno));
-}
-
-/* Once a second: a trace file removed while recording is said once, and the writer stops. */
-static void check_not_removed(struct pi_writer *w, uint64_t now)
-{
-    if (w->failed || now < w->next_removal_check_ns)
-        return;
-    w->next_removal_check_ns = now + 1000000000u;
-    if (pi_trace_file_removed(w->fd)) {
-        w->failed = 1;
-        atomic_store(&pi_recording, 0);
-        pi_diag("trace file %s was removed while recording (its directory with it?); tracing "
-                "stopped, what it held is lost, the program continues", pi_rec.trace_path);
-    }
-}
-
-/* Compress @raw_len bytes of @raw into one frame and append it. */
-static void write_frame(struct pi_writer *w, const void *raw, size_t raw_len)
-{
-    if (w->failed)
-        return;
-    size_t n = ZSTD_compress2(w->cctx, w->compressed, w->compressed_capacity, raw, raw_len);
-    if (ZSTD_isError(n)) {
-        errno = EIO;
-        writer_fail(w, "compress for");
-        return;
-    }
-    if (pi_rec.config.test_writer_stall_ns) {
-        struct timespec stall = {(time_t)(pi_rec.config.test_writer_stall_ns / 1000000000u),
-                                 (long)(pi_rec.config.test_writer_stall_ns % 1000000000u)};
-        nanosleep(&stall, NULL);
-    }
-    uint64_t limit = pi_rec.config.test_fail_write_after;
-    if (limit && atomic_load(&pi_rec.stat_bytes) + n > limit) {
-        errno = ENOSPC; /* injected: the disk is full */
-        writer_fail(w, "write");
-        return;
-    }
-    if (pi_sys_write_all(w->fd, w->compressed, n) != 0) {
-        writer_fail(w, "write");
-        return;
-    }
-    atomic_fetch_add(&pi_rec.stat_frames, 1);
-    atomic_fetch_add(&pi_rec.stat_bytes, n);
-    atomic_fetch_add(&pi_rec.stat_raw_bytes, raw_len);
-}
-
-/* Encode and write the staged records as one frame. */
-static void flush_staging(struct pi_writer *w)
-{
-    if (w->staged == 0)
-        return;
-    struct pi_frame_header fh = {PI_FRAME_MAGIC, w->staged, ++w->frame_sequence, 0};
-    memcpy(w->encoded, &fh, sizeof(fh));
-    pi_codec_encode(w->staging, w->staged, w->encoded + sizeof(fh));
-    write_frame(w, w->encoded, sizeof(fh) + (size_t)w->staged * PI_RECORD_SIZE);
-    if (!w->failed)
-        atomic_fetch_add(&pi_rec.stat_records, w->staged);
-    w->staged = 0;
-    w->staged_own = 0;
-}
-
-/* Room for @slots more records, writing a frame first if needed. */
-static struct pi_record *pi_writer_stage(struct pi_writer *w, uint32_t slots)
-{
-    if (w->staged + slots > w->staging_capacity)
-        flush_staging(w);
-    struct pi_record *r = &w->staging[w->staged];
-    w->staged += slots;
-    return r;
-}
 
 static struct pi_record *summary_stage(void *writer, uint32_t slots)
 {
@@ -249,7 +164,7 @@ static void copy_buffer(struct pi_writer *w, struct pi_buffer *b, uint32_t end)
     while (b->flushed < end) {
         uint32_t room = w->staging_capacity - w->staged;
         if (room == 0) {
-            flush_staging(w);
+            pi_writer_flush_staging(w);
             continue;
         }
         uint32_t count = end - b->flushed < room ? end - b->flushed : room;
@@ -297,54 +212,6 @@ static void drain_buffers(struct pi_writer *w, int partial)
     }
 }
 
-/*
- * The level's own match tables are sized for megabytes; a frame is one
- * flush interval of records (about 14 KB at 10 flushes a second in a
- * DataLoader process), and the writer wakes with its caches cold, so
- * clearing and missing in those tables cost more than the matching. The
- * transposed columns are long runs that zstd finds through repeat offsets,
- * so 4 KB tables give the same ratio at the default levels (measured: the
- * same to 0.3% on an example job's frames of 14 and 140 KB), in about
- * two-thirds of the time with cold caches. Levels above 3 keep their own.
- */
-#define SMALL_TABLES_UP_TO_LEVEL 3
-#define SMALL_TABLE_LOG 12
-
-static void set_compression(ZSTD_CCtx *cctx, int level)
-{
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-    if (level <= SMALL_TABLES_UP_TO_LEVEL) {
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, SMALL_TABLE_LOG);
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_chainLog, SMALL_TABLE_LOG);
-    }
-}
-
-static int writer_allocate(struct pi_writer *w)
-{
-    w->staging_capacity = STAGING_RECORDS;
-    size_t raw = sizeof(struct pi_frame_header) + (size_t)STAGING_RECORDS * PI_RECORD_SIZE;
-    if (!w->staging)
-        w->staging = malloc((size_t)STAGING_RECORDS * sizeof(struct pi_record));
-    if (!w->encoded)
-        w->encoded = malloc(raw > HEADER_CAPACITY ? raw : HEADER_CAPACITY);
-    w->compressed_capacity = ZSTD_compressBound(raw > HEADER_CAPACITY ? raw : HEADER_CAPACITY);
-    if (!w->compressed)
-        w->compressed = malloc(w->compressed_capacity);
-    if (!w->cctx && (w->cctx = ZSTD_createCCtx()) != NULL)
-        set_compression(w->cctx, pi_rec.config.compression_level);
-    /* Pool size never changes, so these fit in a fork child as well. */
-    if (!w->snapshot_state)
-        w->snapshot_state = malloc(sizeof(uint32_t) * pi_rec.pool.count);
-    if (!w->snapshot_committed)
-        w->snapshot_committed = malloc(sizeof(uint32_t) * pi_rec.pool.count);
-    if (!w->drain_order)
-        w->drain_order = malloc(sizeof(uint32_t) * pi_rec.pool.count);
-    return w->staging && w->encoded && w->compressed && w->cctx && w->snapshot_state &&
-                   w->snapshot_committed && w->drain_order
-               ? 0
-               : -1;
-}
-
 /* Create the file and write the header frame; 0 or -1 (reason printed). */
 static int writer_open(struct pi_writer *w)
 {
@@ -375,7 +242,7 @@ static int writer_open(struct pi_writer *w)
         return -1;
     }
     size_t header_size = pi_trace_header_build(w->encoded, HEADER_CAPACITY, &clock);
-    write_frame(w, w->encoded, header_size);
+    pi_writer_write_frame(w, w->encoded, header_size);
     return w->failed ? -1 : 0;
 }
 
@@ -438,8 +305,8 @@ static void writer_loop(struct pi_writer *w)
                                      (uint64_t)pi_rec.end_reason, pi_background_cpu_ns());
             if (!idle) {
                 stage_clock_sync(w);
-                check_not_removed(w, now);
-                flush_staging(w);
+                pi_writer_check_not_removed(w, now);
+                pi_writer_flush_staging(w);
                 w->last_frame_ns = now;
             }
             w->next_flush_ns = now + pi_rec.config.flush_interval_ns;
@@ -504,7 +371,7 @@ int pi_writer_launch(void)
         pi_sys_close(w->statm_fd);
     w->fd = -1;
     w->statm_fd = -1;
-    if (writer_allocate(w) != 0) {
+    if (pi_writer_allocate(w) != 0) {
         pi_diag("cannot allocate the writer's buffers; the program runs untraced");
         return -1;
     }

@@ -214,3 +214,17 @@ Test(reader_input, cut_at_every_offset, .timeout = 120)
     }
     cr_assert_eq(previous, 30, "all but the last frame read from the longest cut");
 }
+
+Test(reader_input, definition_slots_lie)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    uint8_t raw[16 + 2 * PI_RECORD_SIZE] = {0};
+    struct pi_frame_header fh = {PI_FRAME_MAGIC, 2, 1, 3};
+    memcpy(raw, &fh, sizeof(fh));
+    begin_file();
+    synthetic_frame(header, size);
+    long offset = synthetic_frame(raw, sizeof(raw));
+    synthetic_end();
+    assert_error_at(offset, "3 of its 2 records are definitions");
+}

@@ -82,3 +82,82 @@ Test(codec, layout_is_the_documented_one)
     pi_codec_encode(in, N, encoded);
     cr_assert_arr_eq(encoded, expected, sizeof(expected));
 }
+
+/* A frame of events with strings, stacks and summaries between them, as the
+ * writer stages it: @defs receives how many slots are definitions. */
+static size_t staged_frame(struct pi_record *in, size_t capacity, size_t *defs)
+{
+    size_t n = 0;
+    *defs = 0;
+    for (uint64_t k = 0; n + 12 < capacity; k++) {
+        uint16_t kind = k % 5 == 1 ? PI_REC_STRING : k % 5 == 3 ? PI_REC_STACK
+                                   : k % 7 == 4 ? PI_REC_SUMMARY : PI_REC_IO;
+        struct pi_record *r = &in[n];
+        memset(r, 0, sizeof(*r));
+        r->kind = kind;
+        r->tid = 7;
+        r->ts = 1000 * k;
+        r->dur = 40;
+        r->arg[0] = k;
+        uint64_t length = pi_record_has_continuation(kind) ? 1 + next_random() % 500 : 0;
+        r->arg[1] = pi_record_has_continuation(kind) ? length : next_random();
+        for (uint32_t s = 0; s < pi_string_slots(length); s++)
+            for (size_t b = 0; b < PI_RECORD_SIZE; b++)
+                ((uint8_t *)&in[n + 1 + s])[b] = (uint8_t)('a' + (k + s + b) % 26);
+        size_t slots = 1 + (pi_record_has_continuation(kind) ? pi_string_slots(length) : 0);
+        if (pi_record_is_definition(kind))
+            *defs += slots;
+        n += slots;
+    }
+    return n;
+}
+
+Test(codec, definitions_are_rows_after_the_rest)
+{
+    enum { N = 4000 };
+    static struct pi_record in[N], events[N], out[N], expected_events[N];
+    static uint8_t encoded[N * PI_RECORD_SIZE], expected[N * PI_RECORD_SIZE];
+    size_t defs;
+    size_t n = staged_frame(in, N, &defs);
+    cr_assert(defs > 0 && defs < n);
+    cr_assert_eq(pi_codec_encode_frame(in, n, events, encoded), defs);
+    /* independently: the other records (summaries with their slots) in order,
+     * encoded as before; then every definition's slots byte for byte */
+    size_t count = 0, rows = 0;
+    for (size_t i = 0; i < n;) {
+        size_t slots = 1 + (pi_record_has_continuation(in[i].kind) ? pi_string_slots(in[i].arg[1]) : 0);
+        if (pi_record_is_definition(in[i].kind)) {
+            memcpy(expected + (n - defs + rows) * PI_RECORD_SIZE, &in[i], slots * PI_RECORD_SIZE);
+            rows += slots;
+        } else {
+            memcpy(&expected_events[count], &in[i], slots * PI_RECORD_SIZE);
+            count += slots;
+        }
+        i += slots;
+    }
+    cr_assert_eq(count + rows, n);
+    pi_codec_encode(expected_events, count, expected);
+    cr_assert_arr_eq(encoded, expected, n * PI_RECORD_SIZE);
+    /* decoded: the definitions first, then the rest in their order */
+    pi_codec_decode_frame(encoded, n, defs, out);
+    cr_assert_arr_eq(out, expected + (n - defs) * PI_RECORD_SIZE, defs * PI_RECORD_SIZE);
+    cr_assert_arr_eq(out + defs, expected_events, count * PI_RECORD_SIZE);
+}
+
+Test(codec, frame_without_definitions_is_the_old_encoding)
+{
+    enum { N = 300 };
+    static struct pi_record in[N], events[N], out[N];
+    static uint8_t encoded[N * PI_RECORD_SIZE], old[N * PI_RECORD_SIZE];
+    for (size_t i = 0; i < N; i++) {
+        memset(&in[i], 0, sizeof(in[i]));
+        in[i].kind = PI_REC_WAIT;
+        in[i].ts = 100 * i;
+        in[i].arg[0] = next_random();
+    }
+    cr_assert_eq(pi_codec_encode_frame(in, N, events, encoded), 0);
+    pi_codec_encode(in, N, old);
+    cr_assert_arr_eq(encoded, old, sizeof(old));
+    pi_codec_decode_frame(encoded, N, 0, out);
+    cr_assert_arr_eq(out, in, sizeof(in));
+}
