@@ -198,7 +198,7 @@ static void emit_summaries(void)
         if (e->count)
             pi_summary_entry_emit(e, stage(pi_summary_entry_slots(e)));
     }
-    if (t->used * 2 > t->capacity)
+    if (t->used * 2 > t->max_capacity)
         pi_summary_table_forget(t); /* subjects come and go (files read once, threads) */
 }
 

@@ -6,8 +6,11 @@
 
 #include "profinject/histogram_buckets.h"
 
-int pi_summary_table_init(struct pi_summary_table *t, uint32_t capacity)
+#define FIRST_CAPACITY 256u
+
+int pi_summary_table_init(struct pi_summary_table *t, uint32_t max_capacity)
 {
+    uint32_t capacity = max_capacity < FIRST_CAPACITY ? max_capacity : FIRST_CAPACITY;
     t->entries = calloc(capacity, sizeof(*t->entries));
     t->in_use = malloc(capacity * sizeof(*t->in_use));
     t->used = 0;
@@ -16,6 +19,7 @@ int pi_summary_table_init(struct pi_summary_table *t, uint32_t capacity)
         return -1;
     }
     t->capacity = capacity;
+    t->max_capacity = max_capacity;
     return 0;
 }
 
@@ -31,8 +35,10 @@ void pi_summary_table_forget(struct pi_summary_table *t)
 
 void pi_summary_table_free(struct pi_summary_table *t)
 {
-    if (t->entries && t->in_use)
-        pi_summary_table_forget(t);
+    /* the entries themselves are not cleared: in a fork child they are the
+     * parent's pages, copied on the first write */
+    for (uint32_t i = 0; t->entries && t->in_use && i < t->used; i++)
+        free(pi_summary_table_entry(t, i)->counts);
     free(t->entries);
     free(t->in_use);
     t->entries = NULL;
@@ -57,9 +63,38 @@ static int same_key(const struct pi_summary_key *a, const struct pi_summary_key 
            a->key[0] == b->key[0] && a->key[1] == b->key[1] && a->key[2] == b->key[2];
 }
 
+/* Double the table; 0 or -1 (it stays as it was). */
+static int grow(struct pi_summary_table *t)
+{
+    uint32_t capacity = t->capacity * 2, mask = capacity - 1;
+    struct pi_summary_entry *entries = calloc(capacity, sizeof(*entries));
+    uint32_t *in_use = malloc(capacity * sizeof(*in_use));
+    if (!entries || !in_use) {
+        free(entries);
+        free(in_use);
+        return -1;
+    }
+    for (uint32_t k = 0; k < t->used; k++) {
+        const struct pi_summary_entry *e = pi_summary_table_entry(t, k);
+        uint32_t i = (uint32_t)hash_key(&e->key) & mask;
+        while (entries[i].used)
+            i = (i + 1) & mask;
+        entries[i] = *e;
+        in_use[k] = i;
+    }
+    free(t->entries);
+    free(t->in_use);
+    t->entries = entries;
+    t->in_use = in_use;
+    t->capacity = capacity;
+    return 0;
+}
+
 /* The entry of @key, made when new; NULL when the table is (three quarters) full. */
 static struct pi_summary_entry *find(struct pi_summary_table *t, const struct pi_summary_key *key)
 {
+    if (t->used * 4 >= t->capacity * 3 && t->capacity < t->max_capacity)
+        grow(t);
     uint32_t mask = t->capacity - 1;
     for (uint32_t i = (uint32_t)hash_key(key) & mask, probes = 0; probes < t->capacity;
          i = (i + 1) & mask, probes++) {

@@ -32,16 +32,21 @@ struct pi_summary_entry {
 
 /* Only the slots in use are ever walked or cleared (@in_use): the entries
  * are calloc'd, and a walk over all of them would touch every page, which
- * after a fork is a copy-on-write fault per page in parent and child. */
+ * after a fork is a copy-on-write fault per page in parent and child. The
+ * table starts small and doubles when three quarters full, up to
+ * @max_capacity: keys land by hash, so a table of 8,192 entries (850 KB)
+ * had a process fault in each of its pages after its first few hundred
+ * subjects, in every DataLoader worker. */
 struct pi_summary_table {
     struct pi_summary_entry *entries;
     uint32_t *in_use; /* indices of the @used slots with a key, in the order they got it */
     uint32_t capacity; /* a power of two */
+    uint32_t max_capacity;
     uint32_t used;
 };
 
-/* pi_summary_table_init - a table of @capacity slots (a power of two); 0 or -1 */
-int pi_summary_table_init(struct pi_summary_table *t, uint32_t capacity);
+/* pi_summary_table_init - a table of up to @max_capacity slots (a power of two); 0 or -1 */
+int pi_summary_table_init(struct pi_summary_table *t, uint32_t max_capacity);
 
 void pi_summary_table_free(struct pi_summary_table *t);
 
