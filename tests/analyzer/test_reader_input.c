@@ -166,18 +166,25 @@ Test(reader_input, missing_frame)
     assert_error_at(offset, "missing");
 }
 
-Test(reader_input, record_count_lies)
+/* A file whose one record frame has two zeroed records under a header
+ * saying @records and @definitions; return that frame's offset. */
+static long frame_of_two_saying(uint32_t records, uint32_t definitions)
 {
     uint8_t header[16384];
     size_t size = good_header(header);
     uint8_t raw[16 + 2 * PI_RECORD_SIZE] = {0};
-    struct pi_frame_header fh = {PI_FRAME_MAGIC, 5, 1, 0};
+    struct pi_frame_header fh = {PI_FRAME_MAGIC, records, 1, definitions};
     memcpy(raw, &fh, sizeof(fh));
     begin_file();
     synthetic_frame(header, size);
     long offset = synthetic_frame(raw, sizeof(raw));
     synthetic_end();
-    assert_error_at(offset, "5 records");
+    return offset;
+}
+
+Test(reader_input, record_count_lies)
+{
+    assert_error_at(frame_of_two_saying(5, 0), "5 records");
 }
 
 Test(reader_input, cut_at_every_offset, .timeout = 120)
@@ -217,14 +224,5 @@ Test(reader_input, cut_at_every_offset, .timeout = 120)
 
 Test(reader_input, definition_slots_lie)
 {
-    uint8_t header[16384];
-    size_t size = good_header(header);
-    uint8_t raw[16 + 2 * PI_RECORD_SIZE] = {0};
-    struct pi_frame_header fh = {PI_FRAME_MAGIC, 2, 1, 3};
-    memcpy(raw, &fh, sizeof(fh));
-    begin_file();
-    synthetic_frame(header, size);
-    long offset = synthetic_frame(raw, sizeof(raw));
-    synthetic_end();
-    assert_error_at(offset, "3 of its 2 records are definitions");
+    assert_error_at(frame_of_two_saying(2, 3), "3 of its 2 records are definitions");
 }
