@@ -377,9 +377,17 @@ class Container(unittest.TestCase):
         control socket there); ctl start, then stop. What ctl printed for each,
         and the job's capture records and marks."""
         out = tempfile.mkdtemp(dir="/var/tmp")  # outside the job's own /tmp
-        script = f"mount -t tmpfs none /tmp && exec {LAUNCHER} run --paused -o {out} -- {LOOP}"
+        # a build tree under /tmp (a clone there) is bound back into the job's /tmp
+        tree, keep = os.path.commonpath([LAUNCHER, LOOP]), tempfile.mkdtemp(dir="/var/tmp")
+        restore = ""
+        if os.path.commonpath([tree, "/tmp"]) == "/tmp":
+            restore = (f"mount --bind /tmp {keep} && mount -t tmpfs none /tmp && "
+                       f"mkdir -p {tree} && mount --bind {keep}{tree[len('/tmp'):]} {tree} && ")
+        script = (restore or "mount -t tmpfs none /tmp && ") + \
+            f"exec {LAUNCHER} run --paused -o {out} -- {LOOP}"
         job = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c",
                                 script], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.addCleanup(os.rmdir, keep)  # empty here: the bind was the job's own
         try:
             loop = None
             for _ in range(300):
