@@ -1,8 +1,9 @@
 /*
  * writer.c - the writer thread: drains thread buffers, adds process
  * samples, and hands each batch to frame_output.c, which compresses it into
- * its own zstd frame and appends it to the trace file. It owns all of the profiler's I/O, blocks every signal,
- * and never calls a hooked function (raw syscalls only).
+ * its own zstd frame and appends it to the trace file. It owns all of the
+ * profiler's I/O, blocks every signal, and never calls a hooked function
+ * (raw syscalls only).
  */
 #include "recorder_internal.h"
 

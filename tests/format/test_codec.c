@@ -125,7 +125,9 @@ Test(codec, definitions_are_rows_after_the_rest)
      * encoded as before; then every definition's slots byte for byte */
     size_t count = 0, rows = 0;
     for (size_t i = 0; i < n;) {
-        size_t slots = 1 + (pi_record_has_continuation(in[i].kind) ? pi_string_slots(in[i].arg[1]) : 0);
+        size_t slots = 1 + (pi_record_has_continuation(in[i].kind)
+                                ? pi_string_slots(in[i].arg[1])
+                                : 0);
         if (pi_record_is_definition(in[i].kind)) {
             memcpy(expected + (n - defs + rows) * PI_RECORD_SIZE, &in[i], slots * PI_RECORD_SIZE);
             rows += slots;
