@@ -279,16 +279,36 @@ class Cupti(unittest.TestCase):
                         "our clock before the first kind")
         self.assertLess(calls.index("subscribe profinject 0"), calls.index("enable 10"))
         self.assertIn("thread-id-type 1", calls)
-        # API records of the calls we time, not of every call: cudaLaunchKernel_v7000 is 211
-        self.assertIn("runtime-api 211 1", calls)
-        self.assertNotIn("enable 4", calls, "not every runtime call")
-        self.assertNotIn("enable 5", calls, "not every driver call")
+        # API records of the calls we time, not of every call: the kinds on (RUNTIME 5,
+        # DRIVER 4), then each id switched; cudaLaunchKernel_v7000 is 211, cudaGetDevice_v3020
+        # 17 and cudaStreamIsCapturing_v10000 317 (PyTorch calls both around every op)
+        runtime = api_ids_on(calls[:calls.index("flush 1")], "enable 5", "runtime-api")
+        self.assertIn(211, runtime)
+        self.assertFalse({17, 317} & runtime, "not every runtime call")
+        self.assertLess(len(runtime), 40)
+        self.assertLess(len(api_ids_on(calls[:calls.index("flush 1")], "enable 4", "driver-api")),
+                        40, "not every driver call")
         # at exit: everything forced out, recording off, the subscription released,
         # CUPTI's thread id type as we found it
         end = calls[calls.index("flush 1"):]
         self.assertEqual([c for c in end if not c.startswith(("runtime-api", "driver-api"))],
-                         ["flush 1", "disable 10", "disable 1", "disable 2", "unsubscribe",
-                          "thread-id-type 0"])
+                         ["flush 1", "disable 10", "disable 1", "disable 2", "disable 5",
+                          "disable 4", "unsubscribe", "thread-id-type 0"])
+
+
+def api_ids_on(calls, kind_on, switch, ids=range(1, 512)):
+    """The ids of one API domain whose records the fake CUPTI's call log left on:
+    all of them once @kind_on came, then each "@switch ID 0|1" in turn. Of the
+    ids below 512, which both domains of CUDA 13's CUPTI name."""
+    on = set()
+    for call in calls:
+        if call == kind_on:
+            on = set(ids)
+        elif call.startswith(switch + " "):
+            _, cbid, enable = call.split()
+            if int(cbid) in ids:
+                (on.add if enable == "1" else on.discard)(int(cbid))
+    return on
 
 
 class CuptiFlushes(unittest.TestCase):

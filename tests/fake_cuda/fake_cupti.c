@@ -17,9 +17,12 @@
  *   was registered before the first kind was enabled
  *   (cuptiActivityRegisterTimestampCallback); GPU times are converted to
  *   that clock.
- * - API records (CUPTI_ACTIVITY_KIND_RUNTIME / DRIVER) are made for the
- *   calls enabled by kind or one by one (cuptiActivityEnableRuntimeApi /
- *   EnableDriverApi). An EXTERNAL_CORRELATION record names "the correlation
+ * - API records (CUPTI_ACTIVITY_KIND_RUNTIME / DRIVER) are made only while
+ *   their kind is enabled, for the calls whose ids are on: enabling the kind
+ *   turns every id of it on, cuptiActivityEnableRuntimeApi / EnableDriverApi
+ *   turn one off or on. An id turned on while its kind is off makes no
+ *   record: so CUPTI 13.0 behaved on an H200 (driver 580), whatever
+ *   cupti_activity.h says. An EXTERNAL_CORRELATION record names "the correlation
  *   ID of the associated CUDA driver or runtime API record", so one is made
  *   only for a call that gets an API record.
  * - CUPTI_ACTIVITY_KIND_KERNEL serializes kernels; CONCURRENT_KERNEL does
@@ -279,7 +282,9 @@ static void api_exit(int domain, int cbid)
     (void)domain, (void)cbid;
     if (--api_depth > 0)
         return;
-    if (api_cbid < 0 || api_cbid >= CBIDS || !api_enabled[api_domain][api_cbid])
+    if (api_cbid < 0 || api_cbid >= CBIDS || !api_enabled[api_domain][api_cbid] ||
+        !kinds[api_domain == FAKE_DOMAIN_RUNTIME ? CUPTI_ACTIVITY_KIND_RUNTIME
+                                                 : CUPTI_ACTIVITY_KIND_DRIVER])
         return;
     if (kinds[CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION])
         for (int k = 0; k < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE; k++)
