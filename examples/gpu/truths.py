@@ -42,6 +42,10 @@ def gpu_kernels(prof):
         device_type = getattr(event, "device_type", None)
         if device_type is None or "CUDA" not in str(device_type):
             continue
+        # a record_function range drawn on the GPU's timeline (PyTorch 2.x names
+        # the optimizer's step so): it spans kernels, it is none
+        if getattr(event, "is_user_annotation", False):
+            continue
         entry = kernels.setdefault(event.name, {"count": 0, "total_ns": 0})
         entry["count"] += 1
         # a device event's time range is when the GPU ran it (microseconds)

@@ -700,13 +700,13 @@ class RelayThread(unittest.TestCase):
     period, the relay reads it from the pipe and queues it, the main thread computes on it.
     Its truths: 40 batches; the main thread waits (period - compute) of each period."""
 
-    def run_loop(self, period_ms, compute_ms):
+    def run_loop(self, period_ms, compute_ms, epochs=1, steps=40):
         traces = tempfile.mkdtemp()
         record([sys.executable, os.path.join(SOURCE, "tests", "analyzer", "workloads",
-                                                 "relay_loop.py"), "40", str(period_ms),
-                str(compute_ms)], traces)
+                                                 "relay_loop.py"), str(steps), str(period_ms),
+                str(compute_ms), str(epochs)], traces)
         rep = report(traces)
-        [main] = [p for p in rep["processes"] if p["children"] == 1]
+        [main] = [p for p in rep["processes"] if p["children"] == epochs]
         return rep, main
 
     def test_input_bound_through_the_relay(self):
@@ -728,6 +728,16 @@ class RelayThread(unittest.TestCase):
         share = steps["steady"]["data_wait_ns"] / steps["steady"]["total_ns"]
         self.assertLess(share, 0.2, "batches wait in the queue for the main thread")
         self.assertNotIn("input-bound", [f["kind"] for f in rep["verdict"]])
+
+    def test_a_relay_thread_each_epoch(self):
+        """Three epochs of 15 batches, each through a relay thread of its own: all 45
+        batches are steps, not the 15 of one thread."""
+        rep, main = self.run_loop(10, 2, epochs=3, steps=15)
+        steps = main["steps"]
+        self.assertEqual(steps["found_from"], "pin-memory thread")
+        self.assertIn(steps["count"], (44, 45))
+        share = steps["steady"]["data_wait_ns"] / steps["steady"]["total_ns"]
+        self.assertGreater(share, 0.5, "8 ms of every 10 ms waiting for the relays")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,12 @@
  *    whereas the relay runs ahead of the loop by the prefetch depth (its
  *    last receipts are batches never used). Where there is one read-back per
  *    batch, the read-backs count the steps, the batches confirm that they
- *    are training steps; without CUDA the relay's batches count them.
+ *    are training steps; without CUDA the relay's batches count them;
+ *  - a DataLoader without persistent workers starts a new pin-memory thread
+ *    each epoch: the relay is the thread with the most receipts and every
+ *    other one whose receipts are of its size and whose time spans none of
+ *    theirs, in time order (seen on an H200: the first epoch's thread alone
+ *    counted 63 of a job's 100 steps).
  * Without any data loader the read-backs alone are the steps' heartbeat.
  */
 #include <stdlib.h>
@@ -43,7 +48,8 @@
 #include "analysis/host/steps.h"
 #include "relay_steps.h"
 
-#define RELAY_MAX_CANDIDATES 8
+/* threads that received from pipes: a pin-memory thread an epoch, and others */
+#define RELAY_MAX_CANDIDATES 256
 #define HANDOVER_SLACK_NS 1000000u
 #define READBACK_MAX_BYTES 16
 /* a read-back after under this share of a typical step's CUDA calls is the same step's */
@@ -62,6 +68,14 @@ struct relay_candidate {
     int polled;                 /* a blocking receive since the last receipt */
     struct receipt *receipts;
     size_t count, capacity;
+};
+
+/* The relay: one or more threads in turn, their receipts in time order. */
+struct relay {
+    uint32_t tids[RELAY_MAX_CANDIDATES];
+    int thread_count;
+    struct receipt *receipts;
+    size_t count;
 };
 
 struct main_wait {
@@ -87,7 +101,7 @@ struct pi_step_sources {
     uint64_t *readback_calls; /* of each read-back step, to tell extra read-backs from steps */
     size_t readback_calls_capacity;
     struct pi_steps relay;    /* one step per batch of the relay */
-    const struct relay_candidate *chosen;
+    struct relay chosen;
     uint64_t relay_data_wait_ns; /* main-thread waits for the relay's batches */
 };
 
@@ -222,15 +236,23 @@ static uint64_t median_bytes(const struct relay_candidate *c)
     return median;
 }
 
-/* Whether the relay @tid posted @w's object while @w waited; @first: the first wake
+static int is_relay(const struct relay *r, uint32_t tid)
+{
+    for (int i = 0; i < r->thread_count; i++)
+        if (r->tids[i] == tid)
+            return 1;
+    return 0;
+}
+
+/* Whether the relay @r posted @w's object while @w waited; @first: the first wake
  * not before the previous wait's start (waits and wakes are in time order). */
-static int woken_by(const struct pi_step_sources *s, size_t *first, uint32_t tid,
+static int woken_by(const struct pi_step_sources *s, size_t *first, const struct relay *r,
                     const struct main_wait *w)
 {
     while (*first < s->wake_count && s->wakes[*first].at < w->start)
         (*first)++;
     for (size_t j = *first; j < s->wake_count && s->wakes[j].at <= w->end; j++)
-        if (s->wakes[j].tid == tid && s->wakes[j].object == w->object)
+        if (s->wakes[j].object == w->object && is_relay(r, s->wakes[j].tid))
             return 1;
     return 0;
 }
@@ -242,16 +264,16 @@ static void add_data_wait(struct pi_step_sources *s, const struct main_wait *w)
 }
 
 /* Main-thread waits that ended when the relay handed a batch over: data waits. */
-static uint64_t relay_data_waits(struct pi_step_sources *s, const struct relay_candidate *c,
+static uint64_t relay_data_waits(struct pi_step_sources *s, const struct relay *c,
                                  uint64_t min_bytes)
 {
     uint64_t total = 0;
     size_t k = 0, first_wake = 0, relay_wakes = 0;
     for (size_t j = 0; j < s->wake_count; j++)
-        relay_wakes += s->wakes[j].tid == c->tid;
+        relay_wakes += is_relay(c, s->wakes[j].tid);
     for (size_t i = 0; i < s->wait_count; i++) {
         const struct main_wait *w = &s->waits[i];
-        if (woken_by(s, &first_wake, c->tid, w)) {
+        if (woken_by(s, &first_wake, c, w)) {
             total += w->end - w->start;
             add_data_wait(s, w);
             continue;
@@ -274,15 +296,66 @@ static uint64_t relay_data_waits(struct pi_step_sources *s, const struct relay_c
     return total;
 }
 
-/* The relay: a non-main thread with the most receipts (at least RELAY_MIN_RECEIPTS). */
-static const struct relay_candidate *choose_relay(const struct pi_step_sources *s, uint32_t main)
+/* The thread with the most receipts other than @main, NULL when none. */
+static const struct relay_candidate *busiest(const struct pi_step_sources *s, uint32_t main)
 {
     const struct relay_candidate *best = NULL;
     for (int i = 0; i < s->relay_count; i++)
-        if (s->relays[i].tid != main && s->relays[i].count >= RELAY_MIN_RECEIPTS &&
+        if (s->relays[i].tid != main && s->relays[i].count &&
             (!best || s->relays[i].count > best->count))
             best = &s->relays[i];
     return best;
+}
+
+static int overlaps(const struct relay_candidate *a, const struct relay_candidate *b)
+{
+    return a->receipts[0].end <= b->receipts[b->count - 1].end &&
+           b->receipts[0].end <= a->receipts[a->count - 1].end;
+}
+
+static int by_first_receipt(const void *a, const void *b)
+{
+    const struct relay_candidate *x = *(const struct relay_candidate *const *)a;
+    const struct relay_candidate *y = *(const struct relay_candidate *const *)b;
+    return (x->receipts[0].end > y->receipts[0].end) - (x->receipts[0].end < y->receipts[0].end);
+}
+
+/* The relay into @s->chosen: the busiest thread and the others that took turns
+ * with it (receipts of its typical size, at times of their own), at least
+ * RELAY_MIN_RECEIPTS receipts in all. Return: their typical size, 0 when none. */
+static uint64_t choose_relay(struct pi_step_sources *s, uint32_t main)
+{
+    const struct relay_candidate *best = busiest(s, main), *in[RELAY_MAX_CANDIDATES];
+    uint64_t typical = best ? median_bytes(best) : 0;
+    if (!typical)
+        return 0;
+    int n = 0;
+    size_t total = 0;
+    in[n++] = best;
+    total += best->count;
+    for (int i = 0; i < s->relay_count; i++) {
+        const struct relay_candidate *c = &s->relays[i];
+        if (c == best || c->tid == main || !c->count)
+            continue;
+        uint64_t size = median_bytes(c);
+        int alone = size * 2 >= typical && size <= typical * 2;
+        for (int j = 0; alone && j < n; j++)
+            alone = !overlaps(c, in[j]);
+        if (alone) {
+            in[n++] = c;
+            total += c->count;
+        }
+    }
+    struct relay *r = &s->chosen;
+    if (total < RELAY_MIN_RECEIPTS || !(r->receipts = malloc(total * sizeof(*r->receipts))))
+        return 0;
+    qsort(in, (size_t)n, sizeof(*in), by_first_receipt);
+    for (int j = 0; j < n; j++) {
+        memcpy(r->receipts + r->count, in[j]->receipts, in[j]->count * sizeof(*r->receipts));
+        r->count += in[j]->count;
+        r->tids[r->thread_count++] = in[j]->tid;
+    }
+    return typical;
 }
 
 uint64_t pi_relay_finish(struct pi_process_info *p, unsigned warmup_steps)
@@ -290,13 +363,12 @@ uint64_t pi_relay_finish(struct pi_process_info *p, unsigned warmup_steps)
     struct pi_step_sources *s = p->step_sources;
     if (!s)
         return 0;
-    const struct relay_candidate *c = NULL;
-    uint64_t batches = 0, min_bytes = 0;
-    if (!p->steps.count && p->children > 0)
-        c = choose_relay(s, (uint32_t)p->header.pid);
-    if (c) {
-        /* control messages are a fraction of a batch's size */
-        min_bytes = median_bytes(c) / 2;
+    uint64_t batches = 0;
+    /* control messages are a fraction of a batch's size */
+    uint64_t min_bytes = !p->steps.count && p->children > 0
+                             ? choose_relay(s, (uint32_t)p->header.pid) / 2 : 0;
+    const struct relay *c = &s->chosen;
+    if (c->count) {
         uint64_t previous = 0;
         for (size_t i = 0; i < c->count; i++) {
             if (c->receipts[i].bytes < min_bytes)
@@ -306,7 +378,6 @@ uint64_t pi_relay_finish(struct pi_process_info *p, unsigned warmup_steps)
             previous = c->receipts[i].end;
             batches++;
         }
-        s->chosen = c;
         s->relay_data_wait_ns = relay_data_waits(s, c, min_bytes);
     }
     /* Hugging Face's Trainer tests each step's loss with isnan() and isinf():
@@ -341,7 +412,8 @@ uint64_t pi_relay_finish(struct pi_process_info *p, unsigned warmup_steps)
 
 uint32_t pi_relay_thread(const struct pi_process_info *p)
 {
-    return p->step_sources && p->step_sources->chosen ? p->step_sources->chosen->tid : 0;
+    return p->step_sources && p->step_sources->chosen.thread_count
+               ? p->step_sources->chosen.tids[0] : 0;
 }
 
 void pi_relay_free(struct pi_process_info *p)
@@ -351,6 +423,7 @@ void pi_relay_free(struct pi_process_info *p)
         return;
     for (int i = 0; i < s->relay_count; i++)
         free(s->relays[i].receipts);
+    free(s->chosen.receipts);
     free(s->waits);
     free(s->wakes);
     free(s->readback_calls);
