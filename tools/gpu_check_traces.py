@@ -10,7 +10,7 @@ import tempfile
 _reports = {}
 
 ALLOC = re.compile(r"^\d+ \+([\d.]+) tid=\d+ gpu_(alloc|free) (\w+) (\w+(?: host)?) ptr=(0x[0-9a-f]+) "
-                   r"bytes=(\d+) stream=\d+( nested)? dur_ns=(\d+)(?: stack=\"(.*)\")?$")
+                   r"bytes=(\d+) stream=\d+( nested)?( failed)? dur_ns=(\d+)(?: stack=\"(.*)\")?$")
 LIBRARY = re.compile(r"\(([^()]+\.so[^()]*)\)")
 CUDA_LIBRARIES = ("libcudart", "libcuda.", "libprofinject")
 
@@ -61,12 +61,13 @@ def _records(analyzer, traces):
         found = []
         for line in text.splitlines():
             m = ALLOC.match(line)
-            if not m or m.group(7) or m.group(4) in ("pinned host", "registered host"):
+            # a nested call is counted by its caller's; a failed one took nothing
+            if not m or m.group(7) or m.group(8) or m.group(4) in ("pinned host", "registered host"):
                 continue
             start_ns = round(float(m.group(1)) * 1e9)
             is_alloc = m.group(2) == "alloc"
-            key = start_ns + int(m.group(8)) if is_alloc else start_ns
-            found.append((key, is_alloc, int(m.group(5), 16), int(m.group(6)), m.group(9)))
+            key = start_ns + int(m.group(9)) if is_alloc else start_ns
+            found.append((key, is_alloc, int(m.group(5), 16), int(m.group(6)), m.group(10)))
         if len(found) > len(best):
             best = found
     return sorted(best, key=lambda r: (r[0], r[1]))

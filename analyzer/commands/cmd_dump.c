@@ -156,11 +156,11 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         break;
     case PI_REC_GPU_ALLOC:
     case PI_REC_GPU_FREE:
-        printf(" %s %s ptr=0x%" PRIx64 " bytes=%" PRIu64 " stream=%u%s dur_ns=%" PRIu64,
+        printf(" %s %s ptr=0x%" PRIx64 " bytes=%" PRIu64 " stream=%u%s%s dur_ns=%" PRIu64,
                pi_cuda_api_name(PI_CUDA_API(r->flags)),
                pi_gpu_alloc_kind_name(PI_CUDA_SUBTYPE(r->flags)), r->arg[0], r->arg[1],
                PI_CUDA_STREAM(r->arg[2]), (r->flags & PI_CUDA_NESTED) ? " nested" : "",
-               ev->dur_ns);
+               (r->flags & PI_FLAG_FAILED) ? " failed" : "", ev->dur_ns);
         if (PI_CUDA_STACK(r->arg[2]))
             print_stack(reader, "stack", PI_CUDA_STACK(r->arg[2]));
         break;

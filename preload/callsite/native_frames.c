@@ -24,6 +24,7 @@
 
 #include "core/real_functions.h"
 #include "core/recorder.h"
+#include "core/settings.h"
 
 #define OWN_FRAMES_MAX 8 /* frames of the profiler itself, dropped from the top */
 #define MODULE_SLOTS 512
@@ -45,25 +46,38 @@ static atomic_flag modules_busy = ATOMIC_FLAG_INIT;
 
 /* libunwind.so.8 beside this library (the relocatable tarball ships one),
  * else the system's. By path, not through a run path: a run path would also
- * be searched for libdl and libpthread in every process at start. */
+ * be searched for libdl and libpthread in every process at start. Where
+ * there is none (GPU images often lack it: seen on an H200 image, where every
+ * allocation came without a call stack), glibc's backtrace(), slower
+ * (libgcc_s's unwinder) but present wherever glibc is; its first call loads
+ * libgcc_s, so it is made here, once. PROFINJECT_TEST_NO_LIBUNWIND=1 takes
+ * that path where libunwind is installed. */
 static void load_unwinder(void)
 {
     Dl_info self;
     void *lib = NULL;
+    int skip_libunwind = pi_setting_flag("PROFINJECT_TEST_NO_LIBUNWIND");
     if (dladdr((const void *)pi_native_walk, &self)) {
         own_base = self.dli_fbase;
         const char *slash = self.dli_fname ? strrchr(self.dli_fname, '/') : NULL;
         char path[PATH_MAX];
-        if (slash && (size_t)(slash - self.dli_fname) + sizeof("/libunwind.so.8") <= sizeof(path)) {
+        if (!skip_libunwind && slash &&
+            (size_t)(slash - self.dli_fname) + sizeof("/libunwind.so.8") <= sizeof(path)) {
             memcpy(path, self.dli_fname, (size_t)(slash - self.dli_fname));
             strcpy(path + (slash - self.dli_fname), "/libunwind.so.8");
             lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         }
     }
-    if (!lib)
+    if (!lib && !skip_libunwind)
         lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (lib)
         backtrace_fn = (int (*)(void **, int))pi_dlsym(lib, "unw_backtrace");
+    if (!backtrace_fn) {
+        backtrace_fn = (int (*)(void **, int))pi_dlsym(RTLD_DEFAULT, "backtrace");
+        void *first[2];
+        if (backtrace_fn)
+            backtrace_fn(first, 2);
+    }
 }
 
 int pi_native_walk(void **pcs, int max)

@@ -52,6 +52,7 @@ static const struct setting settings[] = {
     {"PROFINJECT_TEST_WRITER_STALL_MS", NUMBER, 0, 600000, 0, NULL},
     {"PROFINJECT_TEST_FAIL_WRITE_AFTER", NUMBER, 0, UINT64_MAX / 2, 0, NULL},
     {"PROFINJECT_TEST_LAUNCH_DELAY_NS", NUMBER, 0, 1000000000, 0, NULL},
+    {"PROFINJECT_TEST_NO_LIBUNWIND", CHOICE, 0, 0, 0, "0|1"},
     {"PROFINJECT_LIB", TEXT, 0, 0, 0, NULL},         /* the launcher's */
     {"PROFINJECT_PYTHON", TEXT, 0, 0, 0, NULL},      /* the project's tools */
     {"PROFINJECT_CUDA_PYTHON", TEXT, 0, 0, 0, NULL}, /* the project's tools */

@@ -70,6 +70,15 @@ class RuntimeProgram(unittest.TestCase):
         self.assertEqual((leak["bytes"], leak["count"]), (4 * MiB, 1))
         self.assertTrue(leak["stack"]["text"].startswith("main+"), leak["stack"])
 
+    def test_call_stacks_without_libunwind(self):
+        """GPU images often lack libunwind.so.8: glibc's backtrace() walks the stack instead."""
+        traces, result = record("prog_cuda_runtime", {"PROFINJECT_TEST_NO_LIBUNWIND": "1"})
+        self.assertEqual((result.returncode, result.stdout), (0, "ok\n"), result.stderr)
+        [process] = report(traces)["processes"]
+        [leak] = process["gpu_memory"]["never_freed"]
+        self.assertEqual((leak["bytes"], leak["count"]), (4 * MiB, 1))
+        self.assertTrue(leak["stack"]["text"].startswith("main+"), leak["stack"])
+
     def test_kernel_names_demangled_and_each_launch_counted_once(self):
         kernels = entries(self.report, "kernel")
         self.assertEqual({name for name, _ in kernels},
