@@ -24,6 +24,25 @@ static const char *source_name(int source)
                                             : "absent";
 }
 
+/* A timing source that timed nothing: the GPU columns are missing, not an idle GPU. */
+static void print_missing_durations(FILE *out, struct pi_analysis *a)
+{
+    if (a->gpu.timing_source != PI_GPU_TIMING_CUPTI && a->gpu.timing_source != PI_GPU_TIMING_EVENTS)
+        return;
+    size_t n;
+    struct pi_latency_entry **list = pi_latency_sorted(&a->calls, "kernel", &n);
+    uint64_t launches = 0, timed = 0;
+    for (size_t i = 0; list && i < n; i++) {
+        struct pi_latency_entry *g = pi_latency_get(&a->calls, "gpu", list[i]->name, "kernel");
+        launches += list[i]->durations.count;
+        timed += g ? g->durations.count : 0;
+    }
+    free(list);
+    if (launches && !timed)
+        fprintf(out, "  none of the %" PRIu64 " kernel launches got a GPU duration from %s: the GPU "
+                "columns are missing, not an idle GPU\n", launches, source_name(a->gpu.timing_source));
+}
+
 static void print_kernels(FILE *out, struct pi_analysis *a)
 {
     size_t n;
@@ -126,6 +145,7 @@ void pi_report_gpu_text(FILE *out, struct pi_analysis *a)
     fprintf(out, "\nGPU (GPU time: %s%s%s; GPU busy %s in all)\n", source_name(a->gpu.timing_source),
             a->gpu.timing_reason[0] ? " - " : "", a->gpu.timing_reason,
             pi_format_ns((double)a->gpu.gpu_busy_ns));
+    print_missing_durations(out, a);
     print_kernels(out, a);
     print_copies(out, a);
     print_memory(out, a);

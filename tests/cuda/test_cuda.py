@@ -378,6 +378,19 @@ class CuptiFlushes(unittest.TestCase):
         self.assertEqual(len(gpu_times(text)), 7)
         self.assertEqual(lost_gpu_times(text), 3)
 
+    def test_a_source_that_timed_nothing_says_so(self):
+        """Every GPU record dropped: the report says the durations are missing, not that
+        the GPU was idle."""
+        traces, result = record("prog_cuda_runtime", cupti_env(FAKE_CUPTI_DROP="1000000"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = subprocess.run([ANALYZE, traces], check=True, capture_output=True,
+                              text=True).stdout
+        self.assertIn("none of the 51 kernel launches got a GPU duration from CUPTI", text)
+        traces, result = record("prog_cuda_runtime", cupti_env())
+        text = subprocess.run([ANALYZE, traces], check=True, capture_output=True,
+                              text=True).stdout
+        self.assertNotIn("got a GPU duration", text)
+
     def test_when_a_capture_window_closes(self):
         program, sockets, traces = paused_program("prog_cuda_phases", "window", env=cupti_env())
         try:
