@@ -562,6 +562,22 @@ class StepsWithGpu(unittest.TestCase):
             # two 3 ms kernels in every step, started inside it
             self.assertAlmostEqual(steps["steady"]["gpu_ns"], steady * 6e6, delta=0.05 * steady * 6e6)
 
+    def test_gpu_time_of_each_step_through_the_relay(self):
+        """Steps counted by a relay thread an epoch, with no read-back (the Hugging Face
+        Trainer's pin-memory loop): the GPU work and the waits for it are the steps' too."""
+        for timing in ({"PROFINJECT_GPU_TIMING": "events"}, cupti_env()):
+            traces, result = record("prog_cuda_relay", timing)
+            self.assertEqual(result.stdout, "ok\n", result.stderr)
+            [main] = [p for p in report(traces)["processes"] if p["children"] == 2]
+            steps = main["steps"]
+            # 24 batches in two epochs: 23 steps between them
+            self.assertEqual((steps["found_from"], steps["count"]), ("pin-memory thread", 23))
+            steady = steps["steady"]
+            # two 2 ms kernels launched after each batch, and as long synchronising
+            self.assertAlmostEqual(steady["gpu_ns"], steady["count"] * 4e6,
+                                   delta=0.05 * steady["count"] * 4e6)
+            self.assertGreater(steady["sync_ns"], 0.8 * steady["count"] * 4e6)
+
 
 class MemoryGrowth(unittest.TestCase):
     """A loop that keeps 4 MiB a step from step 11 (prog_cuda_leak's own truths),

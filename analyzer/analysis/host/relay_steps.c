@@ -47,6 +47,7 @@
 #include "analysis/common/array_room.h"
 #include "analysis/host/steps.h"
 #include "relay_steps.h"
+#include "step_anchors.h"
 
 /* threads that received from pipes: a pin-memory thread an epoch, and others */
 #define RELAY_MAX_CANDIDATES 256
@@ -102,6 +103,7 @@ struct pi_step_sources {
     size_t readback_calls_capacity;
     struct pi_steps relay;    /* one step per batch of the relay */
     struct relay chosen;
+    struct pi_anchors anchors; /* GPU time and sync between any thread's receipts */
     uint64_t relay_data_wait_ns; /* main-thread waits for the relay's batches */
 };
 
@@ -163,6 +165,7 @@ void pi_relay_io(struct pi_process_info *p, const struct pi_event *ev, int exact
         return;
     c->receipts[c->count++] = (struct receipt){ev->ts_ns + ev->dur_ns, UINT64_MAX, r->arg[1]};
     c->polled = 0;
+    pi_anchors_mark(&s->anchors, ev->ts_ns + ev->dur_ns);
 }
 
 void pi_relay_wake(struct pi_process_info *p, const struct pi_event *ev, int exact)
@@ -186,8 +189,10 @@ void pi_relay_main_event(struct pi_process_info *p, const struct pi_event *ev, u
     }
     if (time_class == PI_TIME_DATA_WAIT)
         s->readback_wait += ev->dur_ns;
-    if (time_class == PI_TIME_SYNC)
+    if (time_class == PI_TIME_SYNC) {
         s->readback_sync += ev->dur_ns;
+        pi_anchors_add(&s->anchors, PI_ANCHOR_SYNC, ev->ts_ns, ev->dur_ns);
+    }
     if (time_class == PI_TIME_DATA_WAIT || time_class == PI_TIME_LOCK_WAIT)
         s->last_wait_end = end;
     if (r->kind >= PI_REC_GPU_ALLOC && r->kind <= PI_REC_GPU_SYNC && !(r->flags & PI_CUDA_NESTED))
@@ -218,6 +223,7 @@ void pi_relay_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur, int coll
     if (!p->step_sources)
         return;
     pi_steps_gpu(&p->step_sources->readback, ts, dur);
+    pi_anchors_add(&p->step_sources->anchors, PI_ANCHOR_GPU, ts, dur);
     if (collective)
         pi_steps_collective_gpu(&p->step_sources->readback, ts, dur);
 }
@@ -368,13 +374,19 @@ uint64_t pi_relay_finish(struct pi_process_info *p, unsigned warmup_steps)
     uint64_t min_bytes = !p->steps.count && p->children > 0
                              ? choose_relay(s, (uint32_t)p->header.pid) / 2 : 0;
     const struct relay *c = &s->chosen;
+    pi_anchors_close(&s->anchors);
     if (c->count) {
         uint64_t previous = 0;
         for (size_t i = 0; i < c->count; i++) {
             if (c->receipts[i].bytes < min_bytes)
                 continue;
-            if (previous)
-                pi_steps_record(&s->relay, previous, c->receipts[i].end, 0, 0);
+            if (previous) {
+                uint64_t end = c->receipts[i].end;
+                pi_steps_record(&s->relay, previous, end, 0,
+                                pi_anchors_between(&s->anchors, PI_ANCHOR_SYNC, previous, end));
+                pi_steps_gpu(&s->relay, previous,
+                             pi_anchors_between(&s->anchors, PI_ANCHOR_GPU, previous, end));
+            }
             previous = c->receipts[i].end;
             batches++;
         }
@@ -424,6 +436,7 @@ void pi_relay_free(struct pi_process_info *p)
     for (int i = 0; i < s->relay_count; i++)
         free(s->relays[i].receipts);
     free(s->chosen.receipts);
+    pi_anchors_free(&s->anchors);
     free(s->waits);
     free(s->wakes);
     free(s->readback_calls);
