@@ -3,10 +3,14 @@
  * short. A step source that never finishes a step (a job without NVTX
  * ranges, or without a DataLoader) keeps a bounded list however long the
  * trace; a step finished after many parts still gets every one of them.
+ * Steps chosen only once the file is read (the relay's) get their parts
+ * through marks, however late a part arrives.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis/host/step_anchors.h"
 #include "analysis/host/steps.h"
 #include "analysis/model/model.h"
 
@@ -55,4 +59,88 @@ Test(step_parts, a_long_step_gets_all_its_parts)
                  (unsigned long long)gpu);
     cr_assert_eq(f.release, release);
     pi_steps_free(&steps);
+}
+
+/* An event of the anchors test: a mark, or a part that arrives after its time. */
+struct arrival {
+    uint64_t arrives, ts, value;
+    int is_mark;
+};
+
+static int by_arrival(const void *a, const void *b)
+{
+    const struct arrival *x = a, *y = b;
+    return (x->arrives > y->arrives) - (x->arrives < y->arrives);
+}
+
+Test(step_parts, late_parts_reach_the_interval_between_their_marks)
+{
+    /* a receipt every 10 ms for 2 s; GPU parts every 0.3 ms whose durations
+     * arrive up to 60 ms late (CUPTI's buffers), in arrival order */
+    enum { MARKS = 200, PARTS = 6600 };
+    static struct arrival events[MARKS + PARTS];
+    srand(7);
+    size_t n = 0;
+    for (uint64_t i = 0; i < MARKS; i++)
+        events[n++] = (struct arrival){10 * MS * (i + 1), 10 * MS * (i + 1), 0, 1};
+    for (uint64_t i = 0; i < PARTS; i++) {
+        uint64_t ts = 300000 * i + (uint64_t)(rand() % 1000);
+        events[n++] = (struct arrival){ts + (uint64_t)(rand() % 60) * MS, ts,
+                                       1000 + (uint64_t)(rand() % 5000), 0};
+    }
+    qsort(events, n, sizeof(events[0]), by_arrival);
+    struct pi_anchors anchors;
+    memset(&anchors, 0, sizeof(anchors));
+    for (size_t i = 0; i < n; i++) {
+        if (events[i].is_mark)
+            pi_anchors_mark(&anchors, events[i].ts);
+        else
+            pi_anchors_add(&anchors, PI_ANCHOR_GPU, events[i].ts, events[i].value);
+    }
+    pi_anchors_close(&anchors);
+    /* the truth: each interval's parts, summed by their times alone */
+    for (uint64_t from = 1; from < MARKS; from += 7) {
+        uint64_t to = from + 1 + (from % 3), truth = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!events[i].is_mark && events[i].ts >= 10 * MS * from &&
+                events[i].ts < 10 * MS * to)
+                truth += events[i].value;
+        cr_assert_eq(pi_anchors_between(&anchors, PI_ANCHOR_GPU, 10 * MS * from, 10 * MS * to),
+                     truth, "marks %llu to %llu", (unsigned long long)from,
+                     (unsigned long long)to);
+    }
+    pi_anchors_free(&anchors);
+}
+
+Test(step_parts, marks_out_of_order_are_kept_in_time_order)
+{
+    /* two threads' receipts read buffer by buffer: 30, 10, 20 */
+    struct pi_anchors anchors;
+    memset(&anchors, 0, sizeof(anchors));
+    pi_anchors_mark(&anchors, 30 * MS);
+    pi_anchors_mark(&anchors, 10 * MS);
+    pi_anchors_mark(&anchors, 20 * MS);
+    pi_anchors_add(&anchors, PI_ANCHOR_SYNC, 12 * MS, 5);
+    pi_anchors_add(&anchors, PI_ANCHOR_SYNC, 25 * MS, 7);
+    pi_anchors_add(&anchors, PI_ANCHOR_SYNC, 35 * MS, 11); /* after the last mark: no interval */
+    pi_anchors_close(&anchors);
+    cr_assert_eq(pi_anchors_between(&anchors, PI_ANCHOR_SYNC, 10 * MS, 20 * MS), 5);
+    cr_assert_eq(pi_anchors_between(&anchors, PI_ANCHOR_SYNC, 20 * MS, 30 * MS), 7);
+    cr_assert_eq(pi_anchors_between(&anchors, PI_ANCHOR_SYNC, 10 * MS, 30 * MS), 12);
+    cr_assert_eq(pi_anchors_between(&anchors, PI_ANCHOR_GPU, 10 * MS, 30 * MS), 0);
+    pi_anchors_free(&anchors);
+}
+
+Test(step_parts, parts_without_a_later_mark_stay_bounded)
+{
+    struct pi_anchors anchors;
+    memset(&anchors, 0, sizeof(anchors));
+    size_t most = 0;
+    for (uint64_t i = 0; i < 1000000; i++) {
+        pi_anchors_add(&anchors, PI_ANCHOR_GPU, 1000 * i, 300);
+        if (anchors.after_count > most)
+            most = anchors.after_count;
+    }
+    cr_assert_leq(most, 65536, "a million parts, %zu held at once", most);
+    pi_anchors_free(&anchors);
 }

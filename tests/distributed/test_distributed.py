@@ -128,10 +128,13 @@ class SlowedRank(unittest.TestCase):
             return statistics.median(self.truth[r]["backward_s"][3:])
         step = statistics.median(self.truth[rank]["step_s"][3:])
         if rank == SLOW_RANK:
-            # the straggler waits for no one: at most its backward, which holds the all-reduce
-            # (within a point: the text rounds to whole percent, and its share is of the steady
-            # steps' totals, this of their medians; 7% against 6.76% failed once)
-            self.assertLessEqual(reported, 100 * backward(rank) / step + 1)
+            # the straggler waits for no one: at most its backward, which holds the all-reduce,
+            # as a share of the steady steps' totals like the report's (within a point: the
+            # text rounds to whole percent). Of the medians instead, 7% against 6.76% and 24%
+            # against 22.7% failed.
+            steady = self.truth[rank]
+            bound = 100 * sum(steady["backward_s"][3:]) / sum(steady["step_s"][3:])
+            self.assertLessEqual(reported, bound + 1)
             return
         # what that rank's own timings say it waited (its backward over the straggler's, who
         # waits for no one), over its own median step
