@@ -99,14 +99,17 @@ static CUptiResult subscribe(char *holder, size_t size)
     return pi_cupti.subscribe ? pi_cupti.subscribe(&subscriber, no_callback, NULL) : CUPTI_SUCCESS;
 }
 
+/* Ids a newer CUPTI may have beyond our header's: switched off too. */
+#define NEWER_IDS 512
+
 /* Each id of @api off, then ours on: the per-id switches filter within a
  * kind that is enabled. Measured with CUDA 13.0 (driver 580) on an H200: ids
  * switched on while their kind was off gave no record at all. */
 static void only(CUptiResult(CUPTIAPI *api)(CUpti_CallbackId, uint8_t), CUpti_CallbackId size,
                  const CUpti_CallbackId *ours, size_t count)
 {
-    for (CUpti_CallbackId id = 1; id < size; id++)
-        api(id, 0); /* an id this CUPTI does not know (an older one) is refused, harmlessly */
+    for (CUpti_CallbackId id = 1; id < size + NEWER_IDS; id++)
+        api(id, 0); /* an id this CUPTI does not know is refused, harmlessly */
     for (size_t i = 0; i < count; i++)
         api(ours[i], 1);
 }
