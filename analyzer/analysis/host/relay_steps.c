@@ -326,13 +326,14 @@ static int by_first_receipt(const void *a, const void *b)
     return (x->receipts[0].end > y->receipts[0].end) - (x->receipts[0].end < y->receipts[0].end);
 }
 
-/* The relay into @s->chosen: the busiest thread and the others that took turns
- * with it (receipts of its typical size, at times of their own), at least
- * RELAY_MIN_RECEIPTS receipts in all. Return: their typical size, 0 when none. */
+/* The relay into @s->chosen: the busiest thread, with at least RELAY_MIN_RECEIPTS
+ * receipts itself (threads with a few messages each are no training loop), and
+ * the others that took turns with it (receipts of its typical size, at times of
+ * their own). Return: their typical size, 0 when none. */
 static uint64_t choose_relay(struct pi_step_sources *s, uint32_t main)
 {
     const struct relay_candidate *best = busiest(s, main), *in[RELAY_MAX_CANDIDATES];
-    uint64_t typical = best ? median_bytes(best) : 0;
+    uint64_t typical = best && best->count >= RELAY_MIN_RECEIPTS ? median_bytes(best) : 0;
     if (!typical)
         return 0;
     int n = 0;
@@ -353,7 +354,7 @@ static uint64_t choose_relay(struct pi_step_sources *s, uint32_t main)
         }
     }
     struct relay *r = &s->chosen;
-    if (total < RELAY_MIN_RECEIPTS || !(r->receipts = malloc(total * sizeof(*r->receipts))))
+    if (!(r->receipts = malloc(total * sizeof(*r->receipts))))
         return 0;
     qsort(in, (size_t)n, sizeof(*in), by_first_receipt);
     for (int j = 0; j < n; j++) {
