@@ -469,7 +469,7 @@ int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
         fail(r, r->frame_offset, "record %u has unknown kind %u", r->record_pos, rec->kind);
         return PI_READ_ERROR;
     }
-    uint32_t consumed = 1;
+    uint32_t consumed = pi_record_slots(rec); /* its length is checked below where it has one */
     r->has_summary = 0;
     if (rec->kind == PI_REC_SUMMARY) { /* checked here, so no report sees an absurd one */
         const char *why;
@@ -478,11 +478,9 @@ int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
             return PI_READ_ERROR;
         }
         r->has_summary = 1;
-        consumed += pi_string_slots(rec->arg[1]);
     } else if (pi_record_is_definition(rec->kind)) {
         if (define_string(r, rec) != 0)
             return PI_READ_ERROR;
-        consumed += pi_string_slots(rec->arg[1]);
     } else if (rec->kind == PI_REC_CLOCK_SYNC) {
         apply_clock_sync(r, rec);
     }

@@ -131,7 +131,7 @@ static inline void pi_codec_decode(const uint8_t *in, size_t n, struct pi_record
 /* pi_codec_record_slots - slots the record at @r takes with its continuation, at most @left */
 static inline size_t pi_codec_record_slots(const struct pi_record *r, size_t left)
 {
-    size_t slots = pi_record_has_continuation(r->kind) ? 1 + (size_t)pi_string_slots(r->arg[1]) : 1;
+    size_t slots = pi_record_slots(r);
     return slots < left ? slots : left;
 }
 

@@ -643,4 +643,11 @@ static inline uint32_t pi_string_slots(uint64_t length)
     return (uint32_t)((length + PI_RECORD_SIZE - 1) / PI_RECORD_SIZE);
 }
 
+/* pi_record_slots - slots the record at @r takes, its continuation included
+ * (as its arg[1] says: check that length before trusting the count) */
+static inline uint32_t pi_record_slots(const struct pi_record *r)
+{
+    return 1 + (pi_record_has_continuation(r->kind) ? pi_string_slots(r->arg[1]) : 0);
+}
+
 #endif
