@@ -420,6 +420,12 @@ uint64_t pi_relay_finish(struct pi_process_info *p, unsigned warmup_steps)
         p->steps = *chosen;
         *chosen = previous;
     }
+    /* what only the relay's steps needed: not kept for the rest of the analysis,
+     * which holds every process of a many-rank job */
+    pi_anchors_free(&s->anchors);
+    free(s->chosen.receipts);
+    s->chosen.receipts = NULL;
+    s->chosen.count = 0;
     return s->relay_data_wait_ns;
 }
 
