@@ -49,10 +49,22 @@ static struct pi_record *stage_process_record(struct pi_writer *w, uint16_t kind
     return r;
 }
 
+/*
+ * Definitions go out in frames of at most this many slots (96 KB). A fork
+ * child writes again every string it inherited (a DataLoader worker: about
+ * 700 KB): as one frame, that would be three buffers of that size written
+ * through for the first time (each page a copy-on-write fault) and the
+ * level's own match tables; in frames of this size, the same first pages
+ * and small tables serve every frame, for a fraction of the faults.
+ */
+#define DEFINITION_FRAME_SLOTS 2048u
+
 static void stage_new_strings(struct pi_writer *w)
 {
     uint32_t id;
     while ((id = pi_strings_next_unemitted(&pi_rec.strings)) != 0) {
+        if (w->staged >= DEFINITION_FRAME_SLOTS)
+            pi_writer_flush_staging(w);
         uint32_t length;
         const char *text = pi_strings_get(&pi_rec.strings, id, &length);
         if (!text)

@@ -178,6 +178,52 @@ Test(process_tree, fork_from_multithreaded_process, .timeout = 60)
         cr_assert_eq(seen[c], 1, "child %d has %d files", c, seen[c]);
 }
 
+/* ---- a fork child defines the names it inherited ---- */
+
+struct inherited_names {
+    int parent_pid;
+    uint64_t child_marks, child_named_right;
+};
+
+static void count_inherited_names(const struct pi_reader *reader, const struct pi_event *ev,
+                                  struct traced_file *file, void *context)
+{
+    struct inherited_names *m = context;
+    if (ev->rec.kind != PI_REC_MARK || file->pid == m->parent_pid)
+        return;
+    m->child_marks++;
+    const char *name = pi_reader_string(reader, ev->rec.arg[1]);
+    char expected[64];
+    snprintf(expected, sizeof(expected), "name-%05d-long-enough-to-fill-definition-frames",
+             (int)ev->rec.arg[0]);
+    m->child_named_right += name && strcmp(name, expected) == 0;
+}
+
+/* 3,000 names made before the fork: the child writes them again, over
+ * several frames, and each of its marks reads back under its own name. */
+Test(process_tree, fork_child_defines_inherited_names, .timeout = 60)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_fork_names"), "3000", NULL};
+    struct run_result result;
+    run_program(dir, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "status %d: %s", result.status, result.err);
+
+    struct traced_file files[MAX_FILES];
+    struct inherited_names names = {0};
+    int n = read_trace_dir(dir, files, MAX_FILES, NULL, NULL);
+    cr_assert_eq(n, 2, "the parent's and the child's files: found %d", n);
+    for (int i = 0; i < n; i++)
+        if (files[i].counts[PI_REC_FORK])
+            names.parent_pid = files[i].pid;
+    cr_assert_neq(names.parent_pid, 0, "no file recorded the fork");
+    n = read_trace_dir(dir, files, MAX_FILES, count_inherited_names, &names);
+    cr_assert_eq(names.child_marks, 300);
+    cr_assert_eq(names.child_named_right, 300, "%lu of the child's 300 marks read back by name",
+                 (unsigned long)names.child_named_right);
+}
+
 /* ---- fork + exec ---- */
 
 struct named_marks {

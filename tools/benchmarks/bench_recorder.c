@@ -10,8 +10,17 @@
  *   writer_wake_us         the writer thread's CPU time per wake, at the event
  *                          and new-string rate of a DataLoader worker, with
  *                          the default flush and sample intervals
+ *   wake_floor_us          a thread's CPU time for one timed sleep and wake
+ *                          with nothing else to do: the machine's share of
+ *                          every wake of the writer and the Python sampler
+ *   fork_child_profiler_cpu_ms
+ *                          what a fork child (a DataLoader worker) costs the
+ *                          profiler: its own file, with the parent's strings
  */
 #include <stdio.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -276,6 +285,77 @@ static void bench_wake(void)
            median(wakes_per_second, 3));
 }
 
+/* CPU time of the calling thread (@clock CLOCK_THREAD_CPUTIME_ID) or process, in ns */
+static uint64_t cpu_ns(clockid_t clock)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Ten sleeps of the writer's interval (100 ms), nothing done in between. */
+static void bench_wake_floor(void)
+{
+    uint64_t before = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (int i = 0; i < 10; i++) {
+        struct timespec pause = {0, 100000000};
+        nanosleep(&pause, NULL);
+    }
+    printf("wake_floor_us %.1f us (one timed sleep and wake of an idle thread: the machine's "
+           "part of each wake)\n",
+           (double)(cpu_ns(CLOCK_THREAD_CPUTIME_ID) - before) / 10e3);
+}
+
+/*
+ * A DataLoader worker's start: the parent holds the strings of the example
+ * job's main process (its workers' traces hold about 3,000: paths, Python
+ * names, stacks; 700 KB), and each of five fork children writes its own
+ * file with all of them again, a few events and its end. The child's CPU
+ * time from the fork to its file's end, median of the five.
+ */
+#define FORK_STRINGS 3000
+#define FORK_CHILDREN 5
+
+static void bench_fork(void)
+{
+    char text[256];
+    size_t bytes = 0;
+    for (int i = 0; i < FORK_STRINGS; i++) {
+        int n = snprintf(text, sizeof(text),
+                         "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/torch/"
+                         "module_%03d/file_%04d.py:%d in function_%d_with_a_name_%08x_as_long_as "
+                         "Python's qualified names of methods in nested classes get",
+                         i % 97, i, i * 7 % 1000, i, (unsigned)(i * 2654435761u));
+        pi_intern_cstr(text);
+        bytes += (size_t)n;
+    }
+    pi_recorder_flush_sync(60000);
+    double used_ms[FORK_CHILDREN];
+    for (int c = 0; c < FORK_CHILDREN; c++) {
+        int fds[2];
+        if (pipe(fds) != 0)
+            return;
+        pid_t pid = fork();
+        if (pid == 0) {
+            uint64_t before = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+            pi_recorder_after_fork_child();
+            emit_training_like(10, 0);
+            pi_recorder_stop(PI_END_EXIT, 0);
+            uint64_t used = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - before;
+            _exit(write(fds[1], &used, sizeof(used)) == (ssize_t)sizeof(used) ? 0 : 1);
+        }
+        uint64_t used = 0;
+        close(fds[1]);
+        if (pid < 0 || read(fds[0], &used, sizeof(used)) != (ssize_t)sizeof(used))
+            used = 0;
+        close(fds[0]);
+        waitpid(pid, NULL, 0);
+        used_ms[c] = (double)used / 1e6;
+    }
+    printf("fork_child_profiler_cpu_ms %.2f ms (%d inherited strings, %zu KB)\n",
+           median(used_ms, FORK_CHILDREN), FORK_STRINGS, bytes >> 10);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "hotpath";
@@ -291,7 +371,8 @@ int main(int argc, char **argv)
         return stats.records_lost ? 1 : 0;
     }
     char dir[] = "/tmp/profinject-bench-XXXXXX";
-    if (!mkdtemp(dir) || start_recorder(dir, strcmp(mode, "wake") == 0) != 0)
+    int defaults = strcmp(mode, "wake") == 0 || strcmp(mode, "fork") == 0;
+    if (!mkdtemp(dir) || start_recorder(dir, defaults) != 0)
         return 1;
     if (strcmp(mode, "hotpath") == 0)
         bench_hotpath();
@@ -299,8 +380,11 @@ int main(int argc, char **argv)
         bench_stream(dir);
     else if (strcmp(mode, "writer") == 0)
         bench_writer();
-    else if (strcmp(mode, "wake") == 0)
+    else if (strcmp(mode, "wake") == 0) {
         bench_wake();
+        bench_wake_floor();
+    } else if (strcmp(mode, "fork") == 0)
+        bench_fork();
     else
         return 2;
     pi_recorder_stop(PI_END_EXIT, 0);
