@@ -291,7 +291,8 @@ static void writer_loop(struct pi_writer *w)
          * is woken once per sample, not once per sample and once per flush. */
         uint64_t sample_ns = pi_rec.config.sample_interval_ns;
         uint64_t slack = (w->sample_gap_ns ? w->sample_gap_ns : sample_ns) / 2;
-        if (sample_ns && now + slack >= w->next_sample_ns && !w->failed) {
+        /* stopping: the last sample below says it all, one read of each source */
+        if (sample_ns && !stopping && now + slack >= w->next_sample_ns && !w->failed) {
             uint64_t gap = next_sample_gap(w, stage_sample(w));
             w->next_sample_ns += gap;
             if (w->next_sample_ns <= now)
