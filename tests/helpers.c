@@ -69,6 +69,12 @@ void run_program(const char *trace_dir, char *const argv[], char *const extra_en
         result);
 }
 
+void run_in_new_dir(char *dir, size_t size, char *const argv[], struct run_result *result)
+{
+    make_temp_dir(dir, size);
+    run_program(dir, argv, NULL, NULL, 0, result);
+}
+
 void run_program_during(const char *trace_dir, char *const argv[], char *const extra_env[],
                         void (*during)(int pid, void *context), void *context,
                         struct run_result *result)

@@ -30,6 +30,9 @@ void make_temp_dir(char *path, size_t size);
 void run_program(const char *trace_dir, char *const argv[], char *const extra_env[],
                  void (*before_exec)(void), unsigned kill_after_ms, struct run_result *result);
 
+/* run_in_new_dir - make_temp_dir(@dir), then run_program(@dir, @argv) with nothing more */
+void run_in_new_dir(char *dir, size_t size, char *const argv[], struct run_result *result);
+
 /**
  * run_program_during - run_program, calling @during(pid, @context) once the
  * program has printed its first line; @during is responsible for ending it

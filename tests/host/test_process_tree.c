@@ -138,10 +138,9 @@ static void count_fork_marks(const struct pi_reader *reader, const struct pi_eve
 Test(process_tree, fork_from_multithreaded_process, .timeout = 60)
 {
     char dir[64];
-    make_temp_dir(dir, sizeof(dir));
     char *argv[] = {(char *)test_program("prog_fork"), "5", NULL};
     struct run_result result;
-    run_program(dir, argv, NULL, NULL, 0, &result);
+    run_in_new_dir(dir, sizeof(dir), argv, &result);
     cr_assert(result.exited && result.status == 0, "children failed: status %d, %s",
               result.status, result.err);
 
@@ -204,10 +203,9 @@ static void count_inherited_names(const struct pi_reader *reader, const struct p
 Test(process_tree, fork_child_defines_inherited_names, .timeout = 60)
 {
     char dir[64];
-    make_temp_dir(dir, sizeof(dir));
     char *argv[] = {(char *)test_program("prog_fork_names"), "3000", NULL};
     struct run_result result;
-    run_program(dir, argv, NULL, NULL, 0, &result);
+    run_in_new_dir(dir, sizeof(dir), argv, &result);
     cr_assert(result.exited && result.status == 0, "status %d: %s", result.status, result.err);
 
     struct traced_file files[MAX_FILES];

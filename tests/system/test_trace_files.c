@@ -42,10 +42,9 @@ static uint64_t command_output_number(const char *command)
 Test(trace_files, zstd_cli_decompresses_every_file, .timeout = 60)
 {
     char dir[64];
-    make_temp_dir(dir, sizeof(dir));
     char *argv[] = {(char *)test_program("prog_fork"), "2", NULL};
     struct run_result result;
-    run_program(dir, argv, NULL, NULL, 0, &result);
+    run_in_new_dir(dir, sizeof(dir), argv, &result);
     cr_assert(result.exited && result.status == 0);
     struct traced_file files[MAX_FILES];
     int n = read_trace_dir(dir, files, MAX_FILES, NULL, NULL);
