@@ -31,6 +31,14 @@ void __cudaRegisterFunction(void **, const char *, char *, const char *, int, ui
 static const char static_stub;
 #define STATIC_KERNEL "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
 #define STATIC_KERNEL_NS 50000ull
+/* Launched first, so that every collective's kernel queues behind device
+ * work: an event pair's start on an idle stream is the host's time of the
+ * event, and whatever delays the host before the launch (a preemption on a
+ * loaded machine) would count as the kernel's; on a busy stream both events
+ * take the device's times, which the fake device's rule gives exactly. */
+static const char queue_stub;
+#define QUEUE_KERNEL "queue_ahead_of_the_collectives"
+#define QUEUE_KERNEL_NS 20000000ull
 
 static size_t type_size(ncclDataType_t t)
 {
@@ -80,6 +88,8 @@ int main(void)
     void **module = __cudaRegisterFatBinary(NULL);
     __cudaRegisterFunction(module, &static_stub, STATIC_KERNEL, STATIC_KERNEL, -1, NULL, NULL,
                            NULL, NULL, NULL);
+    __cudaRegisterFunction(module, &queue_stub, QUEUE_KERNEL, QUEUE_KERNEL, -1, NULL, NULL, NULL,
+                           NULL, NULL);
     cudaStream_t stream;
     if (cudaStreamCreate(&stream) != cudaSuccess)
         return 1;
@@ -108,6 +118,10 @@ int main(void)
     comm("split", ncclCommSplit(c4, color_key[0], color_key[1], &split, NULL), 1, hsplit, 1, 4);
     comm("init_rank", ncclCommInitRank(&bad, 2, id, 5), 0, 0, 5, 2);
 
+    unsigned long long queue_ns = QUEUE_KERNEL_NS;
+    void *queue_args[] = {&queue_ns};
+    dim3 single = {1, 1, 1};
+    failures += cudaLaunchKernel(&queue_stub, single, single, queue_args, 0, stream) != cudaSuccess;
     for (int i = 0; i < 3; i++)
         call("all_reduce", ncclAllReduce(NULL, NULL, 1 << 20, ncclFloat32, ncclSum, c4, stream),
              1, 1 << 20, ncclFloat32, 4, 0);
