@@ -179,7 +179,16 @@ def control(directory, pid, line):
         time.sleep(0.02)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(10)
-        s.connect(path)
+        # the path is there from bind, a moment before listen: a refusal then is retried,
+        # as `profinject ctl` retries it (tools/launcher/control.c)
+        for attempt in range(20):
+            try:
+                s.connect(path)
+                break
+            except ConnectionRefusedError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.005)
         s.sendall(line.encode() + b"\n")
         return s.recv(256).decode()
 
