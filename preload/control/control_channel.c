@@ -268,8 +268,11 @@ static void listen_here(void)
     } else {
         unlink(socket_path); /* a stale socket of a process that had our pid */
     }
-    if (syscall(SYS_bind, fd, &address, length) != 0 ||
-        (!abstract && chmod(socket_path, 0600) != 0) || syscall(SYS_listen, fd, 8) != 0) {
+    /* listen right after bind: a connect between the two is refused, and a client
+     * (profinject ctl) may connect as soon as the path appears; the mode after,
+     * as the directory (ours, 0700) already keeps everyone else out */
+    if (syscall(SYS_bind, fd, &address, length) != 0 || syscall(SYS_listen, fd, 8) != 0 ||
+        (!abstract && chmod(socket_path, 0600) != 0)) {
         pi_sys_close(fd);
         socket_path[0] = '\0';
         return;
