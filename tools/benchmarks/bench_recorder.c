@@ -17,13 +17,13 @@
  *                          what a fork child (a DataLoader worker) costs the
  *                          profiler: its own file, with the parent's strings
  */
-#include <stdio.h>
 #include <stdint.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <dirent.h>
 #include <math.h>
 #include <time.h>
@@ -285,25 +285,17 @@ static void bench_wake(void)
            median(wakes_per_second, 3));
 }
 
-/* CPU time of the calling thread (@clock CLOCK_THREAD_CPUTIME_ID) or process, in ns */
-static uint64_t cpu_ns(clockid_t clock)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Ten sleeps of the writer's interval (100 ms), nothing done in between. */
 static void bench_wake_floor(void)
 {
-    uint64_t before = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t before = pi_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (int i = 0; i < 10; i++) {
         struct timespec pause = {0, 100000000};
         nanosleep(&pause, NULL);
     }
     printf("wake_floor_us %.1f us (one timed sleep and wake of an idle thread: the machine's "
            "part of each wake)\n",
-           (double)(cpu_ns(CLOCK_THREAD_CPUTIME_ID) - before) / 10e3);
+           (double)(pi_clock_ns(CLOCK_THREAD_CPUTIME_ID) - before) / 10e3);
 }
 
 /*
@@ -337,11 +329,11 @@ static void bench_fork(void)
             return;
         pid_t pid = fork();
         if (pid == 0) {
-            uint64_t before = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+            uint64_t before = pi_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
             pi_recorder_after_fork_child();
             emit_training_like(10, 0);
             pi_recorder_stop(PI_END_EXIT, 0);
-            uint64_t used = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - before;
+            uint64_t used = pi_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - before;
             _exit(write(fds[1], &used, sizeof(used)) == (ssize_t)sizeof(used) ? 0 : 1);
         }
         uint64_t used = 0;
