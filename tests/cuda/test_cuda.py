@@ -179,8 +179,7 @@ def control(directory, pid, line):
         time.sleep(0.02)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(10)
-        # the path is there from bind, a moment before listen: a refusal then is retried,
-        # as `profinject ctl` retries it (tools/launcher/control.c)
+        # the path is there from bind, a moment before listen: a refusal then is retried
         for attempt in range(20):
             try:
                 s.connect(path)
