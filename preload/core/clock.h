@@ -36,7 +36,7 @@ static inline uint64_t pi_clock_ticks(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* pi_clock_ns - read CLOCK_MONOTONIC or CLOCK_REALTIME in nanoseconds */
+/* pi_clock_ns - read clock @id (monotonic, real time, a CPU clock) in nanoseconds */
 static inline uint64_t pi_clock_ns(clockid_t id)
 {
     struct timespec ts;
