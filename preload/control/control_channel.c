@@ -60,10 +60,11 @@ void pi_capture_set(int on)
         int guard = pi_guard_enter();
         pi_process_event_notify(PI_EVENT_WINDOW_CLOSING);
         pi_guard_restore(guard);
-        /* recording off first, then the time of the close: a record that is still on its
-         * way read its time before the switch, so none comes later than the close */
+        /* recording off first, then the time of the close, read once the switch is
+         * seen by all: a record that is still on its way read its time before the
+         * switch, so none comes later than the close */
         atomic_store(&pi_recording, 0);
-        pi_emit_while_paused(PI_REC_CAPTURE, 0, pi_clock_ticks(), 0, 0, 0, 0);
+        pi_emit_while_paused(PI_REC_CAPTURE, 0, pi_clock_ticks_ordered(), 0, 0, 0, 0);
         pi_recorder_flush_sync(2000);
     }
 }

@@ -36,6 +36,24 @@ static inline uint64_t pi_clock_ticks(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/**
+ * pi_clock_ticks_ordered - pi_clock_ticks read only once every earlier store of
+ * this thread is visible to the other threads: the time of a switch (a capture
+ * window closing) that no record made before the switch may come later than.
+ * A plain TSC read may run ahead of an earlier locked store still waiting for
+ * its cache line: hundreds of ns on a virtual machine, dozens of records.
+ */
+static inline uint64_t pi_clock_ticks_ordered(void)
+{
+#if PI_HAVE_TSC
+    _mm_mfence();
+    _mm_lfence(); /* the read waits for the fence: the sequence the CPU makers give */
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+    return pi_clock_ticks();
+}
+
 /* pi_clock_ns - read clock @id (monotonic, real time, a CPU clock) in nanoseconds */
 static inline uint64_t pi_clock_ns(clockid_t id)
 {

@@ -22,8 +22,11 @@ enum pi_recorder_state {
     PI_STATE_STOPPED = 3, /* finished, failed or disabled: hooks pass through */
 };
 
-/* Hot-path flag: nonzero while events are being recorded. */
-extern _Atomic int pi_recording;
+/* Hot-path switch: 0 while nothing is recorded, else the clock tick a record
+ * must end at or after to be kept: 1 from the start, a capture window's
+ * opening time after a pause. A thread interrupted between its clock read
+ * and this test would otherwise write an event of the pause into the window. */
+extern _Atomic uint64_t pi_recording;
 
 /* Waits shorter than this many clock ticks are not recorded (PROFINJECT_WAIT_US);
  * estimated at start, exact once the writer has measured the clock. */
@@ -130,7 +133,8 @@ static inline void pi_emit_while_paused(uint16_t kind, uint16_t flags, uint64_t 
 static inline void pi_emit(uint16_t kind, uint16_t flags, uint64_t ts, uint64_t dur,
                            uint64_t arg0, uint64_t arg1, uint64_t arg2)
 {
-    if (atomic_load_explicit(&pi_recording, memory_order_relaxed))
+    uint64_t since = atomic_load_explicit(&pi_recording, memory_order_relaxed);
+    if (since && ts + dur >= since)
         pi_emit_while_paused(kind, flags, ts, dur, arg0, arg1, arg2);
 }
 

@@ -6,5 +6,5 @@
 #include "recorder_internal.h"
 
 struct pi_recorder pi_rec;
-_Atomic int pi_recording;
+_Atomic uint64_t pi_recording;
 uint64_t pi_wait_threshold_ticks;

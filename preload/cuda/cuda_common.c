@@ -242,7 +242,7 @@ void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t poi
     int saved = errno;
     /* nested driver records repeat their parent: no stack walk for them */
     int full = !(bits & PI_CUDA_NESTED) && !failed;
-    int recording = atomic_load_explicit(&pi_recording, memory_order_relaxed);
+    int recording = atomic_load_explicit(&pi_recording, memory_order_relaxed) != 0;
     /* while paused only the live-allocation table needs this: no stack walk */
     uint32_t stack = full && recording
                          ? pi_call_site_alloc(flags(api, kind, bits, failed), start, pointer)

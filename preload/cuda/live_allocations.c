@@ -136,8 +136,10 @@ void pi_live_free(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t poi
 int pi_live_open_window(void)
 {
     acquire();
+    /* the opening time is read before the switch: a record that sees the switch
+     * and ended before this time belongs to the pause and is dropped (pi_emit) */
     uint64_t now = pi_clock_ticks();
-    atomic_store(&pi_recording, 1);
+    atomic_store(&pi_recording, now ? now : 1);
     /* arg1: 1 when the window starts with every live allocation recorded */
     int complete = atomic_load(&missed) == 0;
     pi_emit(PI_REC_CAPTURE, 0, now, 0, 1, (uint64_t)complete, 0);

@@ -192,6 +192,32 @@ class Windows(unittest.TestCase):
         self.assertEqual(outside, 0, "nothing recorded while paused")
         self.report_covers_the_windows(out, events)
 
+    def test_no_record_crosses_the_edge_of_a_window(self):
+        # 100 windows, each edge between two marks a few ns apart: a mark timed
+        # before a window opened, or after it closed, is a mark of the pause
+        out = tempfile.mkdtemp()
+        run = subprocess.run([LAUNCHER, "run", "--paused", "-o", out, "--",
+                              os.path.join(PROGRAMS, "prog_window_edges"), "100"],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        made = int(re.search(r"^done (\d+)$", run.stdout, re.M).group(1))
+        events = timeline(out)
+        opened, inside, outside, windows = False, [], 0, 0
+        for _, kind, what in events:
+            if kind == "capture":
+                opened = what
+                windows += what
+            elif opened:
+                inside.append(what)
+            else:
+                outside += 1
+        self.assertEqual(windows, 100)
+        self.assertEqual(outside, 0, "marks of the pauses written as if in a window")
+        # the marks kept are marks the program made, each once
+        self.assertEqual(len(set(inside)), len(inside))
+        self.assertLess(max(inside), made)
+        self.assertGreater(len(inside), 1000)
+
     def report_covers_the_windows(self, out, events):
         """The report's times cover the windows only, and it says which they are."""
         report_path = os.path.join(tempfile.mkdtemp(), "r.json")
