@@ -30,9 +30,10 @@ QUANTILES = {"p50": 50, "p90": 90, "p95": 95, "p99": 99, "p99_9": 99.9, "max": 1
 
 
 def record(command, trace_dir, env=None):
-    """Run command under the preload, writing traces to trace_dir."""
+    """Run command under the preload, writing traces to trace_dir: its output."""
     environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=trace_dir, **(env or {}))
-    subprocess.run(command, env=environment, check=True, stdout=subprocess.DEVNULL)
+    return subprocess.run(command, env=environment, check=True, stdout=subprocess.PIPE,
+                          text=True).stdout
 
 
 def analyze(*args, check=True):
@@ -214,13 +215,18 @@ def html_report(traces):
     return path
 
 
-def slow_step_loop(steps, slow):
+def slow_step_loop(steps, slow, *options):
     """Traces of workloads/slow_step_loop.py: @steps steps, step @slow 150 ms slower."""
+    return slow_step_loop_and_figures(steps, slow, *options)[0]
+
+
+def slow_step_loop_and_figures(steps, slow, *options):
+    """slow_step_loop's traces, and what the loop said it did"""
     traces = tempfile.mkdtemp()
     workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "slow_step_loop.py")
-    record([sys.executable, workload, str(steps), str(slow)], traces,
-           env={"OMP_NUM_THREADS": "1"})
-    return traces
+    out = record([sys.executable, workload, str(steps), str(slow), *options], traces,
+                 env={"OMP_NUM_THREADS": "1"})
+    return traces, json.loads(out.splitlines()[-1])
 
 
 class HtmlFirstScreen(unittest.TestCase):
@@ -272,6 +278,19 @@ class HtmlStepView(unittest.TestCase):
         cpu = re.search(r"CPU ([\d.]+ \w+)", slow[26]).group(1)
         self.assertGreaterEqual(quantity(cpu), 0.150, slow[26])
         self.assertLessEqual(len(slow), 3, "above the steady p95: a few of 36 steady steps")
+
+    def test_batches_that_came_early_do_not_share_the_slow_step(self):
+        # the slow step's batch loads 100 ms late: the loop reads the next ones
+        # first and keeps them, and their steps read no pipe
+        traces, did = slow_step_loop_and_figures(40, 26, "late")
+        self.assertGreaterEqual(did["kept_early"], 1, "batches came before the slow step's")
+        bars = step_bars(dump_dom(html_report(traces)))
+        self.assertEqual(len(bars), 40, "the loop's 40 steps")
+        totals = {int(m.group(1)): quantity(m.group(2)) for m in
+                  (re.match(r"step (\d+): ([\d.]+ \w+);", title) for _, title in bars)}
+        self.assertGreaterEqual(totals[26], 0.150, "the step that computed 150 ms more")
+        after = [totals[step] for step in range(27, 41)]
+        self.assertLess(max(after), 0.050, "the steps after it computed about 5 ms each")
 
     def test_a_long_run_stays_small_and_keeps_its_slow_step(self):
         path = html_report(slow_step_loop(1500, 750))

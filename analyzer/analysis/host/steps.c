@@ -1,26 +1,7 @@
 /*
- * steps.c - training steps found without code changes.
- *
- * A DataLoader hands each batch to the main thread through a pipe: the
- * main thread waits (poll) and reads it, possibly with a few socket
- * exchanges for shared tensors, all within a millisecond or so. Such a
- * cluster of blocking pipe/socket calls that reads data from a pipe is a
- * batch receipt; each receipt starts a step, which lasts until the next.
- * A receipt may bring several batches: at an epoch's start the workers
- * finish out of order, and the DataLoader caches a batch that came early
- * (its step then reads no pipe). Each message read (its 4-byte header) is
- * one batch, so a receipt of k batches is followed by k steps: the time up
- * to the next receipt is split evenly among them, the wait for that receipt
- * going to the last. The count is exact; those steps' times are shares.
- *
- * Python's multiprocessing Connection sends a message as its 4-byte length,
- * then the pickle, and reads the length with a read of its own. Not every
- * message is a batch: with persistent_workers each worker acknowledges a new
- * epoch with a small one (_ResumeIteration, 84 bytes against 430 for a batch
- * of two shared tensors). A message under a quarter of the largest batch
- * message so far is taken for such a control message.
- * The step's waiting time is the pipe/socket time inside it, its GPU time
- * the GPU work launched inside it (where its launch is known).
+ * steps.c - the steps of a thread, whoever finds them (batch receipts,
+ * NVTX ranges, a relay's hand-overs, read-backs): their start and end, the
+ * waits they hold, and the GPU work and lock waits that fall in them.
  *
  * Each step keeps its start, end, waits and GPU time (40 bytes: steps are few
  * next to events); GPU records arrive out of order with the main thread's,
@@ -31,13 +12,6 @@
 
 #include "steps.h"
 #include "analysis/common/array_room.h"
-
-/* Calls closer than this belong to the same receipt. */
-#define RECEIPT_GAP_NS 2000000u
-/* The length that starts each message of a multiprocessing Connection. */
-#define CONNECTION_HEADER_BYTES 4
-/* A control message is this many times smaller than a batch, or more. */
-#define CONTROL_MESSAGE_RATIO 4
 
 struct step {
     uint64_t start, end, wait, sync, gpu;
@@ -217,93 +191,8 @@ uint64_t pi_steps_end_ns(const struct pi_steps *s, uint64_t i)
     return i < s->count && s->steps ? ((const struct step *)s->steps)[i].end : 0;
 }
 
-/* The steps from the last receipt to @at: one, and one more for each
- * batch that receipt cached; the compute time split evenly, the waits
- * (they end the span: the next receipt) and synchronisations to the last. */
-static void record_span(struct pi_steps *s, uint64_t at)
-{
-    uint64_t parts = 1 + s->cached_batches, start = s->step_start_ns;
-    uint64_t busy = at - start > s->step_wait_ns ? at - start - s->step_wait_ns : 0;
-    for (uint64_t i = 1; i < parts; i++) {
-        uint64_t end = start + busy / parts;
-        pi_steps_record(s, start, end, 0, 0);
-        start = end;
-    }
-    pi_steps_record(s, start, at, s->step_wait_ns, s->step_sync_ns);
-}
-
-/* A receipt ended at @at: the steps before it end, a new one starts. */
-static void boundary(struct pi_steps *s, uint64_t at)
-{
-    if (s->step_start_ns)
-        record_span(s, at);
-    s->step_start_ns = at;
-    s->step_wait_ns = 0;
-    s->step_sync_ns = 0;
-    s->cached_batches = s->receive_messages > 1 ? s->receive_messages - 1 : 0;
-    s->receive_messages = 0;
-    s->quiet_wait_ns = 0;
-}
-
-/* A read of @bytes from a pipe: a message's length, the start of its pickle,
- * or other data. Return: nonzero when it brought (part of) a batch. */
-static int count_message(struct pi_steps *s, uint64_t bytes)
-{
-    if (bytes == CONNECTION_HEADER_BYTES && !s->after_header) {
-        s->after_header = 1;
-        return 0;
-    }
-    int after_header = s->after_header;
-    s->after_header = 0;
-    if (!after_header)
-        return 1;
-    if (bytes * CONTROL_MESSAGE_RATIO < s->largest_payload)
-        return 0; /* a control message */
-    s->receive_messages++;
-    if (bytes > s->largest_payload)
-        s->largest_payload = bytes;
-    return 1;
-}
-
-void pi_steps_event(struct pi_steps *s, const struct pi_event *ev, unsigned time_class,
-                    uint64_t received)
-{
-    uint64_t end = ev->ts_ns + ev->dur_ns;
-    if (time_class == PI_TIME_DATA_WAIT) {
-        if (s->receive_end_ns && ev->ts_ns > s->receive_end_ns + RECEIPT_GAP_NS) {
-            if (s->in_receive)
-                boundary(s, s->receive_end_ns);
-            else if (!s->quiet_wait_ns)
-                s->quiet_wait_ns = s->cluster_start_ns;
-            s->in_receive = 0;
-            s->cluster_start_ns = ev->ts_ns;
-        }
-        if (!s->cluster_start_ns)
-            s->cluster_start_ns = ev->ts_ns;
-        if (received && count_message(s, received))
-            s->in_receive = 1;
-        if (end > s->receive_end_ns)
-            s->receive_end_ns = end;
-        s->step_wait_ns += ev->dur_ns;
-    } else if (time_class == PI_TIME_SYNC) {
-        s->step_sync_ns += ev->dur_ns;
-    }
-}
-
 void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
 {
-    if (s->in_receive) {
-        boundary(s, s->receive_end_ns);
-    } else if (s->step_start_ns && s->cluster_start_ns > s->step_start_ns && !s->quiet_wait_ns) {
-        s->quiet_wait_ns = s->cluster_start_ns;
-    }
-    /* The step after the last receipt ends where the loop next waited on a
-     * pipe without reading a batch (the DataLoader joining its workers at the
-     * end of the epoch); a loop that never did so is left open, uncounted. */
-    if (s->step_start_ns && s->quiet_wait_ns > s->step_start_ns)
-        record_span(s, s->quiet_wait_ns);
-    s->step_start_ns = 0;
-    s->in_receive = 0;
     uint64_t warmup = warmup_steps;
     if (warmup == 0 && s->count >= 3) {
         warmup = s->count / 10;
@@ -347,7 +236,8 @@ void pi_steps_free(struct pi_steps *s)
     pi_histogram_free(&s->warmup_ns);
     free(s->steps);
     free(s->pending);
-    s->steps = s->pending = NULL;
+    free(s->wakes);
+    s->steps = s->pending = s->wakes = NULL;
 }
 
 int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_figures *out)

@@ -7,10 +7,18 @@
 
 #include "analysis/model/model.h"
 
-/* pi_steps_event - feed one main-thread event into step detection (steps.c);
+/* pi_steps_event - feed one main-thread event into step detection (batch_receipts.c);
  * @received: bytes it read from a pipe (0: none) */
 void pi_steps_event(struct pi_steps *steps, const struct pi_event *ev, unsigned time_class,
                     uint64_t received);
+
+/* pi_steps_wake - the main thread posted a semaphore another thread waited on, at @ts
+ * (a DataLoader waking the thread that feeds its next index to a worker) */
+void pi_steps_wake(struct pi_steps *steps, uint64_t ts);
+
+/* pi_steps_receipts_finish - the thread ended: the steps of its last receipt
+ * (before pi_steps_finish) */
+void pi_steps_receipts_finish(struct pi_steps *steps);
 
 /* pi_steps_record - one finished step from @start to @end, @wait of it waiting for data, @sync for the GPU */
 void pi_steps_record(struct pi_steps *steps, uint64_t start, uint64_t end, uint64_t wait,

@@ -41,6 +41,11 @@ struct pi_thread_info {
     struct pi_thread_timeline *timeline; /* its waits over time (thread_timeline.h), NULL: none */
 };
 
+/* The main thread's running wait totals at a moment where a step may start or end. */
+struct pi_step_point {
+    uint64_t ns, wait_ns, sync_ns;
+};
+
 /* Training steps of one thread: each batch received from the data loader starts one. */
 struct pi_steps {
     uint64_t count;  /* complete steps */
@@ -48,17 +53,24 @@ struct pi_steps {
     struct pi_histogram steady_ns, warmup_ns;
     uint64_t steady_total_ns, steady_wait_ns, steady_sync_ns, steady_gpu_ns;
     uint64_t warmup_total_ns, warmup_wait_ns;
-    /* detection state */
-    uint64_t step_start_ns, step_wait_ns, step_sync_ns;
+    /* detection state (batch_receipts.c) */
+    uint64_t wait_total_ns, sync_total_ns; /* the main thread's data and GPU waits so far */
+    /* the last receipt's end, where its steps start (ns 0: none yet) */
+    struct pi_step_point span_start;
+    struct pi_step_point receipt_end;   /* the current cluster of data waits' end so far */
+    struct pi_step_point cluster_start; /* where the current cluster of data waits began */
+    /* the first cluster since the last receipt that read no data: the loop
+     * waiting for its workers to end (ns 0: none) */
+    struct pi_step_point quiet;
     int in_receive;               /* the receipt read data from a pipe */
     uint64_t receive_messages;    /* batch messages it read */
     int after_header;             /* the last pipe read was a message's length */
     uint64_t largest_payload;     /* the largest batch message's first read */
-    uint64_t receive_end_ns;
-    uint64_t cached_batches;      /* batches of the last receipt beyond its first */
-    uint64_t cluster_start_ns;    /* where the current cluster of data waits began */
-    uint64_t quiet_wait_ns;       /* the first cluster since the last receipt that read no
-                                   * data: the loop waiting for its workers to end */
+    uint64_t batches_held;        /* batches read and given no step yet */
+    void *wakes;                  /* the main thread's posts since the open span began */
+    size_t wake_count, wake_capacity;
+    int wakes_overflowed;         /* some were not kept */
+    uint64_t single_spans, single_spans_one_post; /* spans of one batch; of them with one post */
     void *steps; /* every step: start, end, waits, GPU time (steps.c) */
     size_t capacity;
     void *pending; /* GPU work after the last finished step */

@@ -86,6 +86,7 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
                            const struct pi_reader *reader)
 {
     settle_windows(p);
+    pi_steps_receipts_finish(&p->steps);
     pi_steps_finish(&p->steps, a->options.warmup_steps);
     pi_steps_finish(&p->nvtx_steps, a->options.warmup_steps);
     p->steps_from = p->steps.count ? "data loader" : NULL;

@@ -181,8 +181,12 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         p->python = 1;
         pi_python_time_event(a, p, ev);
         return;
-    case PI_REC_WAKE:
-        if ((int)r->tid != p->header.pid && p->children > 0)
+    case PI_REC_WAKE: /* in a process with data-loader workers */
+        if (p->children == 0)
+            return;
+        if ((int)r->tid == p->header.pid) /* where a step of the main thread starts */
+            pi_steps_wake(&p->steps, ev->ts_ns);
+        else
             pi_relay_wake(p, ev, a->options.exact);
         return;
     case PI_REC_GPU_TIME: {

@@ -1,0 +1,202 @@
+/*
+ * batch_receipts.c - training steps from the batches a DataLoader hands the
+ * main thread.
+ *
+ * A DataLoader hands each batch to the main thread through a pipe: the
+ * main thread waits (poll) and reads it, possibly with a few socket
+ * exchanges for shared tensors, all within a millisecond or so. Such a
+ * cluster of blocking pipe/socket calls that reads data from a pipe is a
+ * batch receipt; each receipt starts a step, which lasts until the next.
+ *
+ * A receipt may bring several batches: when a worker's batch comes before
+ * the one the loop needs (at an epoch's start, or behind a slow batch),
+ * the DataLoader keeps it, and the step that uses it reads no pipe. Each
+ * message read (its 4-byte header) is one batch, so the count of steps is
+ * exact. Where each such step starts is told by the post that every step
+ * makes at its start: the DataLoader hands the next index to a worker's
+ * queue, whose feeder thread it wakes. Where the main thread posts once per
+ * step of a single batch, the posts after a receipt are its steps' starts,
+ * and a batch kept for later goes to the span it is used in; elsewhere the
+ * time up to the next receipt is split evenly among the receipt's batches.
+ *
+ * Python's multiprocessing Connection sends a message as its 4-byte length,
+ * then the pickle, and reads the length with a read of its own. Not every
+ * message is a batch: with persistent_workers each worker acknowledges a new
+ * epoch with a small one (_ResumeIteration, 84 bytes against 430 for a batch
+ * of two shared tensors). A message under a quarter of the largest batch
+ * message so far is taken for such a control message.
+ *
+ * A step's waiting time is the pipe/socket time inside it, its GPU
+ * synchronisation the time blocked in CUDA inside it: both are running
+ * totals of the main thread, read where the step starts and ends.
+ */
+#include <stdlib.h>
+
+#include "steps.h"
+#include "analysis/common/array_room.h"
+
+/* Calls closer than this belong to the same receipt. */
+#define RECEIPT_GAP_NS 2000000u
+/* The length that starts each message of a multiprocessing Connection. */
+#define CONNECTION_HEADER_BYTES 4
+/* A control message is this many times smaller than a batch, or more. */
+#define CONTROL_MESSAGE_RATIO 4
+/* Posts kept at most between two receipts; past it, the span's steps are split evenly. */
+#define WAKES_MAX 4096u
+
+static struct pi_step_point point_at(const struct pi_steps *s, uint64_t ns)
+{
+    return (struct pi_step_point){ns, s->wait_total_ns, s->sync_total_ns};
+}
+
+/* One step from @from to @to, with the waits between them. */
+static void record_between(struct pi_steps *s, struct pi_step_point from, struct pi_step_point to)
+{
+    pi_steps_record(s, from.ns, to.ns, to.wait_ns - from.wait_ns, to.sync_ns - from.sync_ns);
+}
+
+/* Whether the main thread posts once per step: most spans of one batch held one post. */
+static int posts_mark_steps(const struct pi_steps *s)
+{
+    return s->single_spans >= 3 && s->single_spans_one_post * 10 >= s->single_spans * 9;
+}
+
+/* The steps from the open span's start to @end: one per post when the posts
+ * mark the steps and the batches held allow it, else one per batch held,
+ * the compute time split evenly and the waits to the last. @last: no
+ * receipt comes after, every batch held gets its step. */
+static void record_span(struct pi_steps *s, struct pi_step_point end, int last)
+{
+    const struct pi_step_point *posts = s->wakes;
+    size_t count = 0;
+    while (count < s->wake_count && posts[count].ns < end.ns)
+        count++;
+    uint64_t held = s->batches_held ? s->batches_held : 1;
+    int by_posts = !s->wakes_overflowed && posts_mark_steps(s) && count >= 1 && count <= held &&
+                   (!last || count == held);
+    if (held == 1) {
+        s->single_spans++;
+        s->single_spans_one_post += count == 1 && !s->wakes_overflowed;
+    }
+    uint64_t steps = by_posts ? count : held;
+    s->batches_held = held - steps;
+    struct pi_step_point from = s->span_start;
+    if (by_posts) {
+        for (uint64_t i = 1; i < steps; i++) {
+            record_between(s, from, posts[i]);
+            from = posts[i];
+        }
+    } else {
+        uint64_t waited = end.wait_ns - from.wait_ns;
+        uint64_t busy = end.ns - from.ns > waited ? end.ns - from.ns - waited : 0;
+        for (uint64_t i = 1; i < steps; i++) {
+            uint64_t at = from.ns + busy / steps;
+            pi_steps_record(s, from.ns, at, 0, 0);
+            from.ns = at;
+        }
+    }
+    record_between(s, from, end);
+}
+
+/* Posts before @ns are past: the spans that held them are recorded. */
+static void forget_posts_before(struct pi_steps *s, uint64_t ns)
+{
+    struct pi_step_point *posts = s->wakes;
+    size_t past = 0;
+    while (past < s->wake_count && posts[past].ns < ns)
+        past++;
+    for (size_t i = past; i < s->wake_count; i++)
+        posts[i - past] = posts[i];
+    s->wake_count -= past;
+    if (s->wake_count == 0)
+        s->wakes_overflowed = 0;
+}
+
+/* The receipt that ended at s->receipt_end is over: the span before it ends, a new one starts. */
+static void boundary(struct pi_steps *s)
+{
+    struct pi_step_point end = s->receipt_end;
+    if (s->span_start.ns)
+        record_span(s, end, 0);
+    s->span_start = end;
+    s->batches_held += s->receive_messages ? s->receive_messages : 1;
+    s->receive_messages = 0;
+    s->quiet.ns = 0;
+    forget_posts_before(s, end.ns);
+}
+
+/* A read of @bytes from a pipe: a message's length, the start of its pickle,
+ * or other data. Return: nonzero when it brought (part of) a batch. */
+static int count_message(struct pi_steps *s, uint64_t bytes)
+{
+    if (bytes == CONNECTION_HEADER_BYTES && !s->after_header) {
+        s->after_header = 1;
+        return 0;
+    }
+    int after_header = s->after_header;
+    s->after_header = 0;
+    if (!after_header)
+        return 1;
+    if (bytes * CONTROL_MESSAGE_RATIO < s->largest_payload)
+        return 0; /* a control message */
+    s->receive_messages++;
+    if (bytes > s->largest_payload)
+        s->largest_payload = bytes;
+    return 1;
+}
+
+void pi_steps_event(struct pi_steps *s, const struct pi_event *ev, unsigned time_class,
+                    uint64_t received)
+{
+    if (time_class == PI_TIME_SYNC) {
+        s->sync_total_ns += ev->dur_ns;
+        return;
+    }
+    if (time_class != PI_TIME_DATA_WAIT)
+        return;
+    if (s->receipt_end.ns && ev->ts_ns > s->receipt_end.ns + RECEIPT_GAP_NS) {
+        if (s->in_receive)
+            boundary(s);
+        else if (!s->quiet.ns)
+            s->quiet = s->cluster_start;
+        s->in_receive = 0;
+        s->cluster_start = point_at(s, ev->ts_ns);
+    }
+    if (!s->cluster_start.ns)
+        s->cluster_start = point_at(s, ev->ts_ns);
+    if (received && count_message(s, received))
+        s->in_receive = 1;
+    s->wait_total_ns += ev->dur_ns;
+    uint64_t end = ev->ts_ns + ev->dur_ns;
+    s->receipt_end = point_at(s, end > s->receipt_end.ns ? end : s->receipt_end.ns);
+}
+
+void pi_steps_wake(struct pi_steps *s, uint64_t ts)
+{
+    if (s->wake_count == WAKES_MAX ||
+        pi_array_room(&s->wakes, &s->wake_capacity, s->wake_count, sizeof(struct pi_step_point),
+                      64) != 0) {
+        s->wakes_overflowed = 1;
+        return;
+    }
+    ((struct pi_step_point *)s->wakes)[s->wake_count++] = point_at(s, ts);
+}
+
+void pi_steps_receipts_finish(struct pi_steps *s)
+{
+    if (s->in_receive) {
+        boundary(s);
+    } else if (s->span_start.ns && s->cluster_start.ns > s->span_start.ns && !s->quiet.ns) {
+        s->quiet = s->cluster_start;
+    }
+    /* The step after the last receipt ends where the loop next waited on a
+     * pipe without reading a batch (the DataLoader joining its workers at the
+     * end of the epoch); a loop that never did so is left open, uncounted. */
+    if (s->span_start.ns && s->quiet.ns > s->span_start.ns)
+        record_span(s, s->quiet, 1);
+    s->span_start.ns = 0;
+    s->in_receive = 0;
+    free(s->wakes);
+    s->wakes = NULL;
+    s->wake_count = s->wake_capacity = 0;
+}

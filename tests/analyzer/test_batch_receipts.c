@@ -1,0 +1,130 @@
+/*
+ * Unit: steps from the batches a DataLoader hands the main thread, against
+ * a loop whose every step is known. A wait for the GPU counts in the step
+ * it blocked; batches that came early get their steps where the loop's
+ * posts (the next index to a worker) say they began, and share the time
+ * evenly only where the loop does not post once a step.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "analysis/host/steps.h"
+#include "analysis/model/model.h"
+
+#define MS 1000000ull
+#define US 1000ull
+
+static void feed(struct pi_steps *s, uint64_t ts, uint64_t dur, unsigned time_class,
+                 uint64_t received)
+{
+    struct pi_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.ts_ns = ts;
+    ev.dur_ns = dur;
+    pi_steps_event(s, &ev, time_class, received);
+}
+
+/* A receipt at @at of @batches messages (a poll, then each message's length
+ * and pickle); a poll that reads nothing when 0. Return: its end. */
+static uint64_t receipt(struct pi_steps *s, uint64_t at, unsigned batches)
+{
+    feed(s, at, 100 * US, PI_TIME_DATA_WAIT, 0);
+    at += 100 * US;
+    for (unsigned i = 0; i < batches; i++) {
+        feed(s, at, 10 * US, PI_TIME_DATA_WAIT, 4);
+        feed(s, at + 10 * US, 10 * US, PI_TIME_DATA_WAIT, 345);
+        at += 20 * US;
+    }
+    return at;
+}
+
+static uint64_t duration(const struct pi_steps *s, uint64_t step)
+{
+    struct pi_step_figures f;
+    cr_assert(pi_steps_figures(s, step, &f), "step %llu", (unsigned long long)step);
+    return f.end - f.start;
+}
+
+Test(batch_receipts, a_wait_for_the_gpu_counts_in_the_step_it_blocked)
+{
+    struct pi_steps s;
+    memset(&s, 0, sizeof(s));
+    uint64_t blocked[] = {5 * MS, 1 * MS, 3 * MS, 2 * MS};
+    for (uint64_t i = 0; i < 4; i++) {
+        receipt(&s, 20 * MS * i, 1);
+        feed(&s, 20 * MS * i + 10 * MS, blocked[i], PI_TIME_SYNC, 0); /* loss.item() */
+    }
+    receipt(&s, 80 * MS, 0); /* the loop ends: it waits for its workers to leave */
+    pi_steps_receipts_finish(&s);
+    pi_steps_finish(&s, 1);
+    cr_assert_eq(s.count, 4);
+    for (uint64_t i = 0; i < 4; i++) {
+        struct pi_step_figures f;
+        cr_assert(pi_steps_figures(&s, i, &f));
+        cr_assert_eq(f.sync, blocked[i], "step %llu: %llu ns blocked", (unsigned long long)i,
+                     (unsigned long long)f.sync);
+    }
+    pi_steps_free(&s);
+}
+
+/* Ten steps of 10 ms, then a receipt of three batches whose first step
+ * computes 150 ms, the second kept batch's step after a receipt of its
+ * own, then ten more: 24 steps. @posts: the loop posts at each step's start. */
+static void loop_with_a_late_batch(struct pi_steps *s, int posts, uint64_t starts[24])
+{
+    uint64_t at = 0;
+    unsigned n = 0;
+    /* messages per receipt, and how many steps each span holds */
+    static const unsigned messages[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1,
+                                        1, 1, 1, 1, 1, 1};
+    static const unsigned steps[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 1,
+                                     1, 1, 1, 1, 1, 1};
+    for (unsigned r = 0; r < sizeof(messages) / sizeof(messages[0]); r++) {
+        at = receipt(s, at, messages[r]);
+        for (unsigned k = 0; k < steps[r]; k++) {
+            starts[n] = at;
+            if (posts)
+                pi_steps_wake(s, at + 200 * US);
+            at += n == 10 ? 150 * MS : 10 * MS;
+            n++;
+        }
+    }
+    cr_assert_eq(n, 24);
+    receipt(s, at, 0);
+    pi_steps_receipts_finish(s);
+    pi_steps_finish(s, 1);
+}
+
+Test(batch_receipts, batches_that_came_early_get_their_steps_where_the_posts_say)
+{
+    struct pi_steps s;
+    memset(&s, 0, sizeof(s));
+    uint64_t starts[24];
+    loop_with_a_late_batch(&s, 1, starts);
+    cr_assert_eq(s.count, 24);
+    for (uint64_t i = 0; i < 24; i++) {
+        struct pi_step_figures f;
+        cr_assert(pi_steps_figures(&s, i, &f));
+        /* a step starts where it began: at its receipt's end or at its post */
+        cr_assert(f.start == starts[i] || f.start == starts[i] + 200 * US,
+                  "step %llu starts at %llu, not %llu", (unsigned long long)i,
+                  (unsigned long long)f.start, (unsigned long long)starts[i]);
+    }
+    cr_assert_geq(duration(&s, 10), 150 * MS);
+    cr_assert_lt(duration(&s, 11), 20 * MS);
+    pi_steps_free(&s);
+}
+
+Test(batch_receipts, without_a_post_a_step_batches_that_came_together_share_evenly)
+{
+    struct pi_steps s;
+    memset(&s, 0, sizeof(s));
+    uint64_t starts[24];
+    loop_with_a_late_batch(&s, 0, starts);
+    cr_assert_eq(s.count, 24, "the count stays exact");
+    /* the receipt of three batches: its three steps share its span */
+    uint64_t shared = duration(&s, 10);
+    cr_assert(shared > 50 * MS && shared < 60 * MS, "%llu ns", (unsigned long long)shared);
+    cr_assert_eq(duration(&s, 11), shared);
+    pi_steps_free(&s);
+}
