@@ -67,32 +67,42 @@ Test(batch_receipts, a_wait_for_the_gpu_counts_in_the_step_it_blocked)
     pi_steps_free(&s);
 }
 
-/* Ten steps of 10 ms, then a receipt of three batches whose first step
- * computes 150 ms, the second kept batch's step after a receipt of its
- * own, then ten more: 24 steps. @posts: the loop posts at each step's start. */
-static void loop_with_a_late_batch(struct pi_steps *s, int posts, uint64_t starts[24])
+/* A loop of receipts of @messages[r] batches, after each of which @steps[r]
+ * steps of 10 ms run (step @slow: 150 ms); with @posts, each step posts at
+ * its start, except step @unposted. @starts: where each step began.
+ * Return: the steps run. */
+static unsigned run_loop(struct pi_steps *s, const unsigned *messages, const unsigned *steps,
+                         unsigned receipts, unsigned slow, int posts, unsigned unposted,
+                         uint64_t *starts)
 {
     uint64_t at = 0;
     unsigned n = 0;
-    /* messages per receipt, and how many steps each span holds */
+    for (unsigned r = 0; r < receipts; r++) {
+        at = receipt(s, at, messages[r]);
+        for (unsigned k = 0; k < steps[r]; k++) {
+            starts[n] = at;
+            if (posts && n != unposted)
+                pi_steps_wake(s, at + 200 * US);
+            at += n == slow ? 150 * MS : 10 * MS;
+            n++;
+        }
+    }
+    receipt(s, at, 0); /* the loop ends: it waits for its workers to leave */
+    pi_steps_receipts_finish(s);
+    pi_steps_finish(s, 1);
+    return n;
+}
+
+/* Ten steps, then a receipt of three batches whose first step computes
+ * 150 ms, the second kept batch's step after a receipt of its own, then
+ * ten more: 24 steps. */
+static void loop_with_a_late_batch(struct pi_steps *s, int posts, uint64_t starts[24])
+{
     static const unsigned messages[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1,
                                         1, 1, 1, 1, 1, 1};
     static const unsigned steps[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 1,
                                      1, 1, 1, 1, 1, 1};
-    for (unsigned r = 0; r < sizeof(messages) / sizeof(messages[0]); r++) {
-        at = receipt(s, at, messages[r]);
-        for (unsigned k = 0; k < steps[r]; k++) {
-            starts[n] = at;
-            if (posts)
-                pi_steps_wake(s, at + 200 * US);
-            at += n == 10 ? 150 * MS : 10 * MS;
-            n++;
-        }
-    }
-    cr_assert_eq(n, 24);
-    receipt(s, at, 0);
-    pi_steps_receipts_finish(s);
-    pi_steps_finish(s, 1);
+    cr_assert_eq(run_loop(s, messages, steps, 22, 10, posts, 99, starts), 24);
 }
 
 Test(batch_receipts, batches_that_came_early_get_their_steps_where_the_posts_say)
@@ -126,5 +136,28 @@ Test(batch_receipts, without_a_post_a_step_batches_that_came_together_share_even
     uint64_t shared = duration(&s, 10);
     cr_assert(shared > 50 * MS && shared < 60 * MS, "%llu ns", (unsigned long long)shared);
     cr_assert_eq(duration(&s, 11), shared);
+    pi_steps_free(&s);
+}
+
+Test(batch_receipts, a_missed_post_moves_no_step_past_the_next_receipt)
+{
+    /* a receipt of two batches used at once, the second's post missed (its
+     * feeder was not waiting yet); the slow step 16 must stay step 16 */
+    static const unsigned messages[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1,
+                                        1, 1, 1, 1, 1};
+    static const unsigned steps[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1,
+                                     1, 1, 1, 1, 1};
+    struct pi_steps s;
+    memset(&s, 0, sizeof(s));
+    uint64_t starts[22];
+    cr_assert_eq(run_loop(&s, messages, steps, 21, 16, 1, 11, starts), 22);
+    cr_assert_eq(s.count, 22);
+    cr_assert_geq(duration(&s, 16), 150 * MS, "%llu ns", (unsigned long long)duration(&s, 16));
+    for (uint64_t i = 13; i < 22; i++) {
+        struct pi_step_figures f;
+        cr_assert(pi_steps_figures(&s, i, &f));
+        cr_assert(f.start == starts[i] || f.start == starts[i] + 200 * US, "step %llu",
+                  (unsigned long long)i);
+    }
     pi_steps_free(&s);
 }

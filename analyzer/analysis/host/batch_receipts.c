@@ -63,8 +63,11 @@ static int posts_mark_steps(const struct pi_steps *s)
 
 /* The steps from the open span's start to @end: one per post when the posts
  * mark the steps and the batches held allow it, else one per batch held,
- * the compute time split evenly and the waits to the last. @last: no
- * receipt comes after, every batch held gets its step. */
+ * the compute time split evenly and the waits to the last. Fewer posts than
+ * batches leave the rest to the next span (a kept batch used after the next
+ * receipt), once: a batch carried in must be used there, or the span takes
+ * every batch it holds, so a missed post moves no step past one span.
+ * @last: no receipt comes after, every batch held gets its step. */
 static void record_span(struct pi_steps *s, struct pi_step_point end, int last)
 {
     const struct pi_step_point *posts = s->wakes;
@@ -72,8 +75,9 @@ static void record_span(struct pi_steps *s, struct pi_step_point end, int last)
     while (count < s->wake_count && posts[count].ns < end.ns)
         count++;
     uint64_t held = s->batches_held ? s->batches_held : 1;
-    int by_posts = !s->wakes_overflowed && posts_mark_steps(s) && count >= 1 && count <= held &&
-                   (!last || count == held);
+    int carried = s->batches_carried_in != 0;
+    int by_posts = !s->wakes_overflowed && posts_mark_steps(s) && count >= 1 &&
+                   (count == held || (count < held && !carried && !last));
     if (held == 1) {
         s->single_spans++;
         s->single_spans_one_post += count == 1 && !s->wakes_overflowed;
@@ -119,6 +123,7 @@ static void boundary(struct pi_steps *s)
     if (s->span_start.ns)
         record_span(s, end, 0);
     s->span_start = end;
+    s->batches_carried_in = s->batches_held;
     s->batches_held += s->receive_messages ? s->receive_messages : 1;
     s->receive_messages = 0;
     s->quiet.ns = 0;

@@ -67,6 +67,7 @@ struct pi_steps {
     int after_header;             /* the last pipe read was a message's length */
     uint64_t largest_payload;     /* the largest batch message's first read */
     uint64_t batches_held;        /* batches read and given no step yet */
+    uint64_t batches_carried_in;  /* of them, those the span before left to the open one */
     void *wakes;                  /* the main thread's posts since the open span began */
     size_t wake_count, wake_capacity;
     int wakes_overflowed;         /* some were not kept */
