@@ -45,6 +45,19 @@ static uint64_t duration(const struct pi_steps *s, uint64_t step)
     return f.end - f.start;
 }
 
+/* Steps @from to @to start where they began: at their receipt's end, or at their post. */
+static void assert_started_where_they_began(const struct pi_steps *s, const uint64_t *starts,
+                                            uint64_t from, uint64_t to)
+{
+    for (uint64_t i = from; i < to; i++) {
+        struct pi_step_figures f;
+        cr_assert(pi_steps_figures(s, i, &f));
+        cr_assert(f.start == starts[i] || f.start == starts[i] + 200 * US,
+                  "step %llu starts at %llu, not %llu", (unsigned long long)i,
+                  (unsigned long long)f.start, (unsigned long long)starts[i]);
+    }
+}
+
 Test(batch_receipts, a_wait_for_the_gpu_counts_in_the_step_it_blocked)
 {
     struct pi_steps s;
@@ -112,14 +125,7 @@ Test(batch_receipts, batches_that_came_early_get_their_steps_where_the_posts_say
     uint64_t starts[24];
     loop_with_a_late_batch(&s, 1, starts);
     cr_assert_eq(s.count, 24);
-    for (uint64_t i = 0; i < 24; i++) {
-        struct pi_step_figures f;
-        cr_assert(pi_steps_figures(&s, i, &f));
-        /* a step starts where it began: at its receipt's end or at its post */
-        cr_assert(f.start == starts[i] || f.start == starts[i] + 200 * US,
-                  "step %llu starts at %llu, not %llu", (unsigned long long)i,
-                  (unsigned long long)f.start, (unsigned long long)starts[i]);
-    }
+    assert_started_where_they_began(&s, starts, 0, 24);
     cr_assert_geq(duration(&s, 10), 150 * MS);
     cr_assert_lt(duration(&s, 11), 20 * MS);
     pi_steps_free(&s);
@@ -153,11 +159,6 @@ Test(batch_receipts, a_missed_post_moves_no_step_past_the_next_receipt)
     cr_assert_eq(run_loop(&s, messages, steps, 21, 16, 1, 11, starts), 22);
     cr_assert_eq(s.count, 22);
     cr_assert_geq(duration(&s, 16), 150 * MS, "%llu ns", (unsigned long long)duration(&s, 16));
-    for (uint64_t i = 13; i < 22; i++) {
-        struct pi_step_figures f;
-        cr_assert(pi_steps_figures(&s, i, &f));
-        cr_assert(f.start == starts[i] || f.start == starts[i] + 200 * US, "step %llu",
-                  (unsigned long long)i);
-    }
+    assert_started_where_they_began(&s, starts, 13, 22);
     pi_steps_free(&s);
 }

@@ -48,6 +48,21 @@ def timeline(traces):
     return sorted(events)
 
 
+def by_window(events):
+    """Of timeline @events: the windows opened, the values of the marks inside
+    one, and how many marks fell outside every window."""
+    windows, inside, outside, opened = 0, [], 0, False
+    for _, kind, what in events:
+        if kind == "capture":
+            opened = what
+            windows += what
+        elif opened:
+            inside.append(what)
+        else:
+            outside += 1
+    return windows, inside, outside
+
+
 def children_of(pid):
     with open(f"/proc/{pid}/task/{pid}/children") as f:
         return f.read().split()
@@ -175,20 +190,9 @@ class Windows(unittest.TestCase):
             launcher.send_signal(signal.SIGTERM)
             launcher.wait(timeout=10)
         events = timeline(out)
-        windows, inside, outside, open_at = 0, 0, 0, None
-        for t, kind, what in events:
-            if kind == "capture":
-                if what:
-                    open_at = t
-                    windows += 1
-                else:
-                    open_at = None
-            elif open_at is not None:
-                inside += 1
-            else:
-                outside += 1
+        windows, inside, outside = by_window(events)
         self.assertEqual(windows, 2)
-        self.assertGreater(inside, 1000)
+        self.assertGreater(len(inside), 1000)
         self.assertEqual(outside, 0, "nothing recorded while paused")
         self.report_covers_the_windows(out, events)
 
@@ -201,16 +205,7 @@ class Windows(unittest.TestCase):
                              capture_output=True, text=True, timeout=120)
         self.assertEqual(run.returncode, 0, run.stderr)
         made = int(re.search(r"^done (\d+)$", run.stdout, re.M).group(1))
-        events = timeline(out)
-        opened, inside, outside, windows = False, [], 0, 0
-        for _, kind, what in events:
-            if kind == "capture":
-                opened = what
-                windows += what
-            elif opened:
-                inside.append(what)
-            else:
-                outside += 1
+        windows, inside, outside = by_window(timeline(out))
         self.assertEqual(windows, 100)
         self.assertEqual(outside, 0, "marks of the pauses written as if in a window")
         # the marks kept are marks the program made, each once
