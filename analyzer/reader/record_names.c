@@ -89,7 +89,8 @@ const char *pi_fd_class_name(unsigned fd_class)
 const char *pi_wait_kind_name(unsigned kind)
 {
     static const char *const names[PI_WAIT_KIND_COUNT] = {
-        [PI_WAIT_MUTEX] = "mutex", [PI_WAIT_COND] = "cond", [PI_WAIT_SEM] = "sem"};
+        [PI_WAIT_MUTEX] = "mutex", [PI_WAIT_COND] = "cond", [PI_WAIT_SEM] = "sem",
+        [PI_WAIT_SLEEP] = "sleep"};
     return kind < PI_WAIT_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }
 

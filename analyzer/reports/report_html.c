@@ -123,7 +123,7 @@ static void thread_plot(FILE *out, const struct pi_analysis *a)
     for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
         fprintf(out, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/>"
                      "<text x=\"%d\" y=\"14\" font-size=\"11\">%s</text>\n",
-                160 + 110 * c, pi_html_time_colors[c], 176 + 110 * c, pi_time_class_names[c]);
+                160 + 100 * c, pi_html_time_colors[c], 176 + 100 * c, pi_time_class_names[c]);
     int row = 0;
     for (size_t i = 0; i < a->process_count && row < TOP_THREADS; i++) {
         const struct pi_process_info *p = &a->processes[i];

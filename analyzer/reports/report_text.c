@@ -190,8 +190,8 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
 static void print_threads(FILE *out, const struct pi_analysis *a)
 {
     fprintf(out, "\nTIME BY THREAD (share of each thread's wall time)\n");
-    fprintf(out, "  %7s %7s %-16s %10s %6s %6s %6s %6s %6s %6s\n", "pid", "tid", "name", "wall",
-            "data", "file", "oth-io", "locks", "sync", "cpu");
+    fprintf(out, "  %7s %7s %-16s %10s %6s %6s %6s %6s %6s %6s %6s\n", "pid", "tid", "name",
+            "wall", "data", "file", "oth-io", "locks", "sync", "sleep", "cpu");
     int shown = 0;
     for (size_t i = 0; i < a->process_count && shown < TOP_THREADS; i++) {
         const struct pi_process_info *p = &a->processes[i];

@@ -144,8 +144,9 @@ enum pi_record_kind {
      * arg0 = fd, arg1 = result (bytes or fd; -errno on failure),
      * arg2 = path string id for regular files (0 when unknown) */
     PI_REC_IO = 13,
-    /* a lock or condition wait that blocked at least the wait threshold:
-     * arg0 = enum pi_wait_kind, arg1 = address of the object, arg2 = result */
+    /* a lock or condition wait, or a sleep, that blocked at least the wait
+     * threshold: arg0 = enum pi_wait_kind, arg1 = address of the object (0 for
+     * a sleep), arg2 = result */
     PI_REC_WAIT = 14,
     /* CUDA records: flags are PI_CUDA_FLAGS(api, subtype, bits), arg2 is
      * PI_CUDA_WHERE(stream id, device, call-site stack string id) */
@@ -569,6 +570,7 @@ enum pi_wait_kind {
     PI_WAIT_MUTEX = 1, /* pthread_mutex_lock that did not get the lock at once */
     PI_WAIT_COND = 2,  /* pthread_cond_wait, timedwait, clockwait */
     PI_WAIT_SEM = 3,   /* sem_wait, sem_timedwait, sem_clockwait */
+    PI_WAIT_SLEEP = 4, /* nanosleep, clock_nanosleep (Python's time.sleep), usleep, sleep */
     PI_WAIT_KIND_COUNT
 };
 

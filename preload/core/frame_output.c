@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <zstd.h>
 
 #include "diagnostics.h"
@@ -82,11 +81,8 @@ void pi_writer_write_frame(struct pi_writer *w, const void *raw, size_t raw_len)
         writer_fail(w, "compress for");
         return;
     }
-    if (pi_rec.config.test_writer_stall_ns) {
-        struct timespec stall = {(time_t)(pi_rec.config.test_writer_stall_ns / 1000000000u),
-                                 (long)(pi_rec.config.test_writer_stall_ns % 1000000000u)};
-        nanosleep(&stall, NULL);
-    }
+    if (pi_rec.config.test_writer_stall_ns)
+        pi_sys_sleep(pi_rec.config.test_writer_stall_ns);
     uint64_t limit = pi_rec.config.test_fail_write_after;
     if (limit && atomic_load(&pi_rec.stat_bytes) + n > limit) {
         errno = ENOSPC; /* injected: the disk is full */

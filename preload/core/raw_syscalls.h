@@ -80,6 +80,15 @@ static inline int pi_sys_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+/* pi_sys_sleep - sleep @ns, not through the sleep hooks: the profiler's own pauses */
+static inline void pi_sys_sleep(uint64_t ns)
+{
+    int saved = errno;
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    syscall(SYS_nanosleep, &ts, NULL);
+    errno = saved;
+}
+
 /* pi_futex_wait - sleep while *@word == @expected, at most @timeout_ns (0: no limit) */
 static inline void pi_futex_wait(void *word, uint32_t expected, uint64_t timeout_ns)
 {

@@ -20,6 +20,8 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
 #define PI_REQUIRED 1
 #define PI_OPTIONAL 0
@@ -56,7 +58,12 @@
     X(sem_wait, int, (sem_t *), PI_REQUIRED, NULL)                                                \
     X(sem_post, int, (sem_t *), PI_REQUIRED, NULL)                                                \
     X(sem_timedwait, int, (sem_t *, const struct timespec *), PI_REQUIRED, NULL)                  \
-    X(sem_clockwait, int, (sem_t *, clockid_t, const struct timespec *), PI_OPTIONAL, NULL)
+    X(sem_clockwait, int, (sem_t *, clockid_t, const struct timespec *), PI_OPTIONAL, NULL)       \
+    X(nanosleep, int, (const struct timespec *, struct timespec *), PI_REQUIRED, NULL)           \
+    X(clock_nanosleep, int, (clockid_t, int, const struct timespec *, struct timespec *),         \
+      PI_REQUIRED, NULL)                                                                          \
+    X(usleep, int, (useconds_t), PI_REQUIRED, NULL)                                               \
+    X(sleep, unsigned, (unsigned), PI_REQUIRED, NULL)
 
 #define PI_IO_FUNCTIONS(X)                                                                        \
     X(open, int, (const char *, int, ...), PI_REQUIRED, NULL)                                     \

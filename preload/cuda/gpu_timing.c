@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -20,6 +19,7 @@
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/process_events.h"
+#include "core/raw_syscalls.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
 #include "core/settings.h"
@@ -70,8 +70,7 @@ static void *timing_thread(void *unused)
     pi_guard_enter(); /* our CUDA calls are not the application's */
     for (;;) {
         int cupti = atomic_load(&source) == PI_GPU_TIMING_CUPTI;
-        struct timespec pause = {0, cupti ? FLUSH_PERIOD_NS : RESOLVE_PERIOD_NS};
-        nanosleep(&pause, NULL);
+        pi_sys_sleep(cupti ? FLUSH_PERIOD_NS : RESOLVE_PERIOD_NS);
         if (atomic_load(&source) == PI_GPU_TIMING_CUPTI && !atomic_load(&cupti_paused))
             pi_cupti_flush(0);
         else if (atomic_load(&source) == PI_GPU_TIMING_EVENTS)

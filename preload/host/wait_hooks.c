@@ -1,11 +1,16 @@
 /*
- * wait_hooks.c - lock and condition waits that actually block.
+ * wait_hooks.c - lock and condition waits that actually block, and sleeps.
  *
  * A mutex is tried first: taking a free lock costs one trylock and
  * records nothing. Waits are recorded when they last at least the wait
  * threshold (PROFINJECT_WAIT_US, 20 us by default): on Python 3.11 the
  * GIL waits in pthread_cond_timedwait, threading locks in sem_clockwait,
  * multiprocessing locks in sem_timedwait.
+ *
+ * A sleep is time a thread spends neither computing nor waiting for
+ * anyone: unrecorded, it would count as CPU, and a monitoring thread that
+ * sleeps between its checks would look like one that competes with the
+ * training loop for the GIL.
  */
 #include <errno.h>
 
@@ -70,8 +75,9 @@ PI_WAIT_HOOK(pthread_cond_clockwait, PI_WAIT_COND, cond,
              (pthread_cond_t *cond, pthread_mutex_t *m, clockid_t clock, const struct timespec *at),
              (cond, m, clock, at))
 
-/* sem_* return -1 and set errno; the record keeps errno as the result. */
-#define PI_SEM_HOOK(name, params, args)                                                           \
+/* A hook for a wait that returns -1 and sets errno (sem_*, nanosleep, usleep);
+ * the record keeps errno as the result. */
+#define PI_ERRNO_WAIT_HOOK(name, kind, object, params, args)                                      \
     PI_EXPORT int name params                                                                     \
     {                                                                                             \
         if (!pi_hook_active() || !PI_REAL(name)) {                                                \
@@ -82,7 +88,7 @@ PI_WAIT_HOOK(pthread_cond_clockwait, PI_WAIT_COND, cond,
         }                                                                                         \
         uint64_t start = pi_clock_ticks();                                                        \
         int result = PI_REAL(name) args;                                                          \
-        wait_record(PI_WAIT_SEM, sem, start, result ? errno : 0);                                 \
+        wait_record(kind, object, start, result ? errno : 0);                                     \
         return result;                                                                            \
     }
 
@@ -97,7 +103,32 @@ PI_EXPORT int sem_post(sem_t *sem)
     return PI_REAL(sem_post)(sem);
 }
 
-PI_SEM_HOOK(sem_wait, (sem_t *sem), (sem))
-PI_SEM_HOOK(sem_timedwait, (sem_t *sem, const struct timespec *at), (sem, at))
-PI_SEM_HOOK(sem_clockwait, (sem_t *sem, clockid_t clock, const struct timespec *at),
-            (sem, clock, at))
+PI_ERRNO_WAIT_HOOK(sem_wait, PI_WAIT_SEM, sem, (sem_t *sem), (sem))
+PI_ERRNO_WAIT_HOOK(sem_timedwait, PI_WAIT_SEM, sem, (sem_t *sem, const struct timespec *at),
+                   (sem, at))
+PI_ERRNO_WAIT_HOOK(sem_clockwait, PI_WAIT_SEM, sem,
+                   (sem_t *sem, clockid_t clock, const struct timespec *at), (sem, clock, at))
+
+/* Sleeps. Python's time.sleep is clock_nanosleep from 3.11 on (select
+ * before, an I/O wait); C++'s sleep_for is nanosleep. glibc's sleep and
+ * usleep reach its nanosleep without the dynamic linker, so each is hooked
+ * itself and recorded once. */
+PI_ERRNO_WAIT_HOOK(nanosleep, PI_WAIT_SLEEP, NULL,
+                   (const struct timespec *length, struct timespec *left), (length, left))
+PI_ERRNO_WAIT_HOOK(usleep, PI_WAIT_SLEEP, NULL, (useconds_t microseconds), (microseconds))
+
+/* returns an error number, like the pthread waits */
+PI_WAIT_HOOK(clock_nanosleep, PI_WAIT_SLEEP, NULL,
+             (clockid_t clock, int flags, const struct timespec *at, struct timespec *left),
+             (clock, flags, at, left))
+
+/* returns the seconds left when a signal cut it short */
+PI_EXPORT unsigned sleep(unsigned seconds)
+{
+    if (!pi_hook_active())
+        return PI_REAL(sleep)(seconds);
+    uint64_t start = pi_clock_ticks();
+    unsigned left = PI_REAL(sleep)(seconds);
+    wait_record(PI_WAIT_SLEEP, NULL, start, left ? EINTR : 0);
+    return left;
+}

@@ -113,7 +113,7 @@ class Outputs(unittest.TestCase):
             self.assertGreater(p["cpu"]["profiler_ns"], 0)
             for t in p["threads"]:
                 self.assertEqual(set(t["time_ns"]), {"data_wait", "file_io", "other_io",
-                                                      "lock_wait", "sync", "cpu"})
+                                                      "lock_wait", "sync", "sleep", "cpu"})
         reads = [e for e in rep["latency"] if (e["group"], e["name"], e["class"]) == ("io", "read", "file")]
         self.assertEqual(reads[0]["bytes"], 12288)
 
@@ -477,9 +477,9 @@ class GpuFirstHtml(unittest.TestCase):
 
 
 class ThreadsOverTime(unittest.TestCase):
-    """prog_phases blocks on a pipe, computes, then waits on a condition, a
-    known time each, and prints when each phase began and ended: the main
-    thread's row on the page must show each phase's class inside it."""
+    """prog_phases blocks on a pipe, computes, waits on a condition, then
+    sleeps, a known time each, and prints when each phase began and ended:
+    the main thread's row on the page must show each phase's class inside it."""
 
     def test_each_phase_shows_in_its_class(self):
         out = tempfile.mkdtemp()
@@ -757,6 +757,39 @@ class RelayThread(unittest.TestCase):
         self.assertIn(steps["count"], (44, 45))
         share = steps["steady"]["data_wait_ns"] / steps["steady"]["total_ns"]
         self.assertGreater(share, 0.5, "8 ms of every 10 ms waiting for the relays")
+
+
+class ProducerThread(unittest.TestCase):
+    """The main thread waits on a queue for a producer thread (workloads/
+    producer_thread.py) that sleeps or computes before each item. Only a producer
+    that computes holds what the main thread waits for: lock-bound then, and only
+    then. Truths: the producer's own time in time.sleep and its own CPU time."""
+
+    def run_producer(self, mode):
+        traces = tempfile.mkdtemp()
+        out = record([sys.executable, os.path.join(SOURCE, "tests", "analyzer", "workloads",
+                                                   "producer_thread.py"), mode, "20", "0.025"],
+                     traces)
+        figures = json.loads(out.splitlines()[-1])
+        rep = report(traces)
+        [thread] = [t for p in rep["processes"] for t in p["threads"]
+                    if t["tid"] == figures["tid"]]
+        return rep, thread, figures
+
+    def test_a_thread_that_sleeps_is_asleep_not_computing(self):
+        rep, thread, figures = self.run_producer("sleep")
+        time_ns = thread["time_ns"]
+        self.assertAlmostEqual(time_ns["sleep"] / 1e9, figures["sleep_s"],
+                               delta=0.05 * figures["sleep_s"])
+        # what is left is its CPU time, give or take the moments between the sleeps
+        self.assertLess(time_ns["cpu"] / 1e9, figures["cpu_s"] + 0.02, time_ns)
+        self.assertNotIn("lock-bound", [f["kind"] for f in rep["verdict"]])
+
+    def test_a_thread_that_computes_is_lock_bound(self):
+        rep, thread, figures = self.run_producer("compute")
+        self.assertEqual(thread["time_ns"]["sleep"], 0)
+        self.assertGreater(thread["time_ns"]["cpu"] / thread["wall_ns"], 0.8, thread)
+        self.assertIn("lock-bound", [f["kind"] for f in rep["verdict"]])
 
 
 if __name__ == "__main__":

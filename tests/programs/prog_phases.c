@@ -1,9 +1,9 @@
 /*
  * prog_phases: the main thread spends about PHASE_MS (argv[1]) in each of
- * three ways, one after the other: blocked reading a pipe that a thread
- * fills late, computing, then blocked on a condition that the thread
- * signals late. It prints each phase's start and end (CLOCK_MONOTONIC ns):
- * the truth for the report's threads over time.
+ * four ways, one after the other: blocked reading a pipe that a thread
+ * fills late, computing, blocked on a condition that the thread signals
+ * late, then asleep. It prints each phase's start and end (CLOCK_MONOTONIC
+ * ns): the truth for the report's threads over time.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -67,7 +67,10 @@ int main(int argc, char **argv)
     pthread_mutex_unlock(&lock);
     unsigned long long wait_end = now_ns();
     pthread_join(helper, NULL);
-    printf("other_io %llu %llu\ncpu %llu %llu\nlock_wait %llu %llu\n", start, io_end, io_end,
-           cpu_end, cpu_end, wait_end);
+    unsigned long long sleep_start = now_ns();
+    sleep_ms(phase_ms);
+    unsigned long long sleep_end = now_ns();
+    printf("other_io %llu %llu\ncpu %llu %llu\nlock_wait %llu %llu\nsleep %llu %llu\n", start,
+           io_end, io_end, cpu_end, cpu_end, wait_end, sleep_start, sleep_end);
     return 0;
 }

@@ -32,6 +32,11 @@ uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_threa
     return wall > waited ? wall - waited : 0;
 }
 
+enum pi_time_class pi_wait_time_class(uint64_t kind)
+{
+    return kind == PI_WAIT_SLEEP ? PI_TIME_SLEEP : PI_TIME_LOCK_WAIT;
+}
+
 struct pi_thread_info *pi_thread_of(struct pi_process_info *p, uint32_t tid)
 {
     /* records come in runs of one thread: try the last one first */

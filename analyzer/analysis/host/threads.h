@@ -15,6 +15,9 @@ uint64_t pi_thread_wall_ns(const struct pi_process_info *process,
 uint64_t pi_thread_cpu_ns(const struct pi_process_info *process,
                           const struct pi_thread_info *thread);
 
+/* pi_wait_time_class - where a wait (PI_REC_WAIT) of @kind puts its thread's time */
+enum pi_time_class pi_wait_time_class(uint64_t kind);
+
 /* pi_thread_of - the thread @tid of @process, added when new; NULL without memory */
 struct pi_thread_info *pi_thread_of(struct pi_process_info *process, uint32_t tid);
 

@@ -24,6 +24,7 @@ enum pi_time_class {
     PI_TIME_OTHER_IO,  /* other descriptors: devices, ttys, other threads' pipes */
     PI_TIME_LOCK_WAIT, /* mutex, condition (the GIL), semaphore waits */
     PI_TIME_SYNC,      /* blocked in CUDA synchronisation */
+    PI_TIME_SLEEP,     /* asleep (nanosleep, time.sleep): neither computing nor waiting */
     PI_TIME_CPU,       /* the rest */
     PI_TIME_CLASS_COUNT
 };

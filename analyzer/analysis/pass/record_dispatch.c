@@ -242,7 +242,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
             a->wait_entries[kind] = pi_latency_get(&a->calls, "wait", pi_wait_kind_name(kind), "");
         if (a->wait_entries[kind])
             pi_histogram_add(&a->wait_entries[kind]->durations, ev->dur_ns);
-        time_class = PI_TIME_LOCK_WAIT;
+        time_class = pi_wait_time_class(kind);
     } else if (r->kind >= PI_REC_GPU_ALLOC && r->kind <= PI_REC_GPU_SYNC) {
         pi_gpu_event(a, reader, p, ev);
         /* the host waits for the GPU in synchronisation and synchronous copies */

@@ -148,7 +148,7 @@ static void host_call(struct pi_analysis *a, const struct pi_reader *reader,
     } else {
         unsigned kind = b->key[0] < PI_WAIT_KIND_COUNT ? (unsigned)b->key[0] : 0;
         merge(pi_latency_get(&a->calls, "wait", pi_wait_kind_name(kind), ""), s, 0);
-        time_class = PI_TIME_LOCK_WAIT;
+        time_class = pi_wait_time_class(kind);
     }
     thread_time(p, ev, s, time_class);
 }
