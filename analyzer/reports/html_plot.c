@@ -7,7 +7,7 @@
 #include "call_site_format.h"
 
 const char *const pi_html_time_colors[PI_TIME_CLASS_COUNT] = {
-    "#d62728", "#ff7f0e", "#bcbd22", "#9467bd", "#17becf", "#c7c7c7", "#2ca02c"};
+    "#d62728", "#ff7f0e", "#bcbd22", "#9467bd", "#17becf", "#c7c7c7", "#2ca02c", "#8c564b"};
 
 void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
                         const char *y_label)

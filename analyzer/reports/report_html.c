@@ -123,7 +123,7 @@ static void thread_plot(FILE *out, const struct pi_analysis *a)
     for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
         fprintf(out, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/>"
                      "<text x=\"%d\" y=\"14\" font-size=\"11\">%s</text>\n",
-                160 + 100 * c, pi_html_time_colors[c], 176 + 100 * c, pi_time_class_names[c]);
+                160 + 90 * c, pi_html_time_colors[c], 176 + 90 * c, pi_time_class_names[c]);
     int row = 0;
     for (size_t i = 0; i < a->process_count && row < TOP_THREADS; i++) {
         const struct pi_process_info *p = &a->processes[i];
@@ -141,8 +141,10 @@ static void thread_plot(FILE *out, const struct pi_analysis *a)
             fputs("</text>\n", out);
             double x = 160;
             for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
-                double share = (c == PI_TIME_CPU ? (double)pi_thread_cpu_ns(p, t)
-                                                 : (double)t->time[c]) / wall;
+                double share = (c == PI_TIME_CPU     ? (double)pi_thread_cpu_ns(p, t)
+                                : c == PI_TIME_OTHER ? (double)pi_thread_other_ns(p, t)
+                                                     : (double)t->time[c]) /
+                               wall;
                 if (share <= 0)
                     continue;
                 double w = share * PLOT_W;

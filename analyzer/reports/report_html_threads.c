@@ -82,7 +82,7 @@ void pi_html_threads_over_time(FILE *out, const struct pi_analysis *a)
                  "then (stronger colour: a larger share); positions from the first process's "
                  "start, %.2f s across.</p>\n<p>",
             span / 1e9);
-    for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+    for (int c = 0; c <= PI_TIME_CPU; c++) /* per bucket, CPU is what the waits leave */
         fprintf(out, "<span style=\"color:%s\">&#9632;</span> %s &nbsp;", pi_html_time_colors[c],
                 pi_time_class_names[c]);
     fprintf(out, "</p>\n<svg id=\"threads-over-time\" width=\"%d\" height=\"%d\" "

@@ -213,6 +213,7 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
         for (int c = 0; c < PI_TIME_CPU; c++)
             cJSON_AddNumberToObject(time, pi_time_class_names[c], (double)t->time[c]);
         cJSON_AddNumberToObject(time, "cpu", (double)pi_thread_cpu_ns(p, t));
+        cJSON_AddNumberToObject(time, "other", (double)pi_thread_other_ns(p, t));
         cJSON_AddItemToArray(threads, th);
     }
     cJSON *steps = steps_json(&p->steps);

@@ -190,8 +190,8 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
 static void print_threads(FILE *out, const struct pi_analysis *a)
 {
     fprintf(out, "\nTIME BY THREAD (share of each thread's wall time)\n");
-    fprintf(out, "  %7s %7s %-16s %10s %6s %6s %6s %6s %6s %6s %6s\n", "pid", "tid", "name",
-            "wall", "data", "file", "oth-io", "locks", "sync", "sleep", "cpu");
+    fprintf(out, "  %7s %7s %-16s %10s %6s %6s %6s %6s %6s %6s %6s %6s\n", "pid", "tid",
+            "name", "wall", "data", "file", "oth-io", "locks", "sync", "sleep", "cpu", "other");
     int shown = 0;
     for (size_t i = 0; i < a->process_count && shown < TOP_THREADS; i++) {
         const struct pi_process_info *p = &a->processes[i];
@@ -205,7 +205,8 @@ static void print_threads(FILE *out, const struct pi_analysis *a)
                     pi_format_ns(wall));
             for (int c = 0; c < PI_TIME_CPU; c++)
                 fprintf(out, " %5.1f%%", 100 * t->time[c] / wall);
-            fprintf(out, " %5.1f%%\n", 100 * pi_thread_cpu_ns(p, t) / wall);
+            fprintf(out, " %5.1f%% %5.1f%%\n", 100 * pi_thread_cpu_ns(p, t) / wall,
+                    100 * pi_thread_other_ns(p, t) / wall);
             shown++;
         }
     }

@@ -135,6 +135,11 @@ enum pi_record_kind {
     PI_REC_RANGE = 9,
     /* recorded by the new thread: arg0 = creating thread's tid, arg1 = its pthread_t */
     PI_REC_THREAD_START = 10,
+    /* a thread's end: recorded by the thread as it exits, and by the writer for
+     * each thread still running when the process ends (the record's tid is that
+     * thread's). arg0 = the thread's CPU time in this trace (ns, from the kernel's
+     * thread CPU clock), arg1 = PI_THREAD_CPU_MEASURED when arg0 is that figure
+     * (0: not measured) */
     PI_REC_THREAD_EXIT = 11,
     /* arg0 = name string id, arg1 = pthread_t of the named thread (0: the recording
      * thread, or the one of arg2), arg2 = tid of the named thread (0: see arg1); Python
@@ -371,6 +376,9 @@ enum pi_python_frames {
     /* and, for the main thread's calls made without it, at its next safe point */
     PI_PYTHON_FRAMES_HELD_AND_DEFERRED = 2,
 };
+
+/* PI_REC_THREAD_EXIT arg1 */
+#define PI_THREAD_CPU_MEASURED 1u
 
 /* Record flag bits. */
 enum pi_record_flag {

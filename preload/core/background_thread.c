@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "real_functions.h"
 
 #define MAX_THREADS 8
@@ -64,22 +65,15 @@ int pi_background_thread(const char *name, void *(*routine)(void *), void *arg)
     return result;
 }
 
-/* The kernel's CPU clock of thread @tid of this process (see clock_getcpuclockid(3)). */
-static clockid_t thread_cpu_clock(int tid)
-{
-    return (clockid_t)((~(unsigned)tid << 3) | 6); /* per-thread, scheduler time */
-}
-
 uint64_t pi_background_cpu_ns(void)
 {
     uint64_t total = 0;
     int count = atomic_load(&started);
     for (int i = 0; i < count && i < MAX_THREADS; i++) {
         int tid = atomic_load(&tids[i]);
-        struct timespec ts;
         /* a thread that has ended no longer counts: its clock is gone */
-        if (tid > 0 && clock_gettime(thread_cpu_clock(tid), &ts) == 0)
-            total += (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        if (tid > 0)
+            total += pi_clock_thread_cpu_ns((uint32_t)tid);
     }
     return total;
 }

@@ -109,3 +109,13 @@ double pi_clock_rate_since(uint64_t ticks0, uint64_t mono0_ns, uint64_t min_ns)
     } while (mono - mono0_ns < min_ns);
     return pi_clock_rate_between(ticks0, mono0_ns, ticks, mono);
 }
+
+uint64_t pi_clock_thread_cpu_ns(uint32_t tid)
+{
+    /* the kernel's id of a thread's scheduler CPU clock (clock_getcpuclockid(3)) */
+    clockid_t clock = (clockid_t)((~tid << 3) | 6);
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

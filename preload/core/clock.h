@@ -72,6 +72,10 @@ static inline uint64_t pi_clock_ns(clockid_t id)
  */
 void pi_clock_init(enum pi_clock_request request);
 
+/* pi_clock_thread_cpu_ns - CPU time used so far by thread @tid of this process (ns), from
+ * the kernel's per-thread CPU clock; 0 when the thread is gone */
+uint64_t pi_clock_thread_cpu_ns(uint32_t tid);
+
 /* pi_clock_source - PI_CLOCK_TSC or PI_CLOCK_MONOTONIC (trace_format.h) */
 int pi_clock_source(void);
 

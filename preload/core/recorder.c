@@ -133,7 +133,8 @@ void pi_thread_exit(void)
     struct pi_thread *t = &pi_tls;
     if (t->generation != atomic_load_explicit(&pi_generation, memory_order_relaxed))
         return;
-    pi_emit(PI_REC_THREAD_EXIT, 0, pi_clock_ticks(), 0, 0, 0, 0);
+    pi_emit(PI_REC_THREAD_EXIT, 0, pi_clock_ticks(), 0, pi_thread_cpu_in_trace(t->tid),
+            PI_THREAD_CPU_MEASURED, 0);
     if (t->buf) {
         pi_pool_retire(&pi_rec.pool, t->buf);
         t->buf = NULL;
@@ -185,6 +186,7 @@ int pi_recorder_start(const struct pi_config *config)
     /* until the writer has measured the tick rate, assume at most 3 ticks per ns */
     pi_wait_threshold_ticks = config->wait_threshold_ns * (pi_clock_uses_tsc ? 3 : 1);
     pi_rec.pid = getpid();
+    pi_rec.main_cpu_start_ns = pi_clock_thread_cpu_ns((uint32_t)pi_rec.pid);
     atomic_store(&pi_generation, 1);
     if (pi_pool_init(&pi_rec.pool, config->buffer_count, config->buffer_records) != 0 ||
         pi_strings_init(&pi_rec.strings, 65536, 8u << 20) != 0) {
@@ -273,6 +275,7 @@ void pi_recorder_after_fork_child(void)
     pi_rec.pid = getpid();
     pi_clock_sync_point(&pi_rec.start_ticks, &pi_rec.start_monotonic_ns);
     pi_rec.start_realtime_ns = pi_clock_ns(CLOCK_REALTIME);
+    pi_rec.main_cpu_start_ns = pi_clock_thread_cpu_ns((uint32_t)pi_rec.pid); /* a new thread */
     pi_pool_reset(&pi_rec.pool);
     pi_strings_forget_emitted(&pi_rec.strings);
     /* only slots ever claimed were written: leave the rest untouched (no copy-on-write) */

@@ -73,6 +73,9 @@ struct pi_recorder {
     /* when this process's recording began: the header's time base, so no
      * record is older than its file's start */
     uint64_t start_ticks, start_monotonic_ns, start_realtime_ns;
+    /* the main thread's CPU time then: what it used before (the dynamic loader, a
+     * program that exec'd this one) is not this trace's */
+    uint64_t main_cpu_start_ns;
 
     /* slot 0 is shared by threads that found no free slot */
     struct pi_thread_slot thread_slots[PI_THREAD_SLOTS] __attribute__((aligned(64)));
@@ -107,6 +110,9 @@ extern struct pi_recorder pi_rec;
  * apart: usually further already, so no spin. A 1 ms spin used to cost
  * every process 1 ms. */
 #define PI_FIRST_RATE_MIN_NS 100000u
+
+/* pi_thread_cpu_in_trace - thread @tid's CPU time since this process's recording began (ns) */
+uint64_t pi_thread_cpu_in_trace(uint32_t tid);
 
 /* pi_writer_launch - start the writer thread; 0 or -1 (reason printed) */
 int pi_writer_launch(void);

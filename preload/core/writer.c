@@ -171,6 +171,24 @@ static void stage_lost_counts(struct pi_writer *w)
     }
 }
 
+/* The threads still running as the process ends end with it: each one's CPU
+ * time, as a thread that exits records its own (pi_thread_exit). One system
+ * call a thread, once. */
+static void stage_running_threads(struct pi_writer *w)
+{
+    uint32_t end = atomic_load(&pi_rec.thread_slots_used);
+    uint64_t now = pi_clock_ticks();
+    for (uint32_t i = 1; i < end && i < PI_THREAD_SLOTS; i++) { /* slot 0: anyone's */
+        struct pi_thread_slot *slot = &pi_rec.thread_slots[i];
+        if (atomic_load(&slot->state) != PI_SLOT_IN_USE)
+            continue;
+        uint32_t tid = atomic_load(&slot->tid);
+        stage_process_record(w, PI_REC_THREAD_EXIT, now, pi_thread_cpu_in_trace(tid),
+                             PI_THREAD_CPU_MEASURED, 0)
+            ->tid = tid;
+    }
+}
+
 /* Copy records [flushed, end) of @b into staging, writing frames as it fills. */
 static void copy_buffer(struct pi_writer *w, struct pi_buffer *b, uint32_t end)
 {
@@ -313,6 +331,8 @@ static void writer_loop(struct pi_writer *w)
                        w->sample_gap_ns > sample_ns && now - w->last_frame_ns < IDLE_FRAME_NS;
             if (stopping && sample_ns) /* the last word on RSS and CPU, however idle */
                 stage_sample(w);
+            if (stopping)
+                stage_running_threads(w);
             if (stopping)
                 stage_process_record(w, PI_REC_PROCESS_END, pi_clock_ticks(),
                                      (uint64_t)(int64_t)pi_rec.end_status,

@@ -113,7 +113,8 @@ class Outputs(unittest.TestCase):
             self.assertGreater(p["cpu"]["profiler_ns"], 0)
             for t in p["threads"]:
                 self.assertEqual(set(t["time_ns"]), {"data_wait", "file_io", "other_io",
-                                                      "lock_wait", "sync", "sleep", "cpu"})
+                                                      "lock_wait", "sync", "sleep", "cpu",
+                                                      "other"})
         reads = [e for e in rep["latency"] if (e["group"], e["name"], e["class"]) == ("io", "read", "file")]
         self.assertEqual(reads[0]["bytes"], 12288)
 
@@ -791,6 +792,30 @@ class ProducerThread(unittest.TestCase):
         self.assertGreater(thread["time_ns"]["cpu"] / thread["wall_ns"], 0.8, thread)
         self.assertIn("lock-bound", [f["kind"] for f in rep["verdict"]])
 
+
+
+class UnseenBlocking(unittest.TestCase):
+    """prog_unseen_block: a thread, then the main thread, each blocks 300 ms in a
+    futex wait no hook sees and computes 200 ms, and prints its own CPU time and
+    how long it blocked. A thread's CPU is the kernel's figure, not what the
+    recorded waits leave; the blocked time is "other", not CPU."""
+
+    def test_cpu_is_measured_and_unseen_waits_are_other(self):
+        traces = tempfile.mkdtemp()
+        out = record([os.path.join(PROGRAMS, "prog_unseen_block"), "300", "200"], traces)
+        truth = {int(tid): (int(cpu), int(blocked)) for tid, cpu, blocked in
+                 (line.split() for line in out.splitlines())}
+        [process] = report(traces)["processes"]
+        threads = {t["tid"]: t for t in process["threads"]}
+        self.assertEqual(len(truth), 2)
+        for tid, (cpu, blocked) in truth.items():
+            time_ns = threads[tid]["time_ns"]
+            # the main thread's own clock also counts what it used before the trace began
+            self.assertAlmostEqual(time_ns["cpu"], cpu, delta=10e6 + 0.05 * cpu)
+            if tid == process["pid"]:  # it also waited for the thread, in pthread_join
+                self.assertGreater(time_ns["other"], blocked - 10e6)
+            else:
+                self.assertAlmostEqual(time_ns["other"], blocked, delta=10e6 + 0.05 * blocked)
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -24,12 +24,32 @@ uint64_t pi_thread_wall_ns(const struct pi_process_info *p, const struct pi_thre
     return t->last_ns > t->first_ns ? t->last_ns - t->first_ns : 0;
 }
 
-uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
+/* Wall time not accounted to any recorded wait. */
+static uint64_t unaccounted_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
 {
     uint64_t wall = pi_thread_wall_ns(p, t), waited = 0;
     for (int c = 0; c < PI_TIME_CPU; c++)
         waited += t->time[c];
     return wall > waited ? wall - waited : 0;
+}
+
+/*
+ * The kernel's figure where the trace has it for the thread's whole life in
+ * it (a run recorded whole: a window's share of a thread's CPU is unknown).
+ * Without it, all a thread did not spend in recorded waits is taken for CPU,
+ * blocking calls that no hook sees included.
+ */
+uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
+{
+    uint64_t left = unaccounted_ns(p, t);
+    if (t->cpu_measured && p->window_count == 0 && t->cpu_measured_ns < left)
+        return t->cpu_measured_ns;
+    return left;
+}
+
+uint64_t pi_thread_other_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
+{
+    return unaccounted_ns(p, t) - pi_thread_cpu_ns(p, t);
 }
 
 enum pi_time_class pi_wait_time_class(uint64_t kind)

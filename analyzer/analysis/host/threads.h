@@ -11,9 +11,15 @@ struct pi_thread_info *pi_main_thread(const struct pi_process_info *process);
 uint64_t pi_thread_wall_ns(const struct pi_process_info *process,
                            const struct pi_thread_info *thread);
 
-/* pi_thread_cpu_ns - wall time not accounted to any wait */
+/* pi_thread_cpu_ns - CPU time: measured (the kernel's), else wall time not accounted to
+ * any wait */
 uint64_t pi_thread_cpu_ns(const struct pi_process_info *process,
                           const struct pi_thread_info *thread);
+
+/* pi_thread_other_ns - wall time neither in a recorded wait nor on a CPU: blocked in calls
+ * no hook sees, or ready to run and waiting for a CPU (0 where CPU is not measured) */
+uint64_t pi_thread_other_ns(const struct pi_process_info *process,
+                            const struct pi_thread_info *thread);
 
 /* pi_wait_time_class - where a wait (PI_REC_WAIT) of @kind puts its thread's time */
 enum pi_time_class pi_wait_time_class(uint64_t kind);

@@ -16,7 +16,8 @@
 #include "analysis/common/series.h"
 #include "reader/trace_reader.h"
 
-/* Where a thread's time went (ns). CPU is what is left of its wall time. */
+/* Where a thread's time went (ns). CPU is the kernel's figure where the trace has it, else
+ * what is left of its wall time; OTHER is what is left beside a measured CPU time. */
 enum pi_time_class {
     PI_TIME_DATA_WAIT, /* main thread of a process with children (data-loader workers)
                         * blocked on pipes/sockets: waiting for them */
@@ -25,7 +26,8 @@ enum pi_time_class {
     PI_TIME_LOCK_WAIT, /* mutex, condition (the GIL), semaphore waits */
     PI_TIME_SYNC,      /* blocked in CUDA synchronisation */
     PI_TIME_SLEEP,     /* asleep (nanosleep, time.sleep): neither computing nor waiting */
-    PI_TIME_CPU,       /* the rest */
+    PI_TIME_CPU,       /* on a CPU (see above) */
+    PI_TIME_OTHER,     /* the rest: blocked in calls no hook sees, or waiting for a CPU */
     PI_TIME_CLASS_COUNT
 };
 
@@ -38,6 +40,9 @@ struct pi_thread_info {
     char name[64];
     uint64_t first_ns, last_ns;
     uint64_t time[PI_TIME_CLASS_COUNT];
+    /* its CPU time by the kernel's clock, from its end record (PI_THREAD_CPU_MEASURED) */
+    uint64_t cpu_measured_ns;
+    int cpu_measured;
     uint64_t events;
     struct pi_thread_timeline *timeline; /* its waits over time (thread_timeline.h), NULL: none */
 };

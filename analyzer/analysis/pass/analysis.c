@@ -20,7 +20,7 @@
 #include "analysis/sites/python_time.h"
 
 const char *const pi_time_class_names[PI_TIME_CLASS_COUNT] = {
-    "data_wait", "file_io", "other_io", "lock_wait", "sync", "sleep", "cpu"};
+    "data_wait", "file_io", "other_io", "lock_wait", "sync", "sleep", "cpu", "other"};
 
 static uint64_t file_size(const char *path)
 {

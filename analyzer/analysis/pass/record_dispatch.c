@@ -226,6 +226,12 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
      * socket waits are waits for those (data-loader workers) */
     int main_thread = (int)r->tid == p->header.pid && p->children > 0;
     t->events++;
+    if (r->kind == PI_REC_THREAD_EXIT && r->arg[1] == PI_THREAD_CPU_MEASURED) {
+        t->cpu_measured = 1;
+        /* the thread's own record and the writer's, when it ended as the process did */
+        if (r->arg[0] > t->cpu_measured_ns)
+            t->cpu_measured_ns = r->arg[0];
+    }
     if (ev->ts_ns < t->first_ns)
         t->first_ns = ev->ts_ns;
     if (ev->ts_ns + ev->dur_ns > t->last_ns)
