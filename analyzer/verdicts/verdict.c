@@ -181,6 +181,40 @@ static int by_score(const void *x, const void *y)
     return a->score > b->score ? -1 : a->score < b->score;
 }
 
+/* Where a main thread can be held back that no finding above judged for want of a
+ * culprit (lock waits with no busy thread) or that none judges: in words, and the name of
+ * its share in the evidence. */
+static const struct {
+    enum pi_time_class class;
+    const char *words, *evidence;
+} held_back[] = {
+    {PI_TIME_LOCK_WAIT, "waiting on locks that no busy thread holds", "main_lock_wait_share"},
+    {PI_TIME_SLEEP, "asleep", "main_sleep_share"},
+    {PI_TIME_OTHER, "blocked in calls no hook sees, or waiting for a CPU", "main_other_share"},
+    {PI_TIME_OTHER_IO, "waiting on other descriptors (pipes, sockets, devices)",
+     "main_other_io_share"},
+};
+
+/* The held_back entry with the largest share of the main thread's life, when at least
+ * WAIT_BOUND_SHARE; -1 when none is. */
+static int main_held_back(const struct pi_loop *l, double *share)
+{
+    int found = -1;
+    *share = 0;
+    if (!l || !l->main || l->main_wall_ns <= 0)
+        return -1;
+    for (int i = 0; i < (int)(sizeof(held_back) / sizeof(held_back[0])); i++) {
+        double ns = held_back[i].class == PI_TIME_OTHER
+                        ? (double)pi_thread_other_ns(l->process, l->main)
+                        : (double)l->main->time[held_back[i].class];
+        if (ns / l->main_wall_ns >= WAIT_BOUND_SHARE && ns / l->main_wall_ns > *share) {
+            *share = ns / l->main_wall_ns;
+            found = i;
+        }
+    }
+    return found;
+}
+
 static void nothing_stands_out(const struct pi_loop *l, struct pi_finding *f)
 {
     const struct pi_process_info *p = l ? l->process : NULL;
@@ -188,15 +222,30 @@ static void nothing_stands_out(const struct pi_loop *l, struct pi_finding *f)
     double total = l ? l->total_ns : 0;
     double host = total - (l ? l->data_wait_ns + l->sync_ns : 0);
     f->score = total > 0 && host > 0 ? host / total : 0;
+    /* judged over the main thread's whole life: what it spent on a CPU, no more */
+    if (l && l->main && l->main_wall_ns > 0 && total == l->main_wall_ns)
+        f->score = (double)pi_thread_cpu_ns(p, l->main) / l->main_wall_ns;
     f->pid = p ? p->header.pid : 0;
+    double held_share;
+    int held = main_held_back(l, &held_share);
+    char also[160] = "";
+    if (held >= 0)
+        snprintf(also, sizeof(also), "; its main thread spent %.0f%% of its life %s",
+                 100 * held_share, held_back[held].words);
     snprintf(f->summary, sizeof(f->summary),
              "no bottleneck stands out: the training loop of pid %d computed %.0f%% of its time "
-             "(%s) and waited for data %.0f%%",
+             "(%s) and waited for data %.0f%%%s",
              f->pid, 100 * f->score, l ? l->basis : "no process",
-             total > 0 ? 100 * l->data_wait_ns / total : 0.0);
+             total > 0 ? 100 * l->data_wait_ns / total : 0.0, also);
     snprintf(f->advice, sizeof(f->advice),
-             "speed up the model itself: larger batches, mixed precision, torch.compile");
+             held >= 0 ? "find what the main thread waits for: the report's time by thread "
+                         "and threads over time show which thread ends its waits and what that "
+                         "thread does meanwhile"
+                       : "speed up the model itself: larger batches, mixed precision, "
+                         "torch.compile");
     pi_finding_evidence(f, "cpu_share", f->score, "");
+    if (held >= 0)
+        pi_finding_evidence(f, held_back[held].evidence, held_share, "");
 }
 
 int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)

@@ -785,6 +785,16 @@ class ProducerThread(unittest.TestCase):
         # what is left is its CPU time, give or take the moments between the sleeps
         self.assertLess(time_ns["cpu"] / 1e9, figures["cpu_s"] + 0.02, time_ns)
         self.assertNotIn("lock-bound", [f["kind"] for f in rep["verdict"]])
+        # nothing else stands out, and the verdict says what the main thread did: waited on
+        # the queue and computed little, by its own clocks
+        [none] = rep["verdict"]
+        self.assertEqual(none["kind"], "none")
+        [main] = [t for p in rep["processes"] for t in p["threads"] if t["main"]]
+        wall = main["wall_ns"] / 1e9
+        self.assertAlmostEqual(none["evidence"]["main_lock_wait_share"] * wall,
+                               figures["main_wait_s"], delta=0.05 * figures["main_wait_s"])
+        self.assertAlmostEqual(none["evidence"]["cpu_share"] * wall, figures["main_cpu_s"],
+                               delta=0.03)
 
     def test_a_thread_that_computes_is_lock_bound(self):
         rep, thread, figures = self.run_producer("compute")

@@ -6,7 +6,8 @@ computing (a loop of pure Python, which holds the GIL).
 
 Prints, as JSON, the producer's own figures: its native thread id, and the
 seconds it spent in time.sleep (perf_counter around each call) and on a CPU
-(time.thread_time)."""
+(time.thread_time); and the main thread's: its seconds in the queue's get and
+on a CPU."""
 import json
 import queue
 import sys
@@ -36,7 +37,11 @@ def produce():
 
 producer = threading.Thread(target=produce, name="producer")
 producer.start()
+waited = 0.0
 for _ in range(items):
+    before = time.perf_counter()
     handed.get()
+    waited += time.perf_counter() - before
 producer.join()
+figures.update(main_wait_s=waited, main_cpu_s=time.thread_time())
 print(json.dumps(figures))
