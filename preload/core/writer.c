@@ -331,12 +331,12 @@ static void writer_loop(struct pi_writer *w)
                        w->sample_gap_ns > sample_ns && now - w->last_frame_ns < IDLE_FRAME_NS;
             if (stopping && sample_ns) /* the last word on RSS and CPU, however idle */
                 stage_sample(w);
-            if (stopping)
+            if (stopping) {
                 stage_running_threads(w);
-            if (stopping)
                 stage_process_record(w, PI_REC_PROCESS_END, pi_clock_ticks(),
                                      (uint64_t)(int64_t)pi_rec.end_status,
                                      (uint64_t)pi_rec.end_reason, pi_background_cpu_ns());
+            }
             if (!idle) {
                 stage_clock_sync(w);
                 pi_writer_check_not_removed(w, now);
