@@ -141,10 +141,7 @@ static void thread_plot(FILE *out, const struct pi_analysis *a)
             fputs("</text>\n", out);
             double x = 160;
             for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
-                double share = (c == PI_TIME_CPU     ? (double)pi_thread_cpu_ns(p, t)
-                                : c == PI_TIME_OTHER ? (double)pi_thread_other_ns(p, t)
-                                                     : (double)t->time[c]) /
-                               wall;
+                double share = (double)pi_thread_time_ns(p, t, c) / wall;
                 if (share <= 0)
                     continue;
                 double w = share * PLOT_W;

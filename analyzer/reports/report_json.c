@@ -210,10 +210,9 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
         cJSON_AddNumberToObject(th, "wall_ns", (double)pi_thread_wall_ns(p, t));
         cJSON_AddNumberToObject(th, "events", (double)t->events);
         cJSON *time = cJSON_AddObjectToObject(th, "time_ns");
-        for (int c = 0; c < PI_TIME_CPU; c++)
-            cJSON_AddNumberToObject(time, pi_time_class_names[c], (double)t->time[c]);
-        cJSON_AddNumberToObject(time, "cpu", (double)pi_thread_cpu_ns(p, t));
-        cJSON_AddNumberToObject(time, "other", (double)pi_thread_other_ns(p, t));
+        for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+            cJSON_AddNumberToObject(time, pi_time_class_names[c],
+                                    (double)pi_thread_time_ns(p, t, c));
         cJSON_AddItemToArray(threads, th);
     }
     cJSON *steps = steps_json(&p->steps);

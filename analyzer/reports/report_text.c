@@ -203,10 +203,9 @@ static void print_threads(FILE *out, const struct pi_analysis *a)
             fprintf(out, "  %7d %7u %-16.16s %10s", p->header.pid, t->tid,
                     t->name[0] ? t->name : ((int)t->tid == p->header.pid ? "(main)" : "-"),
                     pi_format_ns(wall));
-            for (int c = 0; c < PI_TIME_CPU; c++)
-                fprintf(out, " %5.1f%%", 100 * t->time[c] / wall);
-            fprintf(out, " %5.1f%% %5.1f%%\n", 100 * pi_thread_cpu_ns(p, t) / wall,
-                    100 * pi_thread_other_ns(p, t) / wall);
+            for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+                fprintf(out, " %5.1f%%", 100 * pi_thread_time_ns(p, t, c) / wall);
+            fputc('\n', out);
             shown++;
         }
     }

@@ -204,9 +204,7 @@ static int main_held_back(const struct pi_loop *l, double *share)
     if (!l || !l->main || l->main_wall_ns <= 0)
         return -1;
     for (int i = 0; i < (int)(sizeof(held_back) / sizeof(held_back[0])); i++) {
-        double ns = held_back[i].class == PI_TIME_OTHER
-                        ? (double)pi_thread_other_ns(l->process, l->main)
-                        : (double)l->main->time[held_back[i].class];
+        double ns = (double)pi_thread_time_ns(l->process, l->main, held_back[i].class);
         if (ns / l->main_wall_ns >= WAIT_BOUND_SHARE && ns / l->main_wall_ns > *share) {
             *share = ns / l->main_wall_ns;
             found = i;

@@ -47,9 +47,14 @@ uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_threa
     return left;
 }
 
-uint64_t pi_thread_other_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
+uint64_t pi_thread_time_ns(const struct pi_process_info *p, const struct pi_thread_info *t,
+                           enum pi_time_class class)
 {
-    return unaccounted_ns(p, t) - pi_thread_cpu_ns(p, t);
+    if (class == PI_TIME_CPU)
+        return pi_thread_cpu_ns(p, t);
+    if (class == PI_TIME_OTHER)
+        return unaccounted_ns(p, t) - pi_thread_cpu_ns(p, t);
+    return t->time[class];
 }
 
 enum pi_time_class pi_wait_time_class(uint64_t kind)

@@ -16,10 +16,12 @@ uint64_t pi_thread_wall_ns(const struct pi_process_info *process,
 uint64_t pi_thread_cpu_ns(const struct pi_process_info *process,
                           const struct pi_thread_info *thread);
 
-/* pi_thread_other_ns - wall time neither in a recorded wait nor on a CPU: blocked in calls
- * no hook sees, or ready to run and waiting for a CPU (0 where CPU is not measured) */
-uint64_t pi_thread_other_ns(const struct pi_process_info *process,
-                            const struct pi_thread_info *thread);
+/* pi_thread_time_ns - @thread's time in @class: a recorded wait's total, its CPU time
+ * (pi_thread_cpu_ns), or for PI_TIME_OTHER the wall time neither in a recorded wait nor on
+ * a CPU: blocked in calls no hook sees, or ready to run and waiting for a CPU (0 where CPU
+ * is not measured) */
+uint64_t pi_thread_time_ns(const struct pi_process_info *process,
+                           const struct pi_thread_info *thread, enum pi_time_class class);
 
 /* pi_wait_time_class - where a wait (PI_REC_WAIT) of @kind puts its thread's time */
 enum pi_time_class pi_wait_time_class(uint64_t kind);
