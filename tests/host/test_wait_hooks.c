@@ -31,10 +31,9 @@ static void collect_sleeps(const struct pi_reader *reader, const struct pi_event
 Test(wait_hooks, every_kind_of_sleep_is_recorded_as_long_as_it_slept, .timeout = 60)
 {
     char dir[64];
-    make_temp_dir(dir, sizeof(dir));
     char *argv[] = {(char *)test_program("prog_sleeps"), NULL};
     struct run_result result;
-    run_program(dir, argv, NULL, NULL, 0, &result);
+    run_in_new_dir(dir, sizeof(dir), argv, &result);
     cr_assert(result.exited && result.status == 0, "%s", result.err);
     struct traced_file files[2];
     struct sleeps s;
