@@ -33,7 +33,9 @@
  * and collectives (PI_REC_NCCL_COMM, PI_REC_COLLECTIVE). */
 /* 6: summary mode: per-interval aggregates (PI_REC_SUMMARY) and the
  * windows of full detail among them (PI_REC_DETAIL). */
-#define PI_FORMAT_VERSION 6
+/* 7: every thread's CPU time at the edges of capture windows and at an
+ * attach (PI_REC_THREAD_CPU). */
+#define PI_FORMAT_VERSION 7
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -261,6 +263,13 @@ enum pi_record_kind {
      * word is not kept: the step's own records say it). Inside a window
      * the records that summaries would count are written in full instead. */
     PI_REC_DETAIL = 34,
+    /* Format 7. A thread's CPU time (ns, the kernel's thread CPU clock, as
+     * PI_REC_THREAD_EXIT counts it) at the edge of the recording: one record
+     * for each thread of the process as a capture window opens or closes, or
+     * as a library loaded by attach starts. arg0 = the CPU time, arg1 =
+     * PI_THREAD_CPU_OPENING or PI_THREAD_CPU_CLOSING, arg2 = the thread's tid
+     * (the record's own tid is the thread that read them). */
+    PI_REC_THREAD_CPU = 35,
     PI_REC_KIND_COUNT
 };
 
@@ -379,6 +388,10 @@ enum pi_python_frames {
 
 /* PI_REC_THREAD_EXIT arg1 */
 #define PI_THREAD_CPU_MEASURED 1u
+
+/* PI_REC_THREAD_CPU arg1: which edge of the recording */
+#define PI_THREAD_CPU_CLOSING 0u
+#define PI_THREAD_CPU_OPENING 1u
 
 /* Record flag bits. */
 enum pi_record_flag {
@@ -629,6 +642,7 @@ static inline unsigned pi_kinds_of_version(unsigned version)
            : version < 4 ? PI_REC_PY_SAMPLE + 1
            : version < 5 ? PI_REC_WAKE + 1
            : version < 6 ? PI_REC_COLLECTIVE + 1
+           : version < 7 ? PI_REC_DETAIL + 1
                          : PI_REC_KIND_COUNT;
 }
 

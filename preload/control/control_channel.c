@@ -36,6 +36,7 @@
 #include "core/recorder.h"
 #include "core/summary_mode.h"
 #include "core/settings.h"
+#include "core/thread_cpu_edges.h"
 
 static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int listen_fd = -1;
@@ -53,8 +54,11 @@ void pi_capture_set(int on)
         return;
     }
     if (on) {
-        if (!atomic_load(&pi_recording) && pi_live_open_window() != 0)
+        if (atomic_load(&pi_recording))
+            return;
+        if (pi_live_open_window() != 0)
             pi_diag("a capture window opened without the full list of live CUDA allocations");
+        pi_thread_cpu_edges(pi_clock_ticks(), PI_THREAD_CPU_OPENING);
     } else if (atomic_load(&pi_recording)) {
         /* what is still on its way (GPU times) is written while the window is open */
         int guard = pi_guard_enter();
@@ -64,7 +68,9 @@ void pi_capture_set(int on)
          * seen by all: a record that is still on its way read its time before the
          * switch, so none comes later than the close */
         atomic_store(&pi_recording, 0);
-        pi_emit_while_paused(PI_REC_CAPTURE, 0, pi_clock_ticks_ordered(), 0, 0, 0, 0);
+        uint64_t closed = pi_clock_ticks_ordered();
+        pi_emit_while_paused(PI_REC_CAPTURE, 0, closed, 0, 0, 0, 0);
+        pi_thread_cpu_edges(closed, PI_THREAD_CPU_CLOSING);
         pi_recorder_flush_sync(2000);
     }
 }

@@ -78,6 +78,15 @@ uint64_t pi_background_cpu_ns(void)
     return total;
 }
 
+int pi_background_thread_is_ours(uint32_t tid)
+{
+    int count = atomic_load(&started);
+    for (int i = 0; i < count && i < MAX_THREADS; i++)
+        if (atomic_load(&tids[i]) == (int)tid)
+            return 1;
+    return 0;
+}
+
 void pi_background_after_fork(void)
 {
     for (int i = 0; i < MAX_THREADS; i++)

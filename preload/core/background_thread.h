@@ -16,6 +16,9 @@ int pi_background_thread(const char *name, void *(*routine)(void *), void *arg);
 /* pi_background_cpu_ns - CPU time used so far by the background threads still running */
 uint64_t pi_background_cpu_ns(void);
 
+/* pi_background_thread_is_ours - whether @tid is one of the threads started here */
+int pi_background_thread_is_ours(uint32_t tid);
+
 /* pi_background_after_fork - in a fork child: none of the parent's threads exists */
 void pi_background_after_fork(void);
 

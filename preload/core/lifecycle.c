@@ -16,6 +16,7 @@
 #include "real_functions.h"
 #include "recorder.h"
 #include "settings.h"
+#include "thread_cpu_edges.h"
 
 _Atomic int pi_init_complete;
 static _Atomic int init_claimed;
@@ -74,6 +75,9 @@ void pi_init_slow(void)
         uint64_t until = pi_record_until_ns();
         if (until && pi_clock_ns(CLOCK_MONOTONIC) >= until && !config.summary)
             atomic_store(&pi_recording, 0); /* summary mode: summaries go on */
+        /* loaded by attach: the threads ran before the trace began */
+        if (pi_setting_flag("PROFINJECT_ATTACHED") && atomic_load(&pi_recording))
+            pi_thread_cpu_edges(pi_clock_ticks(), PI_THREAD_CPU_OPENING);
     }
     atomic_store_explicit(&pi_init_complete, 1, memory_order_release);
     pi_guard_restore(guard);

@@ -49,6 +49,23 @@ static inline ssize_t pi_sys_pread(int fd, void *buf, size_t len, off_t offset)
     return syscall(SYS_pread64, fd, buf, len, offset);
 }
 
+/* pi_sys_proc_self_pid - what /proc/self names: this process's pid in the namespace of
+ * /proc's mount (0: none, or not a number). The first pid of the NSpid line of
+ * /proc/self/status says the same, at 18 us to format and read against 2 us for the link
+ * on the development VM. */
+static inline int pi_sys_proc_self_pid(void)
+{
+    char link[32];
+    long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self", link, sizeof(link) - 1);
+    int pid = 0;
+    for (long i = 0; i < n; i++) {
+        if (link[i] < '0' || link[i] > '9' || pid > 100000000)
+            return 0;
+        pid = pid * 10 + (link[i] - '0');
+    }
+    return pid;
+}
+
 static inline int pi_sys_close(int fd)
 {
     return (int)syscall(SYS_close, fd);

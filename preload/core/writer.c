@@ -317,8 +317,8 @@ static void writer_loop(struct pi_writer *w)
                 w->next_sample_ns = now + gap;
         }
         int partial = stopping || now + slack >= w->next_flush_ns || flush_asked;
-        if (stopping)
-            atomic_store(&pi_recording, 0);
+        /* the process ends inside the recording (not in a pause between windows) */
+        int ends_recorded = stopping && atomic_exchange(&pi_recording, 0) != 0;
         /* a wake for a sample alone need not look at the buffers */
         if (partial || woken)
             drain_buffers(w, partial);
@@ -331,8 +331,9 @@ static void writer_loop(struct pi_writer *w)
                        w->sample_gap_ns > sample_ns && now - w->last_frame_ns < IDLE_FRAME_NS;
             if (stopping && sample_ns) /* the last word on RSS and CPU, however idle */
                 stage_sample(w);
-            if (stopping) {
+            if (ends_recorded)
                 stage_running_threads(w);
+            if (stopping) {
                 stage_process_record(w, PI_REC_PROCESS_END, pi_clock_ticks(),
                                      (uint64_t)(int64_t)pi_rec.end_status,
                                      (uint64_t)pi_rec.end_reason, pi_background_cpu_ns());
