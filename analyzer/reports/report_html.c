@@ -129,9 +129,9 @@ static void thread_plot(FILE *out, const struct pi_analysis *a)
         const struct pi_process_info *p = &a->processes[i];
         for (size_t k = 0; k < p->thread_count && row < TOP_THREADS; k++) {
             const struct pi_thread_info *t = &p->threads[k];
-            double wall = (double)pi_thread_wall_ns(p, t);
-            if (wall <= 0 || t->events < 2)
+            if (!pi_thread_listed(p, t))
                 continue;
+            double wall = (double)pi_thread_wall_ns(p, t);
             int y = 28 + 22 * row++;
             char name[13];
             snprintf(name, sizeof(name), "%.12s", t->name);

@@ -197,9 +197,9 @@ static void print_threads(FILE *out, const struct pi_analysis *a)
         const struct pi_process_info *p = &a->processes[i];
         for (size_t k = 0; k < p->thread_count && shown < TOP_THREADS; k++) {
             const struct pi_thread_info *t = &p->threads[k];
-            double wall = (double)pi_thread_wall_ns(p, t);
-            if (wall <= 0 || t->events < 2)
+            if (!pi_thread_listed(p, t))
                 continue;
+            double wall = (double)pi_thread_wall_ns(p, t);
             fprintf(out, "  %7d %7u %-16.16s %10s", p->header.pid, t->tid,
                     t->name[0] ? t->name : ((int)t->tid == p->header.pid ? "(main)" : "-"),
                     pi_format_ns(wall));

@@ -63,6 +63,25 @@ def by_window(events):
     return windows, inside, outside
 
 
+def json_report(traces):
+    """The analyzer's JSON report of @traces."""
+    path = os.path.join(tempfile.mkdtemp(), "r.json")
+    subprocess.run([ANALYZE, traces, "--quiet", "--json", path], check=True, capture_output=True)
+    with open(path) as f:
+        return json.load(f)
+
+
+def run_paused(program, *args):
+    """@program from PROGRAMS run to its end under `run --paused`: (traces, its output)."""
+    out = tempfile.mkdtemp()
+    run = subprocess.run([LAUNCHER, "run", "--paused", "-o", out, "--",
+                          os.path.join(PROGRAMS, program), *args],
+                         capture_output=True, text=True, timeout=120)
+    if run.returncode != 0:
+        raise AssertionError(f"{program} exited with {run.returncode}: {run.stderr}")
+    return out, run.stdout
+
+
 def children_of(pid):
     with open(f"/proc/{pid}/task/{pid}/children") as f:
         return f.read().split()
@@ -199,12 +218,8 @@ class Windows(unittest.TestCase):
     def test_no_record_crosses_the_edge_of_a_window(self):
         # 100 windows, each edge between two marks a few ns apart: a mark timed
         # before a window opened, or after it closed, is a mark of the pause
-        out = tempfile.mkdtemp()
-        run = subprocess.run([LAUNCHER, "run", "--paused", "-o", out, "--",
-                              os.path.join(PROGRAMS, "prog_window_edges"), "100"],
-                             capture_output=True, text=True, timeout=120)
-        self.assertEqual(run.returncode, 0, run.stderr)
-        made = int(re.search(r"^done (\d+)$", run.stdout, re.M).group(1))
+        out, output = run_paused("prog_window_edges", "100")
+        made = int(re.search(r"^done (\d+)$", output, re.M).group(1))
         windows, inside, outside = by_window(timeline(out))
         self.assertEqual(windows, 100)
         self.assertEqual(outside, 0, "marks of the pauses written as if in a window")
@@ -213,14 +228,27 @@ class Windows(unittest.TestCase):
         self.assertLess(max(inside), made)
         self.assertGreater(len(inside), 1000)
 
+    def test_a_thread_s_cpu_is_what_it_used_inside_the_windows(self):
+        # prog_window_cpu: a thread computes 1 s before the first window, then blocks
+        # in waits no hook sees and computes in turn; another thread lives inside the
+        # second window. The program reads the CPU clocks at the windows' edges itself.
+        out, output = run_paused("prog_window_cpu", "3")
+        truth = {int(tid): int(cpu) for tid, cpu in (line.split() for line in output.splitlines())}
+        self.assertEqual(len(truth), 3)
+        [process] = [p for p in json_report(out)["processes"] if p.get("windows")]
+        self.assertEqual(len(process["windows"]), 3)
+        threads = {t["tid"]: t for t in process["threads"]}
+        for tid, cpu in truth.items():
+            time_ns = threads[tid]["time_ns"]
+            # each edge is read a signal's way and a poll apart by the program and the library
+            self.assertAlmostEqual(time_ns["cpu"], cpu, delta=10e6 + 0.05 * cpu, msg=tid)
+        # the worker blocked most of each window in waits no hook sees: "other", not CPU
+        worker = max((tid for tid in truth if tid != process["pid"]), key=truth.get)
+        self.assertGreater(threads[worker]["time_ns"]["other"], 0.4 * 900e6)
+
     def report_covers_the_windows(self, out, events):
         """The report's times cover the windows only, and it says which they are."""
-        report_path = os.path.join(tempfile.mkdtemp(), "r.json")
-        subprocess.run([ANALYZE, out, "--quiet", "--json", report_path], check=True,
-                       capture_output=True)
-        with open(report_path) as f:
-            report = json.load(f)
-        [process] = [p for p in report["processes"] if "windows" in p]
+        [process] = [p for p in json_report(out)["processes"] if "windows" in p]
         windows = process["windows"]
         self.assertEqual(len(windows), 2)
         # as the dump times them (seconds from the process's start)
@@ -639,11 +667,7 @@ class Attach(unittest.TestCase):
     def report_covers_the_attach_window(self, out):
         """The report covers the 1 s attach window, not the process's life
         before it nor after the detach."""
-        report_path = os.path.join(tempfile.mkdtemp(), "r.json")
-        subprocess.run([ANALYZE, out, "--quiet", "--json", report_path], check=True,
-                       capture_output=True)
-        with open(report_path) as f:
-            [process] = [p for p in json.load(f)["processes"] if p.get("windows")]
+        [process] = [p for p in json_report(out)["processes"] if p.get("windows")]
         windows = process["windows"]
         self.assertAlmostEqual((windows[0]["end_ns"] - windows[0]["start_ns"]) / 1e9, 1.0,
                                delta=0.5, msg="attached for 1 s")
@@ -664,6 +688,36 @@ class Attach(unittest.TestCase):
         self.assertEqual(after, [], "calls after detach went to the profiler")
         self.assertIn(self.data, report_text(out))
         self.report_covers_the_attach_window(out)
+
+    def test_a_thread_s_cpu_is_what_it_used_while_attached(self):
+        # a thread that computed for a second before the attach, then blocks in waits
+        # no hook sees and computes in turn; the program prints its CPU clock every 10 ms
+        out = tempfile.mkdtemp()
+        target = subprocess.Popen([os.path.join(PROGRAMS, "prog_window_cpu"), "attach"],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            started = target.stdout.readline().split()
+            self.assertEqual(started[0], "started")
+            attached = attach(target.pid, out, "1s", timeout=60)
+            self.assertEqual(attached.returncode, 0, attached.stderr)
+            time.sleep(0.1)
+        finally:
+            target.kill()
+            rest, _ = target.communicate()
+        clock = [tuple(map(int, line.split())) for line in rest.splitlines()]
+        report = json_report(out)
+        [process] = [p for p in report["processes"] if p.get("windows")]
+        [window] = process["windows"]
+        base = report["inputs"]["base_monotonic_ns"]
+
+        def cpu_at(ns):  # the program's samples, 10 ms apart, interpolated
+            for (t0, c0), (t1, c1) in zip(clock, clock[1:]):
+                if t0 <= ns <= t1:
+                    return c0 + (c1 - c0) * (ns - t0) / (t1 - t0)
+            raise AssertionError(f"no sample around {ns}")
+        truth = cpu_at(base + window["end_ns"]) - cpu_at(base + window["start_ns"])
+        [worker] = [t for t in process["threads"] if t["tid"] == int(started[1])]
+        self.assertAlmostEqual(worker["time_ns"]["cpu"], truth, delta=20e6 + 0.05 * truth)
 
     def test_attach_redirects_driver_tables_filled_before(self):
         program = os.path.join(PROGRAMS, "prog_cuda_attach")

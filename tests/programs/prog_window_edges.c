@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "profinject/control_protocol.h"
 #include "profinject/profinject.h"
+#include "window_switch.h"
 
 static atomic_int finished;
 static uint64_t marks;
@@ -23,23 +23,6 @@ static void *mark_without_pause(void *arg)
     while (!atomic_load_explicit(&finished, memory_order_relaxed))
         PROFINJECT_MARK(NULL, marks++);
     return NULL;
-}
-
-/* ask for a window to open or close and wait until it did */
-static void switch_to(int request, int recording)
-{
-    union sigval value = {.sival_int = request};
-    if (sigqueue(getpid(), SIGRTMIN + PI_CONTROL_SIGNAL_OFFSET, value) != 0) {
-        perror("sigqueue");
-        exit(1);
-    }
-    for (int waited = 0; profinject_is_recording() != recording; waited++) {
-        if (waited == 100000) {
-            fprintf(stderr, "the window did not %s\n", recording ? "open" : "close");
-            exit(1);
-        }
-        usleep(50);
-    }
 }
 
 int main(int argc, char **argv)

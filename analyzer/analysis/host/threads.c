@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/common/array_room.h"
+#include "analysis/host/thread_cpu.h"
 
 struct pi_thread_info *pi_main_thread(const struct pi_process_info *p)
 {
@@ -17,11 +18,27 @@ struct pi_thread_info *pi_main_thread(const struct pi_process_info *p)
     return NULL;
 }
 
+/* The part of [@from, @to) that was recorded: all of it, or what capture windows hold. */
+static uint64_t recorded_ns(const struct pi_process_info *p, uint64_t from, uint64_t to)
+{
+    if (to <= from)
+        return 0;
+    if (!p->window_count)
+        return to - from;
+    uint64_t in = 0;
+    for (size_t i = 0; i < p->window_count; i++) {
+        uint64_t start = from > p->windows[i].start_ns ? from : p->windows[i].start_ns;
+        uint64_t end = to < p->windows[i].end_ns ? to : p->windows[i].end_ns;
+        in += end > start ? end - start : 0;
+    }
+    return in;
+}
+
 uint64_t pi_thread_wall_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
 {
     if ((int)t->tid == p->header.pid)
-        return p->end_ns - p->start_ns;
-    return t->last_ns > t->first_ns ? t->last_ns - t->first_ns : 0;
+        return recorded_ns(p, p->start_ns, p->end_ns);
+    return recorded_ns(p, t->first_ns, t->last_ns);
 }
 
 /* Wall time not accounted to any recorded wait. */
@@ -34,16 +51,17 @@ static uint64_t unaccounted_ns(const struct pi_process_info *p, const struct pi_
 }
 
 /*
- * The kernel's figure where the trace has it for the thread's whole life in
- * it (a run recorded whole: a window's share of a thread's CPU is unknown).
- * Without it, all a thread did not spend in recorded waits is taken for CPU,
- * blocking calls that no hook sees included.
+ * The kernel's figure where the trace has it: the thread's end record in a
+ * run recorded whole; with capture windows or an attach, its clock at their
+ * edges as well (format 7, where /proc is the process's own). Without it,
+ * all a thread did not spend in recorded waits is taken for CPU, blocking
+ * calls that no hook sees included.
  */
 uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
 {
-    uint64_t left = unaccounted_ns(p, t);
-    if (t->cpu_measured && p->window_count == 0 && t->cpu_measured_ns < left)
-        return t->cpu_measured_ns;
+    uint64_t left = unaccounted_ns(p, t), cpu = pi_thread_cpu_recorded(&t->cpu);
+    if (t->cpu.measured && (p->window_count == 0 || p->thread_cpu_edges) && cpu < left)
+        return cpu;
     return left;
 }
 
@@ -55,6 +73,14 @@ uint64_t pi_thread_time_ns(const struct pi_process_info *p, const struct pi_thre
     if (class == PI_TIME_OTHER)
         return unaccounted_ns(p, t) - pi_thread_cpu_ns(p, t);
     return t->time[class];
+}
+
+int pi_thread_listed(const struct pi_process_info *p, const struct pi_thread_info *t)
+{
+    uint64_t wall = pi_thread_wall_ns(p, t);
+    if (wall == 0)
+        return 0;
+    return t->events >= 2 || (t->cpu.measured && pi_thread_cpu_ns(p, t) >= wall / 100);
 }
 
 enum pi_time_class pi_wait_time_class(uint64_t kind)

@@ -23,6 +23,10 @@ uint64_t pi_thread_cpu_ns(const struct pi_process_info *process,
 uint64_t pi_thread_time_ns(const struct pi_process_info *process,
                            const struct pi_thread_info *thread, enum pi_time_class class);
 
+/* pi_thread_listed - whether @thread has a row in the reports' thread tables: it made
+ * recorded calls, or it computed (a thread whose work no hook sees) */
+int pi_thread_listed(const struct pi_process_info *process, const struct pi_thread_info *thread);
+
 /* pi_wait_time_class - where a wait (PI_REC_WAIT) of @kind puts its thread's time */
 enum pi_time_class pi_wait_time_class(uint64_t kind);
 

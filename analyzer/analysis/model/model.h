@@ -35,14 +35,25 @@ extern const char *const pi_time_class_names[PI_TIME_CLASS_COUNT];
 
 struct pi_thread_timeline;
 
+/* A thread's CPU time by the kernel's clock (PI_REC_THREAD_EXIT, PI_REC_THREAD_CPU), counted
+ * only while recording was on: each span from an opening edge (or the thread's start) to a
+ * closing edge or its end. Filled by analysis/host/thread_cpu.c. */
+struct pi_thread_cpu {
+    uint64_t spans_ns;  /* the spans that closed */
+    uint64_t open_ns;   /* the clock at the opening edge of the span under way */
+    uint64_t end_ns;    /* the clock at the thread's end, when it ended while recorded */
+    uint64_t end_open_ns; /* open_ns of the span its end closed */
+    int ended;          /* end_ns holds a figure */
+    int measured;       /* the trace has a figure of its own for this thread */
+};
+
 struct pi_thread_info {
     uint32_t tid;
     char name[64];
     uint64_t first_ns, last_ns;
     uint64_t time[PI_TIME_CLASS_COUNT];
-    /* its CPU time by the kernel's clock, from its end record (PI_THREAD_CPU_MEASURED) */
-    uint64_t cpu_measured_ns;
-    int cpu_measured;
+    /* its CPU time by the kernel's clock while recording was on (thread_cpu.h) */
+    struct pi_thread_cpu cpu;
     uint64_t events;
     struct pi_thread_timeline *timeline; /* its waits over time (thread_timeline.h), NULL: none */
 };
@@ -165,6 +176,7 @@ struct pi_process_info {
     size_t window_count;
     struct pi_summary_info summary;
     int window_open;
+    int thread_cpu_edges; /* the threads' CPU clocks at the windows' edges are in the trace */
     uint64_t window_ns; /* recorded time: the windows' lengths together */
     uint32_t relay_tid; /* the thread that hands the main thread its batches, 0: none */
     int python;         /* the image ran Python (its interpreter was found) */

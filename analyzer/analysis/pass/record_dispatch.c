@@ -10,6 +10,7 @@
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/relay_steps.h"
 #include "analysis/host/steps.h"
+#include "analysis/host/thread_cpu.h"
 #include "analysis/host/thread_timeline.h"
 #include "analysis/host/threads.h"
 #include "analysis/pass/summary_events.h"
@@ -210,6 +211,19 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_GPU_POOL:
         pi_gpu_event(a, reader, p, ev);
         return;
+    case PI_REC_THREAD_CPU: { /* the subject is arg2, not the thread that read the clocks */
+        struct pi_thread_info *subject = pi_thread_of(p, (uint32_t)r->arg[2]);
+        p->thread_cpu_edges = 1;
+        if (!subject)
+            return;
+        pi_thread_cpu_edge(&subject->cpu, r->arg[0], r->arg[1] == PI_THREAD_CPU_OPENING);
+        /* it lived there, whether or not it made a call that is recorded */
+        if (ev->ts_ns < subject->first_ns)
+            subject->first_ns = ev->ts_ns;
+        if (ev->ts_ns > subject->last_ns)
+            subject->last_ns = ev->ts_ns;
+        return;
+    }
     case PI_REC_SUMMARY:
     case PI_REC_DETAIL:
         pi_summary_event(a, reader, p, ev);
@@ -226,12 +240,10 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
      * socket waits are waits for those (data-loader workers) */
     int main_thread = (int)r->tid == p->header.pid && p->children > 0;
     t->events++;
-    if (r->kind == PI_REC_THREAD_EXIT && r->arg[1] == PI_THREAD_CPU_MEASURED) {
-        t->cpu_measured = 1;
-        /* the thread's own record and the writer's, when it ended as the process did */
-        if (r->arg[0] > t->cpu_measured_ns)
-            t->cpu_measured_ns = r->arg[0];
-    }
+    /* an end seen between windows (a trace before format 7) says nothing of them */
+    if (r->kind == PI_REC_THREAD_EXIT && r->arg[1] == PI_THREAD_CPU_MEASURED &&
+        (p->window_open || p->window_count == 0))
+        pi_thread_cpu_end(&t->cpu, r->arg[0]);
     if (ev->ts_ns < t->first_ns)
         t->first_ns = ev->ts_ns;
     if (ev->ts_ns + ev->dur_ns > t->last_ns)

@@ -1,0 +1,34 @@
+/*
+ * thread_cpu.c - a thread's CPU time while recording was on (see
+ * thread_cpu.h). A span opens at an opening edge, or where the thread began
+ * (its clock at 0: a thread started inside a window is in no edge before
+ * it), and closes at a closing edge or at its end.
+ */
+#include "thread_cpu.h"
+
+void pi_thread_cpu_edge(struct pi_thread_cpu *c, uint64_t ns, int opening)
+{
+    c->measured = 1;
+    if (!opening && ns > c->open_ns)
+        c->spans_ns += ns - c->open_ns;
+    /* after a close, until the next opening: nothing more to count */
+    c->open_ns = ns;
+}
+
+void pi_thread_cpu_end(struct pi_thread_cpu *c, uint64_t ns)
+{
+    c->measured = 1;
+    /* the thread's own record and the writer's, when it ended as the process did */
+    if (c->ended && ns <= c->end_ns)
+        return;
+    if (!c->ended)
+        c->end_open_ns = c->open_ns;
+    c->ended = 1;
+    c->end_ns = ns;
+}
+
+uint64_t pi_thread_cpu_recorded(const struct pi_thread_cpu *c)
+{
+    uint64_t last = c->ended && c->end_ns > c->end_open_ns ? c->end_ns - c->end_open_ns : 0;
+    return c->spans_ns + last;
+}

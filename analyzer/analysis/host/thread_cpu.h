@@ -1,0 +1,23 @@
+/*
+ * thread_cpu.h - a thread's CPU time while recording was on, from the
+ * kernel's figures in the trace: its end record (PI_REC_THREAD_EXIT) and,
+ * from format 7, every thread's clock at the edges of capture windows and
+ * at an attach (PI_REC_THREAD_CPU).
+ */
+#ifndef PI_THREAD_CPU_H
+#define PI_THREAD_CPU_H
+
+#include <stdint.h>
+
+#include "analysis/model/model.h"
+
+/* pi_thread_cpu_edge - the thread's clock read @ns at an @opening (nonzero) or closing edge */
+void pi_thread_cpu_edge(struct pi_thread_cpu *cpu, uint64_t ns, int opening);
+
+/* pi_thread_cpu_end - the thread's clock @ns as it ended (or the process did), recorded */
+void pi_thread_cpu_end(struct pi_thread_cpu *cpu, uint64_t ns);
+
+/* pi_thread_cpu_recorded - its CPU time in the spans that were recorded (ns) */
+uint64_t pi_thread_cpu_recorded(const struct pi_thread_cpu *cpu);
+
+#endif
