@@ -253,7 +253,10 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         break;
     case PI_REC_THREAD_CPU:
         printf(" %s thread=%" PRIu64 " cpu_ns=%" PRIu64,
-               r->arg[1] == PI_THREAD_CPU_OPENING ? "opening" : "closing", r->arg[2], r->arg[0]);
+               r->arg[1] == PI_THREAD_CPU_OPENING   ? "opening"
+               : r->arg[1] == PI_THREAD_CPU_SAMPLE ? "sample"
+                                                    : "closing",
+               r->arg[2], r->arg[0]);
         break;
     case PI_REC_DETAIL:
         printf(" %s reason=%" PRIu64 " step_ns=%" PRIu64 " dur_ns=%" PRIu64,

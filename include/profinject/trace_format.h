@@ -264,11 +264,12 @@ enum pi_record_kind {
      * the records that summaries would count are written in full instead. */
     PI_REC_DETAIL = 34,
     /* Format 7. A thread's CPU time (ns, the kernel's thread CPU clock, as
-     * PI_REC_THREAD_EXIT counts it) at the edge of the recording: one record
+     * PI_REC_THREAD_EXIT counts it): at the edge of the recording, one record
      * for each thread of the process as a capture window opens or closes, or
-     * as a library loaded by attach starts. arg0 = the CPU time, arg1 =
-     * PI_THREAD_CPU_OPENING or PI_THREAD_CPU_CLOSING, arg2 = the thread's tid
-     * (the record's own tid is the thread that read them). */
+     * as a library loaded by attach starts; and the main thread's beside each
+     * process sample. arg0 = the CPU time, arg1 = PI_THREAD_CPU_OPENING,
+     * _CLOSING or _SAMPLE, arg2 = the thread's tid (the record's own tid is
+     * the thread that read it, 0 for the writer). */
     PI_REC_THREAD_CPU = 35,
     PI_REC_KIND_COUNT
 };
@@ -389,9 +390,10 @@ enum pi_python_frames {
 /* PI_REC_THREAD_EXIT arg1 */
 #define PI_THREAD_CPU_MEASURED 1u
 
-/* PI_REC_THREAD_CPU arg1: which edge of the recording */
+/* PI_REC_THREAD_CPU arg1: which edge of the recording, or a sample */
 #define PI_THREAD_CPU_CLOSING 0u
 #define PI_THREAD_CPU_OPENING 1u
+#define PI_THREAD_CPU_SAMPLE 2u
 
 /* Record flag bits. */
 enum pi_record_flag {

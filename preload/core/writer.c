@@ -105,8 +105,12 @@ static uint64_t stage_sample(struct pi_writer *w)
 {
     struct pi_process_sample sample;
     pi_process_sample_read(w->statm_fd, &sample);
-    stage_process_record(w, PI_REC_PROC_SAMPLE, pi_clock_ticks(), sample.rss_bytes,
-                         sample.user_ns, sample.system_ns);
+    uint64_t now = pi_clock_ticks();
+    stage_process_record(w, PI_REC_PROC_SAMPLE, now, sample.rss_bytes, sample.user_ns,
+                         sample.system_ns);
+    /* the main thread's clock beside it: what of the training loop's steps was computing */
+    stage_process_record(w, PI_REC_THREAD_CPU, now, pi_thread_cpu_in_trace((uint32_t)pi_rec.pid),
+                         PI_THREAD_CPU_SAMPLE, (uint64_t)pi_rec.pid);
     return sample.user_ns + sample.system_ns;
 }
 
