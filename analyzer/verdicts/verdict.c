@@ -30,7 +30,10 @@ void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
     l->launches = t ? (double)t->launches : 0;
     l->gpu_ns = t && t->durations ? (double)p->gpu_busy_ns : -1;
     l->main_wall_ns = l->main ? (double)pi_thread_wall_ns(p, l->main) : 0;
+    l->cpu_ns = -1;
     if (p->steps.count > p->steps.warmup + 1) {
+        if (p->steps.steady_cpu_measured)
+            l->cpu_ns = (double)p->steps.steady_cpu_ns;
         l->basis = "steady steps";
         l->steps = (double)(p->steps.count - p->steps.warmup);
         l->total_ns = (double)p->steps.steady_total_ns;
@@ -52,6 +55,8 @@ void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
     } else {
         l->basis = "the main thread's life";
         l->total_ns = l->main ? (double)pi_thread_wall_ns(p, l->main) : 0;
+        if (l->main)
+            l->cpu_ns = (double)pi_thread_cpu_ns(p, l->main);
     }
 }
 
@@ -184,15 +189,22 @@ static int by_score(const void *x, const void *y)
 /* Where a main thread can be held back that no finding above judged for want of a
  * culprit (lock waits with no busy thread) or that none judges: in words, and the name of
  * its share in the evidence. */
+#define FIND_THE_WAKER                                                                            \
+    "find what the main thread waits for: the report's time by thread and threads over time "  \
+    "show which thread ends its waits and what that thread does meanwhile"
 static const struct {
     enum pi_time_class class;
-    const char *words, *evidence;
+    const char *words, *evidence, *advice;
 } held_back[] = {
-    {PI_TIME_LOCK_WAIT, "waiting on locks that no busy thread holds", "main_lock_wait_share"},
-    {PI_TIME_SLEEP, "asleep", "main_sleep_share"},
-    {PI_TIME_OTHER, "blocked in calls no hook sees, or waiting for a CPU", "main_other_share"},
+    {PI_TIME_LOCK_WAIT, "waiting on locks that no busy thread holds", "main_lock_wait_share",
+     FIND_THE_WAKER},
+    {PI_TIME_SLEEP, "asleep", "main_sleep_share", FIND_THE_WAKER},
+    {PI_TIME_OTHER, "blocked in calls no hook sees, or waiting for a CPU", "main_other_share",
+     "give the main thread a CPU of its own: fewer busy threads and processes than CPUs "
+     "(DataLoader num_workers, OMP_NUM_THREADS, other jobs on the machine); if the machine "
+     "was idle, it blocked in a call no hook sees"},
     {PI_TIME_OTHER_IO, "waiting on other descriptors (pipes, sockets, devices)",
-     "main_other_io_share"},
+     "main_other_io_share", FIND_THE_WAKER},
 };
 
 /* The held_back entry with the largest share of the main thread's life, when at least
@@ -220,9 +232,9 @@ static void nothing_stands_out(const struct pi_loop *l, struct pi_finding *f)
     double total = l ? l->total_ns : 0;
     double host = total - (l ? l->data_wait_ns + l->sync_ns : 0);
     f->score = total > 0 && host > 0 ? host / total : 0;
-    /* judged over the main thread's whole life: what it spent on a CPU, no more */
-    if (l && l->main && l->main_wall_ns > 0 && total == l->main_wall_ns)
-        f->score = (double)pi_thread_cpu_ns(p, l->main) / l->main_wall_ns;
+    /* what the main thread spent on a CPU, no more, where its clock tells */
+    if (l && total > 0 && l->cpu_ns >= 0)
+        f->score = l->cpu_ns / total;
     f->pid = p ? p->header.pid : 0;
     double held_share;
     int held = main_held_back(l, &held_share);
@@ -235,10 +247,8 @@ static void nothing_stands_out(const struct pi_loop *l, struct pi_finding *f)
              "(%s) and waited for data %.0f%%%s",
              f->pid, 100 * f->score, l ? l->basis : "no process",
              total > 0 ? 100 * l->data_wait_ns / total : 0.0, also);
-    snprintf(f->advice, sizeof(f->advice),
-             held >= 0 ? "find what the main thread waits for: the report's time by thread "
-                         "and threads over time show which thread ends its waits and what that "
-                         "thread does meanwhile"
+    snprintf(f->advice, sizeof(f->advice), "%s",
+             held >= 0 ? held_back[held].advice
                        : "speed up the model itself: larger batches, mixed precision, "
                          "torch.compile");
     pi_finding_evidence(f, "cpu_share", f->score, "");

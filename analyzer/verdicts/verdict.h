@@ -67,6 +67,7 @@ struct pi_loop {
     double launches;      /* kernel launches of the process */
     double steps;         /* steps judged (0 when none were found) */
     double main_wall_ns;  /* the main thread's life */
+    double cpu_ns;        /* the main thread on a CPU in the loop, by its clock; negative: unknown */
 };
 
 /* pi_verdict_straggler - the rank the others wait for (verdict_ranks.c): 1 when written to @out */

@@ -72,4 +72,8 @@ int pi_steps_figures(const struct pi_steps *steps, uint64_t index, struct pi_ste
 /* pi_steps_finish - settle warm-up against steady state once the thread ended */
 void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);
 
+/* pi_steps_measure_cpu - the main thread's CPU time in the steady steps of finished @steps,
+ * from its clock's @samples (interpolated at each step's edges), where they span them all */
+void pi_steps_measure_cpu(struct pi_steps *steps, const struct pi_clock_samples *samples);
+
 #endif

@@ -6,6 +6,8 @@
  */
 #include "thread_cpu.h"
 
+#include "analysis/common/array_room.h"
+
 void pi_thread_cpu_edge(struct pi_thread_cpu *c, uint64_t ns, int opening)
 {
     c->measured = 1;
@@ -31,4 +33,20 @@ uint64_t pi_thread_cpu_recorded(const struct pi_thread_cpu *c)
 {
     uint64_t last = c->ended && c->end_ns > c->end_open_ns ? c->end_ns - c->end_open_ns : 0;
     return c->spans_ns + last;
+}
+
+void pi_clock_samples_add(struct pi_clock_samples *c, uint64_t ns, uint64_t cpu_ns)
+{
+    if (c->count && ns <= c->at[c->count - 1].ns)
+        return; /* out of order: the line through the others stands */
+    if (pi_array_room(&c->at, &c->capacity, c->count, sizeof(*c->at), 256) != 0)
+        return;
+    c->at[c->count++] = (struct pi_clock_sample){ns, cpu_ns};
+}
+
+void pi_clock_samples_free(struct pi_clock_samples *c)
+{
+    free(c->at);
+    c->at = NULL;
+    c->count = c->capacity = 0;
 }

@@ -35,6 +35,15 @@ extern const char *const pi_time_class_names[PI_TIME_CLASS_COUNT];
 
 struct pi_thread_timeline;
 
+/* The main thread's CPU clock beside the process samples (PI_THREAD_CPU_SAMPLE), in time
+ * order: held while its file is read, to split the steps, then released. */
+struct pi_clock_samples {
+    struct pi_clock_sample {
+        uint64_t ns, cpu_ns;
+    } *at;
+    size_t count, capacity;
+};
+
 /* A thread's CPU time by the kernel's clock (PI_REC_THREAD_EXIT, PI_REC_THREAD_CPU), counted
  * only while recording was on: each span from an opening edge (or the thread's start) to a
  * closing edge or its end. Filled by analysis/host/thread_cpu.c. */
@@ -69,6 +78,9 @@ struct pi_steps {
     uint64_t warmup; /* the first steps, reported apart */
     struct pi_histogram steady_ns, warmup_ns;
     uint64_t steady_total_ns, steady_wait_ns, steady_sync_ns, steady_gpu_ns;
+    /* the main thread's CPU time in the steady steps, by its clock (steady_cpu_measured) */
+    uint64_t steady_cpu_ns;
+    int steady_cpu_measured;
     uint64_t warmup_total_ns, warmup_wait_ns;
     /* detection state (batch_receipts.c) */
     uint64_t wait_total_ns, sync_total_ns; /* the main thread's data and GPU waits so far */
@@ -159,6 +171,7 @@ struct pi_process_info {
     uint64_t profiler_cpu_ns; /* the profiler's own threads, from the end record; 0: unknown */
     uint64_t rss_peak, rss_peak_ns;
     struct pi_series rss;
+    struct pi_clock_samples main_cpu;
     struct pi_thread_info *threads;
     size_t thread_count, thread_capacity, last_thread;
     struct pi_steps steps; /* of the main thread */

@@ -8,6 +8,7 @@
 #include "analysis/gpu/gpu_timing.h"
 #include "analysis/host/relay_steps.h"
 #include "analysis/host/steps.h"
+#include "analysis/host/thread_cpu.h"
 #include "analysis/host/threads.h"
 #include "analysis/memory/memory_growth.h"
 #include "analysis/pass/record_dispatch.h"
@@ -97,6 +98,8 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
         p->nvtx_steps = dataloader;
         p->steps_from = "NVTX";
     }
+    pi_steps_measure_cpu(&p->steps, &p->main_cpu);
+    pi_clock_samples_free(&p->main_cpu);
     pi_memory_growth_steady_start(p);
     pi_gpu_finish_process(a, reader, p);
     pi_memory_growth(p);

@@ -212,6 +212,11 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         pi_gpu_event(a, reader, p, ev);
         return;
     case PI_REC_THREAD_CPU: { /* the subject is arg2, not the thread that read the clocks */
+        if (r->arg[1] == PI_THREAD_CPU_SAMPLE) {
+            if ((int)r->arg[2] == p->header.pid)
+                pi_clock_samples_add(&p->main_cpu, ev->ts_ns, r->arg[0]);
+            return;
+        }
         struct pi_thread_info *subject = pi_thread_of(p, (uint32_t)r->arg[2]);
         p->thread_cpu_edges = 1;
         if (!subject)

@@ -7,35 +7,20 @@ Prints what it did as JSON: its step count and its slow step.
 Usage: slow_step_loop.py STEPS SLOW [late]"""
 import json
 import sys
-import time
 
-import torch
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader
+
+from loop_parts import Numbers, compute
 
 steps, slow = int(sys.argv[1]), int(sys.argv[2])
 late = sys.argv[3:] == ["late"]
 BATCH = 4
 
 
-class Numbers(Dataset):
-    def __len__(self):
-        return steps * BATCH
-
-    def __getitem__(self, i):
-        if late and i == (slow - 1) * BATCH:
-            time.sleep(0.1)
-        return torch.full((64,), float(i))
-
-
-def compute(seconds):
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
-
-
 if __name__ == "__main__":
     done, kept_early = 0, 0
-    batches = iter(DataLoader(Numbers(), batch_size=BATCH, num_workers=2))
+    rows = Numbers(steps * BATCH, {(slow - 1) * BATCH: 0.1} if late else None)
+    batches = iter(DataLoader(rows, batch_size=BATCH, num_workers=2))
     for batch in batches:
         done += 1
         if done == slow:  # batches that came before this one, kept for their steps
