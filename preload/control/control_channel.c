@@ -45,6 +45,9 @@ static int listen_fd = -1;
 static _Atomic int socket_bound, control_ended;
 static _Atomic uint64_t capture_deadline_ns;
 
+/* What a window's close time is set past the switch (see pi_capture_set). */
+#define CLOSE_MARGIN_S 2e-6
+
 void pi_capture_set(int on)
 {
     if (pi_recorder_state() != PI_STATE_RUNNING)
@@ -68,7 +71,10 @@ void pi_capture_set(int on)
          * seen by all: a record that is still on its way read its time before the
          * switch, so none comes later than the close */
         atomic_store(&pi_recording, 0);
-        uint64_t closed = pi_clock_ticks_ordered();
+        /* and a margin past it: a thread that saw recording on read its clock before, but
+         * another CPU's clock may run a little ahead of ours (on a virtual machine) */
+        uint64_t closed = pi_clock_ticks_ordered() +
+                          (uint64_t)(pi_recorder_ticks_per_second() * CLOSE_MARGIN_S);
         pi_emit_while_paused(PI_REC_CAPTURE, 0, closed, 0, 0, 0, 0);
         pi_thread_cpu_edges(closed, PI_THREAD_CPU_CLOSING);
         pi_recorder_flush_sync(2000);
