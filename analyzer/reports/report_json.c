@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/gpu/gpu_analysis.h"
+#include "analysis/host/steps.h"
 #include "call_site_format.h"
 #include "report.h"
 #include "report_collectives.h"
@@ -76,11 +77,9 @@ static cJSON *steps_json(struct pi_steps *s)
     cJSON_AddNumberToObject(steady, "data_wait_ns", (double)s->steady_wait_ns);
     cJSON_AddNumberToObject(steady, "sync_ns", (double)s->steady_sync_ns);
     cJSON_AddNumberToObject(steady, "gpu_ns", (double)s->steady_gpu_ns);
-    double rest = (double)s->steady_total_ns - (double)s->steady_wait_ns - (double)s->steady_sync_ns;
-    double cpu = s->steady_cpu_measured ? (double)s->steady_cpu_ns : rest;
-    cJSON_AddNumberToObject(steady, "cpu_ns", cpu > 0 ? cpu : 0);
+    cJSON_AddNumberToObject(steady, "cpu_ns", (double)pi_steps_steady_cpu_ns(s));
     cJSON_AddBoolToObject(steady, "cpu_measured", s->steady_cpu_measured);
-    cJSON_AddNumberToObject(steady, "other_ns", rest > cpu ? rest - cpu : 0);
+    cJSON_AddNumberToObject(steady, "other_ns", (double)pi_steps_steady_other_ns(s));
     cJSON *warmup = cJSON_AddObjectToObject(steps, "warmup_steps");
     add_histogram(warmup, &s->warmup_ns);
     cJSON_AddNumberToObject(warmup, "data_wait_ns", (double)s->warmup_wait_ns);

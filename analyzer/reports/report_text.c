@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/host/steps.h"
 #include "format.h"
 #include "key_figures.h"
 #include "report.h"
@@ -167,13 +168,11 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
                 pi_format_ns(pi_histogram_quantile(h, 0.9)),
                 pi_format_ns(pi_histogram_quantile(h, 0.99)), pi_format_ns((double)h->max));
         double total = (double)s->steady_total_ns;
-        double rest = total - (double)s->steady_wait_ns - (double)s->steady_sync_ns;
-        double cpu = s->steady_cpu_measured ? (double)s->steady_cpu_ns : rest;
         fprintf(out, "  steady split      waiting for data %.0f%%  CPU %.0f%%  sync %.0f%%  ",
-                100 * s->steady_wait_ns / total, 100 * (cpu > 0 ? cpu : 0) / total,
+                100 * s->steady_wait_ns / total, 100 * pi_steps_steady_cpu_ns(s) / total,
                 100 * s->steady_sync_ns / total);
         if (s->steady_cpu_measured) /* blocked where no hook sees, or waiting for a CPU */
-            fprintf(out, "other %.0f%%  ", 100 * (rest > cpu ? rest - cpu : 0) / total);
+            fprintf(out, "other %.0f%%  ", 100 * pi_steps_steady_other_ns(s) / total);
         fprintf(out, "(GPU busy %.0f%% of step time, alongside)\n", 100 * s->steady_gpu_ns / total);
         if (p->rank >= 0)
             print_rank_waits(out, p, total);

@@ -337,11 +337,10 @@ static void writer_loop(struct pi_writer *w)
                 stage_sample(w);
             if (ends_recorded)
                 stage_running_threads(w);
-            if (stopping) {
+            if (stopping)
                 stage_process_record(w, PI_REC_PROCESS_END, pi_clock_ticks(),
                                      (uint64_t)(int64_t)pi_rec.end_status,
                                      (uint64_t)pi_rec.end_reason, pi_background_cpu_ns());
-            }
             if (!idle) {
                 stage_clock_sync(w);
                 pi_writer_check_not_removed(w, now);

@@ -241,6 +241,13 @@ static uint64_t clock_at(const struct pi_clock_samples *c, uint64_t ns)
                                           (double)(ns - c->at[low].ns) / (double)span);
 }
 
+/* The steady steps' time not spent waiting for data or the GPU. */
+static uint64_t steady_host_ns(const struct pi_steps *s)
+{
+    uint64_t waited = s->steady_wait_ns + s->steady_sync_ns;
+    return s->steady_total_ns > waited ? s->steady_total_ns - waited : 0;
+}
+
 void pi_steps_measure_cpu(struct pi_steps *s, const struct pi_clock_samples *c)
 {
     const struct step *steps = s->steps;
@@ -254,10 +261,19 @@ void pi_steps_measure_cpu(struct pi_steps *s, const struct pi_clock_samples *c)
         cpu += to > from ? to - from : 0;
     }
     /* samples 50 ms apart draw a straight line through a step's computing and waiting */
-    uint64_t waited = s->steady_wait_ns + s->steady_sync_ns;
-    uint64_t rest = s->steady_total_ns > waited ? s->steady_total_ns - waited : 0;
-    s->steady_cpu_ns = cpu < rest ? cpu : rest;
+    uint64_t host = steady_host_ns(s);
+    s->steady_cpu_ns = cpu < host ? cpu : host;
     s->steady_cpu_measured = 1;
+}
+
+uint64_t pi_steps_steady_cpu_ns(const struct pi_steps *s)
+{
+    return s->steady_cpu_measured ? s->steady_cpu_ns : steady_host_ns(s);
+}
+
+uint64_t pi_steps_steady_other_ns(const struct pi_steps *s)
+{
+    return steady_host_ns(s) - pi_steps_steady_cpu_ns(s); /* a measured CPU time is at most it */
 }
 
 void pi_steps_release_figures(struct pi_steps *s)

@@ -76,4 +76,12 @@ void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);
  * from its clock's @samples (interpolated at each step's edges), where they span them all */
 void pi_steps_measure_cpu(struct pi_steps *steps, const struct pi_clock_samples *samples);
 
+/* pi_steps_steady_cpu_ns - the steady steps' CPU time: the main thread's clock where it was
+ * measured, else their time not spent waiting for data or the GPU */
+uint64_t pi_steps_steady_cpu_ns(const struct pi_steps *steps);
+
+/* pi_steps_steady_other_ns - the rest of the steady steps beside a measured CPU time: blocked
+ * in calls no hook sees, or waiting for a CPU (0 where CPU was not measured) */
+uint64_t pi_steps_steady_other_ns(const struct pi_steps *steps);
+
 #endif

@@ -55,14 +55,21 @@ static uint64_t unaccounted_ns(const struct pi_process_info *p, const struct pi_
  * run recorded whole; with capture windows or an attach, its clock at their
  * edges as well (format 7, where /proc is the process's own). Without it,
  * all a thread did not spend in recorded waits is taken for CPU, blocking
- * calls that no hook sees included.
+ * calls that no hook sees included. @left: the thread's wall time not in a
+ * recorded wait.
  */
-uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
+static uint64_t cpu_of(const struct pi_process_info *p, const struct pi_thread_info *t,
+                       uint64_t left)
 {
-    uint64_t left = unaccounted_ns(p, t), cpu = pi_thread_cpu_recorded(&t->cpu);
+    uint64_t cpu = pi_thread_cpu_recorded(&t->cpu);
     if (t->cpu.measured && (p->window_count == 0 || p->thread_cpu_edges) && cpu < left)
         return cpu;
     return left;
+}
+
+uint64_t pi_thread_cpu_ns(const struct pi_process_info *p, const struct pi_thread_info *t)
+{
+    return cpu_of(p, t, unaccounted_ns(p, t));
 }
 
 uint64_t pi_thread_time_ns(const struct pi_process_info *p, const struct pi_thread_info *t,
@@ -70,8 +77,10 @@ uint64_t pi_thread_time_ns(const struct pi_process_info *p, const struct pi_thre
 {
     if (class == PI_TIME_CPU)
         return pi_thread_cpu_ns(p, t);
-    if (class == PI_TIME_OTHER)
-        return unaccounted_ns(p, t) - pi_thread_cpu_ns(p, t);
+    if (class == PI_TIME_OTHER) {
+        uint64_t left = unaccounted_ns(p, t);
+        return left - cpu_of(p, t, left);
+    }
     return t->time[class];
 }
 

@@ -106,6 +106,15 @@ static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader
     return PI_TIME_OTHER_IO;
 }
 
+/* @t was seen from @from to @to. */
+static void seen(struct pi_thread_info *t, uint64_t from, uint64_t to)
+{
+    if (from < t->first_ns)
+        t->first_ns = from;
+    if (to > t->last_ns)
+        t->last_ns = to;
+}
+
 /* A capture window opened or closed. A close without an open: recording ran from the start. */
 static void capture_window(struct pi_process_info *p, uint64_t at, int opened)
 {
@@ -222,11 +231,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         if (!subject)
             return;
         pi_thread_cpu_edge(&subject->cpu, r->arg[0], r->arg[1] == PI_THREAD_CPU_OPENING);
-        /* it lived there, whether or not it made a call that is recorded */
-        if (ev->ts_ns < subject->first_ns)
-            subject->first_ns = ev->ts_ns;
-        if (ev->ts_ns > subject->last_ns)
-            subject->last_ns = ev->ts_ns;
+        seen(subject, ev->ts_ns, ev->ts_ns); /* whether or not it made a recorded call */
         return;
     }
     case PI_REC_SUMMARY:
@@ -249,10 +254,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     if (r->kind == PI_REC_THREAD_EXIT && r->arg[1] == PI_THREAD_CPU_MEASURED &&
         (p->window_open || p->window_count == 0))
         pi_thread_cpu_end(&t->cpu, r->arg[0]);
-    if (ev->ts_ns < t->first_ns)
-        t->first_ns = ev->ts_ns;
-    if (ev->ts_ns + ev->dur_ns > t->last_ns)
-        t->last_ns = ev->ts_ns + ev->dur_ns;
+    seen(t, ev->ts_ns, ev->ts_ns + ev->dur_ns);
     unsigned time_class = PI_TIME_CLASS_COUNT;
     uint64_t received = 0; /* bytes the main thread read from a pipe */
     if (r->kind == PI_REC_IO) {
