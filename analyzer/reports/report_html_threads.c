@@ -1,7 +1,8 @@
 /*
  * report_html_threads.c - the page's threads over time: one row per thread,
  * each bucket of its timeline coloured by what the thread mostly did then
- * (a wait class, or computing: the time its waits leave).
+ * (a wait class, computing, or for a main thread whose clock was sampled,
+ * neither: "other").
  */
 #include <inttypes.h>
 
@@ -14,9 +15,12 @@
 #define ROW_H 16
 #define LABEL_W 160
 
-/* The class @t spent most of [@from, @to) in, and that share; CPU is what the waits leave. */
+/* The class the thread spent most of [@from, @to) in, and that share. CPU is what the waits
+ * leave, or, where the main thread's clock samples cover the bucket, what they say it used:
+ * the rest of what the waits leave is then "other" (ready to run without a CPU, or blocked
+ * where no hook sees). @cpu_share: the CPU's share, negative when not measured. */
 static unsigned dominant(const struct pi_thread_timeline *tl, unsigned bucket, uint64_t from,
-                         uint64_t to, double *share)
+                         uint64_t to, double *share, double *cpu_share)
 {
     double length = (double)(to - from) / 1000.0, waited = 0, best = 0;
     unsigned which = PI_TIME_CPU;
@@ -27,10 +31,21 @@ static unsigned dominant(const struct pi_thread_timeline *tl, unsigned bucket, u
             which = c;
         }
     }
-    double cpu = length > waited ? length - waited : 0;
+    double left = length > waited ? length - waited : 0, cpu = left, other = 0;
+    *cpu_share = -1;
+    if (tl && tl->measured_us[bucket]) { /* the clock's rate over the part the samples cover */
+        double used = (double)tl->cpu_us[bucket] * length / tl->measured_us[bucket];
+        cpu = used < left ? used : left;
+        other = left - cpu;
+        *cpu_share = length > 0 ? cpu / length : 0;
+    }
     if (cpu >= best) {
         which = PI_TIME_CPU;
         best = cpu;
+    }
+    if (other > best) {
+        which = PI_TIME_OTHER;
+        best = other;
     }
     *share = length > 0 ? (best > length ? 1.0 : best / length) : 0;
     return which;
@@ -58,18 +73,19 @@ static void thread_row(FILE *out, const struct pi_analysis *a, const struct pi_p
                 break;
             continue;
         }
-        double share;
-        unsigned c = dominant(tl, b, from, to, &share);
+        double share, cpu_share;
+        unsigned c = dominant(tl, b, from, to, &share, &cpu_share);
         double x = LABEL_W + PLOT_W * (double)(from - a->base_ns) / span;
         double w = PLOT_W * (double)(to - from) / span;
         fprintf(out, "<rect class=\"tl\" data-tid=\"%u\" data-class=\"%s\" data-from-ns=\"%" PRIu64
-                     "\" data-to-ns=\"%" PRIu64 "\" x=\"%.1f\" y=\"%d\" width=\"%.2f\" "
-                     "height=\"%d\" fill=\"%s\" fill-opacity=\"%.2f\"><title>%.3f s: %s %.0f%%"
-                     "</title></rect>\n",
-                t->tid, pi_time_class_names[c], from - a->base_ns, to - a->base_ns, x, y, w,
-                ROW_H - 2,
-                pi_html_time_colors[c], 0.35 + 0.65 * share, (double)(from - a->base_ns) / 1e9,
-                pi_time_class_names[c], 100 * share);
+                     "\" data-to-ns=\"%" PRIu64 "\"",
+                t->tid, pi_time_class_names[c], from - a->base_ns, to - a->base_ns);
+        if (cpu_share >= 0)
+            fprintf(out, " data-cpu-share=\"%.4f\"", cpu_share);
+        fprintf(out, " x=\"%.1f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+                     "fill-opacity=\"%.2f\"><title>%.3f s: %s %.0f%%</title></rect>\n",
+                x, y, w, ROW_H - 2, pi_html_time_colors[c], 0.35 + 0.65 * share,
+                (double)(from - a->base_ns) / 1e9, pi_time_class_names[c], 100 * share);
         if (!tl)
             break; /* no waits: one bar of computing over its life */
     }
@@ -80,9 +96,10 @@ void pi_html_threads_over_time(FILE *out, const struct pi_analysis *a)
     double span = a->end_ns > a->base_ns ? (double)(a->end_ns - a->base_ns) : 1;
     fprintf(out, "<h2>Threads over time</h2>\n<p>Each bucket shows what the thread mostly did "
                  "then (stronger colour: a larger share); positions from the first process's "
-                 "start, %.2f s across.</p>\n<p>",
+                 "start, %.2f s across. A main thread's CPU is its clock's, read beside each "
+                 "memory sample; other threads' is the time their waits leave.</p>\n<p>",
             span / 1e9);
-    for (int c = 0; c <= PI_TIME_CPU; c++) /* per bucket, CPU is what the waits leave */
+    for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
         fprintf(out, "<span style=\"color:%s\">&#9632;</span> %s &nbsp;", pi_html_time_colors[c],
                 pi_time_class_names[c]);
     fprintf(out, "</p>\n<svg id=\"threads-over-time\" width=\"%d\" height=\"%d\" "

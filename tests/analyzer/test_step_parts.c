@@ -4,7 +4,8 @@
  * ranges, or without a DataLoader) keeps a bounded list however long the
  * trace; a step finished after many parts still gets every one of them.
  * Steps chosen only once the file is read (the relay's) get their parts
- * through marks, however late a part arrives.
+ * through marks, however late a part arrives. A day of the main thread's
+ * CPU clock samples is held in bounded memory and still reads the clock.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "analysis/host/step_anchors.h"
 #include "analysis/host/steps.h"
+#include "analysis/host/thread_cpu.h"
 #include "analysis/model/model.h"
 
 #define MS 1000000ull
@@ -143,4 +145,39 @@ Test(step_parts, parts_without_a_later_mark_stay_bounded)
     }
     cr_assert_leq(most, 65536, "a million parts, %zu held at once", most);
     pi_anchors_free(&anchors);
+}
+
+/* The clock of a thread that computes 10 ms of each odd 50 ms and 40 ms of each even one,
+ * from 0: what it read at @ns. */
+static uint64_t computed_by(uint64_t ns)
+{
+    uint64_t slot = ns / (50 * MS), in = ns % (50 * MS);
+    uint64_t whole = slot / 2 * 50 * MS + (slot % 2 ? 40 * MS : 0);
+    uint64_t busy = slot % 2 ? 10 * MS : 40 * MS;
+    return whole + (in < busy ? in : busy);
+}
+
+Test(step_parts, a_day_of_clock_samples_is_bounded_and_reads_the_clock)
+{
+    struct pi_clock_samples samples;
+    memset(&samples, 0, sizeof(samples));
+    const uint64_t day = 24ull * 3600 * 1000 * MS;
+    for (uint64_t ns = 0; ns <= day; ns += 50 * MS) /* the writer's default sample interval */
+        pi_clock_samples_add(&samples, ns, computed_by(ns));
+    cr_assert_leq(samples.capacity * sizeof(*samples.at), 512u << 10, "%zu samples held",
+                  samples.capacity);
+    cr_assert_eq(samples.at[samples.count - 1].ns, day, "the newest sample stays");
+    /* between the samples kept, the clock's line runs straight over the fast changes */
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 1000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t at = x % day, span = 3600 * 1000 * MS;
+        uint64_t to = at + span > day ? day : at + span;
+        double read =
+            (double)(pi_clock_samples_at(&samples, to) - pi_clock_samples_at(&samples, at));
+        double truth = (double)(computed_by(to) - computed_by(at));
+        cr_assert_float_eq(read, truth, 50.0 * MS, "an hour from %.0f s: %.3f s, truly %.3f s",
+                           (double)at / 1e9, read / 1e9, truth / 1e9);
+    }
+    pi_clock_samples_free(&samples);
 }

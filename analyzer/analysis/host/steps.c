@@ -12,6 +12,7 @@
 
 #include "steps.h"
 #include "analysis/common/array_room.h"
+#include "analysis/host/thread_cpu.h"
 
 struct step {
     uint64_t start, end, wait, sync, gpu;
@@ -223,24 +224,6 @@ void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
     }
 }
 
-/* The clock at @ns, on the line between the samples around it; @ns within their span. */
-static uint64_t clock_at(const struct pi_clock_samples *c, uint64_t ns)
-{
-    size_t low = 0, high = c->count - 1;
-    while (high - low > 1) {
-        size_t middle = low + (high - low) / 2;
-        if (c->at[middle].ns <= ns)
-            low = middle;
-        else
-            high = middle;
-    }
-    uint64_t span = c->at[high].ns - c->at[low].ns;
-    if (span == 0 || c->at[high].cpu_ns < c->at[low].cpu_ns)
-        return c->at[low].cpu_ns;
-    return c->at[low].cpu_ns + (uint64_t)((double)(c->at[high].cpu_ns - c->at[low].cpu_ns) *
-                                          (double)(ns - c->at[low].ns) / (double)span);
-}
-
 /* The steady steps' time not spent waiting for data or the GPU. */
 static uint64_t steady_host_ns(const struct pi_steps *s)
 {
@@ -257,7 +240,8 @@ void pi_steps_measure_cpu(struct pi_steps *s, const struct pi_clock_samples *c)
     for (uint64_t i = s->warmup; i < s->count; i++) {
         if (steps[i].start < c->at[0].ns || steps[i].end > c->at[c->count - 1].ns)
             return; /* a step the samples do not span (a window's edge): not measured */
-        uint64_t from = clock_at(c, steps[i].start), to = clock_at(c, steps[i].end);
+        uint64_t from = pi_clock_samples_at(c, steps[i].start),
+                 to = pi_clock_samples_at(c, steps[i].end);
         cpu += to > from ? to - from : 0;
     }
     /* samples 50 ms apart draw a straight line through a step's computing and waiting */

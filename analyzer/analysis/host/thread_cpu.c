@@ -35,13 +35,46 @@ uint64_t pi_thread_cpu_recorded(const struct pi_thread_cpu *c)
     return c->spans_ns + last;
 }
 
+/* A day of samples 50 ms apart would be 1.7 million (28 MB); at this many the older ones are
+ * thinned, every other one dropped. A step, or a bucket of a plot, then reads a line drawn
+ * over a longer span; sums over many steps stay exact, the clock being read where it was. */
+#define SAMPLES_KEPT 16384
+
+static void thin_out(struct pi_clock_samples *c)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i + 1 < c->count; i += 2)
+        c->at[kept++] = c->at[i];
+    c->at[kept++] = c->at[c->count - 1]; /* the newest stays: the span's end */
+    c->count = kept;
+}
+
 void pi_clock_samples_add(struct pi_clock_samples *c, uint64_t ns, uint64_t cpu_ns)
 {
     if (c->count && ns <= c->at[c->count - 1].ns)
         return; /* out of order: the line through the others stands */
+    if (c->count >= SAMPLES_KEPT)
+        thin_out(c);
     if (pi_array_room(&c->at, &c->capacity, c->count, sizeof(*c->at), 256) != 0)
         return;
     c->at[c->count++] = (struct pi_clock_sample){ns, cpu_ns};
+}
+
+uint64_t pi_clock_samples_at(const struct pi_clock_samples *c, uint64_t ns)
+{
+    size_t low = 0, high = c->count - 1;
+    while (high - low > 1) {
+        size_t middle = low + (high - low) / 2;
+        if (c->at[middle].ns <= ns)
+            low = middle;
+        else
+            high = middle;
+    }
+    uint64_t span = c->at[high].ns - c->at[low].ns;
+    if (span == 0 || c->at[high].cpu_ns < c->at[low].cpu_ns)
+        return c->at[low].cpu_ns;
+    return c->at[low].cpu_ns + (uint64_t)((double)(c->at[high].cpu_ns - c->at[low].cpu_ns) *
+                                          (double)(ns - c->at[low].ns) / (double)span);
 }
 
 void pi_clock_samples_free(struct pi_clock_samples *c)

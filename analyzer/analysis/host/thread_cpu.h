@@ -23,6 +23,10 @@ uint64_t pi_thread_cpu_recorded(const struct pi_thread_cpu *cpu);
 /* pi_clock_samples_add - the main thread's clock @cpu_ns at @ns, after the samples before */
 void pi_clock_samples_add(struct pi_clock_samples *samples, uint64_t ns, uint64_t cpu_ns);
 
+/* pi_clock_samples_at - the clock at @ns, on the line between the samples around it; @ns
+ * within the span of at least two samples */
+uint64_t pi_clock_samples_at(const struct pi_clock_samples *samples, uint64_t ns);
+
 /* pi_clock_samples_free - release @samples' memory */
 void pi_clock_samples_free(struct pi_clock_samples *samples);
 

@@ -4,31 +4,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "thread_cpu.h"
+
 #define FIRST_BUCKET_NS 10000000u
+
+static uint32_t saturated(uint64_t sum)
+{
+    return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+}
 
 /* Merge neighbouring buckets: each now covers twice the time. */
 static void widen(struct pi_thread_timeline *t)
 {
-    for (unsigned b = 0; b < PI_TIMELINE_BUCKETS / 2; b++)
-        for (unsigned c = 0; c < PI_TIME_CPU; c++) {
-            uint64_t sum = (uint64_t)t->waited_us[2 * b][c] + t->waited_us[2 * b + 1][c];
-            t->waited_us[b][c] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
-        }
-    memset(t->waited_us[PI_TIMELINE_BUCKETS / 2], 0,
-           sizeof(t->waited_us[0]) * (PI_TIMELINE_BUCKETS / 2));
+    for (unsigned b = 0; b < PI_TIMELINE_BUCKETS / 2; b++) {
+        for (unsigned c = 0; c < PI_TIME_CPU; c++)
+            t->waited_us[b][c] =
+                saturated((uint64_t)t->waited_us[2 * b][c] + t->waited_us[2 * b + 1][c]);
+        t->cpu_us[b] = saturated((uint64_t)t->cpu_us[2 * b] + t->cpu_us[2 * b + 1]);
+        t->measured_us[b] = saturated((uint64_t)t->measured_us[2 * b] + t->measured_us[2 * b + 1]);
+    }
+    unsigned half = PI_TIMELINE_BUCKETS / 2;
+    memset(t->waited_us[half], 0, sizeof(t->waited_us[0]) * half);
+    memset(&t->cpu_us[half], 0, sizeof(t->cpu_us[0]) * half);
+    memset(&t->measured_us[half], 0, sizeof(t->measured_us[0]) * half);
     t->bucket_ns *= 2;
 }
 
-void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, uint64_t ts,
-                            uint64_t dur, unsigned time_class)
+/* @thread's timeline, made when new, its buckets wide enough to reach @ts + @dur (or as far as
+ * they can): [*at, *end) is that time from the first bucket's start, cut to what they span. */
+static struct pi_thread_timeline *reach(struct pi_thread_info *thread, uint64_t start_ns,
+                                        uint64_t ts, uint64_t dur, uint64_t *at, uint64_t *end)
 {
-    if (time_class >= PI_TIME_CPU || dur == 0)
-        return;
     struct pi_thread_timeline *t = thread->timeline;
     if (!t) {
         t = thread->timeline = calloc(1, sizeof(*t));
         if (!t)
-            return;
+            return NULL;
         t->start_ns = start_ns;
         t->bucket_ns = FIRST_BUCKET_NS;
     }
@@ -37,19 +48,50 @@ void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, ui
         ts = t->start_ns;
     }
     /* a time past what 128 buckets can span (a broken file's) is cut at the end */
-    uint64_t at = ts - t->start_ns, end = dur > UINT64_MAX - at ? UINT64_MAX : at + dur;
-    while (end / PI_TIMELINE_BUCKETS >= t->bucket_ns &&
+    *at = ts - t->start_ns;
+    *end = dur > UINT64_MAX - *at ? UINT64_MAX : *at + dur;
+    while (*end / PI_TIMELINE_BUCKETS >= t->bucket_ns &&
            t->bucket_ns <= UINT64_MAX / (2 * PI_TIMELINE_BUCKETS))
         widen(t);
     uint64_t limit = t->bucket_ns * PI_TIMELINE_BUCKETS;
-    if (end > limit)
-        end = limit;
+    if (*end > limit)
+        *end = limit;
+    return t;
+}
+
+void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, uint64_t ts,
+                            uint64_t dur, unsigned time_class)
+{
+    if (time_class >= PI_TIME_CPU || dur == 0)
+        return;
+    uint64_t at, end;
+    struct pi_thread_timeline *t = reach(thread, start_ns, ts, dur, &at, &end);
     /* spread the wait over the buckets it covers */
-    while (at < end) { /* at most one pass per bucket */
+    while (t && at < end) { /* at most one pass per bucket */
         uint64_t bucket = at / t->bucket_ns, bucket_end = (bucket + 1) * t->bucket_ns;
         uint64_t part = (end < bucket_end ? end : bucket_end) - at;
-        uint64_t sum = t->waited_us[bucket][time_class] + part / 1000;
-        t->waited_us[bucket][time_class] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+        t->waited_us[bucket][time_class] =
+            saturated(t->waited_us[bucket][time_class] + part / 1000);
+        at += part;
+    }
+}
+
+void pi_thread_timeline_cpu(struct pi_thread_info *thread, uint64_t start_ns,
+                            const struct pi_clock_samples *samples)
+{
+    if (samples->count < 2)
+        return;
+    uint64_t first = samples->at[0].ns, last = samples->at[samples->count - 1].ns, at, end;
+    struct pi_thread_timeline *t = reach(thread, start_ns, first, last - first, &at, &end);
+    while (t && at < end) {
+        uint64_t bucket = at / t->bucket_ns, bucket_end = (bucket + 1) * t->bucket_ns;
+        uint64_t part = (end < bucket_end ? end : bucket_end) - at;
+        uint64_t from = t->start_ns + at;
+        uint64_t before = pi_clock_samples_at(samples, from);
+        uint64_t after = pi_clock_samples_at(samples, from + part);
+        uint64_t used = after > before ? after - before : 0; /* a broken file's clock */
+        t->cpu_us[bucket] = saturated(t->cpu_us[bucket] + used / 1000);
+        t->measured_us[bucket] = saturated(t->measured_us[bucket] + part / 1000);
         at += part;
     }
 }

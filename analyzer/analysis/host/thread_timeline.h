@@ -1,6 +1,7 @@
 /*
  * thread_timeline.h - where one thread's time went over the run: its waits
- * by time class in a fixed number of buckets. The buckets start 10 ms wide
+ * by time class in a fixed number of buckets, and for the main thread what
+ * its CPU clock's samples say it computed. The buckets start 10 ms wide
  * and double (neighbours merged) whenever an event falls past the last, so
  * a thread costs the same few kilobytes however long the run.
  */
@@ -18,11 +19,19 @@ struct pi_thread_timeline {
     uint64_t bucket_ns; /* each bucket's width */
     /* microseconds of each wait class (PI_TIME_CPU unused: it is what waits leave) */
     uint32_t waited_us[PI_TIMELINE_BUCKETS][PI_TIME_CPU];
+    /* the main thread's CPU time by its clock's samples, and the time the samples cover */
+    uint32_t cpu_us[PI_TIMELINE_BUCKETS];
+    uint32_t measured_us[PI_TIMELINE_BUCKETS];
 };
 
 /* pi_thread_timeline_add - @thread waited @dur ns from @ts in @time_class
  * (below PI_TIME_CPU); the timeline starts at @start_ns, made when new */
 void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, uint64_t ts,
                             uint64_t dur, unsigned time_class);
+
+/* pi_thread_timeline_cpu - @thread's CPU time in each bucket, read on the line through its
+ * clock's @samples (the main thread's, beside the process samples) where they span it */
+void pi_thread_timeline_cpu(struct pi_thread_info *thread, uint64_t start_ns,
+                            const struct pi_clock_samples *samples);
 
 #endif
