@@ -142,20 +142,23 @@ def main():
                 "file_bytes": sum(os.path.getsize(p) for p in files),
                 "seconds": elapsed,
                 # per step: waiting for its batch, and the whole step (the loop's own clock)
-                "wait_s": [w for w, _ in waits],
-                "step_s": [t for _, t in waits],
+                "wait_s": [w for w, _, _ in waits],
+                "step_s": [t for _, t, _ in waits],
+                # of each wait, what the loop's thread computed itself (receiving the batch)
+                "wait_cpu_s": [c for _, _, c in waits],
             }, f)
 
 
 def train(args, loader, model, optimizer, loss_fn, device, waits=None):
     """The loop; its own clock in @waits: per step, (seconds waiting for the batch, the step's
-    seconds from asking for its batch to asking for the next)."""
+    seconds from asking for its batch to asking for the next, the thread's CPU seconds while
+    waiting)."""
     steps = 0
     for epoch in range(args.epochs):
         total, correct, loss_sum = 0, 0, 0.0
         batches = iter(loader)
         while True:
-            asked = time.monotonic()
+            asked, computed = time.monotonic(), time.thread_time()
             try:
                 features, labels = next(batches)
             except StopIteration:
@@ -163,7 +166,7 @@ def train(args, loader, model, optimizer, loss_fn, device, waits=None):
             if waits is not None:
                 if waits:
                     waits[-1][1] = asked - waits[-1][1]
-                waits.append([time.monotonic() - asked, asked])
+                waits.append([time.monotonic() - asked, asked, time.thread_time() - computed])
             if args.max_steps and steps == args.max_steps:
                 break
             features = features.to(device, non_blocking=True)
