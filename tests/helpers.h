@@ -17,7 +17,7 @@ struct run_result {
     char err[65536];
 };
 
-/* make_temp_dir - a fresh private directory under /tmp; the path is static per call site copy */
+/* make_temp_dir - a fresh private directory under $TMPDIR (or /tmp), in @path */
 void make_temp_dir(char *path, size_t size);
 
 /**
