@@ -33,8 +33,8 @@ static unsigned dominant(const struct pi_thread_timeline *tl, unsigned bucket, u
     }
     double left = length > waited ? length - waited : 0, cpu = left, other = 0;
     *cpu_share = -1;
-    if (tl && tl->measured_us[bucket]) { /* the clock's rate over the part the samples cover */
-        double used = (double)tl->cpu_us[bucket] * length / tl->measured_us[bucket];
+    if (tl && tl->cpu && tl->cpu->measured_us[bucket]) { /* the clock's rate where sampled */
+        double used = (double)tl->cpu->cpu_us[bucket] * length / tl->cpu->measured_us[bucket];
         cpu = used < left ? used : left;
         other = left - cpu;
         *cpu_share = length > 0 ? cpu / length : 0;

@@ -16,17 +16,22 @@ static uint32_t saturated(uint64_t sum)
 /* Merge neighbouring buckets: each now covers twice the time. */
 static void widen(struct pi_thread_timeline *t)
 {
-    for (unsigned b = 0; b < PI_TIMELINE_BUCKETS / 2; b++) {
+    unsigned half = PI_TIMELINE_BUCKETS / 2;
+    for (unsigned b = 0; b < half; b++)
         for (unsigned c = 0; c < PI_TIME_CPU; c++)
             t->waited_us[b][c] =
                 saturated((uint64_t)t->waited_us[2 * b][c] + t->waited_us[2 * b + 1][c]);
-        t->cpu_us[b] = saturated((uint64_t)t->cpu_us[2 * b] + t->cpu_us[2 * b + 1]);
-        t->measured_us[b] = saturated((uint64_t)t->measured_us[2 * b] + t->measured_us[2 * b + 1]);
-    }
-    unsigned half = PI_TIMELINE_BUCKETS / 2;
     memset(t->waited_us[half], 0, sizeof(t->waited_us[0]) * half);
-    memset(&t->cpu_us[half], 0, sizeof(t->cpu_us[0]) * half);
-    memset(&t->measured_us[half], 0, sizeof(t->measured_us[0]) * half);
+    struct pi_timeline_cpu *cpu = t->cpu;
+    for (unsigned b = 0; cpu && b < half; b++) {
+        cpu->cpu_us[b] = saturated((uint64_t)cpu->cpu_us[2 * b] + cpu->cpu_us[2 * b + 1]);
+        cpu->measured_us[b] =
+            saturated((uint64_t)cpu->measured_us[2 * b] + cpu->measured_us[2 * b + 1]);
+    }
+    if (cpu) {
+        memset(&cpu->cpu_us[half], 0, sizeof(cpu->cpu_us[0]) * half);
+        memset(&cpu->measured_us[half], 0, sizeof(cpu->measured_us[0]) * half);
+    }
     t->bucket_ns *= 2;
 }
 
@@ -83,15 +88,24 @@ void pi_thread_timeline_cpu(struct pi_thread_info *thread, uint64_t start_ns,
         return;
     uint64_t first = samples->at[0].ns, last = samples->at[samples->count - 1].ns, at, end;
     struct pi_thread_timeline *t = reach(thread, start_ns, first, last - first, &at, &end);
-    while (t && at < end) {
+    if (t && !t->cpu)
+        t->cpu = calloc(1, sizeof(*t->cpu));
+    while (t && t->cpu && at < end) {
         uint64_t bucket = at / t->bucket_ns, bucket_end = (bucket + 1) * t->bucket_ns;
         uint64_t part = (end < bucket_end ? end : bucket_end) - at;
         uint64_t from = t->start_ns + at;
         uint64_t before = pi_clock_samples_at(samples, from);
         uint64_t after = pi_clock_samples_at(samples, from + part);
         uint64_t used = after > before ? after - before : 0; /* a broken file's clock */
-        t->cpu_us[bucket] = saturated(t->cpu_us[bucket] + used / 1000);
-        t->measured_us[bucket] = saturated(t->measured_us[bucket] + part / 1000);
+        t->cpu->cpu_us[bucket] = saturated(t->cpu->cpu_us[bucket] + used / 1000);
+        t->cpu->measured_us[bucket] = saturated(t->cpu->measured_us[bucket] + part / 1000);
         at += part;
     }
+}
+
+void pi_thread_timeline_free(struct pi_thread_timeline *t)
+{
+    if (t)
+        free(t->cpu);
+    free(t);
 }

@@ -19,9 +19,12 @@ struct pi_thread_timeline {
     uint64_t bucket_ns; /* each bucket's width */
     /* microseconds of each wait class (PI_TIME_CPU unused: it is what waits leave) */
     uint32_t waited_us[PI_TIMELINE_BUCKETS][PI_TIME_CPU];
-    /* the main thread's CPU time by its clock's samples, and the time the samples cover */
-    uint32_t cpu_us[PI_TIMELINE_BUCKETS];
-    uint32_t measured_us[PI_TIMELINE_BUCKETS];
+    /* the main thread's CPU time by its clock's samples, and the time the samples cover;
+     * NULL for other threads (a kilobyte each, times every thread of 256 ranks) */
+    struct pi_timeline_cpu {
+        uint32_t cpu_us[PI_TIMELINE_BUCKETS];
+        uint32_t measured_us[PI_TIMELINE_BUCKETS];
+    } *cpu;
 };
 
 /* pi_thread_timeline_add - @thread waited @dur ns from @ts in @time_class
@@ -33,5 +36,8 @@ void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, ui
  * clock's @samples (the main thread's, beside the process samples) where they span it */
 void pi_thread_timeline_cpu(struct pi_thread_info *thread, uint64_t start_ns,
                             const struct pi_clock_samples *samples);
+
+/* pi_thread_timeline_free - release @timeline (NULL: nothing) */
+void pi_thread_timeline_free(struct pi_thread_timeline *timeline);
 
 #endif

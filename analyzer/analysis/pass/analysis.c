@@ -13,6 +13,7 @@
 
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/host/thread_timeline.h"
 #include "analysis/pass/file_pass.h"
 #include "analysis/pass/parallel_pass.h"
 #include "analysis/ranks/ranks.h"
@@ -104,7 +105,7 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->cgroup);
         free(p->identity);
         for (size_t t = 0; t < p->thread_count; t++)
-            free(p->threads[t].timeline);
+            pi_thread_timeline_free(p->threads[t].timeline);
         free(p->threads);
         pi_steps_free(&p->steps);
         pi_steps_free(&p->nvtx_steps);
