@@ -3,7 +3,8 @@
  * a loop whose every step is known. A wait for the GPU counts in the step
  * it blocked; batches that came early get their steps where the loop's
  * posts (the next index to a worker) say they began, and share the time
- * evenly only where the loop does not post once a step.
+ * evenly only where the loop does not post once a step. A batch's tensors
+ * that come over a socket late stay in its receipt.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -160,5 +161,61 @@ Test(batch_receipts, a_missed_post_moves_no_step_past_the_next_receipt)
     cr_assert_eq(s.count, 22);
     cr_assert_geq(duration(&s, 16), 150 * MS, "%llu ns", (unsigned long long)duration(&s, 16));
     assert_started_where_they_began(&s, starts, 13, 22);
+    pi_steps_free(&s);
+}
+
+/* A socket call of the main thread (a batch's tensors through the resource sharer). */
+static void socket_read(struct pi_steps *s, uint64_t ts, uint64_t dur)
+{
+    struct pi_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.rec.kind = PI_REC_IO;
+    ev.rec.flags = PI_IO_FLAGS(PI_IO_READ, PI_FD_SOCKET, 0);
+    ev.ts_ns = ts;
+    ev.dur_ns = dur;
+    pi_steps_event(s, &ev, PI_TIME_DATA_WAIT, 0);
+}
+
+/* Five steps of 10 ms; then, as step 6 asks for a batch that loads late, a batch that came
+ * early is read and its tensors come 2.5 ms after its message (unpickled on a loaded
+ * machine); the loop waits 60 ms more for its batch, computes 150 ms on it (step 6) and
+ * 10 ms on the early one (step 7), and two steps after. */
+Test(batch_receipts, tensors_that_come_late_stay_in_their_receipt)
+{
+    struct pi_steps s;
+    memset(&s, 0, sizeof(s));
+    uint64_t at = 0, starts[10];
+    unsigned n = 0;
+    for (; n < 5; n++) {
+        at = receipt(&s, at, 1);
+        starts[n] = at;
+        pi_steps_wake(&s, at + 200 * US);
+        at += 10 * MS;
+    }
+    at = receipt(&s, at, 1); /* the early batch's message */
+    socket_read(&s, at + 2500 * US, 50 * US); /* its tensors */
+    feed(&s, at + 2600 * US, 60 * MS, PI_TIME_DATA_WAIT, 0); /* a poll: the late batch */
+    at = receipt(&s, at + 2600 * US + 60 * MS, 1);
+    starts[n++] = at; /* step 6 (index 5) */
+    pi_steps_wake(&s, at + 200 * US);
+    at += 150 * MS;
+    starts[n++] = at; /* step 7: the early batch, kept */
+    pi_steps_wake(&s, at + 200 * US);
+    at += 10 * MS;
+    for (; n < 9; n++) {
+        at = receipt(&s, at, 1);
+        starts[n] = at;
+        pi_steps_wake(&s, at + 200 * US);
+        at += 10 * MS;
+    }
+    receipt(&s, at, 0); /* the loop ends: it waits for its workers to leave */
+    pi_steps_receipts_finish(&s);
+    pi_steps_finish(&s, 1);
+    cr_assert_eq(s.count, 9, "%llu steps", (unsigned long long)s.count);
+    cr_assert_geq(duration(&s, 5), 150 * MS, "the slow step: %llu ns",
+                  (unsigned long long)duration(&s, 5));
+    cr_assert_geq(duration(&s, 4), 70 * MS, "the step that waited for it: %llu ns",
+                  (unsigned long long)duration(&s, 4));
+    assert_started_where_they_began(&s, starts, 1, 9);
     pi_steps_free(&s);
 }
