@@ -90,8 +90,11 @@ struct wake {
 };
 
 struct pi_step_sources {
-    struct relay_candidate relays[RELAY_MAX_CANDIDATES];
+    /* grown as threads receive: a fixed array of the most was 12 KB in every process, most
+     * of them without a relay (3 MB of the analysis of 256 ranks) */
+    struct relay_candidate *relays;
     int relay_count;
+    size_t relay_capacity;
     struct main_wait *waits; /* the main thread's lock and condition waits, in time order */
     size_t wait_count, wait_capacity;
     struct wake *wakes; /* semaphore posts of other threads that woke a waiter, in time order */
@@ -126,9 +129,12 @@ static struct relay_candidate *candidate(struct pi_step_sources *s, uint32_t tid
     for (int i = 0; i < s->relay_count; i++)
         if (s->relays[i].tid == tid)
             return &s->relays[i];
-    if (s->relay_count == RELAY_MAX_CANDIDATES)
+    if (s->relay_count == RELAY_MAX_CANDIDATES ||
+        pi_array_room(&s->relays, &s->relay_capacity, (size_t)s->relay_count, sizeof(*s->relays),
+                      4) != 0)
         return NULL;
     struct relay_candidate *c = &s->relays[s->relay_count++];
+    memset(c, 0, sizeof(*c));
     c->tid = tid;
     return c;
 }
@@ -442,6 +448,7 @@ void pi_relay_free(struct pi_process_info *p)
         return;
     for (int i = 0; i < s->relay_count; i++)
         free(s->relays[i].receipts);
+    free(s->relays);
     free(s->chosen.receipts);
     pi_anchors_free(&s->anchors);
     free(s->waits);
