@@ -477,6 +477,15 @@ class GpuFirstHtml(unittest.TestCase):
         self.assertIn('id="top-kernels-none"', dom)
 
 
+def timeline_cells(page):
+    """(tid, class, from_ns, to_ns, CPU share or None) of each stretch of the page's threads
+    over time"""
+    return [(int(t), c, int(a), int(b), float(s) if s else None) for t, c, a, b, s in
+            re.findall(r'<rect class="tl" data-tid="(\d+)" data-class="(\w+)" '
+                       r'data-from-ns="(\d+)" data-to-ns="(\d+)"'
+                       r'(?: data-cpu-share="([\d.]+)")?', page)]
+
+
 class ThreadsOverTime(unittest.TestCase):
     """prog_phases blocks on a pipe, computes, waits on a condition, then
     sleeps, a known time each, and prints when each phase began and ended:
@@ -494,13 +503,12 @@ class ThreadsOverTime(unittest.TestCase):
         base, pid = rep["inputs"]["base_monotonic_ns"], rep["processes"][0]["pid"]
         dom, console = load_page(html)
         self.assertEqual(console, [], "nothing on the browser's console")
-        cells = re.findall(r'<rect class="tl" data-tid="(\d+)" data-class="(\w+)" '
-                           r'data-from-ns="(\d+)" data-to-ns="(\d+)"', dom)
+        cells = timeline_cells(dom)
         for line in filter(None, truth):
             phase, start, end = line.split()
             # away from the phase's edges by a bucket's width
-            inside = [c for t, c, a, b in cells if int(t) == pid and
-                      int(a) >= int(start) - base + 40e6 and int(b) <= int(end) - base - 40e6]
+            inside = [c for t, c, a, b, _ in cells if t == pid and
+                      a >= int(start) - base + 40e6 and b <= int(end) - base - 40e6]
             self.assertGreaterEqual(len(inside), 3, (phase, len(cells)))
             self.assertEqual(set(inside), {phase}, phase)
 
@@ -875,16 +883,14 @@ class ContendedSteps(unittest.TestCase):
         [main] = [p for p in self.rep["processes"] if p["steps"]["count"]]
         base = self.rep["inputs"]["base_monotonic_ns"]
         with open(self.html) as f:
-            cells = re.findall(r'<rect class="tl" data-tid="(\d+)" data-class="(\w+)" '
-                               r'data-from-ns="(\d+)" data-to-ns="(\d+)"'
-                               r'(?: data-cpu-share="([\d.]+)")?', f.read())
-        loop = [(c, int(a) + base, int(b) + base, s) for t, c, a, b, s in cells
-                if int(t) == main["pid"] and int(a) + base >= wall[0] and int(b) + base <= wall[-1]]
+            cells = timeline_cells(f.read())
+        loop = [(c, a + base, b + base, s) for t, c, a, b, s in cells
+                if t == main["pid"] and a + base >= wall[0] and b + base <= wall[-1]]
         # the plot's buckets double as a run grows (10, 20, 40... ms): whole ones inside the loop
         span = sum(b - a for _, a, b, _ in loop)
         self.assertGreater(span, 0.5 * (wall[-1] - wall[0]), ("buckets inside the loop", loop))
-        self.assertTrue(all(s for _, _, _, s in loop), "each bucket's CPU is measured")
-        plotted = sum((b - a) * float(s) for _, a, b, s in loop)
+        self.assertTrue(all(s is not None for _, _, _, s in loop), "each bucket's CPU is measured")
+        plotted = sum((b - a) * s for _, a, b, s in loop)
         edges = np.interp([a for _, a, _, _ in loop] + [b for _, _, b, _ in loop], wall, clock)
         truth = float(sum(edges[len(loop):] - edges[:len(loop)]))
         self.assertLess(truth, 0.6 * span, "the busy processes took the CPU from the loop")

@@ -13,24 +13,25 @@ static uint32_t saturated(uint64_t sum)
     return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
 }
 
-/* Merge neighbouring buckets: each now covers twice the time. */
-static void widen(struct pi_thread_timeline *t)
+/* @values, PI_TIMELINE_BUCKETS rows of @width: each row of the first half the sum of two
+ * neighbours, the second half emptied. */
+static void merge_neighbours(uint32_t *values, unsigned width)
 {
     unsigned half = PI_TIMELINE_BUCKETS / 2;
     for (unsigned b = 0; b < half; b++)
-        for (unsigned c = 0; c < PI_TIME_CPU; c++)
-            t->waited_us[b][c] =
-                saturated((uint64_t)t->waited_us[2 * b][c] + t->waited_us[2 * b + 1][c]);
-    memset(t->waited_us[half], 0, sizeof(t->waited_us[0]) * half);
-    struct pi_timeline_cpu *cpu = t->cpu;
-    for (unsigned b = 0; cpu && b < half; b++) {
-        cpu->cpu_us[b] = saturated((uint64_t)cpu->cpu_us[2 * b] + cpu->cpu_us[2 * b + 1]);
-        cpu->measured_us[b] =
-            saturated((uint64_t)cpu->measured_us[2 * b] + cpu->measured_us[2 * b + 1]);
-    }
-    if (cpu) {
-        memset(&cpu->cpu_us[half], 0, sizeof(cpu->cpu_us[0]) * half);
-        memset(&cpu->measured_us[half], 0, sizeof(cpu->measured_us[0]) * half);
+        for (unsigned c = 0; c < width; c++)
+            values[b * width + c] = saturated((uint64_t)values[2 * b * width + c] +
+                                              values[(2 * b + 1) * width + c]);
+    memset(values + half * width, 0, sizeof(*values) * half * width);
+}
+
+/* Merge neighbouring buckets: each now covers twice the time. */
+static void widen(struct pi_thread_timeline *t)
+{
+    merge_neighbours(&t->waited_us[0][0], PI_TIME_CPU);
+    if (t->cpu) {
+        merge_neighbours(t->cpu->cpu_us, 1);
+        merge_neighbours(t->cpu->measured_us, 1);
     }
     t->bucket_ns *= 2;
 }
@@ -64,6 +65,15 @@ static struct pi_thread_timeline *reach(struct pi_thread_info *thread, uint64_t 
     return t;
 }
 
+/* The part of [@at, @end) in the bucket @at falls in, and that bucket in *@bucket. */
+static uint64_t bucket_part(const struct pi_thread_timeline *t, uint64_t at, uint64_t end,
+                            uint64_t *bucket)
+{
+    *bucket = at / t->bucket_ns;
+    uint64_t bucket_end = (*bucket + 1) * t->bucket_ns;
+    return (end < bucket_end ? end : bucket_end) - at;
+}
+
 void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, uint64_t ts,
                             uint64_t dur, unsigned time_class)
 {
@@ -73,8 +83,7 @@ void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, ui
     struct pi_thread_timeline *t = reach(thread, start_ns, ts, dur, &at, &end);
     /* spread the wait over the buckets it covers */
     while (t && at < end) { /* at most one pass per bucket */
-        uint64_t bucket = at / t->bucket_ns, bucket_end = (bucket + 1) * t->bucket_ns;
-        uint64_t part = (end < bucket_end ? end : bucket_end) - at;
+        uint64_t bucket, part = bucket_part(t, at, end, &bucket);
         t->waited_us[bucket][time_class] =
             saturated(t->waited_us[bucket][time_class] + part / 1000);
         at += part;
@@ -91,8 +100,7 @@ void pi_thread_timeline_cpu(struct pi_thread_info *thread, uint64_t start_ns,
     if (t && !t->cpu)
         t->cpu = calloc(1, sizeof(*t->cpu));
     while (t && t->cpu && at < end) {
-        uint64_t bucket = at / t->bucket_ns, bucket_end = (bucket + 1) * t->bucket_ns;
-        uint64_t part = (end < bucket_end ? end : bucket_end) - at;
+        uint64_t bucket, part = bucket_part(t, at, end, &bucket);
         uint64_t from = t->start_ns + at;
         uint64_t before = pi_clock_samples_at(samples, from);
         uint64_t after = pi_clock_samples_at(samples, from + part);
