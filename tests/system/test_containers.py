@@ -127,6 +127,25 @@ def host_pid_of(unshare_pid):
     raise AssertionError("the container did not start")
 
 
+def workload_state(job, pid):
+    """What a failed attach found: whether the workload still ran, what its
+    container's first process was then, and what it said if it had ended."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            seen = f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError as e:
+        seen = f"gone ({e.strerror})"
+    try:
+        with open(f"/proc/{job.pid}/task/{job.pid}/children") as f:
+            children = f.read().strip()
+    except OSError:
+        children = "unshare gone"
+    state = f"\nhost pid {pid}: {seen}; unshare's children now: {children or 'none'}"
+    if job.poll() is not None:
+        state += f"; the container ended with {job.returncode}: {job.stderr.read()}"
+    return state
+
+
 def files_of(folder, skip=()):
     """Every path under @folder (not under @skip), with its size and time."""
     found = set()
@@ -182,7 +201,7 @@ class Containers(unittest.TestCase):
             before = container_files(tmp)
             attached = subprocess.run([LAUNCHER, "attach", str(pid), "-o", out, "--duration",
                                        "1s"], capture_output=True, text=True, timeout=60)
-            self.assertEqual(attached.returncode, 0, attached.stderr)
+            self.assertEqual(attached.returncode, 0, attached.stderr + workload_state(job, pid))
             self.assertIn(f"traces go to {out}", attached.stdout)
             self.assertIn("detached", attached.stdout)
             # (c) nothing of ours in the container: no library copy, no socket, no trace
