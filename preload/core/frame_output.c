@@ -30,7 +30,7 @@ static void writer_fail(struct pi_writer *w, const char *what)
 /* Once a second: a trace file removed while recording is said once, and the writer stops. */
 void pi_writer_check_not_removed(struct pi_writer *w, uint64_t now)
 {
-    if (w->failed || now < w->next_removal_check_ns)
+    if (w->failed || w->fd < 0 || now < w->next_removal_check_ns)
         return;
     w->next_removal_check_ns = now + 1000000000u;
     if (pi_trace_file_removed(w->fd)) {
@@ -103,6 +103,15 @@ void pi_writer_flush_staging(struct pi_writer *w)
 {
     if (w->staged == 0)
         return;
+    /* the file is made for the first frame: a process that ends having
+     * recorded nothing needs none (writer.c) */
+    if (w->fd < 0 && !w->failed)
+        w->open_file(w);
+    if (w->failed) {
+        w->staged = 0;
+        w->staged_own = 0;
+        return;
+    }
     struct pi_frame_header fh = {PI_FRAME_MAGIC, w->staged, ++w->frame_sequence, 0};
     fh.definition_slots =
         pi_codec_encode_frame(w->staging, w->staged, w->events, w->encoded + sizeof(fh));

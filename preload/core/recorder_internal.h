@@ -59,6 +59,9 @@ struct pi_writer {
     uint32_t staged_own;           /* of those staged: samples, clock syncs, the end record */
     uint64_t next_removal_check_ns; /* when to look whether the trace file is still there */
     unsigned settled;               /* PI_EVENT_SETTLED was told (at the first flush) */
+    /* creates the file and writes its header, before the first frame (writer.c):
+     * 0, or -1 with w->failed set and the reason said */
+    int (*open_file)(struct pi_writer *w);
 };
 
 struct pi_recorder {

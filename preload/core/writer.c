@@ -247,16 +247,18 @@ static void drain_buffers(struct pi_writer *w, int partial)
     }
 }
 
-/* Create the file and write the header frame; 0 or -1 (reason printed). */
-static int writer_open(struct pi_writer *w)
+/*
+ * Create the file and write the header frame, before the first frame of
+ * records: at the first flush (at most 100 ms in), or as the process ends
+ * if it recorded anything. A process that ends sooner having recorded
+ * nothing (a /bin/true of a shell script) costs no file, no reads of /proc
+ * for its header and no compression. 0, or -1 with the reason said and
+ * recording stopped.
+ */
+static int open_trace_file(struct pi_writer *w)
 {
     struct pi_header_clock clock;
     clock.clock_source = pi_clock_source();
-    if (pi_rec.ticks_per_second == 0)
-        set_tick_rate(pi_clock_rate_since(pi_rec.start_ticks, pi_rec.start_monotonic_ns,
-                                          PI_FIRST_RATE_MIN_NS));
-    else
-        set_tick_rate(pi_rec.ticks_per_second); /* a fork child's, inherited */
     clock.ticks_per_second = pi_rec.ticks_per_second;
     clock.start_ticks = pi_rec.start_ticks;
     clock.start_monotonic_ns = pi_rec.start_monotonic_ns;
@@ -274,11 +276,17 @@ static int writer_open(struct pi_writer *w)
                 errno == ELOOP ? "it is a symbolic link" : strerror(errno),
                 errno == ELOOP ? " that is not a link" : "");
         pi_rec.trace_path[0] = '\0';
+        w->failed = 1;
+    } else {
+        size_t header_size = pi_trace_header_build(w->encoded, HEADER_CAPACITY, &clock);
+        pi_writer_write_frame(w, w->encoded, header_size);
+    }
+    if (w->failed) {
+        atomic_store(&pi_recording, 0);
+        atomic_store(&pi_rec.state, PI_STATE_STOPPED);
         return -1;
     }
-    size_t header_size = pi_trace_header_build(w->encoded, HEADER_CAPACITY, &clock);
-    pi_writer_write_frame(w, w->encoded, header_size);
-    return w->failed ? -1 : 0;
+    return 0;
 }
 
 /*
@@ -341,6 +349,12 @@ static void writer_loop(struct pi_writer *w)
                 stage_process_record(w, PI_REC_PROCESS_END, pi_clock_ticks(),
                                      (uint64_t)(int64_t)pi_rec.end_status,
                                      (uint64_t)pi_rec.end_reason, pi_background_cpu_ns());
+            /* before its first periodic frame, a process that recorded nothing but
+             * our own records needs no file yet, and none if it ends now */
+            if ((stopping || flush_asked) && w->fd < 0 && w->staged == w->staged_own) {
+                w->staged = w->staged_own = 0;
+                idle = 1;
+            }
             if (!idle) {
                 stage_clock_sync(w);
                 pi_writer_check_not_removed(w, now);
@@ -380,13 +394,16 @@ static void *writer_main(void *arg)
     w->settled = 0;
     if (pi_rec.config.summary)
         pi_summary_mode_start(summary_stage, w);
+    /* the rate every part of the library converts with (CUPTI's clock map, the
+     * wait threshold), from the start: the file and its header come later */
+    if (pi_rec.ticks_per_second == 0)
+        set_tick_rate(pi_clock_rate_since(pi_rec.start_ticks, pi_rec.start_monotonic_ns,
+                                          PI_FIRST_RATE_MIN_NS));
+    else
+        set_tick_rate(pi_rec.ticks_per_second); /* a fork child's, inherited */
+    w->open_file = open_trace_file;
     w->statm_fd = pi_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
-    if (writer_open(w) == 0) {
-        writer_loop(w);
-    } else {
-        atomic_store(&pi_recording, 0);
-        atomic_store(&pi_rec.state, PI_STATE_STOPPED);
-    }
+    writer_loop(w);
     if (w->fd >= 0)
         pi_sys_close(w->fd);
     if (w->statm_fd >= 0)

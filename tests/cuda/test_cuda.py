@@ -346,7 +346,9 @@ class CuptiFlushes(unittest.TestCase):
             self.assertAlmostEqual(ns, 1e6, delta=0.01 * 1e6)
 
     def test_before_exec(self):
-        traces, result = record("prog_cuda_phases", cupti_env(), "exec")
+        # the image it execs records marks: an image that records nothing leaves no file
+        traces, result = record("prog_cuda_phases", cupti_env(), "exec",
+                                os.path.join(PROGRAMS, "prog_status"))
         self.assertEqual(result.returncode, 0, result.stderr)
         files = sorted(os.listdir(traces))
         self.assertEqual(len(files), 2, "the program and the image it exec'd")

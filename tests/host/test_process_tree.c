@@ -362,8 +362,9 @@ Test(process_tree, posix_spawn_and_system_children, .timeout = 60)
     cr_assert(result.exited && result.status == 0, "status %d: %s", result.status, result.err);
     struct traced_file files[MAX_FILES];
     int n = read_trace_dir(dir, files, MAX_FILES, NULL, NULL);
-    /* prog_spawn, prog_status, and for system(): the shell and true */
-    cr_assert_geq(n, 3, "files: %d", n);
+    /* prog_spawn and prog_status; the shell of system("true") (true is its builtin)
+     * recorded nothing and ended at once: no file */
+    cr_assert_eq(n, 2, "files: %d", n);
     int parent = -1, spawned = 0;
     for (int i = 0; i < n; i++)
         if (files[i].has_end && files[i].end_reason == PI_END_EXIT && files[i].end_status == 4)
@@ -373,4 +374,25 @@ Test(process_tree, posix_spawn_and_system_children, .timeout = 60)
         if (files[i].pid == files[spawned - 1].ppid)
             parent = i;
     cr_assert_geq(parent, 0, "its parent pid is prog_spawn's");
+}
+
+/* ---- a process that records nothing: a file only once it lived past its first flush ---- */
+
+Test(process_tree, a_file_for_what_recorded_or_lived, .timeout = 60)
+{
+    char dir[64];
+    struct run_result result;
+    struct traced_file files[MAX_FILES];
+    /* ends at once having recorded nothing: no file at all */
+    char *at_once[] = {"/bin/true", NULL};
+    run_in_new_dir(dir, sizeof(dir), at_once, &result);
+    cr_assert(result.exited && result.status == 0, "status %d: %s", result.status, result.err);
+    cr_assert_eq(read_trace_dir(dir, files, MAX_FILES, NULL, NULL), 0, "/bin/true leaves no file");
+    /* records nothing, but lives past the first flush (100 ms): its samples and end are kept */
+    char *lives[] = {"/bin/sleep", "0.3", NULL};
+    run_in_new_dir(dir, sizeof(dir), lives, &result);
+    cr_assert(result.exited && result.status == 0, "status %d: %s", result.status, result.err);
+    cr_assert_eq(read_trace_dir(dir, files, MAX_FILES, NULL, NULL), 1, "sleep 0.3 has its file");
+    cr_assert(files[0].has_end && files[0].end_reason == PI_END_EXIT && !files[0].truncated);
+    cr_assert_geq(files[0].counts[PI_REC_PROC_SAMPLE], 2, "its RSS, sampled and at the end");
 }

@@ -159,7 +159,8 @@ class Run(unittest.TestCase):
                                       PROFINJECT_GPU_TIMING="event", PROFINJECT_PY_TIME_MS="fast"))
         self.assertEqual(run.returncode, 0)
         told = sorted(line for line in run.stderr.splitlines()
-                      if not line.startswith(("profinject: traces in", "profinject: analyse")))
+                      if not line.startswith(("profinject: traces in", "profinject: analyse",
+                                              "profinject: no trace in")))
         self.assertEqual(told, [
             "profinject: PROFINJECT_GPU_TIMING=event is not one of auto|events|off; using auto",
             "profinject: PROFINJECT_GPU_TIMNG is not a setting of profinject (a typo?); it is "
@@ -520,16 +521,25 @@ class ControlSocketLife(unittest.TestCase):
                          "the socket went with the process")
 
     def test_short_processes_leave_no_socket_and_a_whole_trace(self):
-        sockets, out = tempfile.mkdtemp(), tempfile.mkdtemp()
+        sockets, out, idle = tempfile.mkdtemp(), tempfile.mkdtemp(), tempfile.mkdtemp()
         os.chmod(sockets, 0o700)
         env = dict(os.environ, PROFINJECT_CONTROL_DIR=sockets)
-        for _ in range(20):
-            run = subprocess.run([LAUNCHER, "run", "-o", out, "--", "/bin/true"], env=env,
+        for _ in range(10):
+            # 100 marks and its end: a whole trace of its own
+            run = subprocess.run([LAUNCHER, "run", "-o", out, "--",
+                                  os.path.join(PROGRAMS, "prog_status"), "0", "100"], env=env,
                                  capture_output=True, text=True, timeout=60)
             self.assertEqual(run.returncode, 0, run.stderr)
+            # nothing recorded before it ended: nothing to keep, no file
+            run = subprocess.run([LAUNCHER, "run", "-o", idle, "--", "/bin/true"], env=env,
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            self.assertIn(f"profinject: no trace in {idle}: the program ended within its first "
+                          "100 ms without a call the profiler records", run.stderr)
         self.assertEqual([n for n in os.listdir(sockets) if n.endswith(".sock")], [])
+        self.assertEqual(os.listdir(idle), [], "/bin/true recorded nothing")
         files = [n for n in os.listdir(out) if n.endswith(".pitrace.zst")]
-        self.assertEqual(len(files), 20)
+        self.assertEqual(len(files), 10)
         for name in files:
             info = subprocess.run([ANALYZE, "info", os.path.join(out, name)],
                                   capture_output=True, text=True)

@@ -8,6 +8,7 @@
  *   profinject analyze ...
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -264,6 +265,23 @@ static int wait_child(pid_t child)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Whether @dir holds a trace file: a process that ends within its first flush
+ * having recorded nothing leaves none. */
+static int has_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    static const char suffix[] = ".pitrace.zst";
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        found = n > sizeof(suffix) - 1 && strcmp(e->d_name + n - (sizeof(suffix) - 1), suffix) == 0;
+    }
+    closedir(d);
+    return found;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     const char *output = getenv("PROFINJECT_OUTPUT");
@@ -345,8 +363,13 @@ static int cmd_run(int argc, char **argv)
     sigaction(SIGQUIT, &forward, NULL);
     signal(SIGINT, SIG_IGN); /* the terminal sends Ctrl-C to the command itself */
     int status = wait_child(child);
-    fprintf(stderr, "profinject: traces in %s\nprofinject: analyse them with: profinject analyze %s\n",
-            output, output);
+    if (has_traces(output))
+        fprintf(stderr,
+                "profinject: traces in %s\nprofinject: analyse them with: profinject analyze %s\n",
+                output, output);
+    else
+        fprintf(stderr, "profinject: no trace in %s: the program ended within its first 100 ms "
+                        "without a call the profiler records\n", output);
     return status;
 }
 
