@@ -1,7 +1,10 @@
 /*
- * prog_launch_loop N [cupti]: N launches of a kernel that takes no GPU
- * time, as fast as possible; prints the median ns per launch of 9 rounds.
- * tools/bench runs it with and without the profiler. With "cupti" the
+ * prog_launch_loop N [cupti|handle]: N launches of a kernel that takes no
+ * GPU time, as fast as possible; prints the median ns per launch of 9
+ * rounds. tools/bench runs it with and without the profiler. The launches
+ * are cudaLaunchKernel with the host stub; with "handle" they are what
+ * nvcc 13's <<<>>> and libtorch_cuda make: the handle fetched once with
+ * __cudaGetKernel, then __cudaLaunchKernel with it. With "cupti" the
  * program is itself a CUPTI activity client asking for what profinject's
  * CUPTI session asks for (kernel records, API records of cudaLaunchKernel),
  * so that a run under the profiler in CUPTI mode differs from it by what
@@ -19,6 +22,8 @@
 void **__cudaRegisterFatBinary(void *);
 void __cudaRegisterFunction(void **, const char *, char *, const char *, int, uint3 *, uint3 *,
                             dim3 *, dim3 *, int *);
+cudaError_t __cudaGetKernel(cudaKernel_t *, const void *);
+cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
 void empty_stub(void) __asm__("_Z5emptyv");
 void empty_stub(void) {}
 
@@ -83,12 +88,22 @@ int main(int argc, char **argv)
     uint64_t zero = 0;
     void *args[] = {&zero};
     dim3 one = {1, 1, 1};
+    cudaKernel_t handle = NULL;
+    if (argc > 2 && strcmp(argv[2], "handle") == 0 &&
+        (__cudaGetKernel(&handle, (const void *)empty_stub) != cudaSuccess || !handle)) {
+        fprintf(stderr, "prog_launch_loop: no kernel handle for the stub\n");
+        return 1;
+    }
     double rounds[9];
     for (int r = 0; r < 9; r++) {
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
-        for (long i = 0; i < n; i++)
-            cudaLaunchKernel((const void *)empty_stub, one, one, args, 0, 0);
+        if (handle)
+            for (long i = 0; i < n; i++)
+                __cudaLaunchKernel(handle, one, one, args, 0, 0);
+        else
+            for (long i = 0; i < n; i++)
+                cudaLaunchKernel((const void *)empty_stub, one, one, args, 0, 0);
         clock_gettime(CLOCK_MONOTONIC, &b);
         rounds[r] = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n;
     }
