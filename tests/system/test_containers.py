@@ -194,11 +194,14 @@ class Containers(unittest.TestCase):
         self.assertEqual(plain.returncode, 0, plain_err)
 
         out = tempfile.mkdtemp()
+        # the container's files before the workload starts (it makes none: the plain run
+        # made what it would): walking the root file system can take longer than the
+        # workload runs on a busy machine, and the attach must find it running
+        before = container_files(tmp)
         job = container(argv, tmp, **namespaces)
         try:
             self.assertEqual(job.stdout.readline(), "started\n", "the workload started")
             pid = host_pid_of(job.pid)
-            before = container_files(tmp)
             attached = subprocess.run([LAUNCHER, "attach", str(pid), "-o", out, "--duration",
                                        "1s"], capture_output=True, text=True, timeout=60)
             self.assertEqual(attached.returncode, 0, attached.stderr + workload_state(job, pid))
