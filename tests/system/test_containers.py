@@ -32,6 +32,8 @@ LIBRARY = os.environ["PI_LIBRARY"]
 ROOT = os.environ["PI_CONTAINER_ROOT"]
 PROGRAMS = os.environ["PI_PROGRAMS"]
 DATA_BYTES = 4096
+# the opens of the workload attached to: one every ~1 ms
+ATTACHED_OPENS = 6000
 
 READER = """import sys, time
 path, n = sys.argv[1], int(sys.argv[2])
@@ -188,7 +190,9 @@ class Containers(unittest.TestCase):
 
     def attach_into_container(self, **namespaces):
         tmp = workdir()
-        argv = ["python3", "/tmp/reader.py", "/tmp/data.bin", "2000"]
+        # ~6 s of work: the attach (slower the first time on a busy machine) and its 1 s
+        # window must find it running, and it must still run after the detach
+        argv = ["python3", "/tmp/reader.py", "/tmp/data.bin", str(ATTACHED_OPENS)]
         plain = container(argv, tmp, **namespaces)
         plain_out, plain_err = plain.communicate(timeout=120)
         self.assertEqual(plain.returncode, 0, plain_err)
@@ -258,7 +262,7 @@ class Containers(unittest.TestCase):
         tmp = workdir()
         out = tempfile.mkdtemp()
         job = subprocess.Popen([sys.executable, os.path.join(tmp, "reader.py"),
-                                os.path.join(tmp, "data.bin"), "2000"],
+                                os.path.join(tmp, "data.bin"), str(ATTACHED_OPENS)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             self.assertEqual(job.stdout.readline(), "started\n")
