@@ -339,7 +339,9 @@ static void writer_loop(struct pi_writer *w)
         if (w->failed)
             w->staged = w->staged_own = 0;
         if (partial) {
-            int idle = !stopping && !flush_asked && w->staged == w->staged_own &&
+            /* the first periodic flush writes, idle or not: a process alive then has
+             * its file (and its path in the control socket's answers) from then on */
+            int idle = !stopping && !flush_asked && w->fd >= 0 && w->staged == w->staged_own &&
                        w->sample_gap_ns > sample_ns && now - w->last_frame_ns < IDLE_FRAME_NS;
             if (stopping && sample_ns) /* the last word on RSS and CPU, however idle */
                 stage_sample(w);

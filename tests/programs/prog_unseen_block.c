@@ -3,8 +3,9 @@
  * wait made as a bare system call (no hook sees it: runtimes of Rust,
  * OpenMP and C++ wait that way), computes SPIN_MS, then exits; the main
  * thread then does the same and the process ends. Each prints
- * "tid cpu_ns blocked_ns": its CPU time by its own clock
- * (CLOCK_THREAD_CPUTIME_ID) and the wait's length (CLOCK_MONOTONIC).
+ * "tid cpu_ns blocked_ns ready_ns": its CPU time by its own clock
+ * (CLOCK_THREAD_CPUTIME_ID), the wait's length (CLOCK_MONOTONIC), and how
+ * long it was ready to run without a CPU while it computed (a loaded machine).
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -32,13 +33,16 @@ static void *block_then_spin(void *unused)
     syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &length, NULL, 0); /* times out */
     long long blocked = read_ns(CLOCK_MONOTONIC) - start;
     volatile unsigned long long spins = 0;
-    for (long long end = read_ns(CLOCK_MONOTONIC) + spin_ms * 1000000LL;
-         read_ns(CLOCK_MONOTONIC) < end;)
+    long long spin_start = read_ns(CLOCK_MONOTONIC), spin_cpu = read_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (long long end = spin_start + spin_ms * 1000000LL; read_ns(CLOCK_MONOTONIC) < end;)
         spins++;
+    /* of the spin's wall time, what the thread spent ready to run without a CPU */
+    long long cpu = read_ns(CLOCK_THREAD_CPUTIME_ID);
+    long long ready = (read_ns(CLOCK_MONOTONIC) - spin_start) - (cpu - spin_cpu);
     /* written with write(2), which the I/O hooks see: a record of this thread's own */
-    char line[96];
-    int n = snprintf(line, sizeof(line), "%ld %lld %lld\n", syscall(SYS_gettid),
-                     read_ns(CLOCK_THREAD_CPUTIME_ID), blocked);
+    char line[128];
+    int n = snprintf(line, sizeof(line), "%ld %lld %lld %lld\n", syscall(SYS_gettid), cpu,
+                     blocked, ready);
     if (write(STDOUT_FILENO, line, (size_t)n) != n)
         exit(1);
     return NULL;
