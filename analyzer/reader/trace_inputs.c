@@ -8,7 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define TRACE_SUFFIX ".pitrace.zst"
+#include "profinject/trace_format.h"
+
 
 static int add_path(struct pi_trace_inputs *inputs, const char *path)
 {
@@ -42,7 +43,7 @@ static int add_directory(struct pi_trace_inputs *inputs, const char *dir)
     size_t before = inputs->count;
     struct dirent *entry;
     while ((entry = readdir(d)) != NULL) {
-        if (!has_suffix(entry->d_name, TRACE_SUFFIX))
+        if (!has_suffix(entry->d_name, PI_TRACE_SUFFIX))
             continue;
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
@@ -54,7 +55,7 @@ static int add_directory(struct pi_trace_inputs *inputs, const char *dir)
     closedir(d);
     if (inputs->count == before) {
         fprintf(stderr, "profinject-analyze: %s: no trace files (*%s) in this directory\n", dir,
-                TRACE_SUFFIX);
+                PI_TRACE_SUFFIX);
         return -1;
     }
     qsort(inputs->paths + before, inputs->count - before, sizeof(char *), compare_paths);

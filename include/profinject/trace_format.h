@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* what every trace file's name ends with: the recorder names them so, readers look for it */
+#define PI_TRACE_SUFFIX ".pitrace.zst"
 #define PI_FILE_MAGIC "PROFINJ\x1a"
 #define PI_FILE_MAGIC_LEN 8
 /* 2: call sites as structured frames (PI_REC_MODULE, PI_REC_STACK), Python

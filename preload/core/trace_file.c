@@ -65,7 +65,7 @@ static int create_in(int dir_fd, const char *dir, uint64_t start_realtime_ns, ch
             snprintf(rank, sizeof(rank), ".rank%s", value);
     }
     char name[256];
-    snprintf(name, sizeof(name), "%s%s.%d.%llu.pitrace.zst", host, rank, (int)getpid(),
+    snprintf(name, sizeof(name), "%s%s.%d.%llu" PI_TRACE_SUFFIX, host, rank, (int)getpid(),
              (unsigned long long)start_realtime_ns);
     int n = snprintf(path, path_size, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= path_size) {

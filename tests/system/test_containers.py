@@ -118,13 +118,18 @@ def container(argv, tmp, *, net=False, user=False, read_only=False, uid=None, ou
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def children_of(pid):
+    """The host pids of @pid's children."""
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(child) for child in f.read().split()]
+
+
 def host_pid_of(unshare_pid):
     """The pid the host sees for pid 1 of the container unshare started."""
     for _ in range(500):
-        with open(f"/proc/{unshare_pid}/task/{unshare_pid}/children") as f:
-            children = f.read().split()
+        children = children_of(unshare_pid)
         if children:
-            return int(children[0])
+            return children[0]
         time.sleep(0.01)
     raise AssertionError("the container did not start")
 
@@ -138,11 +143,10 @@ def workload_state(job, pid):
     except OSError as e:
         seen = f"gone ({e.strerror})"
     try:
-        with open(f"/proc/{job.pid}/task/{job.pid}/children") as f:
-            children = f.read().strip()
+        children = " ".join(map(str, children_of(job.pid))) or "none"
     except OSError:
         children = "unshare gone"
-    state = f"\nhost pid {pid}: {seen}; unshare's children now: {children or 'none'}"
+    state = f"\nhost pid {pid}: {seen}; unshare's children now: {children}"
     if job.poll() is not None:
         state += f"; the container ended with {job.returncode}: {job.stderr.read()}"
     return state

@@ -23,6 +23,7 @@
 #include "attach.h"
 #include "control.h"
 #include "profinject/control_protocol.h"
+#include "profinject/trace_format.h"
 
 static void usage_run(FILE *out)
 {
@@ -272,11 +273,11 @@ static int has_traces(const char *dir)
     DIR *d = opendir(dir);
     if (!d)
         return 0;
-    static const char suffix[] = ".pitrace.zst";
+    size_t suffix = strlen(PI_TRACE_SUFFIX);
     int found = 0;
     for (struct dirent *e; !found && (e = readdir(d)) != NULL;) {
         size_t n = strlen(e->d_name);
-        found = n > sizeof(suffix) - 1 && strcmp(e->d_name + n - (sizeof(suffix) - 1), suffix) == 0;
+        found = n > suffix && strcmp(e->d_name + n - suffix, PI_TRACE_SUFFIX) == 0;
     }
     closedir(d);
     return found;
