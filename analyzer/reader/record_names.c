@@ -36,19 +36,9 @@ const char *pi_record_kind_name(unsigned kind)
 
 const char *pi_io_op_name(unsigned op)
 {
-    static const char *const names[PI_IO_OP_COUNT] = {
-        [PI_IO_OPEN] = "open",       [PI_IO_CLOSE] = "close",     [PI_IO_READ] = "read",
-        [PI_IO_PREAD] = "pread",     [PI_IO_READV] = "readv",     [PI_IO_PREADV] = "preadv",
-        [PI_IO_WRITE] = "write",     [PI_IO_PWRITE] = "pwrite",   [PI_IO_WRITEV] = "writev",
-        [PI_IO_PWRITEV] = "pwritev", [PI_IO_RECV] = "recv",       [PI_IO_RECVFROM] = "recvfrom",
-        [PI_IO_RECVMSG] = "recvmsg", [PI_IO_SEND] = "send",       [PI_IO_SENDTO] = "sendto",
-        [PI_IO_SENDMSG] = "sendmsg", [PI_IO_POLL] = "poll",       [PI_IO_PPOLL] = "ppoll",
-        [PI_IO_SELECT] = "select",   [PI_IO_PSELECT] = "pselect", [PI_IO_EPOLL_WAIT] = "epoll_wait",
-        [PI_IO_MMAP] = "mmap",       [PI_IO_FOPEN] = "fopen",     [PI_IO_FCLOSE] = "fclose",
-        [PI_IO_FREAD] = "fread",     [PI_IO_FWRITE] = "fwrite",   [PI_IO_PREADV2] = "preadv2",
-        [PI_IO_PWRITEV2] = "pwritev2", [PI_IO_RECVMMSG] = "recvmmsg", [PI_IO_SENDMMSG] = "sendmmsg",
-        [PI_IO_COPY_FILE_RANGE] = "copy_file_range", [PI_IO_SENDFILE] = "sendfile",
-    };
+#define PI_IO_OP_NAME(NAME, name, traits) [PI_IO_##NAME] = name,
+    static const char *const names[PI_IO_OP_COUNT] = {PI_IO_OPERATIONS(PI_IO_OP_NAME)};
+#undef PI_IO_OP_NAME
     return op < PI_IO_OP_COUNT && names[op] ? names[op] : "unknown";
 }
 

@@ -414,49 +414,109 @@ enum pi_fd_class {
     PI_FD_CLASS_COUNT
 };
 
-/* The I/O operation of a PI_REC_IO record. Append only. */
-enum pi_io_op {
-    PI_IO_OPEN = 1, /* arg1 = fd; creat and openat too */
-    PI_IO_CLOSE,
-    PI_IO_READ,
-    PI_IO_PREAD,
-    PI_IO_READV,
-    PI_IO_PREADV,
-    PI_IO_WRITE,
-    PI_IO_PWRITE,
-    PI_IO_WRITEV,
-    PI_IO_PWRITEV,
-    PI_IO_RECV,
-    PI_IO_RECVFROM,
-    PI_IO_RECVMSG,
-    PI_IO_SEND,
-    PI_IO_SENDTO,
-    PI_IO_SENDMSG,
-    PI_IO_POLL, /* arg0 = first fd polled, arg1 = ready count */
-    PI_IO_PPOLL,
-    PI_IO_SELECT,
-    PI_IO_PSELECT,
-    PI_IO_EPOLL_WAIT,
-    PI_IO_MMAP, /* arg1 = length mapped */
-    PI_IO_FOPEN,
-    PI_IO_FCLOSE,
-    PI_IO_FREAD, /* arg1 = bytes */
-    PI_IO_FWRITE,
-    PI_IO_PREADV2, /* format 3 */
-    PI_IO_PWRITEV2,
-    PI_IO_RECVMMSG, /* arg1 = bytes of all the messages received (their msg_len) */
-    PI_IO_SENDMMSG, /* arg1 = bytes of all the messages sent */
-    PI_IO_COPY_FILE_RANGE, /* arg0 = the fd read from, arg1 = bytes copied in the kernel */
-    PI_IO_SENDFILE,        /* arg0 = the fd read from, arg1 = bytes sent in the kernel */
-    PI_IO_OP_COUNT
-};
+/*
+ * The I/O operations of a PI_REC_IO record, each defined once: the recorder
+ * and the analyzer derive the enum, the names and every predicate below
+ * from this table, so that an operation is added whole or not at all. A
+ * row is X(NAME, "name", traits); its number in the format is its place in
+ * the list (from 1): append only.
+ *   PI_IO_MOVES_BYTES  arg1 holds the bytes moved (open has a descriptor
+ *                      there, mmap a length mapped, poll a ready count)
+ *   PI_IO_WAITS_READY  waits until descriptors are ready (poll, select, epoll)
+ *   PI_IO_RECEIVES     takes the bytes a sender sends: on a pipe or a socket
+ *                      it blocks until one comes (a data loader's batch)
+ *   PI_IO_OPENS        opens a file by its path (arg2 = the path)
+ */
+#define PI_IO_MOVES_BYTES (1u << 0)
+#define PI_IO_WAITS_READY (1u << 1)
+#define PI_IO_RECEIVES (1u << 2)
+#define PI_IO_OPENS (1u << 3)
+#define PI_IO_OPERATIONS(X)                                                                        \
+    X(OPEN, "open", PI_IO_OPENS) /* arg1 = fd; creat and openat too */                             \
+    X(CLOSE, "close", 0)                                                                           \
+    X(READ, "read", PI_IO_MOVES_BYTES | PI_IO_RECEIVES)                                            \
+    X(PREAD, "pread", PI_IO_MOVES_BYTES)                                                           \
+    X(READV, "readv", PI_IO_MOVES_BYTES | PI_IO_RECEIVES)                                          \
+    X(PREADV, "preadv", PI_IO_MOVES_BYTES)                                                         \
+    X(WRITE, "write", PI_IO_MOVES_BYTES)                                                           \
+    X(PWRITE, "pwrite", PI_IO_MOVES_BYTES)                                                         \
+    X(WRITEV, "writev", PI_IO_MOVES_BYTES)                                                         \
+    X(PWRITEV, "pwritev", PI_IO_MOVES_BYTES)                                                       \
+    X(RECV, "recv", PI_IO_MOVES_BYTES | PI_IO_RECEIVES)                                            \
+    X(RECVFROM, "recvfrom", PI_IO_MOVES_BYTES | PI_IO_RECEIVES)                                    \
+    X(RECVMSG, "recvmsg", PI_IO_MOVES_BYTES | PI_IO_RECEIVES)                                      \
+    X(SEND, "send", PI_IO_MOVES_BYTES)                                                             \
+    X(SENDTO, "sendto", PI_IO_MOVES_BYTES)                                                         \
+    X(SENDMSG, "sendmsg", PI_IO_MOVES_BYTES)                                                       \
+    X(POLL, "poll", PI_IO_WAITS_READY) /* arg0 = first fd polled, arg1 = ready count */            \
+    X(PPOLL, "ppoll", PI_IO_WAITS_READY)                                                           \
+    X(SELECT, "select", PI_IO_WAITS_READY)                                                         \
+    X(PSELECT, "pselect", PI_IO_WAITS_READY)                                                       \
+    X(EPOLL_WAIT, "epoll_wait", PI_IO_WAITS_READY)                                                 \
+    X(MMAP, "mmap", 0) /* arg1 = length mapped */                                                  \
+    X(FOPEN, "fopen", PI_IO_OPENS)                                                                 \
+    X(FCLOSE, "fclose", 0)                                                                         \
+    X(FREAD, "fread", PI_IO_MOVES_BYTES) /* arg1 = bytes */                                        \
+    X(FWRITE, "fwrite", PI_IO_MOVES_BYTES)                                                         \
+    X(PREADV2, "preadv2", PI_IO_MOVES_BYTES) /* format 3 */                                        \
+    X(PWRITEV2, "pwritev2", PI_IO_MOVES_BYTES)                                                     \
+    /* arg1 = bytes of all the messages received (their msg_len) */                                \
+    X(RECVMMSG, "recvmmsg", PI_IO_MOVES_BYTES | PI_IO_RECEIVES)                                    \
+    X(SENDMMSG, "sendmmsg", PI_IO_MOVES_BYTES) /* arg1 = bytes of all the messages sent */         \
+    /* arg0 = the fd read from, arg1 = bytes copied in the kernel */                               \
+    X(COPY_FILE_RANGE, "copy_file_range", PI_IO_MOVES_BYTES)                                       \
+    X(SENDFILE, "sendfile", PI_IO_MOVES_BYTES) /* arg0 = the fd read from, arg1 = bytes sent */
 
-/* pi_io_moves_bytes - whether a PI_REC_IO of @op has the bytes moved in
- * arg1 (open has a descriptor there, mmap a length mapped, poll a count) */
+#define PI_IO_OP_ENUM(NAME, name, traits) PI_IO_##NAME,
+enum pi_io_op { PI_IO_NONE = 0, PI_IO_OPERATIONS(PI_IO_OP_ENUM) PI_IO_OP_COUNT };
+#undef PI_IO_OP_ENUM
+
+/* pi_io_traits - the PI_IO_MOVES_BYTES... bits of @op; 0 for an unknown one */
+static inline unsigned pi_io_traits(unsigned op)
+{
+    switch (op) {
+#define PI_IO_OP_TRAITS(NAME, name, traits) \
+    case PI_IO_##NAME:                      \
+        return (traits);
+        PI_IO_OPERATIONS(PI_IO_OP_TRAITS)
+#undef PI_IO_OP_TRAITS
+    default:
+        return 0;
+    }
+}
+
+/* pi_io_moves_bytes - whether a PI_REC_IO of @op has the bytes moved in arg1 */
 static inline int pi_io_moves_bytes(unsigned op)
 {
-    return (op >= PI_IO_READ && op <= PI_IO_SENDMSG) || op == PI_IO_FREAD || op == PI_IO_FWRITE ||
-           (op >= PI_IO_PREADV2 && op <= PI_IO_SENDFILE);
+    return (pi_io_traits(op) & PI_IO_MOVES_BYTES) != 0;
+}
+
+/* pi_io_opens - whether @op opens a file by its path */
+static inline int pi_io_opens(unsigned op)
+{
+    return (pi_io_traits(op) & PI_IO_OPENS) != 0;
+}
+
+/* pi_io_waits_ready - whether @op waits for descriptors to be ready */
+static inline int pi_io_waits_ready(unsigned op)
+{
+    return (pi_io_traits(op) & PI_IO_WAITS_READY) != 0;
+}
+
+/* pi_io_is_data_wait - whether an @op on a @fd_class descriptor waits for
+ * what another process or thread sends: a readiness wait or a receive on a
+ * pipe or a socket (a training loop's wait for a batch) */
+static inline int pi_io_is_data_wait(unsigned op, unsigned fd_class)
+{
+    return (fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) &&
+           (pi_io_traits(op) & (PI_IO_WAITS_READY | PI_IO_RECEIVES)) != 0;
+}
+
+/* pi_io_is_pipe_receipt - whether an @op on a @fd_class descriptor takes
+ * bytes from a pipe (a batch's message to the loop or the pin-memory thread) */
+static inline int pi_io_is_pipe_receipt(unsigned op, unsigned fd_class)
+{
+    return fd_class == PI_FD_PIPE && (pi_io_traits(op) & PI_IO_RECEIVES) != 0;
 }
 
 /* PI_REC_IO flags: bit 0 failed, bits 4-7 fd class, bits 8-15 operation. */

@@ -56,9 +56,7 @@ void pi_call_site_launch(uint16_t flags, uint64_t ts, uint32_t kernel);
 /* pi_call_site_io_wait - whether an I/O call of @op on a @fd_class descriptor may be a data wait */
 static inline int pi_call_site_io_wait(unsigned op, unsigned fd_class)
 {
-    return (fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) &&
-           ((op >= PI_IO_POLL && op <= PI_IO_EPOLL_WAIT) || op == PI_IO_READ || op == PI_IO_READV ||
-            (op >= PI_IO_RECV && op <= PI_IO_RECVMSG) || op == PI_IO_RECVMMSG);
+    return pi_io_is_data_wait(op, fd_class);
 }
 
 /**

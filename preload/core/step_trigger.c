@@ -61,8 +61,8 @@ int pi_step_trigger_record(struct pi_step_trigger *t, const struct pi_record *r,
         return step_ended(t, r->dur);
     }
     unsigned op = PI_IO_OP(r->flags);
-    if (r->kind == PI_REC_IO && PI_IO_CLASS(r->flags) == PI_FD_PIPE && r->arg[1] == 4 &&
-        (op == PI_IO_READ || op == PI_IO_READV) && !(r->flags & PI_FLAG_FAILED)) {
+    if (r->kind == PI_REC_IO && pi_io_is_pipe_receipt(op, PI_IO_CLASS(r->flags)) &&
+        r->arg[1] == 4 && !(r->flags & PI_FLAG_FAILED)) {
         uint64_t at = r->ts + r->dur, previous = t->last_boundary;
         t->last_boundary = at;
         if (!previous || at <= previous)

@@ -139,10 +139,8 @@ static int summarised_io(const struct pi_record *r)
         return 1;
     if (r->tid == (uint32_t)pi_rec.pid)
         return 0;
-    int waits = op == PI_IO_POLL || op == PI_IO_PPOLL || op == PI_IO_SELECT ||
-                op == PI_IO_PSELECT || op == PI_IO_EPOLL_WAIT;
-    int pipe_read = fd_class == PI_FD_PIPE && (op == PI_IO_READ || op == PI_IO_READV);
-    return !((fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && (waits || pipe_read));
+    int waits = (fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && pi_io_waits_ready(op);
+    return !(waits || pi_io_is_pipe_receipt(op, fd_class));
 }
 
 /* The key @r is counted under, with its bytes; 0 when it stays in full. */

@@ -145,10 +145,9 @@ void pi_relay_io(struct pi_process_info *p, const struct pi_event *ev, int exact
     unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
     if (fd_class != PI_FD_PIPE && fd_class != PI_FD_SOCKET)
         return;
-    int waits = op == PI_IO_POLL || op == PI_IO_PPOLL || op == PI_IO_SELECT ||
-                op == PI_IO_PSELECT || op == PI_IO_EPOLL_WAIT;
-    int reads = fd_class == PI_FD_PIPE && (op == PI_IO_READ || op == PI_IO_READV) &&
-                !(r->flags & PI_FLAG_FAILED) && (int64_t)r->arg[1] > 0;
+    int waits = pi_io_waits_ready(op);
+    int reads = pi_io_is_pipe_receipt(op, fd_class) && !(r->flags & PI_FLAG_FAILED) &&
+                (int64_t)r->arg[1] > 0;
     if (!waits && !reads)
         return;
     struct pi_step_sources *s = sources_of(p, exact);

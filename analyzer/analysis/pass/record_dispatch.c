@@ -22,13 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int is_blocking_receive(unsigned op)
-{
-    return op == PI_IO_POLL || op == PI_IO_PPOLL || op == PI_IO_SELECT || op == PI_IO_PSELECT ||
-           op == PI_IO_EPOLL_WAIT || op == PI_IO_READ || op == PI_IO_READV ||
-           op == PI_IO_RECV || op == PI_IO_RECVFROM || op == PI_IO_RECVMSG || op == PI_IO_RECVMMSG;
-}
-
 enum { BY_ID_RANGE, BY_ID_FILE, BY_ID_NVTX };
 
 /* The entry of @group/name-of-string-@id, cached by id for this file. */
@@ -74,7 +67,7 @@ static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader
     if (fd_class >= PI_FD_CLASS_COUNT)
         fd_class = PI_FD_UNKNOWN;
     struct pi_latency_entry *e, **cached = &a->io_entries[op][fd_class];
-    if (failed && (op == PI_IO_OPEN || op == PI_IO_FOPEN)) {
+    if (failed && pi_io_opens(op)) {
         /* a failed open has no descriptor to classify: named by its error (arg1 = -errno) */
         char number[16], detail[32];
         snprintf(detail, sizeof(detail), "failed %s", pi_errno_name(-(int64_t)r->arg[1], number));
@@ -89,19 +82,19 @@ static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader
         e->bytes += bytes;
     }
     int has_path = r->arg[2] != 0;
-    if (has_path && (fd_class == PI_FD_FILE || op == PI_IO_OPEN || op == PI_IO_FOPEN)) {
+    if (has_path && (fd_class == PI_FD_FILE || pi_io_opens(op))) {
         struct pi_latency_entry *f = entry_by_string(a, reader, BY_ID_FILE, r->arg[2], "file");
         if (f) {
             pi_histogram_add(&f->durations, ev->dur_ns);
             f->bytes += bytes;
-            f->opens += !failed && (op == PI_IO_OPEN || op == PI_IO_FOPEN);
+            f->opens += !failed && pi_io_opens(op);
         }
     }
-    if (main_thread && fd_class == PI_FD_PIPE && !failed && (op == PI_IO_READ || op == PI_IO_READV))
+    if (main_thread && !failed && pi_io_is_pipe_receipt(op, fd_class))
         *received = r->arg[1];
-    if ((fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && is_blocking_receive(op))
+    if (pi_io_is_data_wait(op, fd_class))
         return main_thread ? PI_TIME_DATA_WAIT : PI_TIME_OTHER_IO;
-    if (fd_class == PI_FD_FILE || (has_path && (op == PI_IO_OPEN || op == PI_IO_FOPEN)))
+    if (fd_class == PI_FD_FILE || (has_path && pi_io_opens(op)))
         return PI_TIME_FILE_IO;
     return PI_TIME_OTHER_IO;
 }

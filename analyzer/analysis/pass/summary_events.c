@@ -135,7 +135,7 @@ static void host_call(struct pi_analysis *a, const struct pi_reader *reader,
         fd_class = fd_class < PI_FD_CLASS_COUNT ? fd_class : PI_FD_UNKNOWN;
         merge(pi_latency_get(&a->calls, "io", pi_io_op_name(op), pi_fd_class_name(fd_class)), s,
               b->bytes);
-        int opens = op == PI_IO_OPEN || op == PI_IO_FOPEN;
+        int opens = pi_io_opens(op);
         const char *path = b->key[2] && (fd_class == PI_FD_FILE || opens)
                                ? pi_reader_string(reader, b->key[2])
                                : NULL;

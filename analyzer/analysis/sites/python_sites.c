@@ -22,12 +22,6 @@ static struct pi_python_sites *sites_of(struct pi_analysis *a)
     return a->python_sites;
 }
 
-static int is_blocking_receive(unsigned op)
-{
-    return (op >= PI_IO_POLL && op <= PI_IO_EPOLL_WAIT) || op == PI_IO_READ || op == PI_IO_READV ||
-           (op >= PI_IO_RECV && op <= PI_IO_RECVMSG);
-}
-
 /* The time class of a wait of the training loop (the main thread of a
  * process that started others: data-loader workers), as record_dispatch.c gives
  * it; PI_TIME_CLASS_COUNT for any other wait. */
@@ -38,9 +32,7 @@ static unsigned wait_class(const struct pi_process_info *p, const struct pi_reco
         return PI_TIME_CLASS_COUNT;
     if (kind == PI_REC_WAIT && PI_CALL_SITE_DETAIL(r->arg[1]) < PI_WAIT_KIND_COUNT)
         return PI_TIME_LOCK_WAIT;
-    if (kind == PI_REC_IO &&
-        (PI_IO_CLASS(flags) == PI_FD_PIPE || PI_IO_CLASS(flags) == PI_FD_SOCKET) &&
-        is_blocking_receive(PI_IO_OP(flags)))
+    if (kind == PI_REC_IO && pi_io_is_data_wait(PI_IO_OP(flags), PI_IO_CLASS(flags)))
         return PI_TIME_DATA_WAIT;
     return PI_TIME_CLASS_COUNT;
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Every call that takes a sender's bytes on the training loop's thread is a
+data wait with its Python line: a loop that receives its batches with
+recvmmsg(2) from a forked worker (as a loader over a socket would) gets its
+wait line in the report, with the time the loop measured around the calls.
+
+The truth is the loop's own clock around each call. Run by ctest with the
+build's paths in the environment."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+
+# The loop: a worker sends 20 messages 25 ms apart over a socket pair; the
+# loop takes each with recvmmsg through libc and times its calls.
+LOOP = textwrap.dedent("""
+    import ctypes, json, os, socket, sys, time
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    class iovec(ctypes.Structure):
+        _fields_ = [("base", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+    class msghdr(ctypes.Structure):
+        _fields_ = [("name", ctypes.c_void_p), ("namelen", ctypes.c_uint32),
+                    ("iov", ctypes.POINTER(iovec)), ("iovlen", ctypes.c_size_t),
+                    ("control", ctypes.c_void_p), ("controllen", ctypes.c_size_t),
+                    ("flags", ctypes.c_int)]
+
+    class mmsghdr(ctypes.Structure):
+        _fields_ = [("hdr", msghdr), ("length", ctypes.c_uint)]
+
+    MESSAGES = 20
+    loop_end, worker_end = socket.socketpair()
+    if os.fork() == 0:
+        loop_end.close()
+        for _ in range(MESSAGES):
+            time.sleep(0.025)
+            worker_end.send(b"b" * 64)
+        os._exit(0)
+    worker_end.close()
+    buffer = ctypes.create_string_buffer(4096)
+    vector = iovec(ctypes.cast(buffer, ctypes.c_void_p), 4096)
+    message = mmsghdr(msghdr(None, 0, ctypes.pointer(vector), 1, None, 0, 0), 0)
+    waited = 0
+    for _ in range(MESSAGES):
+        start = time.monotonic_ns()
+        got = libc.recvmmsg(loop_end.fileno(), ctypes.byref(message), 1, 0, None)  # WAIT_LINE
+        waited += time.monotonic_ns() - start
+        assert got == 1 and message.length == 64, (got, ctypes.get_errno())
+    os.wait()
+    print(json.dumps({"waited_ns": waited, "calls": MESSAGES}))
+""")
+
+
+class RecvmmsgIsADataWait(unittest.TestCase):
+    def test_the_wait_line_and_its_time(self):
+        work = tempfile.mkdtemp()
+        script = os.path.join(work, "loop.py")
+        with open(script, "w") as f:
+            f.write(LOOP)
+        wait_line = next(i for i, line in enumerate(LOOP.splitlines(), 1) if "WAIT_LINE" in line)
+        traces = os.path.join(work, "traces")
+        env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+        run = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        truth = json.loads(run.stdout)
+        out = os.path.join(work, "report.json")
+        analysis = subprocess.run([ANALYZE, traces, "--quiet", "--json", out],
+                                  capture_output=True, text=True)
+        self.assertEqual(analysis.returncode, 0, analysis.stderr)
+        with open(out) as f:
+            report = json.load(f)
+        where = f"{script}:{wait_line}"
+        sites = [s for s in report.get("wait_sites", [])
+                 if s["class"] == "data_wait" and where in s["stack"]["text"]]
+        self.assertEqual(len(sites), 1, f"no data wait at {where}: {report.get('wait_sites')}")
+        [site] = sites
+        self.assertEqual(site["count"], truth["calls"])
+        # the loop's clock includes ctypes' own work around each call
+        self.assertLessEqual(site["total_ns"], truth["waited_ns"])
+        self.assertGreaterEqual(site["total_ns"], 0.8 * truth["waited_ns"],
+                                f"{site['total_ns']} ns against the loop's {truth['waited_ns']}")
+
+
+if __name__ == "__main__":
+    unittest.main()
