@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -188,6 +189,79 @@ class Run(unittest.TestCase):
         result = subprocess.run([LAUNCHER, "analyze", "info", out], capture_output=True, text=True)
         self.assertEqual(result.returncode, 0)
         self.assertIn("trace files: 1", result.stdout)
+
+
+def status_run(argv, out, cwd=None, env=None, executable=None, extra=()):
+    """@argv (the launcher) run -o @out of prog_status, which records: its result."""
+    return subprocess.run([*argv, "run", *extra, "-o", out, "--",
+                           os.path.join(PROGRAMS, "prog_status"), "0", "100"],
+                          capture_output=True, text=True, cwd=cwd, env=env, executable=executable,
+                          timeout=60)
+
+
+def hint_of(stderr):
+    """The command the launcher says to analyse the traces with."""
+    [hint] = [line for line in stderr.splitlines() if line.startswith("profinject: analyse")]
+    return hint.split(": ", 2)[2]
+
+
+def trace_count(out):
+    return len([f for f in os.listdir(out) if f.endswith(".pitrace.zst")])
+
+
+class Hints(unittest.TestCase):
+    """What the launcher tells the analyst to paste does what it says, and shows
+    nothing a terminal would act on."""
+
+    def test_the_hint_pasted_into_sh_runs_nothing_and_names_the_directory(self):
+        for name in ("$(touch PWNED)'x`touch PWNED`", "\x1b]0;title\x07red\x1b[31m $HOME\n"):
+            with self.subTest(name=name):
+                work = tempfile.mkdtemp()
+                out = os.path.join(work, name)
+                run = status_run([LAUNCHER], out, cwd=work)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertEqual(trace_count(out), 1)
+                # no control character but the ends of lines reaches the terminal
+                self.assertEqual(re.findall(r"[\x00-\x09\x0b-\x1f\x7f]", run.stderr), [])
+                hint = hint_of(run.stderr)
+                # the shell's own reading of the words: the launcher, analyze, the directory
+                words = subprocess.run(["sh", "-c", f"set -- {hint}; printf '%s\\0' \"$@\""],
+                                       cwd=work, capture_output=True, text=True).stdout
+                launcher, command, directory = words.split("\0")[:3]
+                self.assertTrue(os.path.samefile(launcher, LAUNCHER))
+                self.assertEqual(command, "analyze")
+                self.assertTrue(os.path.samefile(directory, out), repr(directory))
+                self.assertEqual(directory.rstrip("/"), out)
+                if "\x1b" not in name:
+                    self.assertEqual(shlex.split(hint), [LAUNCHER, "analyze", out])
+                # pasted for real: it analyses that directory and creates nothing
+                pasted = subprocess.run(["sh", "-c", hint], cwd=work, capture_output=True,
+                                        text=True, timeout=120)
+                self.assertEqual(pasted.returncode, 0, pasted.stderr)
+                self.assertIn("profinject report: 1 processes", pasted.stdout)
+                self.assertEqual(sorted(os.listdir(work)), [name])
+
+    def test_the_hint_names_the_launcher_by_a_path_that_works(self):
+        build = os.path.dirname(os.path.dirname(LAUNCHER))
+        relative = os.path.relpath(LAUNCHER, build)
+        elsewhere = dict(os.environ, PATH="/usr/bin:/bin")
+        on_path = dict(os.environ, PATH=os.path.dirname(LAUNCHER) + ":/usr/bin:/bin")
+        for argv, env, named in (([relative], elsewhere, relative),
+                                 # a bare name PATH does not lead to: the absolute path
+                                 (["profinject"], elsewhere, os.path.realpath(LAUNCHER)),
+                                 (["profinject"], on_path, "profinject")):
+            with self.subTest(argv=argv, path=env["PATH"]):
+                out = tempfile.mkdtemp()
+                run = status_run(argv, out, cwd=build, env=env, executable=LAUNCHER)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                hint = hint_of(run.stderr)
+                self.assertEqual(shlex.split(hint), [named, "analyze", out])
+                # it works from where the launcher was run, with that PATH
+                pasted = subprocess.run(["sh", "-c", hint.replace(" analyze ", " analyze info ")],
+                                        cwd=build, env=env, capture_output=True, text=True)
+                self.assertEqual(pasted.returncode, 0, pasted.stderr)
+                self.assertIn("trace files: 1", pasted.stdout)
+
 
 
 class Windows(unittest.TestCase):

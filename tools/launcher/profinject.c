@@ -20,10 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyze_hint.h"
 #include "attach.h"
 #include "control.h"
 #include "profinject/control_protocol.h"
 #include "profinject/trace_format.h"
+#include "terminal_text.h"
 
 static void usage_run(FILE *out)
 {
@@ -122,7 +124,9 @@ static int cmd_ctl(int argc, char **argv)
     char *end;
     long pid_value = strtol(argv[0], &end, 10);
     if (*end || pid_value <= 0 || pid_value > INT32_MAX) {
-        fprintf(stderr, "profinject: ctl: %s is not a process id\n", argv[0]);
+        char shown[256];
+        fprintf(stderr, "profinject: ctl: %s is not a process id\n",
+                pi_shown(shown, sizeof(shown), argv[0]));
         return 1;
     }
     int pid = (int)pid_value;
@@ -165,8 +169,9 @@ static int find_library(char *library, size_t size)
     else
         find_sibling(library, size, beside, R_OK);
     if (access(library, R_OK) != 0) {
+        char shown[4 * PATH_MAX];
         fprintf(stderr, "profinject: %s not found; set PROFINJECT_LIB to libprofinject.so\n",
-                library);
+                pi_shown(shown, sizeof(shown), library));
         return -1;
     }
     return 0;
@@ -231,12 +236,16 @@ static int cmd_attach(int argc, char **argv)
     output = absolute_output_dir(output, absolute_output, sizeof(absolute_output));
     if (pi_attach(pid, resolved, output) != 0)
         return 2;
-    printf("profinject: attached to %d; traces go to %s\n", pid, output);
-    fflush(stdout);
+    char shown[4 * PATH_MAX];
+    printf("profinject: attached to %d; traces go to %s\n", pid,
+           pi_shown(shown, sizeof(shown), output));
     if (duration <= 0) {
-        printf("profinject: 'profinject ctl %d detach' ends it\n", pid);
+        char detach[32];
+        snprintf(detach, sizeof(detach), "ctl %d detach", pid);
+        pi_print_launcher_hint(stdout, "profinject: end it with: ", detach, NULL);
         return 0;
     }
+    fflush(stdout);
     struct timespec pause = {duration / 1000, (duration % 1000) * 1000000};
     while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
         ;
@@ -245,7 +254,8 @@ static int cmd_attach(int argc, char **argv)
         fprintf(stderr, "profinject: process %d did not answer the detach request\n", pid);
         return 2;
     }
-    printf("profinject: detached from %d; analyse with: profinject analyze %s\n", pid, output);
+    printf("profinject: detached from %d\n", pid);
+    pi_print_launcher_hint(stdout, "profinject: analyse with: ", "analyze", output);
     return 0;
 }
 
@@ -315,7 +325,7 @@ static int cmd_run(int argc, char **argv)
                         "capture' opens windows of full detail); use one of --paused, --summary\n");
         return 1;
     }
-    char library[PATH_MAX], absolute_output[PATH_MAX];
+    char library[PATH_MAX], absolute_output[PATH_MAX], shown[4 * PATH_MAX];
     if (find_library(library, sizeof(library)) != 0)
         return 1;
     output = absolute_output_dir(output, absolute_output, sizeof(absolute_output));
@@ -346,11 +356,13 @@ static int cmd_run(int argc, char **argv)
     pid_t child = fork();
     if (child == 0) {
         execvp(argv[i + 1], argv + i + 1);
-        fprintf(stderr, "profinject: cannot run %s: %s\n", argv[i + 1], strerror(errno));
+        fprintf(stderr, "profinject: cannot run %s: %s\n",
+                pi_shown(shown, sizeof(shown), argv[i + 1]), strerror(errno));
         _exit(127);
     }
     if (child < 0) {
-        fprintf(stderr, "profinject: cannot start %s: %s\n", argv[i + 1], strerror(errno));
+        fprintf(stderr, "profinject: cannot start %s: %s\n",
+                pi_shown(shown, sizeof(shown), argv[i + 1]), strerror(errno));
         return 1;
     }
     running_child = child;
@@ -364,13 +376,14 @@ static int cmd_run(int argc, char **argv)
     sigaction(SIGQUIT, &forward, NULL);
     signal(SIGINT, SIG_IGN); /* the terminal sends Ctrl-C to the command itself */
     int status = wait_child(child);
-    if (has_traces(output))
-        fprintf(stderr,
-                "profinject: traces in %s\nprofinject: analyse them with: profinject analyze %s\n",
-                output, output);
-    else
+    pi_shown(shown, sizeof(shown), output);
+    if (has_traces(output)) {
+        fprintf(stderr, "profinject: traces in %s\n", shown);
+        pi_print_launcher_hint(stderr, "profinject: analyse them with: ", "analyze", output);
+    } else {
         fprintf(stderr, "profinject: no trace in %s: the program ended within its first 100 ms "
-                        "without a call the profiler records\n", output);
+                        "without a call the profiler records\n", shown);
+    }
     return status;
 }
 
@@ -384,12 +397,15 @@ static int cmd_analyze(int argc, char **argv)
     argv[-1] = analyzer;
     (void)argc;
     execvp(analyzer, argv - 1);
-    fprintf(stderr, "profinject: cannot run %s: %s\n", analyzer, strerror(errno));
+    char shown[4 * PATH_MAX];
+    fprintf(stderr, "profinject: cannot run %s: %s\n", pi_shown(shown, sizeof(shown), analyzer),
+            strerror(errno));
     return 1;
 }
 
 int main(int argc, char **argv)
 {
+    pi_set_invoked_as(argv[0]);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
@@ -402,7 +418,8 @@ int main(int argc, char **argv)
         return cmd_attach(argc - 2, argv + 2);
     if (strcmp(argv[1], "analyze") == 0)
         return cmd_analyze(argc - 2, argv + 2);
-    fprintf(stderr, "profinject: unknown command '%s'\n", argv[1]);
+    char shown[256];
+    fprintf(stderr, "profinject: unknown command '%s'\n", pi_shown(shown, sizeof(shown), argv[1]));
     usage(stderr);
     return 1;
 }
