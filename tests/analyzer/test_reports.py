@@ -415,7 +415,8 @@ class Subject(unittest.TestCase):
                     ["timeout", "60", spin, "300", "0"],
                     ["timeout", "60", "sh", "-c", f"sleep 0.5; {spin} 300 0; sleep 0.5"]]
         if os.path.exists(launcher):
-            commands.append([launcher, "run", "-o", "{traces}", "--", "sh", "-c",
+            # --append: the launcher, preloaded too, writes its own file there
+            commands.append([launcher, "run", "--append", "-o", "{traces}", "--", "sh", "-c",
                              f"{spin} 300 0; sleep 0.3"])
         for command in commands:
             pid, worker, rep = self.subject_of(command)

@@ -263,6 +263,26 @@ class Hints(unittest.TestCase):
                 self.assertIn("trace files: 1", pasted.stdout)
 
 
+class OneRunPerDirectory(unittest.TestCase):
+    def test_a_second_run_into_the_same_directory_is_refused(self):
+        work = tempfile.mkdtemp()
+        out = os.path.join(work, "traces")
+        self.assertEqual(status_run([LAUNCHER], out).returncode, 0)
+        self.assertEqual(trace_count(out), 1)
+        marker = os.path.join(work, "ran")
+        second = subprocess.run([LAUNCHER, "run", "-o", out, "--", "touch", marker],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(second.returncode, 1)
+        self.assertIn(f"profinject: {out} already holds traces", second.stderr)
+        self.assertIn("--append", second.stderr)
+        self.assertFalse(os.path.exists(marker), "the command ran")
+        self.assertEqual(trace_count(out), 1)
+        # said explicitly, the run adds its files
+        appended = status_run([LAUNCHER], out, extra=["--append"])
+        self.assertEqual(appended.returncode, 0, appended.stderr)
+        self.assertEqual(trace_count(out), 2)
+
+
 
 class Windows(unittest.TestCase):
     def test_paused_start_windows_and_timed_capture(self):
@@ -407,8 +427,8 @@ class Windows(unittest.TestCase):
                                      capture_output=True, text=True, timeout=60)
                 self.assertEqual((run.returncode, run.stdout), (0, "done\n"), run)
                 # it lives until its input ends: no time a loaded machine could outrun
-                job = subprocess.Popen([LAUNCHER, "run", "-o", out, "--", "env", setting,
-                                        sys.executable, "-c",
+                job = subprocess.Popen([LAUNCHER, "run", "--append", "-o", out, "--", "env",
+                                        setting, sys.executable, "-c",
                                         "import sys; sys.stdin.read(); print('done')"],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.DEVNULL, text=True)
@@ -600,7 +620,7 @@ class ControlSocketLife(unittest.TestCase):
         env = dict(os.environ, PROFINJECT_CONTROL_DIR=sockets)
         for _ in range(10):
             # 100 marks and its end: a whole trace of its own
-            run = subprocess.run([LAUNCHER, "run", "-o", out, "--",
+            run = subprocess.run([LAUNCHER, "run", "--append", "-o", out, "--",
                                   os.path.join(PROGRAMS, "prog_status"), "0", "100"], env=env,
                                  capture_output=True, text=True, timeout=60)
             self.assertEqual(run.returncode, 0, run.stderr)

@@ -2,7 +2,7 @@
  * profinject - the launcher: run a command under the profiler, control
  * capture windows of running processes, forward to the analyzer.
  *
- *   profinject run [-o DIR] [--paused | --summary] [--duration 30s] -- COMMAND...
+ *   profinject run [-o DIR] [--append] [--paused | --summary] [--duration 30s] -- COMMAND...
  *   profinject ctl PID start|stop|status|detach|capture 10s
  *   profinject attach PID [-o DIR] [--duration 10s]
  *   profinject analyze ...
@@ -29,8 +29,11 @@
 
 static void usage_run(FILE *out)
 {
-    fprintf(out, "usage: profinject run [-o DIR] [--paused | --summary] [--duration TIME] -- COMMAND...\n"
+    fprintf(out, "usage: profinject run [-o DIR] [--append] [--paused | --summary] [--duration TIME]\n"
+                 "                      -- COMMAND...\n"
                  "  -o DIR          where the trace files go (default ./profinject-traces)\n"
+                 "  --append        add to the traces DIR already holds (else a DIR with traces is\n"
+                 "                  refused: the analyzer would merge both runs into one report)\n"
                  "  --paused        start with recording off; open windows with 'profinject ctl'\n"
                  "  --summary       always-on summary mode: per-interval histograms, full events\n"
                  "                  only in windows (a slow step, 'profinject ctl capture', --duration)\n"
@@ -49,7 +52,8 @@ static void usage_ctl(FILE *out)
 static void usage(FILE *out)
 {
     fprintf(out, "usage: profinject COMMAND [ARGS]\n"
-                 "  run [-o DIR] [--paused|--summary] [--duration TIME] -- COMMAND...   record a command\n"
+                 "  run [-o DIR] [--append] [--paused|--summary] [--duration TIME] -- COMMAND...\n"
+                 "                                                            record a command\n"
                  "  ctl PID start|stop|status|detach|capture TIME             capture windows\n"
                  "  attach PID [-o DIR] [--duration TIME]                     profile a running process\n"
                  "  analyze ARGS...                                           profinject-analyze\n"
@@ -296,7 +300,7 @@ static int has_traces(const char *dir)
 static int cmd_run(int argc, char **argv)
 {
     const char *output = getenv("PROFINJECT_OUTPUT");
-    int paused = 0, summary = 0, i = 0;
+    int paused = 0, summary = 0, append = 0, i = 0;
     long duration = 0;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -304,6 +308,8 @@ static int cmd_run(int argc, char **argv)
             return 0;
         } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             output = argv[++i];
+        } else if (strcmp(argv[i], "--append") == 0) {
+            append = 1;
         } else if (strcmp(argv[i], "--paused") == 0) {
             paused = 1;
         } else if (strcmp(argv[i], "--summary") == 0) {
@@ -329,6 +335,12 @@ static int cmd_run(int argc, char **argv)
     if (find_library(library, sizeof(library)) != 0)
         return 1;
     output = absolute_output_dir(output, absolute_output, sizeof(absolute_output));
+    if (!append && has_traces(output)) {
+        fprintf(stderr, "profinject: %s already holds traces, which the analyzer would merge with "
+                        "this run's into one report; choose another -o DIR, remove them, or add "
+                        "--append to add to them\n", pi_shown(shown, sizeof(shown), output));
+        return 1;
+    }
     /* keep whatever else the user preloads, after us */
     const char *existing = getenv("LD_PRELOAD");
     char preload[2 * PATH_MAX];
