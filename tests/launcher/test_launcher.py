@@ -283,6 +283,34 @@ class OneRunPerDirectory(unittest.TestCase):
         self.assertEqual(trace_count(out), 2)
 
 
+def process_state(pid):
+    """The state letter of @pid (Z: ended, not yet reaped), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return None
+
+
+class LauncherKilled(unittest.TestCase):
+    def test_the_job_ends_when_the_launcher_is_killed(self):
+        launcher = subprocess.Popen([LAUNCHER, "run", "-o", tempfile.mkdtemp(), "--", LOOP],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        loop = wait_for_loop(launcher.pid)
+        try:
+            time.sleep(0.2)
+            with open(f"/proc/{loop}/cmdline") as f:
+                self.assertEqual(f.read().split("\0")[0], LOOP)
+            launcher.kill()  # SIGKILL: nothing of the launcher runs any more
+            launcher.wait(timeout=10)
+            deadline = time.monotonic() + 1.0
+            while process_state(loop) not in (None, "Z") and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.assertIn(process_state(loop), (None, "Z"), "the job outlived the launcher by 1 s")
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(loop, signal.SIGKILL)
+
 
 class Windows(unittest.TestCase):
     def test_paused_start_windows_and_timed_capture(self):

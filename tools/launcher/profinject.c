@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,7 +40,8 @@ static void usage_run(FILE *out)
                  "                  only in windows (a slow step, 'profinject ctl capture', --duration)\n"
                  "  --duration TIME record for TIME (e.g. 30s, 500ms, 2m), then stop recording\n"
                  "                  (with --summary: full events for TIME, then summaries)\n"
-                 "The command's exit status is passed through.\n");
+                 "The command's exit status is passed through. The command is sent SIGTERM\n"
+                 "when the launcher ends before it, even by SIGKILL.\n");
 }
 
 static void usage_ctl(FILE *out)
@@ -365,8 +367,16 @@ static int cmd_run(int argc, char **argv)
     /* NVTX ranges come through the injection interface, when the program has any */
     if (!getenv("NVTX_INJECTION64_PATH"))
         setenv("NVTX_INJECTION64_PATH", library, 1);
+    pid_t launcher = getpid();
     pid_t child = fork();
     if (child == 0) {
+        /* The job does not outlive a launcher killed unawares (SIGKILL, the OOM
+         * killer): it gets the SIGTERM the launcher would have forwarded, so its
+         * processes end their traces and a supervisor (torchrun) stops its
+         * workers, which a SIGKILL to it would leave running. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != launcher)
+            _exit(128 + SIGTERM); /* the launcher died before prctl took effect */
         execvp(argv[i + 1], argv + i + 1);
         fprintf(stderr, "profinject: cannot run %s: %s\n",
                 pi_shown(shown, sizeof(shown), argv[i + 1]), strerror(errno));
