@@ -123,6 +123,72 @@ static int connect_abstract(int fd, const char *name)
         fd, &address, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length));
 }
 
+/* A socket refused: its name said it was @pid's, its peer is another process. */
+static struct {
+    int seen, peer_pid;
+    unsigned peer_uid;
+    char where[PATH_MAX];
+} refused;
+
+/* Whether @uid is one of @pid's (real, effective, saved, file system). */
+static int has_uid(int pid, unsigned uid)
+{
+    char line[128];
+    unsigned ids[4];
+    if (pi_status_field(pid, "Uid", line, sizeof(line)) != 0 ||
+        sscanf(line, "%u %u %u %u", &ids[0], &ids[1], &ids[2], &ids[3]) != 4)
+        return 0;
+    return uid == ids[0] || uid == ids[1] || uid == ids[2] || uid == ids[3];
+}
+
+/* Whether the socket @fd is connected to is held by @pid, as the kernel says
+ * (SO_PEERCRED: who called listen(), its pid as we see it), with one of @pid's
+ * uids or root's. A name anyone could have bound (another user's directory, the
+ * abstract namespace) proves nothing. */
+static int held_by(int fd, int pid)
+{
+    struct ucred peer;
+    socklen_t length = sizeof(peer);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0)
+        return 0;
+    return peer.pid == pid && (peer.uid == 0 || has_uid(pid, peer.uid));
+}
+
+/* @fd when its peer is @pid; else closed, -1, and the refusal kept to be told. */
+static int checked(int fd, int pid, const char *where)
+{
+    if (fd < 0 || held_by(fd, pid))
+        return fd;
+    struct ucred peer = {0};
+    socklen_t length = sizeof(peer);
+    (void)getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length);
+    close(fd);
+    refused.seen = 1;
+    refused.peer_pid = peer.pid;
+    refused.peer_uid = peer.uid;
+    snprintf(refused.where, sizeof(refused.where), "%s", where);
+    return -1;
+}
+
+/* @text as printable ASCII: a backslash and every other byte escaped, so that
+ * what a process answers cannot drive the terminal. */
+static void print_escaped(FILE *out, const char *text, size_t length)
+{
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\\')
+            fputs("\\\\", out);
+        else if (c == '\n')
+            fputs("\\n", out);
+        else if (c == '\t')
+            fputs("\\t", out);
+        else if (c < 0x20 || c > 0x7e)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out);
+    }
+}
+
 /* The socket of @pid named @name as its own network namespace lists it
  * (/proc/PID/net/unix): a file in its mount namespace, reached through its
  * root, or an abstract one, reached from its network namespace. */
@@ -142,7 +208,7 @@ static int connect_as_listed(int pid, const char *name)
             bound[length - name_length - 1] != '/')
             continue;
         if (bound[0] == '@') {
-            fd = connect_abstract(pi_socket_in_network_of(pid), bound + 1);
+            fd = checked(connect_abstract(pi_socket_in_network_of(pid), bound + 1), pid, bound);
             continue;
         }
         /* through a descriptor of its directory, so the path fits in sun_path */
@@ -154,6 +220,8 @@ static int connect_as_listed(int pid, const char *name)
         snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dir, name);
         fd = connect_to(path);
         close(dir);
+        bound[length - name_length - 1] = '/';
+        fd = checked(fd, pid, bound);
     }
     if (table)
         fclose(table);
@@ -172,7 +240,10 @@ static int open_control(const char *dir, int pid)
     if (pid_in_namespace(pid, &inner, &pid_ns) == 0) {
         snprintf(name, sizeof(name), PI_CONTROL_SOCKET_FORMAT, "", inner, pid_ns);
         snprintf(path, sizeof(path), "%s%s", dir, name);
-        int fd = connect_to(path);
+        int fd = dir[0] == '@'
+                     ? connect_abstract(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), path + 1)
+                     : connect_to(path);
+        fd = checked(fd, pid, path);
         if (fd < 0)
             fd = connect_as_listed(pid, name + 1);
         if (fd >= 0)
@@ -186,10 +257,7 @@ static int open_control(const char *dir, int pid)
             continue;
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         fd = connect_to(path);
-        struct ucred peer;
-        socklen_t length = sizeof(peer);
-        if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0 &&
-            peer.pid == pid)
+        if (fd >= 0 && held_by(fd, pid))
             break;
         if (fd >= 0)
             close(fd);
@@ -249,6 +317,7 @@ static int takes_control_signal(int pid)
 /* Send @request to one process; print its answer. 0 when it answered. */
 int pi_control_one(const char *dir, int pid, const char *request, int fallback_value)
 {
+    refused.seen = 0;
     int fd = open_control(dir, pid);
     /* a process makes its socket at its first flush (100 ms in): one that
      * maps the library is given a second for it */
@@ -257,11 +326,20 @@ int pi_control_one(const char *dir, int pid, const char *request, int fallback_v
         usleep(20000);
         fd = open_control(dir, pid);
     }
+    if (fd < 0 && refused.seen) {
+        fprintf(stderr, "profinject: %d: refused the control socket ", pid);
+        print_escaped(stderr, refused.where, strlen(refused.where));
+        fprintf(stderr, ": it is held by pid %d (uid %u), not by process %d: another process "
+                        "bound a socket of that name; nothing was sent to it\n",
+                refused.peer_pid, refused.peer_uid, pid);
+    }
     if (fd < 0) {
         /* no socket we can reach: the signal, for start and stop, where it is ours */
         if (!pi_runs_profiler(pid))
             return -1;
         if (!fallback_value || !takes_control_signal(pid)) {
+            if (refused.seen)
+                return -1;
             fprintf(stderr, "profinject: %d: not reached: it maps the library but has no control "
                             "socket here%s\n", pid, fallback_value ? " and does not handle the "
                             "control signal (control off, disabled, or not started yet)" : "");
@@ -275,15 +353,21 @@ int pi_control_one(const char *dir, int pid, const char *request, int fallback_v
         return 0;
     }
     char reply[512] = {0};
+    ssize_t got = -1;
     int ok = write(fd, request, strlen(request)) == (ssize_t)strlen(request) &&
-             read(fd, reply, sizeof(reply) - 1) > 0;
+             (got = read(fd, reply, sizeof(reply) - 1)) > 0;
     int timed_out = !ok && (errno == EAGAIN || errno == EWOULDBLOCK);
     close(fd);
     if (timed_out)
         fprintf(stderr, "profinject: %d: no answer within %ld ms (--timeout)\n", pid,
                 pi_control_timeout_ms);
-    if (ok)
-        printf("%d: %s", pid, reply);
+    if (ok) {
+        /* one line back: its newline ours, anything else in it escaped */
+        size_t length = (size_t)got - (reply[got - 1] == '\n');
+        printf("%d: ", pid);
+        print_escaped(stdout, reply, length);
+        putchar('\n');
+    }
     return ok && strncmp(reply, "refused", 7) != 0 ? 0 : -1;
 }
 
