@@ -1,11 +1,11 @@
 /*
  * control_channel.c - capture windows on demand (see control_channel.h).
  *
- * Socket directory: $PROFINJECT_CONTROL_DIR or /tmp/profinject-<uid>,
- * created 0700 and used only when it is a real directory owned by us with
- * no access for others. Socket: <pid>.sock, 0600; a connecting process
- * must have our uid (or be root), checked with SO_PEERCRED. Protocol: one
- * line ("start", "stop", "status", "capture <ms>"), one line back.
+ * Socket directory: see control_directory.h. Socket: <pid>.<pid ns>.sock,
+ * 0600, removed when the image ends (exit, a fatal signal, exec); a
+ * connecting process must have our uid (or be root), checked with
+ * SO_PEERCRED, as `profinject ctl` checks that the socket is ours. Protocol:
+ * one line ("start", "stop", "status", "capture <ms>"), one line back.
  */
 #include "control_channel.h"
 
@@ -27,6 +27,7 @@
 
 #include "core/background_thread.h"
 #include "attach_bindings.h"
+#include "control_directory.h"
 #include "core/diagnostics.h"
 #include "core/process_events.h"
 #include "core/guard.h"
@@ -95,44 +96,6 @@ static void open_wake_pipe(void)
             pi_sys_close(wake_pipe[i]);
     if (syscall(SYS_pipe2, wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
         wake_pipe[0] = wake_pipe[1] = -1;
-}
-
-/* Said at start, not when the socket is made: a process may end before that. */
-static int control_directory_fits(void)
-{
-    const char *dir = getenv("PROFINJECT_CONTROL_DIR");
-    if (dir && *dir && strlen(dir) > PI_CONTROL_DIR_MAX) {
-        /* never a shortened path: that would be another directory than the one checked */
-        pi_diag("PROFINJECT_CONTROL_DIR is %zu bytes long; a control socket's path must fit in "
-                "108 bytes, which leaves the directory %zu: on-demand capture is off",
-                strlen(dir), (size_t)PI_CONTROL_DIR_MAX);
-        return 0;
-    }
-    return 1;
-}
-
-/* A private directory for the sockets (its length checked at start), or
- * NULL when it cannot be trusted. */
-static const char *control_directory(char *buf, size_t size)
-{
-    const char *dir = getenv("PROFINJECT_CONTROL_DIR");
-    if (dir && *dir)
-        snprintf(buf, size, "%s", dir);
-    else
-        snprintf(buf, size, "/tmp/profinject-%u", (unsigned)geteuid());
-    if (buf[0] == '@')
-        return buf; /* the abstract namespace: no file, nothing to check */
-    if (syscall(SYS_mkdirat, AT_FDCWD, buf, 0700) != 0 && errno != EEXIST)
-        return NULL;
-    struct stat st;
-    if (pi_sys_stat(buf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-        (st.st_mode & 077) != 0) {
-        pi_diag("control directory %s is not a private directory of this user; on-demand "
-                "capture is off (set PROFINJECT_CONTROL_DIR)",
-                buf);
-        return NULL;
-    }
-    return buf;
 }
 
 static void answer(int fd, const char *text)
@@ -259,18 +222,12 @@ static void on_control_signal(int sig, siginfo_t *info, void *context)
     errno = saved;
 }
 
-static void listen_here(void)
+/* A socket listening at socket_path, or -1 with errno. */
+static int bind_socket(void)
 {
-    char dir[PI_CONTROL_DIR_MAX + 1];
-    if (!control_directory(dir, sizeof(dir)))
-        return;
-    struct stat ns;
-    unsigned long long pid_ns = pi_sys_stat("/proc/self/ns/pid", &ns, 0) == 0 ? ns.st_ino : 0;
-    snprintf(socket_path, sizeof(socket_path), PI_CONTROL_SOCKET_FORMAT, dir, (int)getpid(),
-             pid_ns);
     int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return;
+        return -1;
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     snprintf(address.sun_path, sizeof(address.sun_path), "%s", socket_path);
     socklen_t length = sizeof(address);
@@ -286,24 +243,91 @@ static void listen_here(void)
      * as the directory (ours, 0700) already keeps everyone else out */
     if (syscall(SYS_bind, fd, &address, length) != 0 || syscall(SYS_listen, fd, 8) != 0 ||
         (!abstract && chmod(socket_path, 0600) != 0)) {
+        int saved = errno;
         pi_sys_close(fd);
-        socket_path[0] = '\0';
-        return;
+        errno = saved;
+        return -1;
     }
-    atomic_store(&socket_bound, 1);
+    return fd;
+}
+
+/* What `profinject ctl` can still do with a process that has no socket. */
+static const char *reach_without_socket(void)
+{
+    return signal_handler_ours ? "'profinject ctl' reaches this process by signal only (start "
+                                 "and stop)"
+                               : "'profinject ctl' cannot reach this process";
+}
+
+/* Said once, by the process that has no socket: `profinject ctl` cannot tell it from
+ * one that never ran the library, or worse, finds whoever holds the name. */
+static void tell_no_socket(void)
+{
+    static int told;
+    if (told++)
+        return;
+    int taken = errno == EADDRINUSE;
+    pi_diag("cannot make the control socket %s (%s); %s", socket_path,
+            taken ? "another process holds that name" : strerror(errno), reach_without_socket());
+}
+
+/* The socket and its listener; without a socket, the listener still carries out
+ * the signal's requests and binds what an attached process loads later. */
+static void listen_here(void)
+{
+    const char *dir = pi_control_directory_open(reach_without_socket());
+    struct stat ns;
+    unsigned long long pid_ns = pi_sys_stat("/proc/self/ns/pid", &ns, 0) == 0 ? ns.st_ino : 0;
+    int fd = -1;
+    if (dir) {
+        snprintf(socket_path, sizeof(socket_path), PI_CONTROL_SOCKET_FORMAT, dir, (int)getpid(),
+                 pid_ns);
+        fd = bind_socket();
+        if (fd < 0) {
+            tell_no_socket();
+            socket_path[0] = '\0';
+        } else {
+            atomic_store(&socket_bound, 1);
+        }
+    }
     if (atomic_load(&control_ended)) {
         pi_control_stop();
-        pi_sys_close(fd);
+        if (fd >= 0)
+            pi_sys_close(fd);
         return;
     }
     if (pi_background_thread("pi-control", listener, (void *)(intptr_t)fd) != 0) {
-        pi_sys_close(fd);
-        if (!abstract)
-            unlink(socket_path);
+        if (fd >= 0) {
+            pi_sys_close(fd);
+            if (socket_path[0] != '@')
+                unlink(socket_path);
+        }
         socket_path[0] = '\0';
-    } else {
-        listen_fd = fd;
+        return;
     }
+    listen_fd = fd;
+    /* those of our processes that were killed (SIGKILL removes nothing) */
+    if (fd >= 0)
+        pi_control_directory_sweep(dir, pid_ns);
+}
+
+/* The exec that removed the socket (pi_control_stop) failed: this image goes on,
+ * so does its socket. A new one takes the listener's descriptor, and the
+ * listener is woken to poll it. */
+static void after_failed_exec(void)
+{
+    atomic_store(&control_ended, 0);
+    if (listen_fd < 0 || !socket_path[0] || socket_path[0] == '@')
+        return; /* an abstract name goes only with its descriptor: it is still there */
+    int fd = bind_socket();
+    if (fd < 0) {
+        tell_no_socket();
+        return;
+    }
+    (void)syscall(SYS_dup3, fd, listen_fd, O_CLOEXEC);
+    pi_sys_close(fd);
+    if (wake_pipe[1] >= 0)
+        (void)syscall(SYS_write, wake_pipe[1], "w", 1);
 }
 
 void pi_control_start(void)
@@ -329,11 +353,14 @@ void pi_control_start(void)
     /* the socket and its thread wait for the writer's first flush: a process
      * that ends before (a shell's /bin/true) is not worth controlling, and
      * starts faster without them */
-    if (control_directory_fits())
+    if (pi_control_directory_choose() == 0)
         pi_process_event_subscribe(PI_EVENT_SETTLED, listen_here);
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, pi_control_after_fork);
     pi_process_event_subscribe(PI_EVENT_END, pi_control_stop);
     pi_process_event_subscribe(PI_EVENT_DYING, pi_control_stop); /* an unlink: signal-safe */
+    /* the new image has the pid, not the socket: a file left would be a dead one's */
+    pi_process_event_subscribe(PI_EVENT_BEFORE_EXEC, pi_control_stop);
+    pi_process_event_subscribe(PI_EVENT_EXEC_FAILED, after_failed_exec);
 }
 
 void pi_control_after_fork(void)

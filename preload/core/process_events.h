@@ -19,6 +19,8 @@ enum pi_process_event {
                          process never needs (the control socket) starts here, on the writer */
     PI_EVENT_DYING,   /* a signal's default action is about to end the process (after the
                          trace is out): async-signal-safe handlers only (remove the socket) */
+    PI_EVENT_EXEC_FAILED, /* an exec announced by PI_EVENT_BEFORE_EXEC returned: the image
+                             goes on */
     PI_EVENT_COUNT
 };
 

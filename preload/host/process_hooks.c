@@ -63,8 +63,12 @@ static uint32_t before_exec(const char *path)
 static int after_failed_exec(uint32_t path_id, int result)
 {
     int saved = errno;
-    if (is_recorder_process())
+    if (is_recorder_process()) {
         pi_emit(PI_REC_EXEC, PI_FLAG_FAILED, pi_clock_ticks(), 0, path_id, (uint64_t)saved, 0);
+        int guard = pi_guard_enter();
+        pi_process_event_notify(PI_EVENT_EXEC_FAILED);
+        pi_guard_restore(guard);
+    }
     errno = saved;
     return result;
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """What the control channel trusts. `profinject ctl` talks only to a socket
 held by the process it was given (the kernel's SO_PEERCRED, not the socket's
-name) and prints what it answers with its control characters escaped.
-Another user is `nobody`, for real: a forked child that gave up root."""
+name) and prints what it answers with its control characters escaped; a
+process that cannot make its socket says so; no socket outlives its image
+(exec, SIGKILL). Another user is `nobody`, for real: a forked child that
+gave up root."""
 import contextlib
 import grp
 import os
@@ -205,6 +207,156 @@ class Client(unittest.TestCase):
         self.assertEqual(run.stdout,
                          f"{me}: paused 7 /tmp/a\\x1b[31mred\\x07\\tb\\\\c\\x00\\xc3\\xa9\n"
                          .encode())
+
+
+@contextlib.contextmanager
+def preloaded_loop(env, before_start=None):
+    """prog_loop under the library, started by us (its pid known before it
+    runs: @before_start(pid) is called first): (pid, its stderr's path)."""
+    stderr_path = os.path.join(tempfile.mkdtemp(), "stderr")
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(go_w)
+            os.read(go_r, 1)
+            fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT, 0o600)
+            os.dup2(fd, 2)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            os.execve(LOOP, [LOOP], env)
+        finally:
+            os._exit(127)
+    os.close(go_r)
+    try:
+        if before_start:
+            before_start(pid)
+        os.write(go_w, b"g")
+        os.close(go_w)
+        wait_for(lambda: "pi-control-sig" in thread_names(pid), "the control thread's start")
+        yield pid, stderr_path
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+
+
+class Library(unittest.TestCase):
+    def test_a_process_whose_socket_name_is_taken_says_so_and_stop_still_stops(self):
+        # the abstract control directory of attach: nobody binds the name first
+        out, name = tempfile.mkdtemp(), "@pi-taken-%d" % os.getpid()
+        env = dict(os.environ, LD_PRELOAD=LIBRARY, PROFINJECT_OUTPUT=out,
+                   PROFINJECT_CONTROL_DIR=name)
+        with contextlib.ExitStack() as stack:
+            def squat(pid):
+                stack.enter_context(squatter(f"{name}/{pid}.{PID_NS}.sock"))
+
+            loop, stderr_path = stack.enter_context(preloaded_loop(env, squat))
+            time.sleep(0.3)  # recording
+            stopped = ctl(loop, "stop")
+            time.sleep(0.3)  # paused: nothing more is recorded
+        said = stopped.stdout + stopped.stderr
+        self.assertNotIn(b"FAKE", said)
+        self.assertIn(f"profinject: {loop}: refused the control socket".encode(), stopped.stderr)
+        with open(stderr_path) as f:
+            told = [line for line in f.read().splitlines() if "control socket" in line]
+        self.assertEqual(told, [f"profinject: cannot make the control socket {name}/{loop}."
+                                f"{PID_NS}.sock (another process holds that name); 'profinject "
+                                "ctl' reaches this process by signal only (start and stop)"])
+        # the process itself says when it stopped recording: a window closed, no mark after
+        events = capture_timeline(out)
+        closes = [at for at, kind in events if kind == "close"]
+        self.assertEqual(len(closes), 1, "ctl stop closed the window")
+        marks = [at for at, kind in events if kind == "mark"]
+        self.assertGreater(len(marks), 100)
+        self.assertLessEqual(max(marks), closes[0], "recording went on after stop")
+
+
+def sockets_in(path):
+    return sorted(n for n in os.listdir(path) if n.endswith(".sock"))
+
+
+class SocketLife(unittest.TestCase):
+    def test_no_socket_outlives_an_image_that_exec_replaced(self):
+        # sh makes its socket, then becomes /bin/true, which ends before making one
+        sockets, out = private_dir(), tempfile.mkdtemp()
+        env = dict(os.environ, PROFINJECT_CONTROL_DIR=sockets)
+        launcher = subprocess.Popen([LAUNCHER, "run", "-o", out, "--", "sh", "-c",
+                                     "sleep 0.6; exec /bin/true"], env=env,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        shell = first_child(launcher.pid)
+        wait_for(lambda: f"{shell}.{PID_NS}.sock" in sockets_in(sockets), "sh's socket")
+        launcher.communicate(timeout=60)
+        self.assertEqual(launcher.returncode, 0)
+        self.assertEqual(sockets_in(sockets), [], "a socket outlived its process image")
+
+    def test_a_failed_exec_keeps_the_socket(self):
+        sockets = private_dir()
+        env = dict(os.environ, PROFINJECT_CONTROL_DIR=sockets)
+        script = ("import os, sys, time\n"
+                  "time.sleep(0.3)\n"
+                  "try: os.execv('/nonexistent/program', ['x'])\n"
+                  "except OSError: print('failed', flush=True)\n"
+                  "time.sleep(30)\n")
+        launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o", tempfile.mkdtemp(), "--",
+                                     sys.executable, "-c", script], env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            self.assertEqual(launcher.stdout.readline(), "failed\n")
+            python = first_child(launcher.pid)
+            answer = ctl(python, "status", env=env)
+            self.assertEqual(answer.returncode, 0, answer.stderr)
+            self.assertTrue(answer.stdout.startswith(f"{python}: paused ".encode()), answer)
+            self.assertEqual(sockets_in(sockets), [f"{python}.{PID_NS}.sock"])
+        finally:
+            launcher.send_signal(signal.SIGTERM)
+            launcher.communicate(timeout=10)
+
+    def test_sockets_of_killed_processes_are_removed_by_the_next_one(self):
+        sockets = private_dir()
+        env = dict(os.environ, PROFINJECT_CONTROL_DIR=sockets)
+        # pids that were and are no more
+        dead = []
+        for _ in range(3):
+            gone = subprocess.Popen(["true"])
+            gone.wait()
+            dead.append(gone.pid)
+        killed = subprocess.Popen([LAUNCHER, "run", "-o", tempfile.mkdtemp(), "--", LOOP],
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        loop = first_child(killed.pid)
+        wait_for(lambda: f"{loop}.{PID_NS}.sock" in sockets_in(sockets), "the loop's socket")
+        os.kill(loop, signal.SIGKILL)
+        killed.wait(timeout=10)
+        self.assertIn(f"{loop}.{PID_NS}.sock", sockets_in(sockets), "SIGKILL left it")
+        # what is not ours to remove: a dead pid's socket of another user, one someone
+        # listens on, one of another PID namespace (whose pids we cannot tell)
+        uid, gid = nobody()
+        others = f"{dead[0]}.{PID_NS}.sock"
+        made = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        made.bind(f"{sockets}/{others}")
+        made.close()
+        os.chown(f"{sockets}/{others}", uid, gid)
+        listened = f"{dead[1]}.{PID_NS}.sock"
+        listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listening.bind(f"{sockets}/{listened}")
+        listening.listen(1)
+        self.addCleanup(listening.close)
+        elsewhere = f"{dead[2]}.{PID_NS + 1}.sock"
+        made = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        made.bind(f"{sockets}/{elsewhere}")
+        made.close()
+        # the next process to make its socket
+        launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o", tempfile.mkdtemp(), "--",
+                                     LOOP], env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+        try:
+            following = controlled_child(launcher.pid)
+            self.assertEqual(ctl(following, "status", env=env).returncode, 0)
+            wait_for(lambda: f"{loop}.{PID_NS}.sock" not in sockets_in(sockets),
+                     "the removal of the killed loop's socket", seconds=5)
+            self.assertEqual(sockets_in(sockets), sorted([
+                f"{following}.{PID_NS}.sock", others, listened, elsewhere]))
+        finally:
+            launcher.send_signal(signal.SIGTERM)
+            launcher.wait(timeout=10)
 
 
 if __name__ == "__main__":
