@@ -17,6 +17,7 @@
 
 #include "core/diagnostics.h"
 #include "core/raw_syscalls.h"
+#include "core/settings.h"
 #include "profinject/control_protocol.h"
 
 static char chosen[PI_CONTROL_DIR_MAX + 1];
@@ -24,17 +25,23 @@ static char chosen[PI_CONTROL_DIR_MAX + 1];
 int pi_control_directory_choose(void)
 {
     const char *dir = getenv("PROFINJECT_CONTROL_DIR");
-    if (dir && *dir && strlen(dir) > PI_CONTROL_DIR_MAX) {
+    snprintf(chosen, sizeof(chosen), "/tmp/profinject-%u", (unsigned)geteuid());
+    if (!dir)
+        return 0;
+    if (strlen(dir) > PI_CONTROL_DIR_MAX) {
         /* never a shortened path: that would be another directory than the one checked */
-        pi_diag("PROFINJECT_CONTROL_DIR is %zu bytes long; a control socket's path must fit in "
-                "108 bytes, which leaves the directory %zu: on-demand capture is off",
-                strlen(dir), (size_t)PI_CONTROL_DIR_MAX);
+        pi_settings_tell("PROFINJECT_CONTROL_DIR is %zu bytes long; a control socket's path "
+                         "must fit in 108 bytes, which leaves the directory %zu: on-demand "
+                         "capture is off",
+                         strlen(dir), (size_t)PI_CONTROL_DIR_MAX);
         return -1;
     }
-    if (dir && *dir)
+    if (dir[0] == '/' || dir[0] == '@')
         snprintf(chosen, sizeof(chosen), "%s", dir);
-    else
-        snprintf(chosen, sizeof(chosen), "/tmp/profinject-%u", (unsigned)geteuid());
+    else /* `profinject ctl` does the same, and says the same */
+        pi_settings_tell("PROFINJECT_CONTROL_DIR=%s is %s; using %s, as 'profinject ctl' does "
+                         "(set an absolute path, or unset it)",
+                         dir, *dir ? "not an absolute path" : "empty", chosen);
     return 0;
 }
 

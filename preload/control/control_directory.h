@@ -10,7 +10,9 @@
 /**
  * pi_control_directory_choose - read PROFINJECT_CONTROL_DIR, at start
  *
- * Unset or empty: /tmp/profinject-<uid>. Too long for a socket's path: said,
+ * Unset: /tmp/profinject-<uid>. Empty or relative (each process would read it
+ * from its own working directory): said once for the traced tree, and the
+ * default used, as `profinject ctl` does. Too long for a socket's path: said,
  * and no socket.
  *
  * Return: 0, or -1 when this process makes no control socket.

@@ -64,9 +64,9 @@ static int parent_traced(void);
 
 /* Say what is wrong with a setting once per process image, and only in the
  * first process of a traced tree: the others inherited the same environment. */
-static void tell(const struct setting *s, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
-static void tell(const struct setting *s, const char *format, ...)
+static void tell_list(const struct setting *s, const char *format, va_list args)
+    __attribute__((format(printf, 2, 0)));
+static void tell_list(const struct setting *s, const char *format, va_list args)
 {
     static unsigned char told[SETTING_COUNT + 1];
     static int quiet = -1;
@@ -79,11 +79,26 @@ static void tell(const struct setting *s, const char *format, ...)
     if (quiet)
         return;
     char message[300];
+    vsnprintf(message, sizeof(message), format, args);
+    pi_diag("%s", message);
+}
+
+static void tell(const struct setting *s, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void tell(const struct setting *s, const char *format, ...)
+{
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof(message), format, args);
+    tell_list(s, format, args);
     va_end(args);
-    pi_diag("%s", message);
+}
+
+void pi_settings_tell(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    tell_list(NULL, format, args);
+    va_end(args);
 }
 
 static const struct setting *find(const char *name, size_t length)

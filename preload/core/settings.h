@@ -34,4 +34,8 @@ int pi_setting_flag(const char *name);
  */
 void pi_settings_check_environment(void);
 
+/* pi_settings_tell - say what is wrong with a setting a part reads itself, as
+ * pi_settings_check_environment does: only in the first process of a traced tree */
+void pi_settings_tell(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -3,8 +3,8 @@
 held by the process it was given (the kernel's SO_PEERCRED, not the socket's
 name) and prints what it answers with its control characters escaped; a
 process that cannot make its socket says so; no socket outlives its image
-(exec, SIGKILL). Another user is `nobody`, for real: a forked child that
-gave up root."""
+(exec, SIGKILL); an unusable PROFINJECT_CONTROL_DIR is told. Another user is
+`nobody`, for real: a forked child that gave up root."""
 import contextlib
 import grp
 import os
@@ -357,6 +357,39 @@ class SocketLife(unittest.TestCase):
         finally:
             launcher.send_signal(signal.SIGTERM)
             launcher.wait(timeout=10)
+
+
+class Setting(unittest.TestCase):
+    def test_an_empty_or_relative_control_directory_is_told_once_and_the_default_used(self):
+        default = f"/tmp/profinject-{os.geteuid()}"
+        for value, why in (("", "empty"), ("relative/dir", "not an absolute path")):
+            with self.subTest(value=value):
+                cwd = tempfile.mkdtemp()
+                env = dict(os.environ, PROFINJECT_CONTROL_DIR=value)
+                expected = (f"profinject: PROFINJECT_CONTROL_DIR={value} is {why}; using "
+                            f"{default}")
+                # a tree of three processes (sh, two programs that live past 100 ms): one line
+                run = subprocess.run([LAUNCHER, "run", "-o", tempfile.mkdtemp(), "--", "sh", "-c",
+                                      "sleep 0.2; sleep 0.2"], env=env, cwd=cwd,
+                                     capture_output=True, text=True, timeout=60)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                told = [line for line in run.stderr.splitlines() if "CONTROL_DIR" in line]
+                self.assertEqual(len(told), 1, run.stderr)
+                self.assertTrue(told[0].startswith(expected), told)
+                self.assertEqual(os.listdir(cwd), [], "nothing made in the working directory")
+                # and control works there, as ctl reads the same setting the same way
+                launcher = subprocess.Popen([LAUNCHER, "run", "--paused", "-o",
+                                             tempfile.mkdtemp(), "--", LOOP], env=env, cwd=cwd,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                try:
+                    loop = controlled_child(launcher.pid)
+                    answer = ctl(loop, "status", env=env)
+                    self.assertEqual(answer.returncode, 0, answer.stderr)
+                    self.assertIn(expected.encode(), answer.stderr)
+                    self.assertIn(f"{loop}.{PID_NS}.sock", sockets_in(default))
+                finally:
+                    launcher.send_signal(signal.SIGTERM)
+                    launcher.wait(timeout=10)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@
 
 #define MAX_TREE 4096
 
-/* The control directory; exits with a message when its sockets' paths cannot fit. */
+/* The control directory; exits with a message when its sockets' paths cannot fit. An
+ * empty or relative one is the default directory, as in the library (control_channel.c). */
 void pi_control_dir(char *out, size_t size)
 {
     const char *dir = getenv("PROFINJECT_CONTROL_DIR");
@@ -34,10 +35,13 @@ void pi_control_dir(char *out, size_t size)
                 strlen(dir), (size_t)PI_CONTROL_DIR_MAX);
         exit(2);
     }
-    if (dir && *dir)
+    snprintf(out, size, "/tmp/profinject-%u", (unsigned)geteuid());
+    if (dir && (dir[0] == '/' || dir[0] == '@'))
         snprintf(out, size, "%s", dir);
-    else
-        snprintf(out, size, "/tmp/profinject-%u", (unsigned)geteuid());
+    else if (dir)
+        fprintf(stderr, "profinject: PROFINJECT_CONTROL_DIR=%s is %s; using %s, as the "
+                        "profiled processes do (set an absolute path, or unset it)\n",
+                dir, *dir ? "not an absolute path" : "empty", out);
 }
 
 /* @pid as it sees itself (the last NSpid of /proc/PID/status) and its PID namespace's inode. */
