@@ -290,11 +290,12 @@ static void listen_here(void)
             atomic_store(&socket_bound, 1);
         }
     }
-    if (atomic_load(&control_ended)) {
-        pi_control_stop();
-        if (fd >= 0)
+    if (atomic_load(&control_ended) || (fd < 0 && !signal_handler_ours && !pi_attach_bound())) {
+        if (fd >= 0) {
+            pi_control_stop();
             pi_sys_close(fd);
-        return;
+        }
+        return; /* ending, or nothing for a listener to do */
     }
     if (pi_background_thread("pi-control", listener, (void *)(intptr_t)fd) != 0) {
         if (fd >= 0) {
