@@ -118,10 +118,52 @@ static void forget_posts_before(struct pi_steps *s, uint64_t ns)
         s->wakes_overflowed = 0;
 }
 
-/* The receipt that ended at s->receipt_end is over: the span before it ends, a new one starts. */
-static void boundary(struct pi_steps *s)
+/*
+ * Whether the cluster that just ended may hold batches the loop took as they came, each a
+ * step of its own, rather than batches that came early and were kept. Once the last
+ * batches of an epoch are asked for, the loop posts no more indices, and a loop with no
+ * work of its own between batches waits for the next within microseconds: its last batches
+ * make one cluster of several messages. So does a batch that came early while the loop
+ * waited for a late one; but then the loop goes on to read more batches, where at an
+ * epoch's end it only waits for its workers to end. The cluster's boundary waits for that.
+ */
+static int maybe_taken_as_they_came(const struct pi_steps *s)
 {
-    struct pi_step_point end = s->receipt_end;
+    return s->cluster_message_count >= 2 && s->cluster_message_count == s->receive_messages &&
+           !s->wakes_overflowed && posts_mark_steps(s);
+}
+
+/*
+ * Where the loop took the batch of a receipt that ended at @end: its post of the next index,
+ * made just before next() returns the batch, where one came within RECEIPT_TENSORS_GAP_NS;
+ * else the receipt's end. Between the two the loop's own thread rebuilds the batch, which
+ * on a loaded machine takes milliseconds: the loop's step starts when it has its batch.
+ */
+static struct pi_step_point taken_at(const struct pi_steps *s, struct pi_step_point end)
+{
+    const struct pi_step_point *posts = s->wakes;
+    for (size_t i = 0; i < s->wake_count; i++)
+        if (posts[i].ns >= end.ns)
+            return posts[i].ns <= end.ns + RECEIPT_TENSORS_GAP_NS ? posts[i] : end;
+    return end;
+}
+
+/* The receipt that ended at s->receipt_end is over: the span before it ends, a new one starts. */
+static void boundary(struct pi_steps *s, int taken_as_they_came)
+{
+    struct pi_step_point end = taken_as_they_came ? s->receipt_end : taken_at(s, s->receipt_end);
+    if (taken_as_they_came) {
+        /* each message but the last ends the span before it and starts its batch's own */
+        for (unsigned i = 0; i + 1 < s->cluster_message_count; i++) {
+            if (s->span_start.ns)
+                record_span(s, s->cluster_messages[i], 0);
+            s->span_start = s->cluster_messages[i];
+            s->batches_carried_in = s->batches_held;
+            s->batches_held++;
+        }
+        s->receive_messages = 1;
+    }
+    s->cluster_message_count = 0;
     if (s->span_start.ns)
         record_span(s, end, 0);
     s->span_start = end;
@@ -132,9 +174,22 @@ static void boundary(struct pi_steps *s)
     forget_posts_before(s, end.ns);
 }
 
+/* The boundary left pending after a cluster of several messages: @taken_as_they_came
+ * when the loop then waited without reading more batches, or the trace ended. */
+static void resolve_pending(struct pi_steps *s, int taken_as_they_came)
+{
+    if (!s->boundary_pending)
+        return;
+    s->boundary_pending = 0;
+    struct pi_step_point now = s->receipt_end;
+    s->receipt_end = s->pending_end;
+    boundary(s, taken_as_they_came);
+    s->receipt_end = now;
+}
+
 /* A read of @bytes from a pipe: a message's length, the start of its pickle,
  * or other data. Return: nonzero when it brought (part of) a batch. */
-static int count_message(struct pi_steps *s, uint64_t bytes)
+static int count_message(struct pi_steps *s, uint64_t bytes, uint64_t end_ns)
 {
     if (bytes == CONNECTION_HEADER_BYTES && !s->after_header) {
         s->after_header = 1;
@@ -147,6 +202,7 @@ static int count_message(struct pi_steps *s, uint64_t bytes)
     if (bytes * CONTROL_MESSAGE_RATIO < s->largest_payload)
         return 0; /* a control message */
     s->receive_messages++;
+    s->message_end_ns = end_ns;
     if (bytes > s->largest_payload)
         s->largest_payload = bytes;
     return 1;
@@ -171,6 +227,39 @@ static int rest_of_receipt(const struct pi_steps *s, const struct pi_event *ev)
     return s->wake_count == 0 || posts[s->wake_count - 1].ns < s->cluster_start.ns;
 }
 
+/*
+ * Whether the loop took the batch of the receipt's last message before @ev began: it posted
+ * the next index after reading it, as it does once it has the batch it asked for. The
+ * receipt ends there, however soon the loop waits again: a loop with no work of its own
+ * between batches waits again within microseconds, and by time gaps alone every receipt of
+ * a run would be one.
+ */
+static int batch_taken(const struct pi_steps *s, const struct pi_event *ev)
+{
+    if (!s->in_receive || !s->message_end_ns || s->wake_count == 0)
+        return 0;
+    const struct pi_step_point *posts = s->wakes;
+    uint64_t post = posts[s->wake_count - 1].ns;
+    return post >= s->message_end_ns && ev->ts_ns >= post;
+}
+
+/*
+ * Whether the loop kept the batch of the cluster's last message for later rather than take
+ * it: it posted no index since, where it posts once a step (or, before its first step, had
+ * posted its first indices). A batch that comes before the one the loop asks for (at an
+ * epoch's start, where the workers race, or behind a late one) is no step's start: the
+ * loop waits on, and the cluster goes on to the batch it takes.
+ */
+static int kept_for_later(const struct pi_steps *s)
+{
+    if (!s->in_receive || !s->message_end_ns || s->wakes_overflowed)
+        return 0;
+    const struct pi_step_point *posts = s->wakes;
+    if (s->wake_count && posts[s->wake_count - 1].ns >= s->message_end_ns)
+        return 0;
+    return posts_mark_steps(s) || (!s->span_start.ns && s->wake_count);
+}
+
 void pi_steps_event(struct pi_steps *s, const struct pi_event *ev, unsigned time_class,
                     uint64_t received)
 {
@@ -180,22 +269,39 @@ void pi_steps_event(struct pi_steps *s, const struct pi_event *ev, unsigned time
     }
     if (time_class != PI_TIME_DATA_WAIT)
         return;
-    if (s->receipt_end.ns && ev->ts_ns > s->receipt_end.ns + RECEIPT_GAP_NS &&
-        !rest_of_receipt(s, ev)) {
-        if (s->in_receive)
-            boundary(s);
-        else if (!s->quiet.ns)
-            s->quiet = s->cluster_start;
+    if (s->receipt_end.ns && ((ev->ts_ns > s->receipt_end.ns + RECEIPT_GAP_NS &&
+                               !rest_of_receipt(s, ev) && !kept_for_later(s)) ||
+                              batch_taken(s, ev))) {
+        if (s->in_receive && maybe_taken_as_they_came(s)) {
+            s->boundary_pending = 1;
+            s->pending_end = s->receipt_end;
+        } else if (s->in_receive) {
+            boundary(s, 0);
+        } else {
+            resolve_pending(s, 1);
+            if (!s->quiet.ns)
+                s->quiet = s->cluster_start;
+        }
         s->in_receive = 0;
         s->cluster_start = point_at(s, ev->ts_ns);
+        if (!s->boundary_pending)
+            s->cluster_message_count = 0;
     }
+    if (received)
+        resolve_pending(s, 0);
     if (!s->cluster_start.ns)
         s->cluster_start = point_at(s, ev->ts_ns);
-    if (received && count_message(s, received))
+    uint64_t messages = s->receive_messages;
+    if (received && count_message(s, received, ev->ts_ns + ev->dur_ns))
         s->in_receive = 1;
     s->wait_total_ns += ev->dur_ns;
     uint64_t end = ev->ts_ns + ev->dur_ns;
     s->receipt_end = point_at(s, end > s->receipt_end.ns ? end : s->receipt_end.ns);
+    if (s->receive_messages > messages && s->cluster_message_count < 16)
+        s->cluster_messages[s->cluster_message_count++] = s->receipt_end;
+    else if (s->cluster_message_count && ev->rec.kind == PI_REC_IO &&
+             PI_IO_CLASS(ev->rec.flags) == PI_FD_SOCKET)
+        s->cluster_messages[s->cluster_message_count - 1] = s->receipt_end; /* its tensors */
 }
 
 void pi_steps_wake(struct pi_steps *s, uint64_t ts)
@@ -211,8 +317,9 @@ void pi_steps_wake(struct pi_steps *s, uint64_t ts)
 
 void pi_steps_receipts_finish(struct pi_steps *s)
 {
+    resolve_pending(s, 1);
     if (s->in_receive) {
-        boundary(s);
+        boundary(s, 0);
     } else if (s->span_start.ns && s->cluster_start.ns > s->span_start.ns && !s->quiet.ns) {
         s->quiet = s->cluster_start;
     }

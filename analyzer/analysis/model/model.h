@@ -93,6 +93,14 @@ struct pi_steps {
     struct pi_step_point quiet;
     int in_receive;               /* the receipt read data from a pipe */
     uint64_t receive_messages;    /* batch messages it read */
+    uint64_t message_end_ns;      /* where the last batch message's read ended */
+    /* where each batch message of the current cluster was read, while they fit */
+    struct pi_step_point cluster_messages[16];
+    unsigned cluster_message_count;
+    /* a cluster of several messages ended at pending_end: its boundary waits to see whether
+     * the loop reads more batches (batch_receipts.c) */
+    int boundary_pending;
+    struct pi_step_point pending_end;
     int after_header;             /* the last pipe read was a message's length */
     uint64_t largest_payload;     /* the largest batch message's first read */
     uint64_t batches_held;        /* batches read and given no step yet */
