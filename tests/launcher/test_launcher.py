@@ -105,11 +105,15 @@ def thread_names(pid):
 
 
 def wait_for_loop(launcher_pid):
-    """prog_loop's pid once it has started under the launcher."""
+    """prog_loop's pid once it has started under the launcher: once the launcher's child
+    runs prog_loop, not while it is the launcher's fork still to exec it."""
     for _ in range(200):
         children = children_of(launcher_pid)
-        if children:
-            return int(children[0])
+        try:
+            if children and os.readlink(f"/proc/{children[0]}/exe") == os.path.realpath(LOOP):
+                return int(children[0])
+        except OSError:
+            pass
         time.sleep(0.01)
     raise AssertionError("prog_loop did not start")
 
