@@ -4,19 +4,17 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
-#include <zstd_errors.h>
 
 #include "profinject/record_codec.h"
+#include "frame_input.h"
 #include "saturate.h"
 #include "summary_record.h"
+#include "trace_inputs.h"
 
-#define READ_CHUNK (1u << 20)
-#define MAX_FRAME_COMPRESSED (64u << 20)
 #define MAX_HEADER_SIZE 65535u
 #define MAX_FRAME_CONTENT (sizeof(struct pi_frame_header) + (size_t)PI_MAX_FRAME_RECORDS * PI_RECORD_SIZE)
 /* The recorder's string table holds 65,536 (recorder.c); a damaged id far beyond would
@@ -34,15 +32,8 @@ struct definition {
 
 struct pi_reader {
     char *path;
-    FILE *file;
-    ZSTD_DCtx *dctx;
+    struct pi_frame_input input;
     struct pi_trace_info info;
-
-    /* compressed input window */
-    uint8_t *in;
-    size_t in_capacity, in_start, in_end;
-    uint64_t in_file_offset; /* file offset of in[0] */
-    int eof;
 
     /* current frame */
     uint8_t *raw;
@@ -51,6 +42,8 @@ struct pi_reader {
     uint64_t frame_offset;
     uint32_t frame_sequence;
     uint64_t record_index;
+    uint64_t frames_lost;    /* by the gaps in the frames' sequence numbers */
+    uint64_t frames_dropped; /* damaged since the last good frame (at the end: no gap tells) */
 
     /* clock mapping */
     uint64_t base_ticks, base_ns;
@@ -62,113 +55,10 @@ struct pi_reader {
 
     struct pi_summary summary; /* of the last record, when a PI_REC_SUMMARY */
     int has_summary;
-    int truncated;
-    uint64_t truncated_offset, truncated_bytes;
     char error[512];
 };
 
-static void fail(struct pi_reader *r, uint64_t offset, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fail(struct pi_reader *r, uint64_t offset, const char *format, ...)
-{
-    char what[400];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(what, sizeof(what), format, args);
-    va_end(args);
-    snprintf(r->error, sizeof(r->error), "%s: byte %llu: %s", r->path,
-             (unsigned long long)offset, what);
-}
-
-/* Make sure at least @want bytes are buffered (fewer only at end of file). */
-static int fill(struct pi_reader *r, size_t want)
-{
-    while (r->in_end - r->in_start < want && !r->eof) {
-        if (r->in_start > 0) {
-            memmove(r->in, r->in + r->in_start, r->in_end - r->in_start);
-            r->in_file_offset += r->in_start;
-            r->in_end -= r->in_start;
-            r->in_start = 0;
-        }
-        size_t need = want > READ_CHUNK ? want : READ_CHUNK;
-        if (r->in_capacity < need + READ_CHUNK) {
-            uint8_t *grown = realloc(r->in, need + READ_CHUNK);
-            if (!grown) {
-                fail(r, r->in_file_offset, "out of memory");
-                return -1;
-            }
-            r->in = grown;
-            r->in_capacity = need + READ_CHUNK;
-        }
-        size_t n = fread(r->in + r->in_end, 1, r->in_capacity - r->in_end, r->file);
-        r->in_end += n;
-        if (n == 0) {
-            if (ferror(r->file)) {
-                fail(r, r->in_file_offset + r->in_end, "read error: %s", strerror(errno));
-                return -1;
-            }
-            r->eof = 1;
-        }
-    }
-    return 0;
-}
-
-/*
- * Decompress the next frame into r->raw. Return 1 with *@size set, 0 at
- * a clean end (or a truncated tail, flagged), -1 on error.
- */
-static int next_frame(struct pi_reader *r, size_t max_content, size_t *size)
-{
-    size_t want = 32;
-    for (;;) {
-        if (fill(r, want) != 0)
-            return -1;
-        size_t avail = r->in_end - r->in_start;
-        uint64_t offset = r->in_file_offset + r->in_start;
-        if (avail == 0)
-            return 0;
-        size_t csize = ZSTD_findFrameCompressedSize(r->in + r->in_start, avail);
-        if (!ZSTD_isError(csize))
-            break;
-        if (ZSTD_getErrorCode(csize) != ZSTD_error_srcSize_wrong) {
-            fail(r, offset, "not a zstd frame (%s)", ZSTD_getErrorName(csize));
-            return -1;
-        }
-        if (r->eof) {
-            r->truncated = 1;
-            r->truncated_offset = offset;
-            r->truncated_bytes = avail;
-            r->in_start = r->in_end;
-            return 0;
-        }
-        if (avail >= MAX_FRAME_COMPRESSED) {
-            fail(r, offset, "frame larger than %u bytes", MAX_FRAME_COMPRESSED);
-            return -1;
-        }
-        want = avail * 2;
-    }
-    uint8_t *src = r->in + r->in_start;
-    size_t csize = ZSTD_findFrameCompressedSize(src, r->in_end - r->in_start);
-    uint64_t offset = r->in_file_offset + r->in_start;
-    unsigned long long content = ZSTD_getFrameContentSize(src, csize);
-    if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR ||
-        content > max_content) {
-        fail(r, offset, "frame content size %s (at most %zu expected)",
-             content == ZSTD_CONTENTSIZE_UNKNOWN ? "not stated" : "out of range", max_content);
-        return -1;
-    }
-    size_t n = ZSTD_decompressDCtx(r->dctx, r->raw, max_content, src, csize);
-    if (ZSTD_isError(n) || n != content) {
-        fail(r, offset, "corrupt zstd frame (%s)",
-             ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch");
-        return -1;
-    }
-    r->frame_offset = offset;
-    r->in_start += csize;
-    *size = n;
-    return 1;
-}
+#define fail(r, ...) pi_frame_input_fail(&(r)->input, __VA_ARGS__)
 
 static char *copy_string(const void *bytes, size_t length)
 {
@@ -259,24 +149,26 @@ struct pi_reader *pi_reader_open(const char *path, char *error, size_t error_siz
         return NULL;
     }
     r->path = strdup(path);
-    r->dctx = ZSTD_createDCtx();
+    r->input.dctx = ZSTD_createDCtx();
     r->raw = malloc(MAX_FRAME_CONTENT);
     r->records = malloc((size_t)PI_MAX_FRAME_RECORDS * sizeof(struct pi_record));
-    if (!r->path || !r->dctx || !r->raw || !r->records) {
+    if (!r->path || !r->input.dctx || !r->raw || !r->records) {
         snprintf(error, error_size, "%s: out of memory", path);
         pi_reader_close(r);
         return NULL;
     }
-    r->file = fopen(path, "rb");
-    if (!r->file) {
-        snprintf(error, error_size, "%s: cannot open: %s", path, strerror(errno));
+    r->input.path = r->path;
+    r->input.error = r->error;
+    r->input.error_size = sizeof(r->error);
+    r->input.file = pi_open_trace_file(path, error, error_size);
+    if (!r->input.file) {
         pi_reader_close(r);
         return NULL;
     }
     size_t size = 0;
-    int got = next_frame(r, MAX_HEADER_SIZE, &size);
+    int got = pi_frame_input_next(&r->input, r->raw, MAX_HEADER_SIZE, &size, 0);
     if (got == 0)
-        fail(r, 0, r->truncated ? "file ends inside its header frame" : "empty file");
+        fail(r, 0, r->input.truncated ? "file ends inside its header frame" : "empty file");
     if (got != 1 || parse_header(r, size) != 0) {
         snprintf(error, error_size, "%s", r->error);
         pi_reader_close(r);
@@ -289,15 +181,15 @@ void pi_reader_close(struct pi_reader *r)
 {
     if (!r)
         return;
-    if (r->file)
-        fclose(r->file);
-    ZSTD_freeDCtx(r->dctx);
+    if (r->input.file)
+        fclose(r->input.file);
+    ZSTD_freeDCtx(r->input.dctx);
     for (int i = 0; i < PI_HDR_STRING_COUNT; i++)
         free(r->info.strings[i]);
     for (uint32_t i = 0; i < r->string_capacity; i++)
         free(r->strings[i].bytes);
     free(r->strings);
-    free(r->in);
+    free(r->input.in);
     free(r->raw);
     free(r->records);
     free(r->path);
@@ -321,25 +213,46 @@ const char *pi_reader_path(const struct pi_reader *r)
 
 uint64_t pi_reader_bytes_read(const struct pi_reader *r)
 {
-    return r->in_file_offset + r->in_start;
+    return r->input.in_file_offset + r->input.in_start;
 }
 
 int pi_reader_truncated(const struct pi_reader *r, uint64_t *offset, uint64_t *bytes)
 {
     if (offset)
-        *offset = r->truncated_offset;
+        *offset = r->input.truncated_offset;
     if (bytes)
-        *bytes = r->truncated_bytes;
-    return r->truncated;
+        *bytes = r->input.truncated_bytes;
+    return r->input.truncated;
 }
 
 void pi_reader_warn_truncated(FILE *out, const struct pi_reader *r)
 {
-    if (r->truncated)
+    if (r->input.truncated)
         fprintf(out,
                 "profinject-analyze: %s: warning: file ends inside a frame at byte %" PRIu64
                 " (%" PRIu64 " bytes ignored); records up to there were read\n",
-                pi_reader_path(r), r->truncated_offset, r->truncated_bytes);
+                pi_reader_path(r), r->input.truncated_offset, r->input.truncated_bytes);
+    struct pi_reader_damage d;
+    if (pi_reader_damage(r, &d) && d.places)
+        fprintf(out,
+                "profinject-analyze: %s: warning: damaged data skipped: %" PRIu64
+                " bytes in %" PRIu64 " places (the first at byte %" PRIu64 "), %" PRIu64
+                " frames of records lost; the frames around them were read\n",
+                pi_reader_path(r), d.bytes, d.places, d.first_offset, d.frames);
+    else if (d.frames)
+        fprintf(out,
+                "profinject-analyze: %s: warning: %" PRIu64 " frames of records missing (the "
+                "frames' numbers skip them); the others were read\n",
+                pi_reader_path(r), d.frames);
+}
+
+int pi_reader_damage(const struct pi_reader *r, struct pi_reader_damage *damage)
+{
+    damage->bytes = r->input.damaged_bytes;
+    damage->places = r->input.damaged_places;
+    damage->first_offset = r->input.first_damage_offset;
+    damage->frames = r->frames_lost + r->frames_dropped;
+    return damage->places || damage->frames;
 }
 
 const char *pi_reader_string(const struct pi_reader *r, uint64_t id)
@@ -364,38 +277,37 @@ uint64_t pi_reader_ticks_to_ns(const struct pi_reader *r, uint64_t ticks)
     return r->base_ns + (uint64_t)saturate_i64(delta);
 }
 
+/* Whether the frame just decompressed holds together: a frame that does not is damage,
+ * skipped (its own checksum held, or it had none: an older file or a damaged flag). */
+static int frame_holds(struct pi_reader *r, size_t size, struct pi_frame_header *fh)
+{
+    if (size < sizeof(*fh))
+        return 0;
+    memcpy(fh, r->raw, sizeof(*fh));
+    int rows = (r->info.header.features & PI_FEATURE_DEFINITION_ROWS) != 0;
+    if (fh->magic != PI_FRAME_MAGIC || fh->record_count > PI_MAX_FRAME_RECORDS ||
+        size != sizeof(*fh) + (size_t)fh->record_count * PI_RECORD_SIZE ||
+        fh->definition_slots > (rows ? fh->record_count : 0) || fh->sequence <= r->frame_sequence)
+        return 0;
+    /* the frames its number skips were lost, those dropped since the last good one among them */
+    r->frames_lost += fh->sequence - r->frame_sequence - 1;
+    r->frames_dropped = 0;
+    return 1;
+}
+
 static int load_record_frame(struct pi_reader *r)
 {
     size_t size;
-    int got = next_frame(r, MAX_FRAME_CONTENT, &size);
-    if (got != 1)
-        return got;
     struct pi_frame_header fh;
-    if (size < sizeof(fh)) {
-        fail(r, r->frame_offset, "frame of %zu bytes is shorter than a frame header", size);
-        return -1;
-    }
-    memcpy(&fh, r->raw, sizeof(fh));
-    if (fh.magic != PI_FRAME_MAGIC) {
-        fail(r, r->frame_offset, "bad frame magic 0x%08x", fh.magic);
-        return -1;
-    }
-    if (fh.record_count > PI_MAX_FRAME_RECORDS ||
-        size != sizeof(fh) + (size_t)fh.record_count * PI_RECORD_SIZE) {
-        fail(r, r->frame_offset, "frame says %u records but holds %zu bytes", fh.record_count,
-             size - sizeof(fh));
-        return -1;
-    }
-    if (fh.sequence != r->frame_sequence + 1) {
-        fail(r, r->frame_offset, "frame sequence %u follows %u: frames are missing", fh.sequence,
-             r->frame_sequence);
-        return -1;
-    }
-    int rows = (r->info.header.features & PI_FEATURE_DEFINITION_ROWS) != 0;
-    if (fh.definition_slots > (rows ? fh.record_count : 0)) {
-        fail(r, r->frame_offset, "frame says %u of its %u records are definitions",
-             fh.definition_slots, fh.record_count);
-        return -1;
+    for (;;) {
+        int got = pi_frame_input_next(&r->input, r->raw, MAX_FRAME_CONTENT, &size, 1);
+        if (got != 1)
+            return got;
+        r->frame_offset = r->input.frame_offset;
+        if (frame_holds(r, size, &fh))
+            break;
+        pi_frame_input_damaged(&r->input);
+        r->frames_dropped++;
     }
     r->frame_sequence = fh.sequence;
     pi_codec_decode_frame(r->raw + sizeof(fh), fh.record_count, fh.definition_slots, r->records);

@@ -63,7 +63,16 @@ const char *pi_reader_error(const struct pi_reader *reader);
  */
 int pi_reader_truncated(const struct pi_reader *reader, uint64_t *offset, uint64_t *bytes);
 
-/* pi_reader_warn_truncated - the standard warning on @out (stderr, or a file's messages
+/* What was skipped as damaged (frames that failed their checksum or structure). */
+struct pi_reader_damage {
+    uint64_t bytes, places, first_offset;
+    uint64_t frames; /* frames of records lost (their sequence numbers tell) */
+};
+
+/* pi_reader_damage - fill @damage; nonzero when anything was skipped */
+int pi_reader_damage(const struct pi_reader *reader, struct pi_reader_damage *damage);
+
+/* pi_reader_warn_truncated - the standard warnings on @out (stderr, or a file's messages
  * kept for their turn) when the file was cut short */
 void pi_reader_warn_truncated(FILE *out, const struct pi_reader *reader);
 

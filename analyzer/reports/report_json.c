@@ -152,6 +152,10 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
     cJSON_AddNumberToObject(o, "lost", (double)p->lost);
     cJSON_AddNumberToObject(o, "strings_lost", (double)p->strings_lost);
     cJSON_AddBoolToObject(o, "truncated", p->truncated);
+    if (p->damaged_bytes || p->damaged_frames) { /* present only where the file was damaged */
+        cJSON_AddNumberToObject(o, "damaged_bytes", (double)p->damaged_bytes);
+        cJSON_AddNumberToObject(o, "damaged_frames", (double)p->damaged_frames);
+    }
     cJSON *end = cJSON_AddObjectToObject(o, "end");
     cJSON_AddStringToObject(end, "reason", !p->ended                         ? "unknown"
                                            : p->end_reason == PI_END_SIGNAL  ? "signal"
@@ -259,6 +263,11 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON_AddNumberToObject(inputs, "records", (double)a->records);
     cJSON_AddNumberToObject(inputs, "lost", (double)a->lost);
     cJSON_AddNumberToObject(inputs, "strings_lost", (double)a->strings_lost);
+    if (a->damaged_files) {
+        cJSON_AddNumberToObject(inputs, "damaged_files", (double)a->damaged_files);
+        cJSON_AddNumberToObject(inputs, "damaged_bytes", (double)a->damaged_bytes);
+        cJSON_AddNumberToObject(inputs, "damaged_frames", (double)a->damaged_frames);
+    }
     cJSON_AddNumberToObject(inputs, "span_ns", (double)(a->end_ns - a->base_ns));
     cJSON_AddNumberToObject(inputs, "base_monotonic_ns", (double)a->base_ns);
     cJSON_AddBoolToObject(inputs, "exact", a->options.exact);

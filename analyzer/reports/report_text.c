@@ -395,6 +395,14 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
         pi_print_wrapped(out, "warning: ", warning, 2, SCREEN_WIDTH);
         fputc('\n', out);
     }
+    if (a->damaged_files) {
+        snprintf(warning, sizeof(warning), "%" PRIu64 " bytes of damaged trace data (failing "
+                 "their checks) were skipped in %" PRIu64 " files, %" PRIu64 " frames of records "
+                 "with them; the frames around them were read; figures below undercount",
+                 a->damaged_bytes, a->damaged_files, a->damaged_frames);
+        pi_print_wrapped(out, "warning: ", warning, 2, SCREEN_WIDTH);
+        fputc('\n', out);
+    }
     print_verdict(out, a);
     print_key_numbers(out, a);
     print_windows(out, a);

@@ -146,8 +146,11 @@ int pi_writer_allocate(struct pi_writer *w)
     w->compressed_capacity = ZSTD_compressBound(raw > HEADER_CAPACITY ? raw : HEADER_CAPACITY);
     if (!w->compressed)
         w->compressed = malloc(w->compressed_capacity);
-    if (!w->cctx && (w->cctx = ZSTD_createCCtx()) != NULL)
+    if (!w->cctx && (w->cctx = ZSTD_createCCtx()) != NULL) {
         ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, pi_rec.config.compression_level);
+        /* a checksum per frame: the reader tells a damaged frame and skips it (4 bytes) */
+        ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+    }
     /* Pool size never changes, so these fit in a fork child as well. */
     if (!w->snapshot_state)
         w->snapshot_state = malloc(sizeof(uint32_t) * pi_rec.pool.count);

@@ -1,7 +1,8 @@
 /*
  * Unit: the reader against hand-made bad input. Every case is an error
  * naming the file and the byte offset, or (for a file cut short) the
- * records before the cut; never a crash.
+ * records before the cut, or (for a damaged frame after the header) the
+ * frames around it with the damage counted; never a crash.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -52,6 +53,34 @@ static void assert_error_at(long offset, const char *words)
     cr_assert(strstr(error, words), "expected '%s' in '%s'", words, error);
 }
 
+/* Read the whole file without an error; return what was skipped as damaged. */
+static struct pi_reader_damage read_damaged(uint64_t *records)
+{
+    char error[700] = "";
+    struct pi_reader_damage damage = {0, 0, 0, 0};
+    *records = 0;
+    struct pi_reader *reader = pi_reader_open(path, error, sizeof(error));
+    cr_assert(reader, "%s", error);
+    struct pi_event ev;
+    int got;
+    while ((got = pi_reader_next(reader, &ev)) == PI_READ_EVENT)
+        (*records)++;
+    cr_assert_eq(got, PI_READ_END, "%s", pi_reader_error(reader));
+    pi_reader_damage(reader, &damage);
+    pi_reader_close(reader);
+    return damage;
+}
+
+/* Overwrite @size bytes of the file at @offset with @byte. */
+static void overwrite(long offset, int byte, size_t size)
+{
+    FILE *f = fopen(path, "r+b");
+    fseek(f, offset, SEEK_SET);
+    for (size_t i = 0; i < size; i++)
+        fputc(byte, f);
+    fclose(f);
+}
+
 static struct pi_record mark(uint64_t value)
 {
     struct pi_record r = {PI_REC_MARK, 0, 1, 1000 + value, 0, {value, 0, 0}};
@@ -70,7 +99,7 @@ Test(reader_input, foreign_file)
     begin_file();
     synthetic_raw("this is not a trace\n");
     synthetic_end();
-    assert_error_at(0, "not a zstd frame");
+    assert_error_at(0, "not a profinject trace file");
 }
 
 Test(reader_input, zstd_file_of_something_else)
@@ -161,9 +190,13 @@ Test(reader_input, missing_frame)
     synthetic_frame(header, size);
     synthetic_records(records, 1);
     synthetic_skip_frame();
-    long offset = synthetic_records(records, 1);
+    synthetic_records(records, 1);
     synthetic_end();
-    assert_error_at(offset, "missing");
+    uint64_t count;
+    struct pi_reader_damage damage = read_damaged(&count);
+    cr_assert_eq(count, 2, "both frames read");
+    cr_assert_eq(damage.frames, 1, "the frame the numbers skip is counted lost");
+    cr_assert_eq(damage.bytes, 0);
 }
 
 /* A file whose one record frame has two zeroed records under a header
@@ -182,9 +215,20 @@ static long frame_of_two_saying(uint32_t records, uint32_t definitions)
     return offset;
 }
 
+/* The lying frame is damage: skipped whole and counted, the file still read. */
+static void assert_frame_skipped(long offset)
+{
+    uint64_t count;
+    struct pi_reader_damage damage = read_damaged(&count);
+    cr_assert_eq(count, 0);
+    cr_assert_eq(damage.places, 1);
+    cr_assert_eq(damage.first_offset, (uint64_t)offset);
+    cr_assert_eq(damage.frames, 1);
+}
+
 Test(reader_input, record_count_lies)
 {
-    assert_error_at(frame_of_two_saying(5, 0), "5 records");
+    assert_frame_skipped(frame_of_two_saying(5, 0));
 }
 
 Test(reader_input, cut_at_every_offset, .timeout = 120)
@@ -224,5 +268,58 @@ Test(reader_input, cut_at_every_offset, .timeout = 120)
 
 Test(reader_input, definition_slots_lie)
 {
-    assert_error_at(frame_of_two_saying(2, 3), "3 of its 2 records are definitions");
+    assert_frame_skipped(frame_of_two_saying(2, 3));
+}
+
+/* Three frames of ten records; their offsets and the file's size. */
+static long three_frames(long offsets[4])
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    struct pi_record records[10];
+    for (int i = 0; i < 10; i++)
+        records[i] = mark((uint64_t)i);
+    begin_file();
+    synthetic_frame(header, size);
+    for (int f = 0; f < 3; f++)
+        offsets[f] = synthetic_records(records, 10);
+    synthetic_end();
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    offsets[3] = ftell(f);
+    fclose(f);
+    return offsets[3];
+}
+
+Test(reader_input, a_frame_overwritten_in_the_middle_costs_that_frame_only)
+{
+    long at[4];
+    three_frames(at);
+    overwrite(at[1], 0xee, 16); /* its frame magic and header gone */
+    uint64_t count;
+    struct pi_reader_damage damage = read_damaged(&count);
+    cr_assert_eq(count, 20, "the frames before and after are read");
+    cr_assert_eq(damage.places, 1);
+    cr_assert_eq(damage.first_offset, (uint64_t)at[1]);
+    cr_assert_eq(damage.bytes, (uint64_t)(at[2] - at[1]), "exactly the damaged frame skipped");
+    cr_assert_eq(damage.frames, 1);
+}
+
+Test(reader_input, bytes_between_frames_are_skipped_and_counted)
+{
+    uint8_t header[16384];
+    size_t size = good_header(header);
+    struct pi_record records[2] = {mark(1), mark(2)};
+    begin_file();
+    synthetic_frame(header, size);
+    synthetic_records(records, 2);
+    synthetic_raw("seventeen bytes!\n");
+    synthetic_records(records, 2);
+    synthetic_end();
+    uint64_t count;
+    struct pi_reader_damage damage = read_damaged(&count);
+    cr_assert_eq(count, 4);
+    cr_assert_eq(damage.bytes, 17);
+    cr_assert_eq(damage.places, 1);
+    cr_assert_eq(damage.frames, 0, "no frame of records is missing");
 }

@@ -175,6 +175,8 @@ struct pi_process_info {
     uint64_t end_reason;
     uint64_t children;     /* fork records */
     int truncated;
+    /* damaged stretches of the file skipped, and the frames of records lost with them */
+    uint64_t damaged_bytes, damaged_frames;
     uint64_t cpu_user_ns, cpu_sys_ns;
     uint64_t profiler_cpu_ns; /* the profiler's own threads, from the end record; 0: unknown */
     uint64_t rss_peak, rss_peak_ns;
@@ -285,6 +287,7 @@ struct pi_analysis {
     struct pi_host_memory host_memory; /* the tree's concurrent RSS peak (host_memory.h) */
     uint64_t records, lost;
     uint64_t strings_lost;
+    uint64_t damaged_files, damaged_bytes, damaged_frames; /* skipped while reading */
     uint64_t bytes_total, bytes_done;
     int bad_input;
     /* lookups by number instead of by name, on the per-event path */

@@ -147,6 +147,11 @@ int pi_file_pass_read(struct pi_analysis *a, struct pi_process_info *p, struct p
     }
     a->bytes_done = done_before + pi_reader_bytes_read(reader);
     p->truncated = pi_reader_truncated(reader, NULL, NULL);
+    struct pi_reader_damage damage;
+    if (pi_reader_damage(reader, &damage)) {
+        p->damaged_bytes = damage.bytes;
+        p->damaged_frames = damage.frames;
+    }
     finish_process(a, p, reader);
     if (observer && observer->process_end)
         observer->process_end(observer_file, a, p);
@@ -168,6 +173,9 @@ void pi_file_pass_commit(struct pi_analysis *a, struct pi_process_info *p, void 
     a->records += p->records;
     a->lost += p->lost;
     a->strings_lost += p->strings_lost;
+    a->damaged_files += p->damaged_bytes || p->damaged_frames;
+    a->damaged_bytes += p->damaged_bytes;
+    a->damaged_frames += p->damaged_frames;
     if (p->start_ns < a->base_ns)
         a->base_ns = p->start_ns;
     if (p->end_ns > a->end_ns)
