@@ -11,6 +11,10 @@
 #include "analysis/sites/call_sites.h"
 #include "commands.h"
 #include "reader/summary_record.h"
+#include "reports/terminal_text.h"
+
+/* where the records go: stdout, with what a trace names shown safely */
+static FILE *dump_out;
 
 void pi_print_header(FILE *out, const struct pi_reader *reader)
 {
@@ -53,7 +57,7 @@ static const char *string_or(const struct pi_reader *reader, uint64_t id, const 
 static void print_stack(const struct pi_reader *reader, const char *label, uint64_t id)
 {
     struct pi_call_site *site = id ? pi_call_site_read(reader, id) : NULL;
-    printf(" %s=\"%s\"", label, site ? site->text : "?");
+    fprintf(dump_out, " %s=\"%s\"", label, site ? site->text : "?");
     pi_call_site_free(site);
 }
 
@@ -62,12 +66,12 @@ static void print_summary(const struct pi_reader *reader)
 {
     const struct pi_summary *s = pi_reader_summary(reader);
     const struct pi_summary_body *b = &s->body;
-    printf(" of=%s flags=0x%x key=%" PRIu64 ",%" PRIu64 ",%" PRIu64 " count=%" PRIu64
+    fprintf(dump_out, " of=%s flags=0x%x key=%" PRIu64 ",%" PRIu64 ",%" PRIu64 " count=%" PRIu64
            " total_ns=%" PRIu64 " min_ns=%" PRIu64 " max_ns=%" PRIu64 " bytes=%" PRIu64 " buckets=",
            pi_record_kind_name(b->kind), b->flags, b->key[0], b->key[1], b->key[2], s->count,
            b->total_ns, b->min_ns, b->max_ns, b->bytes);
     for (uint32_t i = 0; i < b->bucket_count; i++)
-        printf("%s%u:%" PRIu64, i ? "," : "", PI_SUMMARY_BUCKET_INDEX(s->buckets[i]),
+        fprintf(dump_out, "%s%u:%" PRIu64, i ? "," : "", PI_SUMMARY_BUCKET_INDEX(s->buckets[i]),
                PI_SUMMARY_BUCKET_COUNT(s->buckets[i]));
 }
 
@@ -78,18 +82,18 @@ static void print_module(const struct pi_reader *reader, uint64_t id)
     const unsigned char *bytes = pi_reader_definition(reader, id, &kind, &length);
     struct pi_module_def def;
     if (!bytes || length < sizeof(def)) {
-        printf(" id=%" PRIu64 " (damaged)", id);
+        fprintf(dump_out, " id=%" PRIu64 " (damaged)", id);
         return;
     }
     memcpy(&def, bytes, sizeof(def));
     if (length < sizeof(def) + (size_t)def.build_id_length + def.path_length) {
-        printf(" id=%" PRIu64 " (damaged)", id);
+        fprintf(dump_out, " id=%" PRIu64 " (damaged)", id);
         return;
     }
-    printf(" id=%" PRIu64 " base=0x%" PRIx64 " build_id=", id, def.load_base);
+    fprintf(dump_out, " id=%" PRIu64 " base=0x%" PRIx64 " build_id=", id, def.load_base);
     for (unsigned i = 0; i < def.build_id_length; i++)
-        printf("%02x", bytes[sizeof(def) + i]);
-    printf(" path=\"%.*s\"", (int)def.path_length,
+        fprintf(dump_out, "%02x", bytes[sizeof(def) + i]);
+    fprintf(dump_out, " path=\"%.*s\"", (int)def.path_length,
            (const char *)bytes + sizeof(def) + def.build_id_length);
 }
 
@@ -105,58 +109,58 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
     const struct pi_file_header *h = &pi_reader_info(reader)->header;
     double since = ((double)ev->ts_ns - (double)h->start_monotonic_ns) / 1e9;
     if (pi_record_has_time(r->kind))
-        printf("%" PRIu64 " %+.9f tid=%u %s", ev->index, since, r->tid, pi_record_kind_name(r->kind));
+        fprintf(dump_out, "%" PRIu64 " %+.9f tid=%u %s", ev->index, since, r->tid, pi_record_kind_name(r->kind));
     else
-        printf("%" PRIu64 " - tid=%u %s", ev->index, r->tid, pi_record_kind_name(r->kind));
+        fprintf(dump_out, "%" PRIu64 " - tid=%u %s", ev->index, r->tid, pi_record_kind_name(r->kind));
     switch (r->kind) {
     case PI_REC_STRING:
-        printf(" id=%" PRIu64 " \"%s\"", r->arg[0], string_or(reader, r->arg[0], ""));
+        fprintf(dump_out, " id=%" PRIu64 " \"%s\"", r->arg[0], string_or(reader, r->arg[0], ""));
         break;
     case PI_REC_LOST:
-        printf(" count=%" PRIu64 " reason=%" PRIu64, r->arg[0], r->arg[1]);
+        fprintf(dump_out, " count=%" PRIu64 " reason=%" PRIu64, r->arg[0], r->arg[1]);
         break;
     case PI_REC_CLOCK_SYNC:
-        printf(" monotonic_ns=%" PRIu64 " realtime_ns=%" PRIu64, r->arg[0], r->arg[1]);
+        fprintf(dump_out, " monotonic_ns=%" PRIu64 " realtime_ns=%" PRIu64, r->arg[0], r->arg[1]);
         break;
     case PI_REC_PROC_SAMPLE:
-        printf(" rss_bytes=%" PRIu64 " user_ns=%" PRIu64 " sys_ns=%" PRIu64, r->arg[0], r->arg[1],
+        fprintf(dump_out, " rss_bytes=%" PRIu64 " user_ns=%" PRIu64 " sys_ns=%" PRIu64, r->arg[0], r->arg[1],
                r->arg[2]);
         break;
     case PI_REC_FORK:
-        printf(" child=%" PRId64 " dur_ns=%" PRIu64, (int64_t)r->arg[0], ev->dur_ns);
+        fprintf(dump_out, " child=%" PRId64 " dur_ns=%" PRIu64, (int64_t)r->arg[0], ev->dur_ns);
         break;
     case PI_REC_EXEC:
-        printf(" path=\"%s\"", string_or(reader, r->arg[0], "?"));
+        fprintf(dump_out, " path=\"%s\"", string_or(reader, r->arg[0], "?"));
         if (r->flags & PI_FLAG_FAILED)
-            printf(" failed errno=%" PRIu64, r->arg[1]);
+            fprintf(dump_out, " failed errno=%" PRIu64, r->arg[1]);
         break;
     case PI_REC_PROCESS_END:
-        printf(" status=%" PRId64 " reason=%s", (int64_t)r->arg[0],
+        fprintf(dump_out, " status=%" PRId64 " reason=%s", (int64_t)r->arg[0],
                r->arg[1] == PI_END_SIGNAL ? "signal"
                : r->arg[1] == PI_END__EXIT ? "_exit"
                                            : "exit");
-        printf(" profiler_cpu_ns=%" PRIu64, r->arg[2]);
+        fprintf(dump_out, " profiler_cpu_ns=%" PRIu64, r->arg[2]);
         break;
     case PI_REC_MARK:
     case PI_REC_RANGE:
         if (r->kind == PI_REC_RANGE)
-            printf(" dur_ns=%" PRIu64, ev->dur_ns);
-        printf(" value=%" PRIu64 " name=\"%s\"", r->arg[0], string_or(reader, r->arg[1], ""));
+            fprintf(dump_out, " dur_ns=%" PRIu64, ev->dur_ns);
+        fprintf(dump_out, " value=%" PRIu64 " name=\"%s\"", r->arg[0], string_or(reader, r->arg[1], ""));
         break;
     case PI_REC_IO:
-        printf(" %s fd=%" PRId64 " class=%s result=%" PRId64 " dur_ns=%" PRIu64,
+        fprintf(dump_out, " %s fd=%" PRId64 " class=%s result=%" PRId64 " dur_ns=%" PRIu64,
                pi_io_op_name(PI_IO_OP(r->flags)), (int64_t)r->arg[0],
                pi_fd_class_name(PI_IO_CLASS(r->flags)), (int64_t)r->arg[1], ev->dur_ns);
         if (r->arg[2])
-            printf(" path=\"%s\"", string_or(reader, r->arg[2], "?"));
+            fprintf(dump_out, " path=\"%s\"", string_or(reader, r->arg[2], "?"));
         break;
     case PI_REC_WAIT:
-        printf(" %s object=0x%" PRIx64 " result=%" PRId64 " dur_ns=%" PRIu64,
+        fprintf(dump_out, " %s object=0x%" PRIx64 " result=%" PRId64 " dur_ns=%" PRIu64,
                pi_wait_kind_name((unsigned)r->arg[0]), r->arg[1], (int64_t)r->arg[2], ev->dur_ns);
         break;
     case PI_REC_GPU_ALLOC:
     case PI_REC_GPU_FREE:
-        printf(" %s %s ptr=0x%" PRIx64 " bytes=%" PRIu64 " stream=%u%s%s dur_ns=%" PRIu64,
+        fprintf(dump_out, " %s %s ptr=0x%" PRIx64 " bytes=%" PRIu64 " stream=%u%s%s dur_ns=%" PRIu64,
                pi_cuda_api_name(PI_CUDA_API(r->flags)),
                pi_gpu_alloc_kind_name(PI_CUDA_SUBTYPE(r->flags)), r->arg[0], r->arg[1],
                PI_CUDA_STREAM(r->arg[2]), (r->flags & PI_CUDA_NESTED) ? " nested" : "",
@@ -168,74 +172,74 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         print_module(reader, r->arg[0]);
         break;
     case PI_REC_STACK:
-        printf(" id=%" PRIu64, r->arg[0]);
+        fprintf(dump_out, " id=%" PRIu64, r->arg[0]);
         print_stack(reader, "frames", r->arg[0]);
         break;
     case PI_REC_CALL_SITE:
-        printf(" of=%s detail=%u key=%" PRIu64 "%s", pi_record_kind_name(PI_CALL_SITE_KIND(r->arg[1])),
+        fprintf(dump_out, " of=%s detail=%u key=%" PRIu64 "%s", pi_record_kind_name(PI_CALL_SITE_KIND(r->arg[1])),
                PI_CALL_SITE_DETAIL(r->arg[1]), r->arg[2],
                (r->flags & PI_CALL_SITE_DEFERRED) ? " at_safe_point" : "");
         print_stack(reader, "stack", r->arg[0]);
         break;
     case PI_REC_WAKE:
-        printf(" object=0x%" PRIx64, r->arg[0]);
+        fprintf(dump_out, " object=0x%" PRIx64, r->arg[0]);
         break;
     case PI_REC_PY_SAMPLE:
-        printf(" dur_ns=%" PRIu64, ev->dur_ns);
+        fprintf(dump_out, " dur_ns=%" PRIu64, ev->dur_ns);
         print_stack(reader, "stack", r->arg[0]);
         break;
     case PI_REC_PYTHON:
-        printf(" version=%u.%u.%u frames=%" PRIu64 " reason=\"%s\"", (unsigned)(r->arg[0] >> 24),
+        fprintf(dump_out, " version=%u.%u.%u frames=%" PRIu64 " reason=\"%s\"", (unsigned)(r->arg[0] >> 24),
                (unsigned)(r->arg[0] >> 16) & 0xff, (unsigned)(r->arg[0] >> 8) & 0xff, r->arg[1],
                string_or(reader, r->arg[2], ""));
         break;
     case PI_REC_GPU_LAUNCH:
-        printf(" %s correlation=%" PRIu64 " kernel=\"%s\" stream=%u%s dur_ns=%" PRIu64,
+        fprintf(dump_out, " %s correlation=%" PRIu64 " kernel=\"%s\" stream=%u%s dur_ns=%" PRIu64,
                pi_cuda_api_name(PI_CUDA_API(r->flags)), r->arg[0], string_or(reader, r->arg[1], "?"),
                PI_CUDA_STREAM(r->arg[2]), (r->flags & PI_CUDA_NESTED) ? " nested" : "", ev->dur_ns);
         break;
     case PI_REC_GPU_COPY:
-        printf(" %s %s%s bytes=%" PRIu64 " correlation=%" PRIu64 " stream=%u%s dur_ns=%" PRIu64,
+        fprintf(dump_out, " %s %s%s bytes=%" PRIu64 " correlation=%" PRIu64 " stream=%u%s dur_ns=%" PRIu64,
                pi_cuda_api_name(PI_CUDA_API(r->flags)),
                pi_gpu_copy_kind_name(PI_CUDA_SUBTYPE(r->flags)),
                (r->flags & PI_CUDA_PINNED) ? " pinned" : "", r->arg[0], r->arg[1],
                PI_CUDA_STREAM(r->arg[2]), (r->flags & PI_CUDA_NESTED) ? " nested" : "", ev->dur_ns);
         break;
     case PI_REC_GPU_SYNC:
-        printf(" %s kind=%u%s dur_ns=%" PRIu64, pi_cuda_api_name(PI_CUDA_API(r->flags)),
+        fprintf(dump_out, " %s kind=%u%s dur_ns=%" PRIu64, pi_cuda_api_name(PI_CUDA_API(r->flags)),
                PI_CUDA_SUBTYPE(r->flags), (r->flags & PI_CUDA_NESTED) ? " nested" : "", ev->dur_ns);
         break;
     case PI_REC_GPU_TIME:
-        printf(" correlation=%" PRIu64 " gpu_ns=%" PRIu64 " source=%" PRIu64, r->arg[0],
+        fprintf(dump_out, " correlation=%" PRIu64 " gpu_ns=%" PRIu64 " source=%" PRIu64, r->arg[0],
                ev->dur_ns, r->arg[1]);
         if (r->arg[2])
-            printf(" kernel=\"%s\"", string_or(reader, r->arg[2], "?"));
+            fprintf(dump_out, " kernel=\"%s\"", string_or(reader, r->arg[2], "?"));
         if (r->flags & PI_GPU_TIME_PART)
-            printf(" part");
+            fprintf(dump_out, " part");
         break;
     case PI_REC_GPU_POOL:
-        printf(" pool=0x%" PRIx64 " device=%u reserved=%" PRIu64 " reserved_high=%" PRIu64,
+        fprintf(dump_out, " pool=0x%" PRIx64 " device=%u reserved=%" PRIu64 " reserved_high=%" PRIu64,
                r->arg[0], (unsigned)r->flags, r->arg[1], r->arg[2]);
         break;
     case PI_REC_GPU_TIMING:
-        printf(" source=%" PRIu64 " code=%" PRId64 " reason=\"%s\"", r->arg[0], (int64_t)r->arg[1],
+        fprintf(dump_out, " source=%" PRIu64 " code=%" PRId64 " reason=\"%s\"", r->arg[0], (int64_t)r->arg[1],
                string_or(reader, r->arg[2], ""));
         break;
     case PI_REC_NVTX_RANGE:
-        printf(" dur_ns=%" PRIu64 " name=\"%s\" depth=%" PRIu64, ev->dur_ns,
+        fprintf(dump_out, " dur_ns=%" PRIu64 " name=\"%s\" depth=%" PRIu64, ev->dur_ns,
                string_or(reader, r->arg[0], "?"), r->arg[1]);
         break;
     case PI_REC_THREAD_START:
-        printf(" creator=%" PRIu64, r->arg[0]);
+        fprintf(dump_out, " creator=%" PRIu64, r->arg[0]);
         break;
     case PI_REC_NCCL_COMM:
-        printf(" %s%s comm=0x%" PRIx64 " hash=%016" PRIx64 " rank=%d nranks=%d dur_ns=%" PRIu64,
+        fprintf(dump_out, " %s%s comm=0x%" PRIx64 " hash=%016" PRIx64 " rank=%d nranks=%d dur_ns=%" PRIu64,
                pi_nccl_comm_op_name(PI_NCCL_COMM_OP(r->flags)),
                (r->flags & PI_FLAG_FAILED) ? " failed" : "", r->arg[0], r->arg[1],
                PI_NCCL_RANK(r->arg[2]), PI_NCCL_NRANKS(r->arg[2]), ev->dur_ns);
         break;
     case PI_REC_COLLECTIVE:
-        printf(" %s%s%s count=%" PRIu64 " datatype=%s comm=0x%" PRIx64 " stream=%u redop=%s"
+        fprintf(dump_out, " %s%s%s count=%" PRIu64 " datatype=%s comm=0x%" PRIx64 " stream=%u redop=%s"
                " peer=%d dur_ns=%" PRIu64,
                pi_nccl_func_name(PI_NCCL_FUNC(r->flags)),
                (r->flags & PI_FLAG_FAILED) ? " failed" : "",
@@ -246,31 +250,31 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
                PI_NCCL_PEER(r->arg[2]), ev->dur_ns);
         break;
     case PI_REC_THREAD_NAME:
-        printf(" name=\"%s\"", string_or(reader, r->arg[0], "?"));
+        fprintf(dump_out, " name=\"%s\"", string_or(reader, r->arg[0], "?"));
         break;
     case PI_REC_SUMMARY:
         print_summary(reader);
         break;
     case PI_REC_THREAD_CPU:
-        printf(" %s thread=%" PRIu64 " cpu_ns=%" PRIu64,
+        fprintf(dump_out, " %s thread=%" PRIu64 " cpu_ns=%" PRIu64,
                r->arg[1] == PI_THREAD_CPU_OPENING   ? "opening"
                : r->arg[1] == PI_THREAD_CPU_SAMPLE ? "sample"
                                                     : "closing",
                r->arg[2], r->arg[0]);
         break;
     case PI_REC_DETAIL:
-        printf(" %s reason=%" PRIu64 " step_ns=%" PRIu64 " dur_ns=%" PRIu64,
+        fprintf(dump_out, " %s reason=%" PRIu64 " step_ns=%" PRIu64 " dur_ns=%" PRIu64,
                r->arg[0] == PI_DETAIL_REPLAY_BEGIN ? "replay_begin"
                : r->arg[0] == PI_DETAIL_REPLAY_END ? "replay_end"
                                                    : "window",
                r->arg[1], r->arg[2], ev->dur_ns);
         break;
     default:
-        printf(" flags=0x%x dur_ns=%" PRIu64 " args=%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->flags,
+        fprintf(dump_out, " flags=0x%x dur_ns=%" PRIu64 " args=%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->flags,
                ev->dur_ns, r->arg[0], r->arg[1], r->arg[2]);
         break;
     }
-    putchar('\n');
+    fputc('\n', dump_out);
 }
 
 int pi_cmd_dump(int argc, char **argv)
@@ -280,7 +284,8 @@ int pi_cmd_dump(int argc, char **argv)
         return PI_EXIT_USAGE;
     }
     int status = PI_EXIT_OK;
-    for (int i = 0; i < argc; i++) {
+    dump_out = pi_terminal_stream(stdout);
+    for (int i = 0; i < argc && !ferror(dump_out); i++) {
         char error[600];
         struct pi_reader *reader = pi_reader_open(argv[i], error, sizeof(error));
         if (!reader) {
@@ -288,10 +293,10 @@ int pi_cmd_dump(int argc, char **argv)
             status = PI_EXIT_BAD_INPUT;
             continue;
         }
-        pi_print_header(stdout, reader);
+        pi_print_header(dump_out, reader);
         struct pi_event ev;
-        int got;
-        while ((got = pi_reader_next(reader, &ev)) == PI_READ_EVENT)
+        int got = PI_READ_END;
+        while (!ferror(dump_out) && (got = pi_reader_next(reader, &ev)) == PI_READ_EVENT)
             print_record(reader, &ev);
         if (got == PI_READ_ERROR) {
             fprintf(stderr, "profinject-analyze: %s\n", pi_reader_error(reader));
@@ -300,5 +305,5 @@ int pi_cmd_dump(int argc, char **argv)
         pi_reader_warn_truncated(stderr, reader);
         pi_reader_close(reader);
     }
-    return status;
+    return pi_finish_stdout(dump_out) == 0 ? status : PI_EXIT_BAD_INPUT;
 }

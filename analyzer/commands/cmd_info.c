@@ -10,6 +10,10 @@
 
 #include "commands.h"
 #include "reader/trace_inputs.h"
+#include "reports/terminal_text.h"
+
+/* stdout, with what a trace names shown safely */
+static FILE *info_out;
 
 struct file_summary {
     const char *path;
@@ -79,15 +83,15 @@ static void print_process(const struct file_summary *s, int depth)
                       : s->end_reason == PI_END_SIGNAL ? "killed by signal"
                       : s->end_reason == PI_END__EXIT  ? "_exit"
                                                        : "exit";
-    printf("%*s%d  %.60s  [%.3f s, %" PRIu64 " records, %" PRIu64 " lost, %s", depth * 2 + 2, "",
+    fprintf(info_out, "%*s%d  %.60s  [%.3f s, %" PRIu64 " records, %" PRIu64 " lost, %s", depth * 2 + 2, "",
            s->pid, s->command, (double)(s->last_ns - s->first_ns) / 1e9, s->records, s->lost, end);
     if (s->ended)
-        printf(" %" PRId64, s->end_status);
+        fprintf(info_out, " %" PRId64, s->end_status);
     if (s->profiler_cpu_ns)
-        printf(", profiler threads %.1f ms CPU", (double)s->profiler_cpu_ns / 1e6);
+        fprintf(info_out, ", profiler threads %.1f ms CPU", (double)s->profiler_cpu_ns / 1e6);
     if (s->strings_lost)
-        printf(", %" PRIu64 " names or stacks not kept", s->strings_lost);
-    printf("]\n");
+        fprintf(info_out, ", %" PRIu64 " names or stacks not kept", s->strings_lost);
+    fprintf(info_out, "]\n");
 }
 
 /* Children of @pid started after @after (same pid twice means exec). */
@@ -130,6 +134,7 @@ int pi_cmd_info(int argc, char **argv)
         pi_trace_inputs_free(&inputs);
         return PI_EXIT_BAD_INPUT;
     }
+    info_out = pi_terminal_stream(stdout);
     struct file_summary *all = calloc(inputs.count, sizeof(*all));
     size_t n = 0;
     int status = PI_EXIT_OK;
@@ -151,25 +156,25 @@ int pi_cmd_info(int argc, char **argv)
         if (all[i].last_ns > last)
             last = all[i].last_ns;
     }
-    printf("trace files: %zu  records: %" PRIu64 "  lost: %" PRIu64 "  span: %.3f s\n", n, records,
+    fprintf(info_out, "trace files: %zu  records: %" PRIu64 "  lost: %" PRIu64 "  span: %.3f s\n", n, records,
            lost, n ? (double)(last - first) / 1e9 : 0.0);
-    printf("\nprocess tree (pid, command, [duration, records, lost, end]):\n");
+    fprintf(info_out, "\nprocess tree (pid, command, [duration, records, lost, end]):\n");
     for (size_t i = 0; i < n; i++)
         if (!all[i].printed && !has_parent(all, n, i))
             print_tree(all, n, i, 0);
     for (size_t i = 0; i < n; i++)
         if (!all[i].printed)
             print_tree(all, n, i, 0);
-    printf("\nrecords by kind:\n");
+    fprintf(info_out, "\nrecords by kind:\n");
     for (int k = 1; k < PI_REC_KIND_COUNT; k++)
         if (totals[k])
-            printf("  %-14s %12" PRIu64 "\n", pi_record_kind_name((unsigned)k), totals[k]);
+            fprintf(info_out, "  %-14s %12" PRIu64 "\n", pi_record_kind_name((unsigned)k), totals[k]);
     if (inputs.count == 1 && n == 1) {
         char error[600];
         struct pi_reader *reader = pi_reader_open(inputs.paths[0], error, sizeof(error));
         if (reader) {
-            printf("\n");
-            pi_print_header(stdout, reader);
+            fprintf(info_out, "\n");
+            pi_print_header(info_out, reader);
             pi_reader_close(reader);
         }
     }
@@ -177,5 +182,5 @@ int pi_cmd_info(int argc, char **argv)
         free(all[i].command);
     free(all);
     pi_trace_inputs_free(&inputs);
-    return status;
+    return pi_finish_stdout(info_out) == 0 ? status : PI_EXIT_BAD_INPUT;
 }

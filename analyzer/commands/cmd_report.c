@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "reports/export_csv.h"
 #include "reports/report.h"
+#include "reports/terminal_text.h"
 #include "reader/trace_inputs.h"
 
 static void usage(FILE *out)
@@ -119,14 +120,44 @@ static int print_text(struct pi_analysis *analysis)
 {
     signal(SIGPIPE, SIG_IGN); /* for good: stdout is flushed again at exit */
     errno = 0;
-    pi_report_text(stdout, analysis);
-    int failed = fflush(stdout) != 0 || ferror(stdout);
+    FILE *text = pi_terminal_stream(stdout);
+    pi_report_text(text, analysis);
+    int failed = pi_terminal_stream_close(text, stdout) != 0;
     if (failed && errno != EPIPE) {
         fprintf(stderr, "profinject-analyze: cannot write the report to stdout: %s\n",
                 strerror(errno));
         return -1;
     }
     return 0;
+}
+
+/* An output that is one of the inputs (by its name, a link or another path) would overwrite
+ * the trace it is made from. */
+static int output_is_input(const struct pi_trace_inputs *inputs, const char *option,
+                           const char *path)
+{
+    int input = path ? pi_trace_inputs_find(inputs, path) : -1;
+    if (input >= 0)
+        fprintf(stderr,
+                "profinject-analyze: %s %s is the input trace %s: refusing to overwrite it; "
+                "name another file\n",
+                option, path, inputs->paths[input]);
+    return input >= 0;
+}
+
+static int outputs_are_inputs(const struct report_options *o, const struct pi_trace_inputs *inputs)
+{
+    int clash = output_is_input(inputs, "--json", o->json) |
+                output_is_input(inputs, "--html", o->html) |
+                output_is_input(inputs, "--chrome-trace", o->chrome);
+    static const char *const tables[] = {"steps.csv", "kernels.csv", "collectives.csv",
+                                         "ranks.csv"};
+    for (size_t i = 0; o->export_dir && i < sizeof(tables) / sizeof(tables[0]); i++) {
+        char path[4200];
+        snprintf(path, sizeof(path), "%s/%s", o->export_dir, tables[i]);
+        clash |= output_is_input(inputs, "--export", path);
+    }
+    return clash;
 }
 
 /* pi_analyse_paths - run the analysis over files and directories (shared with compare) */
@@ -240,6 +271,18 @@ int pi_cmd_report(int argc, char **argv)
         return PI_EXIT_USAGE;
     }
     o.analysis.progress = isatty(2);
+    struct pi_trace_inputs inputs;
+    if (pi_trace_inputs_collect(&inputs, o.inputs, o.input_count) != 0) {
+        pi_trace_inputs_free(&inputs);
+        free(o.inputs);
+        return PI_EXIT_BAD_INPUT;
+    }
+    if (outputs_are_inputs(&o, &inputs)) {
+        pi_trace_inputs_free(&inputs);
+        free(o.inputs);
+        return PI_EXIT_USAGE;
+    }
+    pi_output_mode_set(pi_trace_inputs_mode(&inputs));
     char chrome_tmp[4096];
     FILE *chrome_out = NULL;
     struct pi_chrome_trace chrome;
@@ -248,6 +291,7 @@ int pi_cmd_report(int argc, char **argv)
     if (o.chrome) {
         chrome_out = pi_create_temporary(o.chrome, chrome_tmp, sizeof(chrome_tmp));
         if (!chrome_out) {
+            pi_trace_inputs_free(&inputs);
             free(o.inputs);
             return written("Chrome trace", o.chrome, -1);
         }
@@ -257,6 +301,7 @@ int pi_cmd_report(int argc, char **argv)
     static struct pi_export export; /* large: a path and the tables */
     if (o.export_dir) {
         if (pi_export_observer(&export, o.export_dir, &export_observer) != 0) {
+            pi_trace_inputs_free(&inputs);
             free(o.inputs);
             return written("export to", o.export_dir, -1);
         }
@@ -264,9 +309,11 @@ int pi_cmd_report(int argc, char **argv)
     }
     o.analysis.observer = fan_out(&observers, &both);
     struct pi_analysis analysis;
-    int status = pi_analyse_paths(&analysis, &o.analysis, o.inputs, o.input_count) == 0
+    memset(&analysis, 0, sizeof(analysis));
+    int status = pi_analysis_run(&analysis, &o.analysis, inputs.paths, inputs.count) == 0
                      ? PI_EXIT_OK
                      : PI_EXIT_BAD_INPUT;
+    pi_trace_inputs_free(&inputs);
     if (o.chrome) {
         /* written only where the analysis read something, like the other files */
         int kept = pi_commit_temporary(chrome_out, chrome_tmp, o.chrome, analysis.process_count > 0);

@@ -21,6 +21,11 @@ int pi_cmd_compare(int argc, char **argv);
  * anything else (garbage, a sign, out of range) a message naming @option, -1 */
 int pi_parse_count(const char *option, const char *text, double min, double max, double *out);
 
+/* pi_finish_stdout - close @text (a pi_terminal_stream over stdout) and stdout itself,
+ * saying so when what was written could not be: a full disk, a closed pipe
+ * Return: 0, or -1 with a message printed. */
+int pi_finish_stdout(FILE *text);
+
 /* pi_print_header - the header of one trace file, as "name: value" lines */
 void pi_print_header(FILE *out, const struct pi_reader *reader);
 

@@ -1,9 +1,11 @@
 /* options.c - command-line values the subcommands share (see commands.h). */
 #include <errno.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "commands.h"
+#include "reports/terminal_text.h"
 
 int pi_parse_count(const char *option, const char *text, double min, double max, double *out)
 {
@@ -18,4 +20,14 @@ int pi_parse_count(const char *option, const char *text, double min, double max,
     }
     *out = value;
     return 0;
+}
+
+int pi_finish_stdout(FILE *text)
+{
+    errno = 0;
+    if (pi_terminal_stream_close(text, stdout) == 0 && fclose(stdout) == 0)
+        return 0;
+    fprintf(stderr, "profinject-analyze: cannot write to stdout: %s\n",
+            errno ? strerror(errno) : "write error");
+    return -1;
 }

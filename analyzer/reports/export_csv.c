@@ -11,6 +11,7 @@
 #include "analysis/host/steps.h"
 #include "analysis/ranks/ranks.h"
 #include "profinject/rank_identity.h"
+#include "report.h"
 
 /* @text as one CSV field: quoted, inner quotes doubled. */
 static void csv_text(FILE *out, const char *text)
@@ -28,7 +29,7 @@ static FILE *open_table(struct pi_export *e, const char *name, const char *colum
 {
     char path[4200];
     snprintf(path, sizeof(path), "%s/%s", e->dir, name);
-    FILE *out = fopen(path, "w");
+    FILE *out = pi_open_output(path);
     if (out)
         fprintf(out, "%s\n", columns);
     else
@@ -197,7 +198,8 @@ int pi_export_observer(struct pi_export *e, const char *dir, struct pi_analysis_
 {
     memset(e, 0, sizeof(*e));
     snprintf(e->dir, sizeof(e->dir), "%s", dir);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    unsigned mode = pi_output_mode();
+    if (mkdir(dir, mode | (mode & 0444) >> 2) != 0 && errno != EEXIST) /* x where r */
         return -1;
     e->steps = open_table(e, "steps.csv",
                           "job,rank,host,pid,step,warmup,start_unix_ns,end_unix_ns,duration_ns,"

@@ -1,6 +1,7 @@
 /* output_file.c - report files written whole or not at all (see report.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +10,45 @@
 
 #include "report.h"
 
+/* Reports hold the traces' command lines and paths: they get the traces' permissions. */
+static mode_t output_mode = 0600;
+
+void pi_output_mode_set(unsigned mode)
+{
+    output_mode = mode & 0666;
+}
+
+unsigned pi_output_mode(void)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return output_mode & ~mask;
+}
+
+FILE *pi_open_output(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)pi_output_mode());
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        fchmod(fd, (mode_t)pi_output_mode()); /* a file written before, maybe 0644 */
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !out)
+        close(fd);
+    return out;
+}
+
 FILE *pi_create_temporary(const char *path, char *temporary, size_t size)
 {
     /* not a file to replace: a device, a pipe (/dev/null, /dev/stdout, a FIFO a
      * viewer reads) is written into; renaming over it would destroy it */
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    int exists = stat(path, &st) == 0;
+    size_t length = strlen(path);
+    if ((exists && S_ISDIR(st.st_mode)) || (length && path[length - 1] == '/')) {
+        errno = EISDIR; /* a file name is wanted, not a directory to put it in */
+        return NULL;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
         if (size)
             temporary[0] = '\0';
         return fopen(path, "w");
@@ -29,9 +63,7 @@ FILE *pi_create_temporary(const char *path, char *temporary, size_t size)
     int fd = mkstemp(temporary);
     if (fd < 0)
         return NULL;
-    mode_t mask = umask(0); /* mkstemp makes it 0600: give it the mode a new file gets */
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    fchmod(fd, (mode_t)pi_output_mode()); /* mkstemp makes it 0600 */
     FILE *out = fdopen(fd, "w");
     if (!out) {
         close(fd);

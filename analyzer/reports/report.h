@@ -43,6 +43,14 @@ struct pi_chrome_trace {
 void pi_chrome_trace_observer(struct pi_chrome_trace *trace, FILE *out,
                               struct pi_analysis_observer *observer);
 
+/* pi_output_mode_set - the permission bits of the files written from here on (the
+ * inputs' own, pi_trace_inputs_mode; 0600 until told), less the umask */
+void pi_output_mode_set(unsigned mode);
+unsigned pi_output_mode(void);
+
+/* pi_open_output - @path created or emptied for writing, with the output mode */
+FILE *pi_open_output(const char *path);
+
 /* pi_write_file_atomically - write @size bytes to @path through a temporary file and rename; 0 or -1 */
 int pi_write_file_atomically(const char *path, const char *data, size_t size);
 

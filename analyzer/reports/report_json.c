@@ -17,6 +17,7 @@
 #include "report_python_time.h"
 #include "report_ranks.h"
 #include "report_sites.h"
+#include "terminal_text.h"
 #include "verdicts/verdict.h"
 
 /* 2: a call site's "stack" is an object of frames and text (it was the text) */
@@ -306,7 +307,12 @@ int pi_report_json(const char *path, struct pi_analysis *a)
     cJSON_Delete(root);
     if (!text)
         return -1;
-    int result = pi_write_file_atomically(path, text, strlen(text));
+    size_t length;
+    char *valid = pi_valid_utf8(text, strlen(text), &length);
     free(text);
+    if (!valid)
+        return -1;
+    int result = pi_write_file_atomically(path, valid, length);
+    free(valid);
     return result;
 }
