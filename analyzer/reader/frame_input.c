@@ -1,5 +1,7 @@
 /* frame_input.c - zstd frames of a trace file, damage skipped (see frame_input.h). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
+#endif
 #define ZSTD_STATIC_LINKING_ONLY
 #include "frame_input.h"
 

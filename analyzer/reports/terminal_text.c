@@ -1,5 +1,7 @@
 /* terminal_text.c - control characters shown, not obeyed (see terminal_text.h). */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fopencookie */
+#endif
 #include "terminal_text.h"
 
 #include <errno.h>
