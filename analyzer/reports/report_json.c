@@ -307,12 +307,15 @@ int pi_report_json(const char *path, struct pi_analysis *a)
     cJSON_Delete(root);
     if (!text)
         return -1;
-    size_t length;
-    char *valid = pi_valid_utf8(text, strlen(text), &length);
+    size_t length = strlen(text);
+    if (!pi_is_utf8(text, length)) { /* a copy only where a name is not UTF-8 */
+        char *valid = pi_valid_utf8(text, length, &length);
+        free(text);
+        if (!valid)
+            return -1;
+        text = valid;
+    }
+    int result = pi_write_file_atomically(path, text, length);
     free(text);
-    if (!valid)
-        return -1;
-    int result = pi_write_file_atomically(path, valid, length);
-    free(valid);
     return result;
 }

@@ -129,6 +129,22 @@ int pi_terminal_stream_close(FILE *stream, FILE *out)
     return failed ? -1 : 0;
 }
 
+int pi_is_utf8(const char *text, size_t length)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < length;) {
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        int l = pi_utf8_length(s + i, length - i);
+        if (l <= 0)
+            return 0;
+        i += (size_t)l;
+    }
+    return 1;
+}
+
 char *pi_valid_utf8(const char *text, size_t length, size_t *out_length)
 {
     char *copy = malloc(length * 3 + 1); /* each bad byte becomes 3 */

@@ -35,6 +35,9 @@ int pi_terminal_stream_close(FILE *stream, FILE *out);
  */
 int pi_utf8_length(const unsigned char *s, size_t n);
 
+/* pi_is_utf8 - whether the @length bytes of @text are all UTF-8 */
+int pi_is_utf8(const char *text, size_t length);
+
 /**
  * pi_valid_utf8 - a copy of @length bytes of @text with every byte that is not UTF-8
  * replaced by U+FFFD (JSON must be UTF-8: a name in another encoding would make the
