@@ -17,6 +17,10 @@
 #include "analysis/pass/analysis.h"
 #include "commands.h"
 #include "reports/report.h"
+#include "reports/terminal_text.h"
+
+/* stdout, with the names a trace gave shown safely */
+static FILE *compare_out;
 
 #define PI_EXIT_REGRESSION 3
 #define MAX_THRESHOLDS 16
@@ -184,7 +188,7 @@ static int missing_calls(const cJSON *base, const cJSON *now, double min_count, 
         char what[200];
         snprintf(what, sizeof(what), "%s %s %s", text_of(call, "group"), text_of(call, "name"),
                  text_of(call, "class"));
-        printf("  %-34.34s %-11s %14.0f %14s %9s %8s  %s\n", what, "count", number(call, "count"),
+        fprintf(compare_out, "  %-34.34s %-11s %14.0f %14s %9s %8s  %s\n", what, "count", number(call, "count"),
                "none", "-", "-", allow_missing ? "missing (allowed)" : "MISSING");
         missing++;
     }
@@ -196,7 +200,7 @@ static int check(const char *what, const char *metric, double base, double now, 
 {
     double change = base > 0 ? now / base - 1 : (now > 0 ? 1e9 : 0);
     int worse = change > allowed;
-    printf("  %-34.34s %-11s %14.0f %14.0f %+8.1f%% %7.0f%%  %s\n", what, metric, base, now,
+    fprintf(compare_out, "  %-34.34s %-11s %14.0f %14.0f %+8.1f%% %7.0f%%  %s\n", what, metric, base, now,
            100 * change, 100 * allowed, worse ? "REGRESSION" : "ok");
     return worse;
 }
@@ -225,7 +229,7 @@ static int compare_reports(const cJSON *base, const cJSON *now, const struct thr
                            double min_count, int allow_missing)
 {
     int regressions = 0, compared = 0;
-    printf("  %-34s %-11s %14s %14s %9s %8s\n", "what", "metric", "base", "new", "change",
+    fprintf(compare_out, "  %-34s %-11s %14s %14s %9s %8s\n", "what", "metric", "base", "new", "change",
            "allowed");
     regressions += missing_calls(base, now, min_count, allow_missing);
     for (int k = 0; k < n; k++) {
@@ -260,7 +264,7 @@ static int compare_reports(const cJSON *base, const cJSON *now, const struct thr
             compared++;
         }
     }
-    printf("%d compared, %d regressions\n", compared, regressions);
+    fprintf(compare_out, "%d compared, %d regressions\n", compared, regressions);
     return regressions;
 }
 
@@ -307,8 +311,11 @@ int pi_cmd_compare(int argc, char **argv)
         cJSON_Delete(base);
         return PI_EXIT_BAD_INPUT;
     }
+    compare_out = pi_terminal_stream(stdout);
     int regressions = compare_reports(base, now, thresholds, n, min_count, allow_missing);
     cJSON_Delete(base);
     cJSON_Delete(now);
+    if (pi_finish_stdout(compare_out) != 0)
+        return PI_EXIT_BAD_INPUT;
     return regressions ? PI_EXIT_REGRESSION : PI_EXIT_OK;
 }

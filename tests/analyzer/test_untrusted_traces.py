@@ -73,6 +73,29 @@ class UntrustedTraces(unittest.TestCase):
         self.assertIn(b"data-\\x1b]0;pwned\\x07-\\x1b[2J-\\xc2\\x9b31m-\\x9b-end/missing-0",
                       dump)
 
+    def test_compare_shows_names_escaped(self):
+        # compare reads reports as well as traces: a name in one is as untrusted
+        work = tempfile.mkdtemp()
+        base = os.path.join(work, "base.json")
+        subprocess.run([ANALYZE, self.traces, "--quiet", "--json", base], check=True,
+                       capture_output=True)
+        with open(base, encoding="utf-8", errors="replace") as f:  # strict: the test below
+            report = json.load(f)
+        for row in report["latency"]:
+            row["name"] = HOSTILE.replace("\udc9b", "") + row["name"]
+        with open(base, "w") as f:
+            json.dump(report, f)
+        run = subprocess.run([ANALYZE, "compare", base, base, "--min-count", "0"],
+                             capture_output=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn(b"\\x1b]0;pwned", run.stdout, "the names are there, shown")
+        assert_terminal_safe(self, run.stdout, "compare")
+        with open("/dev/full", "w") as full:
+            run = subprocess.run([ANALYZE, "compare", base, base], stdout=full,
+                                 stderr=subprocess.PIPE, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("cannot write to stdout", run.stderr)
+
     def test_the_json_is_strict_json_with_the_names_escaped(self):
         out = os.path.join(tempfile.mkdtemp(), "r.json")
         subprocess.run([ANALYZE, self.traces, "--quiet", "--json", out], check=True,
