@@ -198,10 +198,11 @@ int pi_frame_input_next(struct pi_frame_input *f, void *raw, size_t max_content,
             if (!ZSTD_isError(csize))
                 break;
             if (ZSTD_getErrorCode(csize) != ZSTD_error_srcSize_wrong) {
-                snprintf(why, sizeof(why), "%s (%s)",
-                         position(f) ? "not a zstd frame"
-                                     : "not a profinject trace file (no zstd frame at its start)",
-                         ZSTD_getErrorName(csize));
+                if (position(f))
+                    snprintf(why, sizeof(why), "not a zstd frame (%s)", ZSTD_getErrorName(csize));
+                else
+                    snprintf(why, sizeof(why),
+                             "not a profinject trace file: it does not begin with a zstd frame");
                 csize = 0;
                 break;
             }
