@@ -1,10 +1,12 @@
 /*
  * report_html_steps.c - every step of the training process as a stacked
  * bar: its time waiting for input, blocked on the GPU (synchronisation and
- * synchronous copies) and the rest (computing, launching); the GPU work it
- * launched as a mark beside. Steps slower than the steady steps' p95 are
- * marked. Hovering a bar shows its numbers. A long run is drawn in groups
- * of consecutive steps (their mean), so that the page stays small.
+ * synchronous copies), computing by the main thread's CPU clock, and the
+ * rest ("other": blocked in calls no hook sees, or waiting for a CPU; all
+ * of the rest is CPU where the clock was not read); the GPU work it
+ * launched as a mark beside. Steps clearly slower than the steady steps'
+ * p95 are marked. Hovering a bar shows its numbers. A long run is drawn in
+ * groups of consecutive steps (their mean), so that the page stays small.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,29 +18,37 @@
 /* at most this many bars: a 100,000-step run is drawn in groups */
 #define MAX_BARS 400
 
-static const char *const colors[] = {"#4e79a7" /* CPU */, "#e15759" /* GPU wait */,
-                                     "#f28e2b" /* input wait */};
+/* A step slower than the steady p95 is marked only when it is also this much slower than the
+ * steady median: steps equal within noise have a p95 too. */
+#define SLOW_OVER_MEDIAN 1.2
+
+enum { PART_CPU, PART_OTHER, PART_SYNC, PART_WAIT, PARTS };
+static const char *const colors[PARTS] = {"#4e79a7" /* CPU */, "#bab0ac" /* other */,
+                                          "#e15759" /* GPU wait */, "#f28e2b" /* input wait */};
+static const char *const names[PARTS] = {"CPU", "other",
+                                         "blocked on the GPU", "waiting for input"};
 
 struct bar {
     double total, wait, sync, gpu; /* means over the group, ns */
+    double other;                  /* of the rest, not on the CPU by its clock */
     uint64_t first, last;          /* step numbers, from 1 */
     int slow, warmup;
 };
 
 static void draw_bar(FILE *out, const struct bar *b, double x, double width, double longest)
 {
-    double cpu = b->total - b->wait - b->sync;
-    double parts[3] = {cpu > 0 ? cpu : 0, b->sync, b->wait}, y = MARGIN + PLOT_H;
+    double rest = b->total - b->wait - b->sync, cpu = rest - b->other;
+    double parts[PARTS] = {cpu > 0 ? cpu : 0, b->other, b->sync, b->wait}, y = MARGIN + PLOT_H;
     fprintf(out, "<g class=\"step-bar%s%s\"><title>step %" PRIu64, b->slow ? " slow" : "",
             b->warmup ? " warmup" : "", b->first);
     if (b->last != b->first)
         fprintf(out, " to %" PRIu64 " (mean)", b->last);
-    fprintf(out, ": %s; waiting for input %s, blocked on the GPU %s, CPU %s; GPU work %s%s%s"
-                 "</title>\n",
+    fprintf(out, ": %s; waiting for input %s, blocked on the GPU %s, CPU %s, other %s; "
+                 "GPU work %s%s%s</title>\n",
             pi_format_ns(b->total), pi_format_ns(b->wait), pi_format_ns(b->sync),
-            pi_format_ns(parts[0]), pi_format_ns(b->gpu), b->slow ? "; slower than p95" : "",
-            b->warmup ? "; warm-up" : "");
-    for (int k = 0; k < 3; k++) {
+            pi_format_ns(parts[PART_CPU]), pi_format_ns(b->other), pi_format_ns(b->gpu),
+            b->slow ? "; slower than p95" : "", b->warmup ? "; warm-up" : "");
+    for (int k = 0; k < PARTS; k++) {
         double h = PLOT_H * parts[k] / longest;
         y -= h;
         fprintf(out, "<rect class=\"segment-%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" "
@@ -67,6 +77,9 @@ void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
     }
     struct pi_histogram *steady = (struct pi_histogram *)&s->steady_ns;
     double p95 = steady->count ? pi_histogram_quantile(steady, 0.95) : 0;
+    double slow_above = p95 > SLOW_OVER_MEDIAN * pi_histogram_quantile(steady, 0.5)
+                            ? p95
+                            : SLOW_OVER_MEDIAN * pi_histogram_quantile(steady, 0.5);
     uint64_t per = (s->count + MAX_BARS - 1) / MAX_BARS, bars = (s->count + per - 1) / per;
     double longest = 1;
     struct pi_step_figures f;
@@ -74,22 +87,23 @@ void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
         longest = (double)(f.end - f.start) > longest ? (double)(f.end - f.start) : longest;
     char title[200];
     snprintf(title, sizeof(title), "Each step (pid %d, %" PRIu64 " steps%s; slower than the "
-             "steady p95 marked above)", p->header.pid, s->count,
-             per > 1 ? ", in groups of consecutive steps" : "");
-    pi_html_axis_frame(out, "step-bars", title, "step", "step time (ms)");
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.3g</text>\n",
-            MARGIN - 4, MARGIN + 4, longest / 1e6);
+             "steady p95 and %.1fx the median marked above)", p->header.pid, s->count,
+             per > 1 ? ", in groups of consecutive steps" : "", SLOW_OVER_MEDIAN);
+    pi_html_axis_frame(out, "step-bars", title, "step", "step time");
+    fprintf(out, "<text class=\"y-top\" x=\"%d\" y=\"%d\" font-size=\"11\" "
+                 "text-anchor=\"end\">%s</text>\n",
+            MARGIN - 4, MARGIN + 4, pi_format_ns(longest));
     fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%" PRIu64 "</text>\n",
             MARGIN + PLOT_W, MARGIN + PLOT_H + 14, s->count);
-    static const char *const names[] = {"CPU", "blocked on the GPU", "waiting for input"};
-    for (int k = 0; k < 3; k++)
-        fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                     "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n",
-                MARGIN + PLOT_W + 8, MARGIN + 16 * k, colors[k], MARGIN + PLOT_W + 22,
+    for (int k = 0; k < PARTS; k++)
+        fprintf(out, "<rect class=\"legend-%d\" x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" "
+                     "fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n",
+                k, MARGIN + PLOT_W + 8, MARGIN + 16 * k, colors[k], MARGIN + PLOT_W + 22,
                 MARGIN + 9 + 16 * k, names[k]);
     fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"2\" fill=\"#222\"/>"
                  "<text x=\"%d\" y=\"%d\" font-size=\"11\">GPU work</text>\n",
-            MARGIN + PLOT_W + 8, MARGIN + 52, MARGIN + PLOT_W + 22, MARGIN + 57);
+            MARGIN + PLOT_W + 8, MARGIN + 16 * PARTS + 4, MARGIN + PLOT_W + 22,
+            MARGIN + 16 * PARTS + 9);
     double width = (double)PLOT_W / (double)bars;
     for (uint64_t b = 0; b < bars; b++) {
         struct bar bar = {0};
@@ -100,7 +114,11 @@ void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
             bar.wait += (double)f.wait;
             bar.sync += (double)f.sync;
             bar.gpu += (double)f.gpu;
-            bar.slow |= i >= s->warmup && p95 > 0 && total > p95;
+            if (f.cpu != PI_STEP_CPU_UNKNOWN) {
+                double rest = total - (double)f.wait - (double)f.sync;
+                bar.other += rest > (double)f.cpu ? rest - (double)f.cpu : 0;
+            }
+            bar.slow |= i >= s->warmup && p95 > 0 && total > slow_above;
             bar.warmup |= i < s->warmup;
             bar.first = bar.first ? bar.first : i + 1;
             bar.last = i + 1;
@@ -111,6 +129,7 @@ void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
         bar.wait /= (double)n;
         bar.sync /= (double)n;
         bar.gpu /= (double)n;
+        bar.other /= (double)n;
         draw_bar(out, &bar, MARGIN + width * (double)b, width > 1.5 ? width * 0.85 : width,
                  longest);
     }

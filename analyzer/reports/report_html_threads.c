@@ -1,8 +1,9 @@
 /*
  * report_html_threads.c - the page's threads over time: one row per thread,
  * each bucket of its timeline coloured by what the thread mostly did then
- * (a wait class, computing, or for a main thread whose clock was sampled,
- * neither: "other").
+ * (a wait class, computing, or neither: "other", by the main thread's
+ * sampled clock, or for another thread by the kernel's count of its CPU
+ * time spread over the time its waits leave).
  */
 #include <inttypes.h>
 
@@ -16,11 +17,13 @@
 #define LABEL_W 160
 
 /* The class the thread spent most of [@from, @to) in, and that share. CPU is what the waits
- * leave, or, where the main thread's clock samples cover the bucket, what they say it used:
- * the rest of what the waits leave is then "other" (ready to run without a CPU, or blocked
- * where no hook sees). @cpu_share: the CPU's share, negative when not measured. */
+ * leave, or, where the main thread's clock samples cover the bucket, what they say it used,
+ * else the thread's CPU time over its life at @cpu_rate of what its waits left (negative:
+ * not known): the rest of what the waits leave is then "other" (ready to run without a CPU,
+ * or blocked where no hook sees: a server thread in accept()). @cpu_share: the CPU's share
+ * by the clock's samples, negative when not sampled. */
 static unsigned dominant(const struct pi_thread_timeline *tl, unsigned bucket, uint64_t from,
-                         uint64_t to, double *share, double *cpu_share)
+                         uint64_t to, double cpu_rate, double *share, double *cpu_share)
 {
     double length = (double)(to - from) / 1000.0, waited = 0, best = 0;
     unsigned which = PI_TIME_CPU;
@@ -38,6 +41,9 @@ static unsigned dominant(const struct pi_thread_timeline *tl, unsigned bucket, u
         cpu = used < left ? used : left;
         other = left - cpu;
         *cpu_share = length > 0 ? cpu / length : 0;
+    } else if (cpu_rate >= 0) {
+        cpu = left * cpu_rate;
+        other = left - cpu;
     }
     if (cpu >= best) {
         which = PI_TIME_CPU;
@@ -60,6 +66,10 @@ static void thread_row(FILE *out, const struct pi_analysis *a, const struct pi_p
     int main = (int)t->tid == p->header.pid;
     uint64_t first = main ? p->start_ns : t->first_ns, last = main ? p->end_ns : t->last_ns;
     const struct pi_thread_timeline *tl = t->timeline;
+    /* the kernel's count of its CPU time against the time its waits left, where measured */
+    double cpu = (double)pi_thread_time_ns(p, t, PI_TIME_CPU);
+    double other = (double)pi_thread_time_ns(p, t, PI_TIME_OTHER);
+    double cpu_rate = cpu + other > 0 && !main ? cpu / (cpu + other) : -1;
     uint64_t start = tl ? tl->start_ns : first;
     uint64_t width = tl ? tl->bucket_ns : (last - first + 1);
     for (unsigned b = 0; b < PI_TIMELINE_BUCKETS; b++) {
@@ -74,7 +84,7 @@ static void thread_row(FILE *out, const struct pi_analysis *a, const struct pi_p
             continue;
         }
         double share, cpu_share;
-        unsigned c = dominant(tl, b, from, to, &share, &cpu_share);
+        unsigned c = dominant(tl, b, from, to, cpu_rate, &share, &cpu_share);
         double x = LABEL_W + PLOT_W * (double)(from - a->base_ns) / span;
         double w = PLOT_W * (double)(to - from) / span;
         fprintf(out, "<rect class=\"tl\" data-tid=\"%u\" data-class=\"%s\" data-from-ns=\"%" PRIu64
@@ -87,7 +97,7 @@ static void thread_row(FILE *out, const struct pi_analysis *a, const struct pi_p
                 x, y, w, ROW_H - 2, pi_html_time_colors[c], 0.35 + 0.65 * share,
                 (double)(from - a->base_ns) / 1e9, pi_time_class_names[c], 100 * share);
         if (!tl)
-            break; /* no waits: one bar of computing over its life */
+            break; /* no waits: one bar over its life */
     }
 }
 
@@ -97,7 +107,8 @@ void pi_html_threads_over_time(FILE *out, const struct pi_analysis *a)
     fprintf(out, "<h2>Threads over time</h2>\n<p>Each bucket shows what the thread mostly did "
                  "then (stronger colour: a larger share); positions from the first process's "
                  "start, %.2f s across. A main thread's CPU is its clock's, read beside each "
-                 "memory sample; other threads' is the time their waits leave.</p>\n<p>",
+                 "memory sample; another thread's is its CPU time (the kernel's count, where it ended "
+                 "cleanly) spread over the time its waits leave, the rest 'other'.</p>\n<p>",
             span / 1e9);
     for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
         fprintf(out, "<span style=\"color:%s\">&#9632;</span> %s &nbsp;", pi_html_time_colors[c],

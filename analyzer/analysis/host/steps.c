@@ -19,6 +19,7 @@ struct step {
     uint64_t lock, release; /* the main thread's lock waits; where its longest one ended */
     uint64_t longest_lock;
     uint64_t collective_gpu; /* NCCL kernels' GPU time launched in the step (also in lock) */
+    uint64_t cpu; /* the main thread's CPU time in it by its clock; PI_STEP_CPU_UNKNOWN: not read */
 };
 
 /* What a part of a step is: GPU work, a lock wait, a collective's GPU time. */
@@ -60,7 +61,7 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     struct step *step = grow_steps(s);
     if (!step)
         return;
-    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0};
+    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0, PI_STEP_CPU_UNKNOWN};
     /* GPU work and waits for this step: take what started inside it, keep what is later */
     struct pending_part *pending = s->pending;
     size_t kept = 0;
@@ -233,17 +234,25 @@ static uint64_t steady_host_ns(const struct pi_steps *s)
 
 void pi_steps_measure_cpu(struct pi_steps *s, const struct pi_clock_samples *c)
 {
-    const struct step *steps = s->steps;
+    struct step *steps = s->steps;
     if (!steps || s->count <= s->warmup || c->count < 2)
         return;
     uint64_t cpu = 0;
-    for (uint64_t i = s->warmup; i < s->count; i++) {
-        if (steps[i].start < c->at[0].ns || steps[i].end > c->at[c->count - 1].ns)
-            return; /* a step the samples do not span (a window's edge): not measured */
-        uint64_t from = pi_clock_samples_at(c, steps[i].start),
-                 to = pi_clock_samples_at(c, steps[i].end);
-        cpu += to > from ? to - from : 0;
+    int spanned = 1;
+    for (uint64_t i = 0; i < s->count; i++) {
+        struct step *step = &steps[i];
+        if (step->start < c->at[0].ns || step->end > c->at[c->count - 1].ns) {
+            spanned &= i < s->warmup; /* a step the samples do not span (a window's edge) */
+            continue;
+        }
+        uint64_t from = pi_clock_samples_at(c, step->start), to = pi_clock_samples_at(c, step->end);
+        uint64_t used = to > from ? to - from : 0, waited = step->wait + step->sync;
+        uint64_t host = step->end - step->start > waited ? step->end - step->start - waited : 0;
+        step->cpu = used < host ? used : host;
+        cpu += i >= s->warmup ? used : 0;
     }
+    if (!spanned)
+        return;
     /* samples 50 ms apart draw a straight line through a step's computing and waiting */
     uint64_t host = steady_host_ns(s);
     s->steady_cpu_ns = cpu < host ? cpu : host;
@@ -282,8 +291,9 @@ int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_fi
     if (index >= s->count || !s->steps) /* out of range, or the figures were let go */
         return 0;
     const struct step *step = &((const struct step *)s->steps)[index];
-    *out = (struct pi_step_figures){step->start, step->end,  step->wait,    step->sync,
-                                    step->gpu,   step->lock, step->release, step->collective_gpu};
+    *out = (struct pi_step_figures){step->start,   step->end,  step->wait,
+                                    step->sync,    step->gpu,  step->lock,
+                                    step->release, step->collective_gpu, step->cpu};
     return 1;
 }
 

@@ -62,8 +62,12 @@ int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start,
  * how long the main thread waited on locks and its NCCL kernels ran (the
  * step's collective wait), when its longest lock wait ended (0: none), and
  * of the collective wait the NCCL kernels' GPU time */
+/* A step's CPU time where the main thread's clock did not span it. */
+#define PI_STEP_CPU_UNKNOWN UINT64_MAX
+
 struct pi_step_figures {
     uint64_t start, end, wait, sync, gpu, lock, release, collective_gpu;
+    uint64_t cpu; /* the main thread's CPU time by its clock, PI_STEP_CPU_UNKNOWN: not read */
 };
 
 /* pi_steps_figures - step @index's figures (0 first, warm-up included); 0 when out of range */
