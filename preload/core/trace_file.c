@@ -77,22 +77,56 @@ static int create_in(int dir_fd, const char *dir, uint64_t start_realtime_ns, ch
                         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
-/* A new trace file in @dir, made with its parents. */
-static int create_at_path(const char *dir, uint64_t start_realtime_ns, char *path,
-                          size_t path_size)
+/* Why @dir cannot hold trace files, for a message, from what it is: a name
+ * that exists but is no directory (or is a link) says so; anything else is
+ * errno's reason. */
+static void describe_failure(const char *dir, int error, char *why, size_t size)
 {
-    if (make_directories(dir) != 0)
+    struct stat st;
+    if (pi_sys_stat(dir, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        snprintf(why, size, "it is a symbolic link; set PROFINJECT_OUTPUT to a directory that "
+                 "is not a link");
+    else if (pi_sys_stat(dir, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+        snprintf(why, size, "it is %s, not a directory; set PROFINJECT_OUTPUT to a directory",
+                 S_ISREG(st.st_mode) ? "a regular file" : "a special file");
+    else
+        snprintf(why, size, "%s; set PROFINJECT_OUTPUT to a writable directory", strerror(error));
+}
+
+/* A new trace file in @dir, made with its parents. With @private_only,
+ * @dir must be this user's own (owner, no access for others), as the
+ * control directory must: a directory in /tmp that someone else made, or
+ * made open to all, is not written into. */
+static int create_at_path(const char *dir, int private_only, uint64_t start_realtime_ns,
+                          char *path, size_t path_size, char *why, size_t why_size)
+{
+    if (make_directories(dir) != 0) {
+        describe_failure(dir, errno, why, why_size);
         return -1;
+    }
     /* The directory itself must not be a symbolic link: in a shared place
      * (/tmp) someone else could have planted one pointing anywhere. */
     int dir_fd = pi_sys_open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
     if (dir_fd < 0) {
-        if (errno == ELOOP || errno == ENOTDIR)
-            errno = ELOOP;
+        describe_failure(dir, errno, why, why_size);
+        return -1;
+    }
+    struct stat st;
+    memset(&st, 0, sizeof(st));
+    if (private_only && (syscall(SYS_fstat, dir_fd, &st) != 0 || st.st_uid != geteuid() ||
+                         (st.st_mode & 077) != 0)) {
+        snprintf(why, why_size, "it is not a private directory of this user (owner uid %u, "
+                 "mode %04o, where uid %u and mode 0700 are required); remove it, or set "
+                 "PROFINJECT_OUTPUT to a writable directory", (unsigned)st.st_uid,
+                 (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+        pi_sys_close(dir_fd);
+        errno = EPERM;
         return -1;
     }
     int fd = create_in(dir_fd, dir, start_realtime_ns, path, path_size);
     int saved = errno;
+    if (fd < 0)
+        describe_failure(dir, saved, why, why_size);
     pi_sys_close(dir_fd);
     errno = saved;
     return fd;
@@ -101,22 +135,43 @@ static int create_at_path(const char *dir, uint64_t start_realtime_ns, char *pat
 int pi_trace_file_create(const struct pi_config *config, uint64_t start_realtime_ns, char *path,
                          size_t path_size)
 {
-    if (config->output_dir_fd >= 0) /* handed over by attach: the host's directory */
-        return create_in(config->output_dir_fd, config->output_dir, start_realtime_ns, path,
-                         path_size);
-    int fd = create_at_path(config->output_dir, start_realtime_ns, path, path_size);
-    if (fd >= 0 || (errno != EROFS && errno != EACCES && errno != EPERM))
+    char why[400];
+    int fd;
+    if (config->output_dir_fd >= 0) { /* handed over by attach: the host's directory */
+        fd = create_in(config->output_dir_fd, config->output_dir, start_realtime_ns, path,
+                       path_size);
+        if (fd < 0)
+            pi_diag("cannot create a trace file in %s: %s; the program runs untraced",
+                    config->output_dir, strerror(errno));
         return fd;
+    }
+    fd = create_at_path(config->output_dir, 0, start_realtime_ns, path, path_size, why,
+                        sizeof(why));
+    if (fd >= 0 || (errno != EROFS && errno != EACCES && errno != EPERM)) {
+        if (fd < 0)
+            pi_diag("cannot create a trace file in %s: %s. The program runs untraced",
+                    config->output_dir, why);
+        return fd;
+    }
     /* a read-only root, a directory of another user (a container's non-root
      * user in its image's working directory): the traces go where this user
      * can write, and the user is told where */
     int saved = errno;
     const char *tmp = getenv("TMPDIR");
-    char fallback[512];
+    char fallback[512], fallback_why[400];
     snprintf(fallback, sizeof(fallback), "%s/profinject-traces-%u",
              tmp && tmp[0] == '/' ? tmp : "/tmp", (unsigned)geteuid());
-    if (strcmp(fallback, config->output_dir) == 0 ||
-        (fd = create_at_path(fallback, start_realtime_ns, path, path_size)) < 0) {
+    if (strcmp(fallback, config->output_dir) == 0) {
+        pi_diag("cannot create a trace file in %s: %s. The program runs untraced",
+                config->output_dir, why);
+        errno = saved;
+        return -1;
+    }
+    fd = create_at_path(fallback, 1, start_realtime_ns, path, path_size, fallback_why,
+                        sizeof(fallback_why));
+    if (fd < 0) {
+        pi_diag("cannot write traces in %s (%s), nor in %s: %s. The program runs untraced",
+                config->output_dir, strerror(saved), fallback, fallback_why);
         errno = saved;
         return -1;
     }

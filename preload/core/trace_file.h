@@ -21,8 +21,11 @@ struct pi_config;
  * The file is created 0600 with O_EXCL|O_NOFOLLOW|O_CLOEXEC: a name that
  * exists, or a planted symlink, is never written through. A directory that
  * cannot be written (read-only file system, no permission) is replaced by
- * $TMPDIR (or /tmp)/profinject-traces-UID, with a message saying so.
- * Return: the file descriptor, or -1 with errno set.
+ * $TMPDIR (or /tmp)/profinject-traces-UID, with a message saying so, when
+ * that is a private directory of this user (owner, mode 0700, as the control
+ * directory): never one someone else made or opened to all.
+ * Return: the file descriptor, or -1 with errno set and the reason said on
+ * stderr (one profinject: line).
  */
 int pi_trace_file_create(const struct pi_config *config, uint64_t start_realtime_ns, char *path,
                          size_t path_size);

@@ -269,12 +269,7 @@ static int open_trace_file(struct pi_writer *w)
     clock.host_pid = pi_rec.config.host_pid_of == (int)getpid() ? pi_rec.config.host_pid : 0;
     w->fd = pi_trace_file_create(&pi_rec.config, clock.start_realtime_ns,
                                  pi_rec.trace_path, sizeof(pi_rec.trace_path));
-    if (w->fd < 0) {
-        pi_diag("cannot create a trace file in %s: %s; set PROFINJECT_OUTPUT to a writable "
-                "directory%s. The program runs untraced",
-                pi_rec.config.output_dir,
-                errno == ELOOP ? "it is a symbolic link" : strerror(errno),
-                errno == ELOOP ? " that is not a link" : "");
+    if (w->fd < 0) { /* the reason was said */
         pi_rec.trace_path[0] = '\0';
         w->failed = 1;
     } else {

@@ -239,3 +239,76 @@ Test(reliability, planted_symlink_is_not_followed)
     struct traced_file files[4];
     cr_assert_eq(read_trace_dir(target, files, 4, NULL, NULL), 0, "nothing written through the link");
 }
+
+/* PROFINJECT_OUTPUT naming a regular file: the message says so (it used to
+ * call it a symbolic link). */
+Test(reliability, output_that_is_a_file_is_called_a_file)
+{
+    char dir[64], file[128];
+    make_temp_dir(dir, sizeof(dir));
+    snprintf(file, sizeof(file), "%s/traces", dir);
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    char *argv[] = {(char *)test_program("prog_status"), "0", "1000", NULL};
+    struct run_result result;
+    run_program(file, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0);
+    cr_assert_str_eq(result.out, "ok\n");
+    cr_assert_eq(count_lines_with_prefix(result.err, "profinject: "), 1, "%s", result.err);
+    cr_assert(strstr(result.err, "it is a regular file, not a directory"), "%s", result.err);
+    cr_assert_null(strstr(result.err, "symbolic link"), "%s", result.err);
+}
+
+static void become_nobody(void)
+{
+    if (setgid(65534) != 0 || setuid(65534) != 0)
+        _exit(126);
+}
+
+/* Run prog_status as uid 65534 with an output directory it cannot write, so
+ * that the traces would go to $TMPDIR/profinject-traces-65534. */
+static void run_as_nobody(const char *unwritable, struct run_result *result)
+{
+    char *argv[] = {(char *)test_program("prog_status"), "0", "1000", NULL};
+    run_program(unwritable, argv, NULL, become_nobody, 0, result);
+    cr_assert(result->exited && result->status == 0, "status %d: %s", result->status,
+              result->err);
+    cr_assert_str_eq(result->out, "ok\n");
+    cr_assert_eq(count_lines_with_prefix(result->err, "profinject: "), 1, "%s", result->err);
+}
+
+/* The fallback directory in a shared /tmp is used only when it is this
+ * user's private directory, as the control directory: one that another user
+ * made (open to all), or this user's left open to all, is refused, said,
+ * and nothing is written into it. */
+Test(reliability, fallback_directory_not_private_is_refused, .timeout = 60)
+{
+    if (geteuid() != 0)
+        cr_skip_test("needs root, to run the program as another user");
+    char tmp[64], out[128], fallback[160];
+    make_temp_dir(tmp, sizeof(tmp));
+    cr_assert_eq(chmod(tmp, 0755), 0);
+    snprintf(out, sizeof(out), "%s/root-only", tmp);
+    cr_assert_eq(mkdir(out, 0755), 0); /* root's: uid 65534 cannot write in it */
+    snprintf(fallback, sizeof(fallback), "%s/profinject-traces-65534", tmp);
+    cr_assert_eq(mkdir(fallback, 0777), 0);
+    cr_assert_eq(chmod(fallback, 0777), 0); /* root's, open to all */
+    setenv("TMPDIR", tmp, 1);
+    static struct traced_file files[4];
+    struct run_result result;
+
+    run_as_nobody(out, &result);
+    cr_assert(strstr(result.err, "not a private directory"), "%s", result.err);
+    cr_assert_eq(read_trace_dir(fallback, files, 4, NULL, NULL), 0, "written into root's");
+
+    cr_assert_eq(chown(fallback, 65534, 65534), 0); /* the user's own, but open to all */
+    run_as_nobody(out, &result);
+    cr_assert(strstr(result.err, "not a private directory"), "%s", result.err);
+    cr_assert_eq(read_trace_dir(fallback, files, 4, NULL, NULL), 0, "written into an open one");
+
+    cr_assert_eq(chmod(fallback, 0700), 0); /* private: used, and said */
+    run_as_nobody(out, &result);
+    cr_assert(strstr(result.err, "they go to"), "%s", result.err);
+    cr_assert_eq(read_trace_dir(fallback, files, 4, NULL, NULL), 1, "%s", result.err);
+}
