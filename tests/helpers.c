@@ -97,10 +97,16 @@ static void run(const char *trace_dir, char *const argv[], char *const extra_env
         if (strncmp(*e, "LD_PRELOAD=", 11) != 0 && strncmp(*e, "PROFINJECT_", 11) != 0)
             env[n++] = *e;
     char preload[1100], output[1100];
+    /* an LD_PRELOAD of @extra_env (the tests' build of the library) replaces ours */
+    int own_preload = 1;
+    for (size_t i = 0; extra_env && extra_env[i]; i++)
+        if (strncmp(extra_env[i], "LD_PRELOAD=", 11) == 0)
+            own_preload = 0;
     if (trace_dir) {
         snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", PI_PRELOAD_PATH);
         snprintf(output, sizeof(output), "PROFINJECT_OUTPUT=%s", trace_dir);
-        env[n++] = preload;
+        if (own_preload)
+            env[n++] = preload;
         env[n++] = output;
     }
     for (size_t i = 0; extra_env && extra_env[i] && n < 510; i++)

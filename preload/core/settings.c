@@ -49,16 +49,19 @@ static const struct setting settings[] = {
     {"PROFINJECT_CONTROL_DIR", TEXT, 0, 0, 0, NULL},
     {PI_RECORD_UNTIL_ENV, NUMBER, 0, UINT64_MAX / 2, 0, NULL},
     {"PROFINJECT_ATTACHED", CHOICE, 0, 0, 0, "0|1"},
+#ifdef PI_TEST_KNOBS /* fault injection: the tests' build only (preload/CMakeLists.txt) */
     {"PROFINJECT_TEST_WRITER_STALL_MS", NUMBER, 0, 600000, 0, NULL},
     {"PROFINJECT_TEST_FAIL_WRITE_AFTER", NUMBER, 0, UINT64_MAX / 2, 0, NULL},
     {"PROFINJECT_TEST_LAUNCH_DELAY_NS", NUMBER, 0, 1000000000, 0, NULL},
     {"PROFINJECT_TEST_NO_LIBUNWIND", CHOICE, 0, 0, 0, "0|1"},
+#endif
     {"PROFINJECT_LIB", TEXT, 0, 0, 0, NULL},         /* the launcher's */
     {"PROFINJECT_PYTHON", TEXT, 0, 0, 0, NULL},      /* the project's tools */
     {"PROFINJECT_CUDA_PYTHON", TEXT, 0, 0, 0, NULL}, /* the project's tools */
 };
 
 #define SETTING_COUNT (sizeof(settings) / sizeof(settings[0]))
+#define TEST_PREFIX "PROFINJECT_TEST_"
 
 static int parent_traced(void);
 
@@ -195,7 +198,12 @@ void pi_settings_check_environment(void)
             continue;
         const char *equals = strchr(*e, '=');
         size_t length = equals ? (size_t)(equals - *e) : strlen(*e);
-        if (!find(*e, length))
+        if (find(*e, length))
+            continue;
+        if (strncmp(*e, TEST_PREFIX, sizeof(TEST_PREFIX) - 1) == 0)
+            tell(NULL, "%.*s is a fault injection of the tests' build of the library; this "
+                 "library ignores it", (int)length, *e);
+        else
             tell(NULL, "%.*s is not a setting of profinject (a typo?); it is ignored",
                  (int)length, *e);
     }

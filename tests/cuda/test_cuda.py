@@ -19,13 +19,15 @@ import browser  # noqa: E402
 
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
+TESTING_PRELOAD = os.environ["PI_TESTING_PRELOAD"]  # honours the PROFINJECT_TEST_* settings
 PROGRAMS = os.environ["PI_PROGRAMS"]
 MiB = 1 << 20
 
 
 def record(program, env=None, *args):
     traces = tempfile.mkdtemp()
-    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **(env or {}))
+    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+    environment.update(env or {})
     result = subprocess.run([os.path.join(PROGRAMS, program), *args], env=environment,
                             capture_output=True, text=True, timeout=120)
     return traces, result
@@ -72,7 +74,8 @@ class RuntimeProgram(unittest.TestCase):
 
     def test_call_stacks_without_libunwind(self):
         """GPU images often lack libunwind.so.8: glibc's backtrace() walks the stack instead."""
-        traces, result = record("prog_cuda_runtime", {"PROFINJECT_TEST_NO_LIBUNWIND": "1"})
+        traces, result = record("prog_cuda_runtime", {"PROFINJECT_TEST_NO_LIBUNWIND": "1",
+                                                       "LD_PRELOAD": TESTING_PRELOAD})
         self.assertEqual((result.returncode, result.stdout), (0, "ok\n"), result.stderr)
         [process] = report(traces)["processes"]
         [leak] = process["gpu_memory"]["never_freed"]

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -110,7 +111,8 @@ Test(reliability, stalled_writer_never_blocks_the_application, .timeout = 120)
     make_temp_dir(dir, sizeof(dir));
     char *argv[] = {(char *)test_program("prog_threads"), "4", "100000", "timed", NULL};
     /* each frame takes 300 ms to "write"; the pool holds far less than the run makes */
-    char *env[] = {"PROFINJECT_TEST_WRITER_STALL_MS=300", "PROFINJECT_POOL_MB=1", NULL};
+    char *env[] = {"LD_PRELOAD=" PI_TESTING_PRELOAD_PATH, "PROFINJECT_TEST_WRITER_STALL_MS=300",
+                   "PROFINJECT_POOL_MB=1", NULL};
     struct run_result result;
     run_program(dir, argv, env, NULL, 0, &result);
     cr_assert(result.exited && result.status == 0, "%s", result.err);
@@ -137,7 +139,8 @@ Test(reliability, disk_full_mid_run)
     char dir[64];
     make_temp_dir(dir, sizeof(dir));
     char *argv[] = {(char *)test_program("prog_status"), "9", "500000", NULL};
-    char *env[] = {"PROFINJECT_TEST_FAIL_WRITE_AFTER=20000", "PROFINJECT_FLUSH_MS=5", NULL};
+    char *env[] = {"LD_PRELOAD=" PI_TESTING_PRELOAD_PATH, "PROFINJECT_TEST_FAIL_WRITE_AFTER=20000",
+                   "PROFINJECT_FLUSH_MS=5", NULL};
     struct run_result result;
     run_program(dir, argv, env, NULL, 0, &result);
     cr_assert(result.exited && result.status == 9);
@@ -238,6 +241,32 @@ Test(reliability, planted_symlink_is_not_followed)
     cr_assert(strstr(result.err, "symbolic link"), "%s", result.err);
     struct traced_file files[4];
     cr_assert_eq(read_trace_dir(target, files, 4, NULL, NULL), 0, "nothing written through the link");
+}
+
+/* The installed library has no fault injection: a PROFINJECT_TEST_* setting
+ * is told as ignored, and the job runs and is traced as without it. */
+Test(reliability, release_library_ignores_test_settings, .timeout = 60)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_threads"), "2", "1000", NULL};
+    char *env[] = {"PROFINJECT_TEST_WRITER_STALL_MS=3000", NULL};
+    struct timespec begin, end;
+    clock_gettime(CLOCK_MONOTONIC, &begin);
+    struct run_result result;
+    run_program(dir, argv, env, NULL, 0, &result);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    cr_assert(result.exited && result.status == 0, "%s", result.err);
+    double seconds = (double)(end.tv_sec - begin.tv_sec) + (end.tv_nsec - begin.tv_nsec) / 1e9;
+    cr_assert_lt(seconds, 2.0, "a stall of 3 s a frame was honoured: %.1f s", seconds);
+    cr_assert_eq(count_lines_with_prefix(result.err, "profinject: "), 1, "%s", result.err);
+    cr_assert(strstr(result.err, "PROFINJECT_TEST_WRITER_STALL_MS") &&
+                  strstr(result.err, "ignores it"), "%s", result.err);
+    static struct traced_file files[4];
+    cr_assert_eq(read_trace_dir(dir, files, 4, NULL, NULL), 1);
+    cr_assert(files[0].has_end, "the trace is whole");
+    cr_assert_eq(files[0].counts[PI_REC_MARK], 2000);
+    cr_assert_eq(files[0].lost, 0);
 }
 
 /* PROFINJECT_OUTPUT naming a regular file: the message says so (it used to
