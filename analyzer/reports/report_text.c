@@ -381,10 +381,12 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
             a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost);
     print_profiling_cost(out, a);
     print_host_pids(out, a);
-    char warning[256];
+    char warning[400];
     if (a->lost) {
-        snprintf(warning, sizeof(warning), "%" PRIu64 " records were dropped while recording (the "
-                 "writer fell behind); figures below undercount", a->lost);
+        snprintf(warning, sizeof(warning), "%" PRIu64 " records were dropped while recording: "
+                 "no trace buffer was free (the threads held them all: PROFINJECT_POOL_MAX_MB; or "
+                 "the writer fell behind) or the writer could not finish as the process ended; the "
+                 "recording process said which on stderr. Figures below undercount", a->lost);
         pi_print_wrapped(out, "warning: ", warning, 2, SCREEN_WIDTH);
         fputc('\n', out);
     }

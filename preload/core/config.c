@@ -30,6 +30,10 @@ void pi_config_from_env(struct pi_config *config)
     config->buffer_records = (uint32_t)(buffer_kb * 1024 / PI_RECORD_SIZE);
     uint64_t count = pool_mb * 1024 / buffer_kb;
     config->buffer_count = (uint32_t)(count < 2 ? 2 : count);
+    /* the pool grows with the threads that hold its buffers, up to this */
+    uint64_t max_count = pi_setting_number("PROFINJECT_POOL_MAX_MB") * 1024 / buffer_kb;
+    config->buffer_max_count =
+        (uint32_t)(max_count < config->buffer_count ? config->buffer_count : max_count);
     config->compression_level = (int)pi_setting_number("PROFINJECT_ZSTD_LEVEL");
 
     const char *clock = pi_setting_choice("PROFINJECT_CLOCK");

@@ -27,6 +27,7 @@ struct pi_config {
     uint64_t wait_threshold_ns;  /* PROFINJECT_WAIT_US, default 20: shorter waits are not recorded */
     uint32_t buffer_records;     /* PROFINJECT_BUFFER_KB per thread buffer, default 64 */
     uint32_t buffer_count;       /* PROFINJECT_POOL_MB in all, default 16 */
+    uint32_t buffer_max_count;   /* PROFINJECT_POOL_MAX_MB: grown with the threads up to 256 */
     int compression_level;       /* PROFINJECT_ZSTD_LEVEL, default 3 */
     enum pi_clock_request clock; /* PROFINJECT_CLOCK=auto|tsc|monotonic */
     int disabled;                /* PROFINJECT_DISABLE=1 */

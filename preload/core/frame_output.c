@@ -151,15 +151,18 @@ int pi_writer_allocate(struct pi_writer *w)
         /* a checksum per frame: the reader tells a damaged frame and skips it (4 bytes) */
         ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
     }
-    /* Pool size never changes, so these fit in a fork child as well. */
+    /* for the pool at its largest (it grows, never shrinks), so they fit in a
+     * fork child as well: 20 bytes a buffer */
     if (!w->snapshot_state)
-        w->snapshot_state = malloc(sizeof(uint32_t) * pi_rec.pool.count);
+        w->snapshot_state = malloc(sizeof(uint32_t) * pi_rec.pool.max_count);
     if (!w->snapshot_committed)
-        w->snapshot_committed = malloc(sizeof(uint32_t) * pi_rec.pool.count);
+        w->snapshot_committed = malloc(sizeof(uint32_t) * pi_rec.pool.max_count);
     if (!w->drain_order)
-        w->drain_order = malloc(sizeof(uint32_t) * pi_rec.pool.count);
+        w->drain_order = malloc(sizeof(uint32_t) * pi_rec.pool.max_count);
+    if (!w->drain_keys)
+        w->drain_keys = malloc(sizeof(uint64_t) * pi_rec.pool.max_count);
     return w->staging && w->events && w->encoded && w->compressed && w->cctx && w->snapshot_state &&
-                   w->snapshot_committed && w->drain_order
+                   w->snapshot_committed && w->drain_order && w->drain_keys
                ? 0
                : -1;
 }

@@ -97,10 +97,14 @@ static struct pi_buffer *pi_thread_refill(struct pi_thread *t)
     if (t->buf) {
         pi_pool_retire(pool, t->buf);
         t->buf = NULL;
-        if (atomic_load_explicit(&pool->free_count, memory_order_relaxed) < pool->count / 2)
+        if (atomic_load_explicit(&pool->free_count, memory_order_relaxed) <
+            atomic_load_explicit(&pool->count, memory_order_relaxed) / 2)
             pi_writer_wake();
     }
     struct pi_buffer *buf = pi_pool_acquire(pool);
+    /* the threads hold most buffers: the writer grows the pool before none is left */
+    if (!buf || pi_pool_running_low(pool))
+        pi_writer_wake();
     if (!buf)
         return NULL;
     t->buf = buf;
@@ -188,7 +192,8 @@ int pi_recorder_start(const struct pi_config *config)
     pi_rec.pid = getpid();
     pi_rec.main_cpu_start_ns = pi_clock_thread_cpu_ns((uint32_t)pi_rec.pid);
     atomic_store(&pi_generation, 1);
-    if (pi_pool_init(&pi_rec.pool, config->buffer_count, config->buffer_records) != 0 ||
+    if (pi_pool_init(&pi_rec.pool, config->buffer_count, config->buffer_max_count,
+                     config->buffer_records) != 0 ||
         pi_strings_init(&pi_rec.strings, 65536, 8u << 20) != 0) {
         pi_diag("cannot map %u KiB of trace buffers (%s); the program runs untraced",
                 (unsigned)((uint64_t)config->buffer_count * config->buffer_records *

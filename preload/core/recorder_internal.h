@@ -50,6 +50,9 @@ struct pi_writer {
     uint32_t *snapshot_state;   /* per pool buffer, one pass */
     uint32_t *snapshot_committed;
     uint32_t *drain_order;      /* buffers with records to copy, oldest first */
+    uint64_t *drain_keys;       /* their sequences, while they are sorted */
+    uint32_t pool_active;       /* at the last pass: buffers threads hold, */
+    uint32_t pool_retired;      /* and buffers waiting for the writer */
     uint64_t next_sample_ns;
     uint64_t sample_gap_ns;      /* the current gap between samples (see next_sample_gap) */
     int rate_refined;            /* the tick rate was measured again over REFINE_NS */

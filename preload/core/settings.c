@@ -32,6 +32,7 @@ static const struct setting settings[] = {
     {"PROFINJECT_WAIT_US", NUMBER, 0, 60000000, 20, NULL},
     {"PROFINJECT_BUFFER_KB", NUMBER, 4, 65536, 64, NULL},
     {"PROFINJECT_POOL_MB", NUMBER, 1, 65536, 16, NULL},
+    {"PROFINJECT_POOL_MAX_MB", NUMBER, 1, 65536, 256, NULL},
     {"PROFINJECT_ZSTD_LEVEL", NUMBER, 1, 19, 3, NULL},
     {"PROFINJECT_CLOCK", CHOICE, 0, 0, 0, "auto|tsc|monotonic"},
     {"PROFINJECT_GPU_TIMING", CHOICE, 0, 0, 0, "auto|events|off"},

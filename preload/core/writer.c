@@ -19,6 +19,7 @@
 #include "process_sample.h"
 #include "diagnostics.h"
 #include "frame_output.h"
+#include "pool_sizing.h"
 #include "raw_syscalls.h"
 #include "summary_mode.h"
 #include "trace_file.h"
@@ -147,8 +148,11 @@ static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count, unsign
     r->ts = pi_clock_ticks();
     r->arg[0] = count;
     r->arg[1] = reason;
-    if (reason == PI_LOST_NO_BUFFER)
+    if (reason == PI_LOST_NO_BUFFER) {
         atomic_fetch_add(&pi_rec.stat_lost, count);
+        if (!w->failed) /* else tracing stopped, and that was said */
+            pi_pool_tell_drops(count, w->pool_active, w->pool_retired);
+    }
 }
 
 /* Turn the drop counters of threads (live or ended) into LOST records. */
@@ -223,11 +227,14 @@ static void copy_buffer(struct pi_writer *w, struct pi_buffer *b, uint32_t end)
 static void drain_buffers(struct pi_writer *w, int partial)
 {
     struct pi_buffer_pool *pool = &pi_rec.pool;
-    uint32_t pending = 0;
-    for (uint32_t i = 0; i < pool->count; i++) {
-        struct pi_buffer *b = &pool->buffers[i];
+    uint32_t pending = 0, count = pi_pool_count(pool);
+    w->pool_active = w->pool_retired = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        struct pi_buffer *b = pi_pool_buffer(pool, i);
         uint32_t state = atomic_load_explicit(&b->state, memory_order_acquire);
         w->snapshot_state[i] = state;
+        w->pool_active += state == PI_BUF_ACTIVE;
+        w->pool_retired += state == PI_BUF_RETIRED;
         if (state == PI_BUF_FREE || (state == PI_BUF_ACTIVE && !partial))
             continue;
         /* acquire: the owner's records and its buffer's sequence are visible */
@@ -237,10 +244,10 @@ static void drain_buffers(struct pi_writer *w, int partial)
     }
     stage_new_strings(w);
     stage_lost_counts(w);
-    pi_pool_sort_by_sequence(pool, w->drain_order, pending);
+    pi_pool_sort_by_sequence(pool, w->drain_order, w->drain_keys, pending);
     for (uint32_t k = 0; k < pending; k++) {
         uint32_t i = w->drain_order[k];
-        struct pi_buffer *b = &pool->buffers[i];
+        struct pi_buffer *b = pi_pool_buffer(pool, i);
         copy_buffer(w, b, w->snapshot_committed[i]);
         if (w->snapshot_state[i] == PI_BUF_RETIRED)
             pi_pool_release(pool, b);
@@ -327,8 +334,10 @@ static void writer_loop(struct pi_writer *w)
         /* the process ends inside the recording (not in a pause between windows) */
         int ends_recorded = stopping && atomic_exchange(&pi_recording, 0) != 0;
         /* a wake for a sample alone need not look at the buffers */
-        if (partial || woken)
+        if (partial || woken) {
             drain_buffers(w, partial);
+            pi_pool_fit_threads(w->pool_active);
+        }
         if (partial && pi_rec.config.summary)
             pi_summary_mode_flush(stopping);
         if (w->failed)

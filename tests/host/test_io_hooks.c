@@ -107,3 +107,30 @@ Test(io_hooks, batched_and_in_kernel_io_comes_back_exactly, .timeout = 60)
     /* pwritev2, preadv2, copy_file_range, sendfile and close of a.bin carry its path */
     cr_assert_eq(t.file_ops_with_path, 5);
 }
+
+/* Every live thread holds a trace buffer: 500 of them at once, more than the
+ * pool starts with (256 buffers of 64 KB), each opening a file 200 times. The
+ * pool grows with the threads: every open is in the trace, none lost. */
+Test(io_hooks, five_hundred_live_threads_lose_no_open, .timeout = 120)
+{
+    char dir[64], work[64];
+    make_temp_dir(dir, sizeof(dir));
+    make_temp_dir(work, sizeof(work));
+    char *argv[] = {(char *)test_program("prog_many_threads"), work, "500", "200", NULL};
+    struct run_result result;
+    run_program(dir, argv, NULL, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "status %d: %s", result.status, result.err);
+    long opened = 0, rss_kb = 0;
+    cr_assert_eq(sscanf(result.out, "opened %ld rss_kb %ld", &opened, &rss_kb), 2, "%s",
+                 result.out);
+    cr_assert_eq(opened, 500 * 200 + 1, "the program's own count, with the open that creates");
+    static struct io_tally t;
+    static struct traced_file files[4];
+    memset(&t, 0, sizeof(t));
+    snprintf(t.path, sizeof(t.path), "%s/data.bin", work);
+    cr_assert_eq(read_trace_dir(dir, files, 4, tally_io, &t), 1);
+    cr_assert_eq(files[0].lost, 0, "records lost: %s", result.err);
+    cr_assert_eq(t.count[PI_IO_OPEN][PI_FD_FILE], (uint64_t)opened, "%s", result.err);
+    cr_assert_eq(count_lines_with_prefix(result.err, "profinject: "), 0, "%s", result.err);
+    cr_log_info("500 threads x 200 opens: %ld KB resident with every thread alive", rss_kb);
+}

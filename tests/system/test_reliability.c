@@ -112,7 +112,7 @@ Test(reliability, stalled_writer_never_blocks_the_application, .timeout = 120)
     char *argv[] = {(char *)test_program("prog_threads"), "4", "100000", "timed", NULL};
     /* each frame takes 300 ms to "write"; the pool holds far less than the run makes */
     char *env[] = {"LD_PRELOAD=" PI_TESTING_PRELOAD_PATH, "PROFINJECT_TEST_WRITER_STALL_MS=300",
-                   "PROFINJECT_POOL_MB=1", NULL};
+                   "PROFINJECT_POOL_MB=1", "PROFINJECT_POOL_MAX_MB=1", NULL};
     struct run_result result;
     run_program(dir, argv, env, NULL, 0, &result);
     cr_assert(result.exited && result.status == 0, "%s", result.err);
