@@ -70,7 +70,7 @@ static void fit_tables(ZSTD_CCtx *cctx, size_t raw_len)
 }
 
 /* Compress @raw_len bytes of @raw into one frame and append it. */
-void pi_writer_write_frame(struct pi_writer *w, const void *raw, size_t raw_len)
+void pi_writer_write_frame(struct pi_writer *w, const void *raw, size_t raw_len, uint32_t sequence)
 {
     if (w->failed)
         return;
@@ -89,7 +89,18 @@ void pi_writer_write_frame(struct pi_writer *w, const void *raw, size_t raw_len)
         writer_fail(w, "write");
         return;
     }
-    if (pi_sys_write_all(w->fd, w->compressed, n) != 0) {
+    /* the file is ours unless a process ending without us took it (unfinished_writer.h) */
+    uint32_t open_gate = PI_WRITE_GATE_OPEN;
+    if (!atomic_compare_exchange_strong(&pi_rec.write_gate, &open_gate, PI_WRITE_GATE_WRITER)) {
+        w->failed = 1;
+        return;
+    }
+    int written = pi_sys_write_all(w->fd, w->compressed, n);
+    if (written == 0 && sequence)
+        atomic_store(&pi_rec.sequence_written, sequence);
+    uint32_t held = PI_WRITE_GATE_WRITER; /* CLOSED stays closed */
+    atomic_compare_exchange_strong(&pi_rec.write_gate, &held, PI_WRITE_GATE_OPEN);
+    if (written != 0) {
         writer_fail(w, "write");
         return;
     }
@@ -116,7 +127,8 @@ void pi_writer_flush_staging(struct pi_writer *w)
     fh.definition_slots =
         pi_codec_encode_frame(w->staging, w->staged, w->events, w->encoded + sizeof(fh));
     memcpy(w->encoded, &fh, sizeof(fh));
-    pi_writer_write_frame(w, w->encoded, sizeof(fh) + (size_t)w->staged * PI_RECORD_SIZE);
+    pi_writer_write_frame(w, w->encoded, sizeof(fh) + (size_t)w->staged * PI_RECORD_SIZE,
+                          fh.sequence);
     if (!w->failed)
         atomic_fetch_add(&pi_rec.stat_records, w->staged);
     w->staged = 0;

@@ -13,8 +13,9 @@
 /* pi_writer_allocate - the writer's buffers and compression context; 0 or -1 */
 int pi_writer_allocate(struct pi_writer *w);
 
-/* pi_writer_write_frame - compress @raw_len bytes of @raw into one frame and append it */
-void pi_writer_write_frame(struct pi_writer *w, const void *raw, size_t raw_len);
+/* pi_writer_write_frame - compress @raw_len bytes of @raw into one frame and append it;
+ * @sequence: the record frame's number, 0 for the header */
+void pi_writer_write_frame(struct pi_writer *w, const void *raw, size_t raw_len, uint32_t sequence);
 
 /* pi_writer_flush_staging - encode and write the staged records as one frame */
 void pi_writer_flush_staging(struct pi_writer *w);

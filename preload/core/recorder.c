@@ -11,6 +11,10 @@
 #include "background_thread.h"
 #include "diagnostics.h"
 #include "raw_syscalls.h"
+#include "unfinished_writer.h"
+
+/* How long a process that ends waits for the writer's last frames. */
+#define WRITER_FINISH_MS 5000u
 
 __thread struct pi_thread pi_tls __attribute__((tls_model("initial-exec")));
 _Atomic uint32_t pi_generation;
@@ -266,7 +270,8 @@ void pi_recorder_stop(int reason, int status)
      * every buffer once more after recording is switched off. */
     atomic_store(&pi_rec.stop_requested, 1);
     pi_writer_wake();
-    wait_for_change(&pi_rec.writer_finished, 0, 5000, nonzero);
+    if (wait_for_change(&pi_rec.writer_finished, 0, WRITER_FINISH_MS, nonzero) != 0)
+        pi_writer_abandon(WRITER_FINISH_MS);
 }
 
 void pi_recorder_after_fork_child(void)
@@ -295,6 +300,8 @@ void pi_recorder_after_fork_child(void)
     atomic_store(&pi_rec.writer_finished, 0);
     atomic_store(&pi_rec.writer_running, 0);
     atomic_store(&pi_rec.writer_wake, 0);
+    atomic_store(&pi_rec.write_gate, PI_WRITE_GATE_OPEN); /* the parent's writer may have held it */
+    atomic_store(&pi_rec.sequence_written, 0);
     atomic_store(&pi_rec.stat_records, 0);
     atomic_store(&pi_rec.stat_lost, 0);
     atomic_store(&pi_rec.stat_frames, 0);

@@ -17,6 +17,8 @@
 
 struct ZSTD_CCtx_s;
 
+enum pi_write_gate { PI_WRITE_GATE_OPEN = 0, PI_WRITE_GATE_WRITER = 1, PI_WRITE_GATE_CLOSED = 2 };
+
 #define PI_THREAD_SLOTS 1024
 
 /*
@@ -94,6 +96,11 @@ struct pi_recorder {
     _Atomic uint32_t stop_requested;
     _Atomic uint32_t writer_finished;
     _Atomic int writer_running;
+    /* who may write to the trace file now (enum pi_write_gate): the writer,
+     * frame by frame, or, for good, a process that ended before the writer
+     * finished (unfinished_writer.h); and the last record frame written */
+    _Atomic uint32_t write_gate;
+    _Atomic uint32_t sequence_written;
     int end_reason;
     int end_status;
 

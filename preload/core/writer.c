@@ -281,7 +281,7 @@ static int open_trace_file(struct pi_writer *w)
         w->failed = 1;
     } else {
         size_t header_size = pi_trace_header_build(w->encoded, HEADER_CAPACITY, &clock);
-        pi_writer_write_frame(w, w->encoded, header_size);
+        pi_writer_write_frame(w, w->encoded, header_size, 0);
     }
     if (w->failed) {
         atomic_store(&pi_recording, 0);

@@ -269,6 +269,33 @@ Test(reliability, release_library_ignores_test_settings, .timeout = 60)
     cr_assert_eq(files[0].lost, 0);
 }
 
+/* A writer that cannot finish as the process ends (each frame takes 3 s to
+ * write; the process waits 5 s) loses what it had not written: that is said
+ * on stderr with the count, and the trace ends with the loss. */
+Test(reliability, unfinished_writer_says_what_it_lost, .timeout = 60)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_threads"), "2", "1000", NULL};
+    char *env[] = {"LD_PRELOAD=" PI_TESTING_PRELOAD_PATH, "PROFINJECT_TEST_WRITER_STALL_MS=3000",
+                   NULL};
+    struct run_result result;
+    run_program(dir, argv, env, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "%s", result.err);
+    cr_assert_str_eq(result.out, "done\n");
+    cr_assert_eq(count_lines_with_prefix(result.err, "profinject: "), 1, "%s", result.err);
+    unsigned long long said = 0;
+    const char *about = strstr(result.err, "about ");
+    cr_assert(about && sscanf(about, "about %llu records", &said) == 1, "%s", result.err);
+    static struct traced_file files[4];
+    cr_assert_eq(read_trace_dir(dir, files, 4, NULL, NULL), 1);
+    cr_assert_not(files[0].read_error, "%s", files[0].error);
+    /* the program's 2000 marks were never written: the trace counts them lost, as said */
+    cr_assert_eq(files[0].counts[PI_REC_MARK], 0);
+    cr_assert_geq(files[0].lost, 2000, "%s", result.err);
+    cr_assert_eq(files[0].lost, said, "%s", result.err);
+}
+
 /* PROFINJECT_OUTPUT naming a regular file: the message says so (it used to
  * call it a symbolic link). */
 Test(reliability, output_that_is_a_file_is_called_a_file)
