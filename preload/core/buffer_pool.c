@@ -54,6 +54,7 @@ int pi_pool_init(struct pi_buffer_pool *pool, uint32_t count, uint32_t max_count
     if (map_chunk(pool, 0) != 0)
         return -1;
     atomic_store_explicit(&pool->next_sequence, 0, memory_order_relaxed);
+    atomic_store_explicit(&pool->growing, 0, memory_order_relaxed);
     atomic_store_explicit(&pool->free_count, count, memory_order_relaxed);
     atomic_store_explicit(&pool->count, count, memory_order_release);
     return 0;
@@ -70,17 +71,32 @@ void pi_pool_destroy(struct pi_buffer_pool *pool)
     atomic_store(&pool->free_count, 0);
 }
 
-int pi_pool_grow(struct pi_buffer_pool *pool, uint32_t active)
+int pi_pool_grow(struct pi_buffer_pool *pool, uint32_t threads)
 {
     uint32_t count = atomic_load_explicit(&pool->count, memory_order_relaxed);
-    if (count >= pool->max_count || (uint64_t)active * 4 < (uint64_t)count * 3)
+    if (count >= pool->max_count || (uint64_t)threads * 4 < (uint64_t)count * 3)
         return 0;
-    if (map_chunk(pool, count / pool->chunk_buffers) != 0)
-        return -1;
-    /* release: a thread that reads the new count sees the chunk's pointer and its buffers */
-    atomic_store_explicit(&pool->count, count + pool->chunk_buffers, memory_order_release);
-    atomic_fetch_add_explicit(&pool->free_count, pool->chunk_buffers, memory_order_relaxed);
-    return 1;
+    uint32_t idle = 0;
+    if (!atomic_compare_exchange_strong_explicit(&pool->growing, &idle, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return 0;
+    /* another grower may have finished between our look and our turn */
+    count = atomic_load_explicit(&pool->count, memory_order_relaxed);
+    int grew = 0;
+    if (count < pool->max_count && (uint64_t)threads * 4 >= (uint64_t)count * 3) {
+        grew = map_chunk(pool, count / pool->chunk_buffers) == 0 ? 1 : -1;
+        if (grew > 0) {
+            /* release: who reads the new count sees the chunk's pointer and its buffers */
+            atomic_store_explicit(&pool->count, count + pool->chunk_buffers,
+                                  memory_order_release);
+            atomic_fetch_add_explicit(&pool->free_count, pool->chunk_buffers,
+                                      memory_order_relaxed);
+        }
+    }
+    int saved = errno;
+    atomic_store_explicit(&pool->growing, 0, memory_order_release);
+    errno = saved;
+    return grew;
 }
 
 struct pi_buffer *pi_pool_acquire(struct pi_buffer_pool *pool)
@@ -138,6 +154,7 @@ void pi_pool_reset(struct pi_buffer_pool *pool)
         atomic_store_explicit(&buf->committed, 0, memory_order_relaxed);
         atomic_store_explicit(&buf->state, PI_BUF_FREE, memory_order_relaxed);
     }
+    atomic_store_explicit(&pool->growing, 0, memory_order_relaxed); /* a grower's, gone */
     atomic_store_explicit(&pool->free_count, count, memory_order_release);
 }
 

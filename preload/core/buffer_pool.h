@@ -11,9 +11,10 @@
  * application never waits for the writer.
  *
  * Every live thread that records holds a buffer, so the pool grows with
- * the threads: the writer (never an application thread: no allocation, no
- * system call there) maps one more chunk of buffers when threads hold most
- * of it, up to a bound. Chunks are never unmapped while recording: a
+ * the threads, up to a bound: a thread that starts recording maps one more
+ * chunk when the live threads would take three quarters of the pool (once
+ * per chunk, at a thread's start, never on the path of a record), and the
+ * writer does as it passes, for what a thread could not. Chunks are never unmapped while recording: a
  * buffer's address stays valid for its owner, and the count of buffers
  * only grows (published with a release store after the chunk is ready).
  */
@@ -47,7 +48,8 @@ struct pi_buffer_pool {
     uint32_t records_per_buffer;
     _Atomic uint32_t free_count;
     _Atomic uint64_t next_sequence;
-    size_t chunk_size; /* bytes mapped per chunk */
+    _Atomic uint32_t growing; /* a chunk is being mapped: one grower at a time */
+    size_t chunk_size;        /* bytes mapped per chunk */
 };
 
 /**
@@ -96,16 +98,19 @@ static inline int pi_pool_running_low(struct pi_buffer_pool *pool)
 }
 
 /**
- * pi_pool_grow - writer only: map one more chunk when the threads hold
- * (ACTIVE) three quarters of the pool or more. Buffers waiting for the
- * writer (RETIRED) are no reason: a writer behind drains them, and more
- * memory would only let the backlog grow.
- * @active: the pool's ACTIVE buffers now
+ * pi_pool_grow - map one more chunk when @threads, the live
+ * threads that record (each holds a buffer or looks for one), are three
+ * quarters of the pool or more. Buffers waiting for the writer (RETIRED)
+ * are no reason: a writer behind drains them, and more memory would only
+ * let the backlog grow.
  *
- * Return: 1 when it grew, 0 when it need not or may not (at max_count),
- * -1 with errno when the memory cannot be mapped.
+ * Any thread may call it: a caller that finds another growing returns 0
+ * at once, never waits.
+ * Return: 1 when it grew, 0 when it need not or may not (at max_count, or
+ * another thread is growing it), -1 with errno when the memory cannot be
+ * mapped.
  */
-int pi_pool_grow(struct pi_buffer_pool *pool, uint32_t active);
+int pi_pool_grow(struct pi_buffer_pool *pool, uint32_t threads);
 
 /* pi_pool_retire - the owner is done with @buf; the writer drains and frees it */
 void pi_pool_retire(struct pi_buffer_pool *pool, struct pi_buffer *buf);

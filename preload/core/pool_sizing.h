@@ -11,15 +11,16 @@
 
 #include <stdint.h>
 
-/* pi_pool_fit_threads - grow the pool when threads hold most of it (@active buffers) */
-void pi_pool_fit_threads(uint32_t active);
+/* pi_pool_fit_threads - grow the pool when @threads (live threads that record,
+ * each holding a buffer or looking for one) would take most of it */
+void pi_pool_fit_threads(uint32_t threads);
 
 /**
  * pi_pool_tell_drops - @count records were dropped for want of a free
- * buffer while threads held @active buffers and @retired waited for the
- * writer: the first time, say why (one profinject: line) and which
+ * buffer while @threads needed one each and @retired buffers waited for
+ * the writer: the first time, say why (one profinject: line) and which
  * setting helps
  */
-void pi_pool_tell_drops(uint64_t count, uint32_t active, uint32_t retired);
+void pi_pool_tell_drops(uint64_t count, uint32_t threads, uint32_t retired);
 
 #endif

@@ -85,6 +85,10 @@ static void thread_adopt(struct pi_thread *t, uint32_t generation)
     t->buf = NULL;
     t->pos = 0;
     t->slot = claim_slot(t->tid);
+    /* one buffer per live thread: room for this one before it looks, off
+     * the path of a record (once per thread, a system call per chunk) */
+    uint32_t live = atomic_fetch_add_explicit(&pi_rec.live_threads, 1, memory_order_relaxed) + 1;
+    pi_pool_grow(&pi_rec.pool, live);
     /* Register for the destructor so the buffer is handed over at thread
      * exit. pthread_setspecific does not allocate for the first 32 keys. */
     if (pi_rec.thread_key_ok)
@@ -147,6 +151,7 @@ void pi_thread_exit(void)
         pi_pool_retire(&pi_rec.pool, t->buf);
         t->buf = NULL;
     }
+    atomic_fetch_sub_explicit(&pi_rec.live_threads, 1, memory_order_relaxed);
     /* the writer reports what is left in the slot under this tid, then frees it */
     if (t->slot && t->slot != &pi_rec.thread_slots[0])
         atomic_store(&t->slot->state, PI_SLOT_ENDED);
@@ -287,6 +292,7 @@ void pi_recorder_after_fork_child(void)
     pi_rec.start_realtime_ns = pi_clock_ns(CLOCK_REALTIME);
     pi_rec.main_cpu_start_ns = pi_clock_thread_cpu_ns((uint32_t)pi_rec.pid); /* a new thread */
     pi_pool_reset(&pi_rec.pool);
+    atomic_store(&pi_rec.live_threads, 0); /* the forking thread counts again as it records */
     pi_strings_forget_emitted(&pi_rec.strings);
     /* only slots ever claimed were written: leave the rest untouched (no copy-on-write) */
     uint32_t used = atomic_load(&pi_rec.thread_slots_used);

@@ -54,7 +54,8 @@ struct pi_writer {
     uint32_t *drain_order;      /* buffers with records to copy, oldest first */
     uint64_t *drain_keys;       /* their sequences, while they are sorted */
     uint32_t pool_active;       /* at the last pass: buffers threads hold, */
-    uint32_t pool_retired;      /* and buffers waiting for the writer */
+    uint32_t pool_retired;      /* buffers waiting for the writer, */
+    uint32_t pool_threads;      /* and threads that need one: live, or holding one */
     uint64_t next_sample_ns;
     uint64_t sample_gap_ns;      /* the current gap between samples (see next_sample_gap) */
     int rate_refined;            /* the tick rate was measured again over REFINE_NS */
@@ -88,6 +89,7 @@ struct pi_recorder {
     /* slot 0 is shared by threads that found no free slot */
     struct pi_thread_slot thread_slots[PI_THREAD_SLOTS] __attribute__((aligned(64)));
     _Atomic uint32_t thread_slots_used; /* slots at or above this were never claimed */
+    _Atomic uint32_t live_threads;      /* threads that record and have not exited */
 
     /* Writer coordination (futex words). */
     _Atomic uint32_t writer_wake;

@@ -30,6 +30,7 @@
 #define REFINE_NS 50000000u
 #define SETTLE_NS 100000000u
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 static struct pi_record *summary_stage(void *writer, uint32_t slots)
 {
@@ -148,29 +149,32 @@ static void stage_lost(struct pi_writer *w, uint32_t tid, uint64_t count, unsign
     r->ts = pi_clock_ticks();
     r->arg[0] = count;
     r->arg[1] = reason;
-    if (reason == PI_LOST_NO_BUFFER) {
+    if (reason == PI_LOST_NO_BUFFER)
         atomic_fetch_add(&pi_rec.stat_lost, count);
-        if (!w->failed) /* else tracing stopped, and that was said */
-            pi_pool_tell_drops(count, w->pool_active, w->pool_retired);
-    }
 }
 
 /* Turn the drop counters of threads (live or ended) into LOST records. */
 static void stage_lost_counts(struct pi_writer *w)
 {
-    uint32_t end = atomic_load(&pi_rec.thread_slots_used);
+    uint32_t end = atomic_load(&pi_rec.thread_slots_used), live = 0;
+    uint64_t dropped = 0;
     for (uint32_t i = 0; i < end && i < PI_THREAD_SLOTS; i++) {
         struct pi_thread_slot *slot = &pi_rec.thread_slots[i];
         /* read the state first: an ENDED thread adds nothing after it */
         uint32_t state = atomic_load(&slot->state);
+        live += i > 0 && state == PI_SLOT_IN_USE; /* slot 0 is anyone's */
         if (atomic_load_explicit(&slot->lost, memory_order_relaxed) != 0) {
             uint64_t count = atomic_exchange(&slot->lost, 0);
             if (count)
                 stage_lost(w, i ? atomic_load(&slot->tid) : 0, count, PI_LOST_NO_BUFFER);
+            dropped += count;
         }
         if (state == PI_SLOT_ENDED)
             atomic_store(&slot->state, PI_SLOT_FREE);
     }
+    w->pool_threads = MAX(w->pool_active, live); /* those with a buffer, and those without */
+    if (dropped && !w->failed) /* else tracing stopped, and that was said */
+        pi_pool_tell_drops(dropped, w->pool_threads, w->pool_retired);
     /* names, paths and stacks the string table had no room for: their records say 0 */
     if (atomic_load_explicit(&pi_rec.strings.refused, memory_order_relaxed) != 0) {
         uint64_t refused = atomic_exchange(&pi_rec.strings.refused, 0);
@@ -336,7 +340,7 @@ static void writer_loop(struct pi_writer *w)
         /* a wake for a sample alone need not look at the buffers */
         if (partial || woken) {
             drain_buffers(w, partial);
-            pi_pool_fit_threads(w->pool_active);
+            pi_pool_fit_threads(w->pool_threads);
         }
         if (partial && pi_rec.config.summary)
             pi_summary_mode_flush(stopping);

@@ -47,9 +47,9 @@ Test(buffer_pool, rejects_useless_sizes)
     cr_assert_eq(pi_pool_init(&pool, 4, 4, 1), -1);
 }
 
-/* The pool grows a chunk at a time while threads hold (ACTIVE) three
- * quarters of it, never past its bound; buffers already handed out stay
- * where they are. */
+/* The pool grows a chunk at a time while the live threads (each holding a
+ * buffer or looking for one) are three quarters of it, never past its
+ * bound; buffers already handed out stay where they are. */
 Test(buffer_pool, grows_with_the_threads_that_hold_it_up_to_its_bound)
 {
     struct pi_buffer_pool pool;
@@ -57,9 +57,9 @@ Test(buffer_pool, grows_with_the_threads_that_hold_it_up_to_its_bound)
     struct pi_buffer *held[12];
     for (int i = 0; i < 2; i++)
         held[i] = pi_pool_acquire(&pool);
-    cr_assert_eq(pi_pool_grow(&pool, 2), 0, "half held: no need");
+    cr_assert_eq(pi_pool_grow(&pool, 2), 0, "two threads for four buffers: no need");
     held[2] = pi_pool_acquire(&pool);
-    cr_assert_eq(pi_pool_grow(&pool, 3), 1, "three quarters held: one chunk more");
+    cr_assert_eq(pi_pool_grow(&pool, 3), 1, "three threads for four: one chunk more");
     cr_assert_eq(pi_pool_count(&pool), 8);
     for (int i = 3; i < 8; i++)
         cr_assert_not_null(held[i] = pi_pool_acquire(&pool), "buffer %d of 8", i);
