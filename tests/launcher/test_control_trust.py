@@ -19,6 +19,9 @@ import threading
 import time
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_launcher import thread_names  # noqa: E402  (the launcher's tests, beside this file)
+
 LAUNCHER = os.environ["PI_LAUNCHER"]
 ANALYZE = os.environ["PI_ANALYZE"]
 LIBRARY = os.environ["PI_LIBRARY"]
@@ -122,17 +125,6 @@ def controlled_child(launcher):
     wait_for(lambda: any(name.startswith("pi-control") for name in thread_names(pid)),
              f"the control thread of {pid}")
     return pid
-
-
-def thread_names(pid):
-    names = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/comm") as f:
-                names.append(f.read().strip())
-        except OSError:
-            pass
-    return names
 
 
 def wait_for(condition, what, seconds=10):
