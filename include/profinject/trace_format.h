@@ -37,7 +37,9 @@
  * windows of full detail among them (PI_REC_DETAIL). */
 /* 7: every thread's CPU time at the edges of capture windows and at an
  * attach (PI_REC_THREAD_CPU). */
-#define PI_FORMAT_VERSION 7
+/* 8: the process's proportional set size, now and then (PI_REC_PROC_PSS).
+ * Older traces have RSS only: their tree's peak is a sum of RSS. */
+#define PI_FORMAT_VERSION 8
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -273,6 +275,15 @@ enum pi_record_kind {
      * _CLOSING or _SAMPLE, arg2 = the thread's tid (the record's own tid is
      * the thread that read it, 0 for the writer). */
     PI_REC_THREAD_CPU = 35,
+    /* Format 8, by the writer: the process's proportional set size (each
+     * page it maps divided by the number of processes that map it), from
+     * /proc/self/smaps_rollup, at most once a second and less often where
+     * the read is costly (preload/core/process_sample.h). arg0 = PSS bytes,
+     * arg1 = RSS bytes of the same walk of the page tables, arg2 = the
+     * read's cost, ns of the writer's CPU time. The processes' PSS add up;
+     * their RSS count a page shared by a fork child and its parent once in
+     * each. */
+    PI_REC_PROC_PSS = 36,
     PI_REC_KIND_COUNT
 };
 
@@ -707,6 +718,7 @@ static inline unsigned pi_kinds_of_version(unsigned version)
            : version < 5 ? PI_REC_WAKE + 1
            : version < 6 ? PI_REC_COLLECTIVE + 1
            : version < 7 ? PI_REC_DETAIL + 1
+           : version < 8 ? PI_REC_THREAD_CPU + 1
                          : PI_REC_KIND_COUNT;
 }
 

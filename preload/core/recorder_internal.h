@@ -12,6 +12,7 @@
 
 #include "buffer_pool.h"
 #include "config.h"
+#include "process_sample.h"
 #include "recorder.h"
 #include "string_table.h"
 
@@ -38,7 +39,7 @@ struct pi_thread_slot {
 /* Everything the writer thread owns; touched by no other thread. */
 struct pi_writer {
     int fd;
-    int statm_fd;
+    struct pi_process_sampler sampler; /* /proc/self/statm and smaps_rollup */
     int failed;                 /* a write failed: drop everything from now on */
     uint32_t frame_sequence;
     struct pi_record *staging;  /* records waiting for the next frame */

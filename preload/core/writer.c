@@ -102,17 +102,23 @@ static void stage_clock_sync(struct pi_writer *w)
     stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, real, 0)->dur = after - ticks;
 }
 
-/* Stage one process sample; return the process's CPU time (user + system) in ns. */
-static uint64_t stage_sample(struct pi_writer *w)
+/* Stage one process sample, and the process's PSS when it is due (not as it
+ * ends or execs: a fork child's read costs what its parent's does, 40 ms for
+ * 2 GiB); return the process's CPU time (user + system) in ns. */
+static uint64_t stage_sample(struct pi_writer *w, int stopping)
 {
     struct pi_process_sample sample;
-    pi_process_sample_read(w->statm_fd, &sample);
+    pi_process_sample_read(&w->sampler, &sample);
     uint64_t now = pi_clock_ticks();
     stage_process_record(w, PI_REC_PROC_SAMPLE, now, sample.rss_bytes, sample.user_ns,
                          sample.system_ns);
     /* the main thread's clock beside it: what of the training loop's steps was computing */
     stage_process_record(w, PI_REC_THREAD_CPU, now, pi_thread_cpu_in_trace((uint32_t)pi_rec.pid),
                          PI_THREAD_CPU_SAMPLE, (uint64_t)pi_rec.pid);
+    struct pi_pss_sample pss;
+    if (!stopping && pi_pss_sample_read(&w->sampler, pi_clock_ns(CLOCK_MONOTONIC), &pss))
+        stage_process_record(w, PI_REC_PROC_PSS, pi_clock_ticks(), pss.pss_bytes, pss.rss_bytes,
+                             pss.read_ns);
     return sample.user_ns + sample.system_ns;
 }
 
@@ -329,7 +335,7 @@ static void writer_loop(struct pi_writer *w)
         uint64_t slack = (w->sample_gap_ns ? w->sample_gap_ns : sample_ns) / 2;
         /* stopping: the last sample below says it all, one read of each source */
         if (sample_ns && !stopping && now + slack >= w->next_sample_ns && !w->failed) {
-            uint64_t gap = next_sample_gap(w, stage_sample(w));
+            uint64_t gap = next_sample_gap(w, stage_sample(w, 0));
             w->next_sample_ns += gap;
             if (w->next_sample_ns <= now)
                 w->next_sample_ns = now + gap;
@@ -352,7 +358,7 @@ static void writer_loop(struct pi_writer *w)
             int idle = !stopping && !flush_asked && w->fd >= 0 && w->staged == w->staged_own &&
                        w->sample_gap_ns > sample_ns && now - w->last_frame_ns < IDLE_FRAME_NS;
             if (stopping && sample_ns) /* the last word on RSS and CPU, however idle */
-                stage_sample(w);
+                stage_sample(w, 1);
             if (ends_recorded)
                 stage_running_threads(w);
             if (stopping)
@@ -412,14 +418,12 @@ static void *writer_main(void *arg)
     else
         set_tick_rate(pi_rec.ticks_per_second); /* a fork child's, inherited */
     w->open_file = open_trace_file;
-    w->statm_fd = pi_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
+    pi_process_sampler_open(&w->sampler, pi_clock_ns(CLOCK_MONOTONIC));
     writer_loop(w);
     if (w->fd >= 0)
         pi_sys_close(w->fd);
-    if (w->statm_fd >= 0)
-        pi_sys_close(w->statm_fd);
+    pi_process_sampler_close(&w->sampler);
     w->fd = -1;
-    w->statm_fd = -1;
     atomic_store(&pi_rec.writer_running, 0);
     atomic_store(&pi_rec.writer_finished, 1);
     pi_futex_wake(&pi_rec.writer_finished, INT32_MAX);
@@ -432,10 +436,8 @@ int pi_writer_launch(void)
     struct pi_writer *w = &pi_rec.writer;
     if (w->fd > 0)
         pi_sys_close(w->fd); /* the parent's file, inherited through fork */
-    if (w->statm_fd > 0)
-        pi_sys_close(w->statm_fd);
+    pi_process_sampler_close(&w->sampler);
     w->fd = -1;
-    w->statm_fd = -1;
     if (pi_writer_allocate(w) != 0) {
         pi_diag("cannot allocate the writer's buffers; the program runs untraced");
         return -1;
