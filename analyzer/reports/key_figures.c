@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/gpu/gpu_analysis.h"
+#include "report_host_memory.h"
 #include "verdicts/verdict.h"
 
 void pi_key_figures_of(const struct pi_analysis *a, struct pi_key_figures *k)
@@ -12,8 +13,10 @@ void pi_key_figures_of(const struct pi_analysis *a, struct pi_key_figures *k)
     k->gpu_busy_share = -1;
     k->lost = a->lost;
     k->strings_lost = a->strings_lost;
-    k->host_peak = a->host_memory.rss_peak_bytes;
-    k->host_processes = a->host_memory.processes_alive;
+    struct pi_host_peak host = pi_host_peak_of(a);
+    k->host_peak = host.bytes;
+    k->host_figure = host.figure;
+    k->host_processes = host.alive;
     for (size_t i = 0; i < a->process_count; i++)
         if (a->processes[i].gpu && a->processes[i].gpu->peak > k->device_peak)
             k->device_peak = a->processes[i].gpu->peak;

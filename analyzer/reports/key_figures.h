@@ -19,7 +19,8 @@ struct pi_key_figures {
     int gpu_share_of_steps;           /* 1: of the steady steps' time; 0: of the process's run */
     uint64_t gpu_busy_ns;
     uint64_t device_peak;             /* the largest process's; 0: no CUDA allocations */
-    uint64_t host_peak;               /* the tree's RSS at one moment; 0: no samples */
+    uint64_t host_peak;               /* the tree's PSS (or RSS) at one moment; 0: no samples */
+    const char *host_figure;          /* "PSS" or "RSS": which host_peak adds up */
     unsigned host_processes;          /* alive at that moment */
     int growth_known;                 /* over steady steps */
     double device_growth_per_step, rss_growth_per_step; /* bytes */

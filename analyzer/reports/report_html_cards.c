@@ -63,8 +63,8 @@ static void memory_cards(FILE *out, const struct pi_key_figures *k)
     snprintf(detail, sizeof(detail), "no RSS samples");
     if (k->host_peak) {
         snprintf(value, sizeof(value), "%s", pi_format_bytes((double)k->host_peak));
-        snprintf(detail, sizeof(detail), "RSS of the whole tree, %u process%s alive then",
-                 k->host_processes, k->host_processes == 1 ? "" : "es");
+        snprintf(detail, sizeof(detail), "%s of the whole tree, %u process%s alive then",
+                 k->host_figure, k->host_processes, k->host_processes == 1 ? "" : "es");
     }
     card(out, "host-memory", "peak host memory", value, detail);
     snprintf(value, sizeof(value), "-");

@@ -13,6 +13,7 @@
 #include "call_site_format.h"
 #include "report.h"
 #include "report_collectives.h"
+#include "report_host_memory.h"
 #include "report_summary_mode.h"
 #include "report_python_time.h"
 #include "report_ranks.h"
@@ -203,6 +204,7 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
         cJSON_AddItemToArray(point, cJSON_CreateNumber((double)p->rss.v[i]));
         cJSON_AddItemToArray(samples, point);
     }
+    pi_report_process_pss_json(memory, a, p);
     cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
     cJSON_AddNumberToObject(cpu, "user_ns", (double)p->cpu_user_ns);
     cJSON_AddNumberToObject(cpu, "system_ns", (double)p->cpu_sys_ns);
@@ -274,14 +276,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON_AddBoolToObject(inputs, "exact", a->options.exact);
     cJSON_AddNumberToObject(inputs, "relative_error", a->options.exact ? 0 : PI_HISTOGRAM_RELATIVE_ERROR);
     cJSON_AddItemToObject(root, "verdict", verdict_json(a));
-    /* the tree's concurrent RSS peak, never a sum of peaks that did not meet */
-    cJSON *host = cJSON_AddObjectToObject(root, "host_memory");
-    cJSON_AddNumberToObject(host, "rss_peak_bytes", (double)a->host_memory.rss_peak_bytes);
-    cJSON_AddNumberToObject(host, "rss_peak_at_ns",
-                            (double)(a->host_memory.rss_peak_ns > a->base_ns
-                                         ? a->host_memory.rss_peak_ns - a->base_ns
-                                         : 0));
-    cJSON_AddNumberToObject(host, "processes_alive", (double)a->host_memory.processes_alive);
+    pi_report_host_memory_json(root, a);
     cJSON *processes = cJSON_AddArrayToObject(root, "processes");
     for (size_t i = 0; i < a->process_count; i++)
         cJSON_AddItemToArray(processes, process_json(a, &a->processes[i]));

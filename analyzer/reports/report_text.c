@@ -12,6 +12,7 @@
 #include "key_figures.h"
 #include "report.h"
 #include "report_collectives.h"
+#include "report_host_memory.h"
 #include "report_summary_mode.h"
 #include "report_python_time.h"
 #include "report_ranks.h"
@@ -68,9 +69,9 @@ static void print_key_numbers(FILE *out, const struct pi_analysis *a)
                 k.gpu_share_of_steps ? "the steady steps' time" : "the process's run");
     else
         fprintf(out, "  GPU busy          no GPU work recorded\n");
-    fprintf(out, "  peak memory       device %s, host %s (RSS of the tree)\n",
+    fprintf(out, "  peak memory       device %s, host %s (%s of the tree)\n",
             k.device_peak ? pi_format_bytes((double)k.device_peak) : "-",
-            k.host_peak ? pi_format_bytes((double)k.host_peak) : "-");
+            k.host_peak ? pi_format_bytes((double)k.host_peak) : "-", k.host_figure);
     if (k.growth_known)
         fprintf(out, "  growth per step   device %.2f MiB, RSS %.2f MiB\n",
                 k.device_growth_per_step / 1048576.0, k.rss_growth_per_step / 1048576.0);
@@ -302,21 +303,19 @@ static const char *exec_image(const struct pi_analysis *a, const struct pi_proce
 static void print_memory(FILE *out, const struct pi_analysis *a)
 {
     fprintf(out, "\nMEMORY AND CPU BY PROCESS\n");
-    const struct pi_host_memory *host = &a->host_memory;
-    if (host->rss_peak_bytes)
-        fprintf(out, "  host memory of the whole tree: peak %s at %s, %u process%s alive then "
-                     "(from the RSS samples; per process below)\n",
-                pi_format_bytes((double)host->rss_peak_bytes),
-                pi_format_ns((double)(host->rss_peak_ns > a->base_ns ? host->rss_peak_ns - a->base_ns
-                                                                     : 0)),
-                host->processes_alive, host->processes_alive == 1 ? "" : "es");
-    int contained = 0;
-    for (size_t i = 0; i < a->process_count; i++)
+    pi_report_host_memory_text(out, a);
+    int contained = 0, pss = 0; /* pss: a column where a process read its PSS (format 8) */
+    for (size_t i = 0; i < a->process_count; i++) {
         contained |= pi_process_host_pid(&a->processes[i]) != 0;
+        pss |= a->processes[i].pss.count > 0;
+    }
     if (contained)
         fprintf(out, "  %7s", "host pid");
-    fprintf(out, "  %7s %7s %10s %10s %12s %12s %10s %10s  %s\n", "pid", "ppid", "rss peak",
-            "at", "growth", "2nd half", "user cpu", "sys cpu", "command");
+    fprintf(out, "  %7s %7s %10s %10s", "pid", "ppid", "rss peak", "at");
+    if (pss)
+        fprintf(out, " %10s", "pss peak");
+    fprintf(out, " %12s %12s %10s %10s  %s\n", "growth", "2nd half", "user cpu", "sys cpu",
+            "command");
     for (size_t i = 0; i < a->process_count; i++) {
         const struct pi_process_info *p = &a->processes[i];
         uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
@@ -328,12 +327,14 @@ static void print_memory(FILE *out, const struct pi_analysis *a)
             snprintf(host_pid, sizeof(host_pid), "%d", pi_process_host_pid(p));
         if (contained)
             fprintf(out, "  %8s", host_pid);
-        fprintf(out, "  %7d %7d %10s %10s %12s %12s %10s %10s  %s%.40s\n", p->header.pid,
-                p->header.ppid, pi_format_bytes((double)p->rss_peak),
-                pi_format_ns((double)(p->rss_peak_ns > a->base_ns ? p->rss_peak_ns - a->base_ns : 0)),
-                whole, half, pi_format_ns((double)p->cpu_user_ns),
-                pi_format_ns((double)p->cpu_sys_ns), exec_image(a, p, image, sizeof(image)),
-                p->command);
+        uint64_t peak_at = p->rss_peak_ns > a->base_ns ? p->rss_peak_ns - a->base_ns : 0;
+        fprintf(out, "  %7d %7d %10s %10s", p->header.pid, p->header.ppid,
+                pi_format_bytes((double)p->rss_peak), pi_format_ns((double)peak_at));
+        if (pss)
+            fprintf(out, " %10s", p->pss.count ? pi_format_bytes((double)p->pss_peak) : "-");
+        fprintf(out, " %12s %12s %10s %10s  %s%.40s\n", whole, half,
+                pi_format_ns((double)p->cpu_user_ns), pi_format_ns((double)p->cpu_sys_ns),
+                exec_image(a, p, image, sizeof(image)), p->command);
     }
 }
 

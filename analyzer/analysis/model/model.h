@@ -181,6 +181,9 @@ struct pi_process_info {
     uint64_t profiler_cpu_ns; /* the profiler's own threads, from the end record; 0: unknown */
     uint64_t rss_peak, rss_peak_ns;
     struct pi_series rss;
+    /* proportional set size, read now and then (format 8); pss.count 0: never read */
+    uint64_t pss_peak, pss_peak_ns;
+    struct pi_series pss;
     struct pi_clock_samples main_cpu;
     struct pi_thread_info *threads;
     size_t thread_count, thread_capacity, last_thread;
@@ -217,9 +220,20 @@ static inline int pi_process_host_pid(const struct pi_process_info *p)
 
 /* The host memory of the whole process tree (analysis/host/host_memory.h). */
 struct pi_host_memory {
+    /* the processes' RSS added up: a page shared by several counts once in each */
     uint64_t rss_peak_bytes; /* 0: no samples */
     uint64_t rss_peak_ns;    /* when (CLOCK_MONOTONIC) */
     uint32_t processes_alive; /* with RSS at that moment */
+    /* the processes' latest PSS added up (format 8): what the tree held, each shared page
+     * counted once, at moments when every process alive had read it since the latest start
+     * among them (host_memory.c). 0: no process read its PSS, or no such moment; then the
+     * tree's figure is the RSS one */
+    uint64_t pss_peak_bytes;
+    uint64_t pss_peak_ns;
+    uint32_t pss_processes_alive;
+    /* processes that never read their PSS (they ended within 100 ms): the moments they were
+     * alive are left out of the PSS peak */
+    uint32_t pss_processes_unread;
 };
 
 struct pi_analysis;

@@ -141,6 +141,13 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         p->cpu_user_ns = r->arg[1];
         p->cpu_sys_ns = r->arg[2];
         return;
+    case PI_REC_PROC_PSS:
+        pi_series_add(&p->pss, ev->ts_ns, r->arg[0]);
+        if (r->arg[0] > p->pss_peak) {
+            p->pss_peak = r->arg[0];
+            p->pss_peak_ns = ev->ts_ns;
+        }
+        return;
     case PI_REC_LOST:
         /* strings not kept are no records lost: the records are there, unnamed */
         if (r->arg[1] == PI_LOST_STRINGS)
