@@ -57,10 +57,11 @@ static void record_between(struct pi_steps *s, struct pi_step_point from, struct
     pi_steps_record(s, from.ns, to.ns, to.wait_ns - from.wait_ns, to.sync_ns - from.sync_ns);
 }
 
-/* Whether the main thread posts once per step: most spans of one batch held one post. */
+/* Whether the main thread posts once per step: most spans held as many posts as batches
+ * (of one batch, or of several where batches come out of order all the time). */
 static int posts_mark_steps(const struct pi_steps *s)
 {
-    return s->single_spans >= 3 && s->single_spans_one_post * 10 >= s->single_spans * 9;
+    return s->spans >= 3 && s->spans_one_post_a_batch * 10 >= s->spans * 9;
 }
 
 /* The steps from the open span's start to @end: one per post when the posts
@@ -80,10 +81,8 @@ static void record_span(struct pi_steps *s, struct pi_step_point end, int last)
     int carried = s->batches_carried_in != 0;
     int by_posts = !s->wakes_overflowed && posts_mark_steps(s) && count >= 1 &&
                    (count == held || (count < held && !carried && !last));
-    if (held == 1) {
-        s->single_spans++;
-        s->single_spans_one_post += count == 1 && !s->wakes_overflowed;
-    }
+    s->spans++;
+    s->spans_one_post_a_batch += count == held && !s->wakes_overflowed;
     uint64_t steps = by_posts ? count : held;
     s->batches_held = held - steps;
     struct pi_step_point from = s->span_start;

@@ -108,7 +108,7 @@ struct pi_steps {
     void *wakes;                  /* the main thread's posts since the open span began */
     size_t wake_count, wake_capacity;
     int wakes_overflowed;         /* some were not kept */
-    uint64_t single_spans, single_spans_one_post; /* spans of one batch; of them with one post */
+    uint64_t spans, spans_one_post_a_batch; /* spans; of them with a post for each batch */
     void *steps; /* every step: start, end, waits, GPU time (steps.c) */
     size_t capacity;
     void *pending; /* GPU work after the last finished step */
