@@ -57,6 +57,10 @@ static cJSON *verdict_json(const struct pi_analysis *a)
             cJSON_AddStringToObject(f, "command", subject->command);
         cJSON_AddStringToObject(f, "summary", findings[i].summary);
         cJSON_AddStringToObject(f, "advice", findings[i].advice);
+        if (findings[i].cause)
+            cJSON_AddStringToObject(f, "cause", findings[i].cause);
+        if (findings[i].line[0])
+            cJSON_AddStringToObject(f, "line", findings[i].line);
         cJSON *evidence = cJSON_AddObjectToObject(f, "evidence");
         for (int e = 0; e < findings[i].evidence_count; e++)
             cJSON_AddNumberToObject(evidence, findings[i].evidence[e].name,

@@ -13,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Waiting for data is the one wait that needs no competitor to be real:
- * 15% of the step time is worth acting on, and a busy machine that slows
- * the loop's own compute must not hide a starved loader. */
-#define INPUT_BOUND_SHARE 0.15
 #define WAIT_BOUND_SHARE 0.20
 /* a thread that computes at least this share of its life can hold a lock or the GIL for long */
 #define COMPETITOR_CPU_SHARE 0.30
@@ -58,41 +54,6 @@ void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
         if (l->main)
             l->cpu_ns = (double)pi_thread_cpu_ns(p, l->main);
     }
-}
-
-static double file_read_p50_ms(const struct pi_analysis *a)
-{
-    struct pi_latency_entry *e =
-        pi_latency_get((struct pi_latency_table *)&a->calls, "io", "read", "file");
-    return e && e->durations.count ? pi_histogram_quantile(&e->durations, 0.5) / 1e6 : 0.0;
-}
-
-/* Time the loop waited for the data loader (directly or through a relay thread). */
-static int input_bound(const struct pi_analysis *a, const struct pi_loop *l, struct pi_finding *f)
-{
-    const struct pi_process_info *p = l->process;
-    double waited = l->data_wait_ns, total = l->total_ns;
-    if (total <= 0 || waited / total < INPUT_BOUND_SHARE)
-        return 0;
-    f->kind = "input-bound";
-    f->score = waited / total;
-    f->pid = p->header.pid;
-    snprintf(f->summary, sizeof(f->summary),
-             "the training loop (pid %d) waited for its data-loader workers %.0f%% of its step "
-             "time (%.2f s of %.2f s, %s)",
-             p->header.pid, 100 * f->score, waited / 1e9, total / 1e9, l->basis);
-    snprintf(f->advice, sizeof(f->advice),
-             "more DataLoader workers (num_workers; %llu worker processes were started), "
-             "persistent_workers=True, pin_memory=True, cheaper per-sample loading and decoding, "
-             "or faster storage / a cache for the dataset",
-             (unsigned long long)p->children);
-    pi_finding_evidence(f, "data_wait_s", waited / 1e9, "s");
-    pi_finding_evidence(f, "step_time_s", total / 1e9, "s");
-    pi_finding_evidence(f, "data_wait_share", f->score, "");
-    pi_finding_evidence(f, "steps", (double)p->steps.count, "");
-    pi_finding_evidence(f, "worker_processes", (double)p->children, "");
-    pi_finding_evidence(f, "file_read_p50_ms", file_read_p50_ms(a), "ms");
-    return 1;
 }
 
 /*
@@ -264,7 +225,7 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
     struct pi_loop loop;
     if (p) {
         pi_loop_of(p, &loop);
-        n += input_bound(a, &loop, &out[n]);
+        n += pi_verdict_input_bound(a, &loop, &out[n]);
         n += lock_bound(&loop, &out[n]);
         n += file_io_bound(&loop, &out[n]);
         n += pi_verdict_gpu_bound(a, &loop, &out[n]);

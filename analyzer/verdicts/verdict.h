@@ -10,7 +10,7 @@
 #include "analysis/pass/training_process.h"
 
 #define PI_MAX_FINDINGS 16
-#define PI_MAX_EVIDENCE 8
+#define PI_MAX_EVIDENCE 16
 
 struct pi_evidence {
     const char *name;
@@ -22,8 +22,12 @@ struct pi_finding {
     const char *kind; /* "input-bound", "lock-bound", ... or "none" */
     double score;     /* share of the time it explains, 0..1 */
     int pid;
-    char summary[400];
-    char advice[400];
+    char summary[640];
+    char advice[640];
+    /* input-bound: what the data-loader workers did most ("sleeping", "reading files",
+     * pi_worker_activity_name), and the user's line that held them; NULL and "" elsewhere */
+    const char *cause;
+    char line[256];
     struct pi_evidence evidence[PI_MAX_EVIDENCE];
     int evidence_count;
     /* memory-growth: the call sites of device memory the steady steps allocated and kept */
@@ -69,6 +73,10 @@ struct pi_loop {
     double main_wall_ns;  /* the main thread's life */
     double cpu_ns;        /* the main thread on a CPU in the loop, by its clock; negative: unknown */
 };
+
+/* pi_verdict_input_bound - the loop waited for its data loader, and why (verdict_input.c) */
+int pi_verdict_input_bound(const struct pi_analysis *analysis, const struct pi_loop *loop,
+                           struct pi_finding *out);
 
 /* pi_verdict_straggler - the rank the others wait for (verdict_ranks.c): 1 when written to @out */
 int pi_verdict_straggler(const struct pi_analysis *analysis, struct pi_finding *out);

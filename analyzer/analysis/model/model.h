@@ -118,6 +118,7 @@ struct pi_steps {
 struct pi_gpu_memory;
 struct pi_step_sources;
 struct pi_python_time;
+struct pi_python_lines;
 struct pi_ranks;
 
 /* A capture window: recording on request, from start_ns to end_ns (CLOCK_MONOTONIC ns). */
@@ -208,6 +209,8 @@ struct pi_process_info {
     int python;         /* the image ran Python (its interpreter was found) */
     struct pi_gpu_timeline *gpu_timeline; /* GPU busy over time, launch span; NULL: no launch, no GPU time */
     struct pi_collectives *collectives; /* NCCL (analysis/gpu/collectives.h); NULL when none */
+    struct pi_python_lines *python_lines; /* the user's lines that held the main thread
+                                           * (sites/python_lines.h); NULL: no samples */
 };
 
 /* pi_process_host_pid - the pid the host sees for @p when it lived in another PID

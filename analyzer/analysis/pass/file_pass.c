@@ -17,6 +17,7 @@
 #include "analysis/pass/training_process.h"
 #include "analysis/ranks/ranks.h"
 #include "analysis/sites/python_sites.h"
+#include "analysis/sites/python_lines.h"
 #include "analysis/sites/python_time.h"
 #include "profinject/rank_identity.h"
 
@@ -109,6 +110,7 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
     pi_memory_growth(p);
     pi_python_sites_finish_file(a, reader);
     pi_python_time_finish_file(a, reader);
+    pi_python_lines_finish_file(p, reader);
 }
 
 void *pi_file_pass_open_observer(const struct pi_analysis_options *options)

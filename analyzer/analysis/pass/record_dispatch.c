@@ -16,6 +16,7 @@
 #include "analysis/pass/summary_events.h"
 #include "analysis/ranks/ranks.h"
 #include "analysis/sites/python_sites.h"
+#include "analysis/sites/python_lines.h"
 #include "analysis/sites/python_time.h"
 
 #include <stdio.h>
@@ -190,6 +191,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_PY_SAMPLE:
         p->python = 1;
         pi_python_time_event(a, p, ev);
+        pi_python_lines_event(p, ev);
         return;
     case PI_REC_WAKE: /* in a process with data-loader workers */
         if (p->children == 0)

@@ -1,0 +1,40 @@
+/*
+ * python_lines.h - the lines of the user's own code that held a process's
+ * main thread, from the time samples (PI_REC_PY_SAMPLE): each sample's time
+ * goes to the deepest frame of its stack outside installed packages and the
+ * standard library, e.g. "train_io.py:14 in Files.__getitem__". Function
+ * tables stop at the wrappers of a data-loader worker (_worker_loop,
+ * BaseProcess.run ...); the line says where in the dataset the time went.
+ */
+#ifndef PI_PYTHON_LINES_H
+#define PI_PYTHON_LINES_H
+
+#include <stdint.h>
+
+#include "analysis/model/model.h"
+
+struct pi_python_line {
+    char *file, *function; /* as recorded */
+    uint32_t line;
+    uint64_t ns; /* sampled time with this line the deepest of the user's code */
+};
+
+/* One process's lines, most time first, kept with the process (model.h). */
+struct pi_python_lines {
+    struct pi_python_line *lines;
+    size_t count, capacity;
+    uint64_t sampled_ns; /* all its samples' time, in the user's code or not */
+    void *pending;       /* this file's sample time by stack id, until its end */
+};
+
+/* pi_python_lines_event - account a PI_REC_PY_SAMPLE of @process (record_dispatch.c) */
+void pi_python_lines_event(struct pi_process_info *process, const struct pi_event *ev);
+
+/* pi_python_lines_finish_file - resolve @process's stacks while the file's definitions are
+ * known */
+void pi_python_lines_finish_file(struct pi_process_info *process, const struct pi_reader *reader);
+
+/* pi_python_lines_free - release @process's lines */
+void pi_python_lines_free(struct pi_process_info *process);
+
+#endif

@@ -1,0 +1,81 @@
+"""A loop starved by its DataLoader workers for one cause at a time: each
+sample sleeps, reads a large file, or computes in __getitem__. The workers
+time their own work (perf_counter around the sleep and the read, their CPU
+clock around the computing) and hand their running totals back with each
+sample; the loop times its own steps and its waits in next(). Prints as JSON
+the pid, the steps, each worker's totals and life, and the loop's clocks.
+
+Usage: worker_causes.py sleep|read|compute STEPS WORKERS DATA_FILE"""
+import json
+import os
+import sys
+import time
+
+import torch
+from torch.utils.data import DataLoader, Dataset, get_worker_info
+
+from loop_parts import compute
+
+cause, steps, workers, data_file = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+BATCH = 4
+READ_BYTES = 32 << 20
+timers = {"start": 0.0, "end": 0.0, "work": 0.0}
+buffer = bytearray(READ_BYTES) if cause == "read" else None
+
+
+def started(_):
+    timers["start"] = time.perf_counter()
+
+
+def spin(n):
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+class Causes(Dataset):
+    def __len__(self):
+        return steps * BATCH
+
+    def __getitem__(self, i):
+        if cause == "sleep":
+            at = time.perf_counter()
+            time.sleep(0.02)
+            timers["work"] += time.perf_counter() - at
+        elif cause == "read":
+            at = time.perf_counter()
+            with open(data_file, "rb", buffering=0) as f:
+                f.readinto(buffer)
+            timers["work"] += time.perf_counter() - at
+        else:
+            at = time.thread_time()
+            spin(100000)
+            timers["work"] += time.thread_time() - at
+        timers["end"] = time.perf_counter()
+        return torch.zeros(4), get_worker_info().id, dict(timers)
+
+
+if __name__ == "__main__":
+    if cause == "read" and not os.path.exists(data_file):
+        with open(data_file, "wb") as f:
+            f.write(os.urandom(READ_BYTES))
+    loader = DataLoader(Causes(), batch_size=BATCH, num_workers=workers, worker_init_fn=started)
+    last = {}
+    waited = own = 0.0
+    batches = iter(loader)
+    begun = time.perf_counter()
+    while True:
+        at = time.perf_counter()
+        try:
+            _, ids, totals = next(batches)
+        except StopIteration:
+            break
+        got = time.perf_counter()
+        waited += got - at
+        for k, worker in enumerate(ids.tolist()):
+            last[worker] = {name: float(totals[name][k]) for name in totals}
+        compute(0.002)
+        own += time.perf_counter() - got
+    print(json.dumps({"pid": os.getpid(), "steps": steps, "workers": last,
+                      "loop_wait_s": waited, "loop_own_s": own}))

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""An input-bound verdict names its cause, from the workers' side. The
+workload (tests/analyzer/workloads/worker_causes.py) starves its loop with
+DataLoader workers that sleep, read a large file, or compute in
+__getitem__, and times that work itself; the report must name that cause,
+the line of __getitem__ (or of what it calls) that holds the workers, a
+share of their time within 10 points of their own timers, and more workers
+than it has. Run by ctest with the build's paths in the environment."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+SOURCE = os.environ["PI_SOURCE"]
+WORKLOADS = os.path.join(SOURCE, "tests", "analyzer", "workloads")
+WORKLOAD = os.path.join(WORKLOADS, "worker_causes.py")
+DATA = os.path.join(tempfile.gettempdir(), "pi-worker-causes.bin")
+STEPS, WORKERS = 80, 2
+
+
+def line_of(text):
+    """The number of the workload's line that holds @text: the truth of where the time goes."""
+    with open(WORKLOAD) as f:
+        [number] = [i for i, line in enumerate(f, 1) if text in line]
+    return number
+
+
+def profile(cause):
+    traces = tempfile.mkdtemp(prefix=f"pi-cause-{cause}-")
+    job = subprocess.run([sys.executable, WORKLOAD, cause, str(STEPS), str(WORKERS), DATA],
+                         env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces),
+                         cwd=WORKLOADS, capture_output=True, text=True, timeout=300)
+    assert job.returncode == 0, job.stderr
+    truth = json.loads(job.stdout)
+    out = os.path.join(traces, "report.json")
+    subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
+    with open(out) as f:
+        return truth, json.load(f)
+
+
+def own_share(truth):
+    """The workers' own share of their lives spent on the planted work, all workers together."""
+    workers = truth["workers"].values()
+    return sum(w["work"] for w in workers) / sum(w["end"] - w["start"] for w in workers)
+
+
+class InputBoundCause(unittest.TestCase):
+    def check(self, cause, named, evidence, statement, function):
+        truth, report = profile(cause)
+        self.assertEqual(len(truth["workers"]), WORKERS)
+        first = report["verdict"][0]
+        self.assertEqual(first["kind"], "input-bound", first["summary"])
+        self.assertEqual(first["pid"], truth["pid"])
+        self.assertEqual(first.get("cause"), named, first["summary"])
+        share = first["evidence"][evidence]
+        self.assertAlmostEqual(share, own_share(truth), delta=0.10, msg=first["summary"])
+        where = f"worker_causes.py:{line_of(statement)} in {function}"
+        self.assertTrue(first.get("line", "").endswith(where), (first.get("line"), where))
+        self.assertIn(where, first["summary"])
+        # each batch holds a worker far longer than the loop's step: more would keep up
+        self.assertGreater(first["evidence"]["workers_to_keep_up"], WORKERS, first["summary"])
+        self.assertIn(f"num_workers={first['evidence']['workers_to_keep_up']:.0f}",
+                      first["advice"])
+        return first
+
+    def test_sleeping_workers(self):
+        first = self.check("sleep", "sleeping", "worker_sleeping_share", "time.sleep(0.02)",
+                           "Causes.__getitem__")
+        self.assertIn("remove the sleep", first["advice"])
+
+    def test_workers_reading_files(self):
+        first = self.check("read", "reading files", "worker_reading_share", "f.readinto(buffer)",
+                           "Causes.__getitem__")
+        self.assertIn("cache the dataset", first["advice"])
+
+    def test_workers_computing(self):
+        first = self.check("compute", "computing", "worker_computing_share", "total += i * i",
+                           "spin")
+        self.assertIn("cheaper transforms", first["advice"])
+
+
+if __name__ == "__main__":
+    unittest.main()
