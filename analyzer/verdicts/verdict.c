@@ -239,6 +239,7 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
         n += pi_verdict_device_growth(&a->processes[i], &out[n]);
     }
     qsort(out, (size_t)n, sizeof(*out), by_score);
+    pi_verdict_causes_first(out, n);
     if (n == 0)
         nothing_stands_out(p ? &loop : NULL, &out[n++]);
     return n;

@@ -78,6 +78,10 @@ struct pi_loop {
 int pi_verdict_input_bound(const struct pi_analysis *analysis, const struct pi_loop *loop,
                            struct pi_finding *out);
 
+/* pi_verdict_causes_first - move each finding that another explains (a wait behind its
+ * cause) to just after that one, in @findings of @count (verdict_causes.c) */
+void pi_verdict_causes_first(struct pi_finding *findings, int count);
+
 /* pi_verdict_straggler - the rank the others wait for (verdict_ranks.c): 1 when written to @out */
 int pi_verdict_straggler(const struct pi_analysis *analysis, struct pi_finding *out);
 

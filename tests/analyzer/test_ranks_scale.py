@@ -117,6 +117,34 @@ class ManyRanks(unittest.TestCase):
             shutil.rmtree(directory)
 
 
+class CausesFirst(unittest.TestCase):
+    """Rank 0's collectives wait for the planted straggler (its lock waits, 23% of its life, a
+    larger share than the straggler's 30 ms of a step): the straggler is the first finding
+    and the waits it explains come after it."""
+
+    def test_the_straggler_ranks_above_the_waits_behind_it(self):
+        directory = tempfile.mkdtemp(prefix="pi-ranks-causes-")
+        try:
+            planted = generate(directory, 64, 100, 3, 30)
+            out = os.path.join(directory, "report.json")
+            subprocess.run([ANALYZE, directory, "--quiet", "--json", out], check=True,
+                           stdout=subprocess.DEVNULL)
+            with open(out) as f:
+                verdict = json.load(f)["verdict"]
+            kinds = [v["kind"] for v in verdict]
+            self.assertEqual(kinds[0], "straggler", [v["summary"] for v in verdict])
+            self.assertEqual(verdict[0]["evidence"]["rank"], planted["straggler"])
+            self.assertAlmostEqual(verdict[0]["evidence"]["delay_per_step_ms"] * 1e6,
+                                   planted["straggler_delay_p50_ns"],
+                                   delta=0.05 * planted["delay_ns"])
+            self.assertIn("lock-bound", kinds)  # the symptom is still said, after its cause
+            for wait in verdict[1:]:
+                if wait["kind"] in ("lock-bound", "sync-bound"):
+                    self.assertIn("a wait behind the straggler finding", wait["summary"])
+        finally:
+            shutil.rmtree(directory)
+
+
 class GpuRanks(unittest.TestCase):
     """A GPU job's collectives are NCCL kernels that wait on the GPU while the host waits
     in a stream synchronisation: the same straggler must be found from their GPU time."""

@@ -5,6 +5,7 @@
  * busy enough to hold the lock.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -99,4 +100,43 @@ Test(verdict, lock_waits_against_a_busy_thread_are_lock_bound)
     cr_assert(n >= 1);
     cr_assert_str_eq(findings[0].kind, "lock-bound", "%s: %s", findings[0].kind, findings[0].summary);
     cr_assert(!has(findings, n, "input-bound"));
+}
+
+static struct pi_finding finding(const char *kind, int pid, double score)
+{
+    struct pi_finding f = {.kind = kind, .pid = pid, .score = score};
+    snprintf(f.summary, sizeof(f.summary), "%s of %d", kind, pid);
+    return f;
+}
+
+/* Waits that another finding explains rank after it, whatever their share: the others'
+ * collective waits behind the straggler, synchronisation behind a busy GPU. */
+Test(verdict, a_wait_ranks_after_the_finding_that_explains_it)
+{
+    struct pi_finding f[4] = {finding("lock-bound", 1000, 0.23), finding("sync-bound", 1000, 0.22),
+                              finding("straggler", 1003, 0.21), finding("rss-growth", 1000, 0.1)};
+    pi_verdict_causes_first(f, 4);
+    cr_assert_str_eq(f[0].kind, "straggler");
+    cr_assert_str_eq(f[1].kind, "lock-bound");
+    cr_assert_str_eq(f[2].kind, "sync-bound");
+    cr_assert_str_eq(f[3].kind, "rss-growth");
+    cr_assert(strstr(f[1].summary, "behind the straggler finding of pid 1003"), "%s", f[1].summary);
+
+    struct pi_finding g[2] = {finding("sync-bound", 7, 0.6), finding("gpu-bound", 7, 0.4)};
+    pi_verdict_causes_first(g, 2);
+    cr_assert_str_eq(g[0].kind, "gpu-bound");
+    cr_assert_str_eq(g[1].kind, "sync-bound");
+}
+
+/* The straggler's own waits, and another process's GPU, explain nothing of a wait. */
+Test(verdict, a_wait_that_nothing_explains_keeps_its_place)
+{
+    struct pi_finding f[2] = {finding("lock-bound", 1003, 0.3), finding("straggler", 1003, 0.2)};
+    struct pi_finding g[2] = {finding("sync-bound", 1, 0.6), finding("gpu-bound", 2, 0.4)};
+    pi_verdict_causes_first(f, 2);
+    pi_verdict_causes_first(g, 2);
+    cr_assert_str_eq(f[0].summary, "lock-bound of 1003");
+    cr_assert_str_eq(f[1].kind, "straggler");
+    cr_assert_str_eq(g[0].summary, "sync-bound of 1");
+    cr_assert_str_eq(g[1].kind, "gpu-bound");
 }
