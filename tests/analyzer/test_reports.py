@@ -678,8 +678,18 @@ class PyTorchVerdict(unittest.TestCase):
         if found:
             self.assertGreater(share, 0.10, ("a false alarm", share, found))
             self.assertAlmostEqual(found[0]["evidence"]["data_wait_share"], share, delta=0.10)
+            return found[0]
         else:
             self.assertLess(share, 0.25, ("missed", share, rep["verdict"]))
+
+    def assert_workers_sleep(self, found):
+        """The example's workers read an 8 KiB file and sleep the delay per sample: the cause
+        is their sleep, at the line of the example that sleeps."""
+        with open(os.path.join(SOURCE, "examples", "pytorch_train.py")) as f:
+            [line] = [i for i, text in enumerate(f, 1) if "time.sleep(self.delay_s)" in text]
+        self.assertEqual(found.get("cause"), "sleeping", found["summary"])
+        self.assertTrue(found["line"].endswith(f"pytorch_train.py:{line} in FileDataset.__getitem__"),
+                        found["line"])
 
     def test_input_bound_exactly_when_the_loop_itself_waited(self):
         # 20 ms a sample: on an idle machine the loop waits for its workers most of the time;
@@ -687,7 +697,9 @@ class PyTorchVerdict(unittest.TestCase):
         for delay_ms in (20, 0):
             with self.subTest(delay_ms=delay_ms):
                 rep, job, share = self.run_example(delay_ms)
-                self.assert_verdict_agrees_with_the_loop(rep, share)
+                found = self.assert_verdict_agrees_with_the_loop(rep, share)
+                if found and delay_ms:
+                    self.assert_workers_sleep(found)
                 [main] = [p for p in rep["processes"] if p["children"] == 2]
                 # 256 samples / 16 per batch = 16 batches, one step per batch received
                 self.assertEqual((main["steps"]["count"], job["steps"]), (16, 16))
