@@ -4,14 +4,20 @@
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/sites/call_sites.h"
+#include "analysis/sites/python_lines.h"
 #include "analysis/sites/python_time.h"
 #include "call_site_format.h"
 #include "format.h"
 
 #define TEXT_FUNCTIONS_FIRST 15 /* rows for the process with the most samples */
 #define TEXT_FUNCTIONS_OTHERS 5
+/* a worker's table goes on, to this many rows, until the function of the line of the user's
+ * code that held it (python_lines.h): its wrappers (_worker_loop, BaseProcess.run, and the
+ * parent's frames a fork copied) take the first rows */
+#define TEXT_FUNCTIONS_TO_USERS_LINE 30
 #define TEXT_PROCESSES 4
 #define JSON_FUNCTIONS 200
 #define HTML_FUNCTIONS 25
@@ -59,8 +65,14 @@ void pi_report_python_time_text(FILE *out, const struct pi_analysis *a)
                 process->header.pid, pi_format_ns((double)p->sampled_ns), p->samples);
         fprintf(out, "  %9s %6s %9s %6s  %s\n", "inclusive", "", "self", "", "function");
         size_t rows = k == 0 ? TEXT_FUNCTIONS_FIRST : TEXT_FUNCTIONS_OTHERS;
-        for (size_t i = 0; i < p->function_count && i < rows; i++) {
+        const struct pi_python_lines *lines = process->python_lines;
+        int reached = k == 0 || !lines || !lines->count;
+        for (size_t i = 0; i < p->function_count &&
+                           (i < rows || (!reached && i < TEXT_FUNCTIONS_TO_USERS_LINE));
+             i++) {
             const struct pi_python_function *f = &p->functions[i];
+            reached = reached || (strcmp(f->function, lines->lines[0].function) == 0 &&
+                                  strcmp(f->file, lines->lines[0].file) == 0);
             fprintf(out, "  %9s %5.1f%% %9s %5.1f%%  %s (%s)\n", pi_format_ns((double)f->inclusive_ns),
                     share(f->inclusive_ns, p->sampled_ns), pi_format_ns((double)f->self_ns),
                     share(f->self_ns, p->sampled_ns), f->function,

@@ -37,9 +37,10 @@ def profile(cause):
     assert job.returncode == 0, job.stderr
     truth = json.loads(job.stdout)
     out = os.path.join(traces, "report.json")
-    subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True, capture_output=True)
+    text = subprocess.run([ANALYZE, traces, "--json", out], check=True, capture_output=True,
+                          text=True).stdout
     with open(out) as f:
-        return truth, json.load(f)
+        return truth, json.load(f), text
 
 
 def own_share(truth):
@@ -50,7 +51,7 @@ def own_share(truth):
 
 class InputBoundCause(unittest.TestCase):
     def check(self, cause, named, evidence, statement, function):
-        truth, report = profile(cause)
+        truth, report, text = profile(cause)
         self.assertEqual(len(truth["workers"]), WORKERS)
         first = report["verdict"][0]
         self.assertEqual(first["kind"], "input-bound", first["summary"])
@@ -65,6 +66,12 @@ class InputBoundCause(unittest.TestCase):
         self.assertGreater(first["evidence"]["workers_to_keep_up"], WORKERS, first["summary"])
         self.assertIn(f"num_workers={first['evidence']['workers_to_keep_up']:.0f}",
                       first["advice"])
+        # each worker's table of Python time goes down to the dataset's function
+        workers = [p["pid"] for p in report["processes"] if p["ppid"] == truth["pid"]]
+        self.assertEqual(len(workers), WORKERS)
+        for pid in workers:
+            table = text.split(f"PYTHON TIME (pid {pid},")[1].split("\n\n")[0]
+            self.assertIn(f"{function} (", table, table)
         return first
 
     def test_sleeping_workers(self):
