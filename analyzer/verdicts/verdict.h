@@ -10,7 +10,7 @@
 #include "analysis/pass/training_process.h"
 
 #define PI_MAX_FINDINGS 16
-#define PI_MAX_EVIDENCE 16
+#define PI_MAX_EVIDENCE 20
 
 struct pi_evidence {
     const char *name;

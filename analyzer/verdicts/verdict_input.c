@@ -37,7 +37,7 @@ static double workers_line(const struct pi_analysis *a, const struct pi_process_
     uint64_t best_ns = 0, sampled = 0;
     for (size_t i = 0; i < a->process_count; i++) {
         const struct pi_process_info *q = &a->processes[i];
-        if (q == parent || q->header.ppid != parent->header.pid || !q->python_lines)
+        if (!pi_is_worker_of(q, parent) || !q->python_lines)
             continue;
         sampled += q->python_lines->sampled_ns;
         for (size_t k = 0; k < q->python_lines->count; k++) {
@@ -45,7 +45,7 @@ static double workers_line(const struct pi_analysis *a, const struct pi_process_
             uint64_t ns = 0; /* the same line in every worker */
             for (size_t j = i; j < a->process_count; j++) {
                 const struct pi_process_info *r = &a->processes[j];
-                if (r == parent || r->header.ppid != parent->header.pid || !r->python_lines)
+                if (!pi_is_worker_of(r, parent) || !r->python_lines)
                     continue;
                 for (size_t m = 0; m < r->python_lines->count; m++) {
                     const struct pi_python_line *x = &r->python_lines->lines[m];
@@ -170,10 +170,10 @@ int pi_verdict_input_bound(const struct pi_analysis *a, const struct pi_loop *l,
     double needed = own_per_step > 0 && per_batch > 0 ? ceil(per_batch / own_per_step) : 0;
     if (n > 0 && (size_t)n < sizeof(f->summary))
         n += snprintf(f->summary + n, sizeof(f->summary) - (size_t)n,
-                      "; its %zu workers were mostly %s: reading files %.0f%%, computing "
+                      "; its workers (%zu, %zu at once) were mostly %s: reading files %.0f%%, computing "
                       "%.0f%%, sleeping %.0f%%, waiting on locks/IPC %.0f%%, idle %.0f%%, "
                       "waiting for a CPU or in calls no hook sees %.0f%%",
-                      w.workers, f->cause, 100 * share[PI_WORKER_READING],
+                      w.workers, w.concurrent, f->cause, 100 * share[PI_WORKER_READING],
                       100 * share[PI_WORKER_COMPUTING], 100 * share[PI_WORKER_SLEEPING],
                       100 * share[PI_WORKER_WAITING], 100 * share[PI_WORKER_IDLE],
                       100 * share[PI_WORKER_OTHER]);
@@ -185,7 +185,7 @@ int pi_verdict_input_bound(const struct pi_analysis *a, const struct pi_loop *l,
                  "; a worker takes %.1f ms a batch, the loop %.1f ms a step: %.0f workers would "
                  "keep up",
                  per_batch / 1e6, own_per_step / 1e6, needed);
-    advise(f, cause, f->line, needed, w.workers,
+    advise(f, cause, f->line, needed, w.concurrent,
            w.ns[PI_WORKER_OTHER] > w.ns[PI_WORKER_COMPUTING] / 2);
     pi_finding_evidence(f, "worker_reading_share", share[PI_WORKER_READING], "");
     pi_finding_evidence(f, "worker_computing_share", share[PI_WORKER_COMPUTING], "");
@@ -196,6 +196,7 @@ int pi_verdict_input_bound(const struct pi_analysis *a, const struct pi_loop *l,
     pi_finding_evidence(f, "worker_ms_per_batch", per_batch / 1e6, "ms");
     pi_finding_evidence(f, "loop_ms_per_step", own_per_step / 1e6, "ms");
     pi_finding_evidence(f, "workers_to_keep_up", needed, "");
+    pi_finding_evidence(f, "workers_at_once", (double)w.concurrent, "");
     pi_finding_evidence(f, "worker_line_share", line_share, "");
     return 1;
 }

@@ -29,9 +29,10 @@ def line_of(text):
     return number
 
 
-def profile(cause):
+def profile(cause, epochs=1):
     traces = tempfile.mkdtemp(prefix=f"pi-cause-{cause}-")
-    job = subprocess.run([sys.executable, WORKLOAD, cause, str(STEPS), str(WORKERS), DATA],
+    job = subprocess.run([sys.executable, WORKLOAD, cause, str(STEPS), str(WORKERS), DATA,
+                          str(epochs)],
                          env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces),
                          cwd=WORKLOADS, capture_output=True, text=True, timeout=300)
     assert job.returncode == 0, job.stderr
@@ -50,8 +51,8 @@ def own_share(truth):
 
 
 class InputBoundCause(unittest.TestCase):
-    def check(self, cause, named, evidence, statement, function):
-        truth, report, text = profile(cause)
+    def check(self, cause, named, evidence, statement, function, epochs=1):
+        truth, report, text = profile(cause, epochs)
         self.assertEqual(len(truth["workers"]), WORKERS)
         first = report["verdict"][0]
         self.assertEqual(first["kind"], "input-bound", first["summary"])
@@ -64,13 +65,16 @@ class InputBoundCause(unittest.TestCase):
         self.assertIn(where, first["summary"])
         # each batch holds a worker far longer than the loop's step: more would keep up
         self.assertGreater(first["evidence"]["workers_to_keep_up"], WORKERS, first["summary"])
-        self.assertIn(f"num_workers={first['evidence']['workers_to_keep_up']:.0f}",
+        self.assertIn(f"num_workers={first['evidence']['workers_to_keep_up']:.0f} (now {WORKERS})",
                       first["advice"])
-        # each worker's table of Python time goes down to the dataset's function
+        self.assertEqual(first["evidence"]["workers_at_once"], WORKERS)
+        # each worker's table of Python time shown goes down to the dataset's function
         workers = [p["pid"] for p in report["processes"] if p["ppid"] == truth["pid"]]
-        self.assertEqual(len(workers), WORKERS)
-        for pid in workers:
-            table = text.split(f"PYTHON TIME (pid {pid},")[1].split("\n\n")[0]
+        self.assertEqual(len(workers), WORKERS * epochs)
+        tables = [text.split(f"PYTHON TIME (pid {pid},")[1].split("\n\n")[0] for pid in workers
+                  if f"PYTHON TIME (pid {pid}," in text]
+        self.assertTrue(tables, text)
+        for table in tables:
             self.assertIn(f"{function} (", table, table)
         return first
 
@@ -78,6 +82,11 @@ class InputBoundCause(unittest.TestCase):
         first = self.check("sleep", "sleeping", "worker_sleeping_share", "time.sleep(0.02)",
                            "Causes.__getitem__")
         self.assertIn("remove the sleep", first["advice"])
+
+    def test_workers_of_each_epoch(self):
+        """Two epochs start two workers each: four processes, two at a time."""
+        self.check("sleep", "sleeping", "worker_sleeping_share", "time.sleep(0.02)",
+                   "Causes.__getitem__", epochs=2)
 
     def test_workers_reading_files(self):
         first = self.check("read", "reading files", "worker_reading_share", "f.readinto(buffer)",

@@ -41,29 +41,39 @@ uint64_t pi_worker_busy_ns(const struct pi_worker_time *w)
     return w->wall_ns > idle ? w->wall_ns - idle : 0;
 }
 
+int pi_is_worker_of(const struct pi_process_info *q, const struct pi_process_info *parent)
+{
+    return q != parent && q->header.ppid == parent->header.pid && pi_main_thread(q);
+}
+
+/* How many workers of @parent were alive when @q started (itself included). */
+static size_t alive_at_start(const struct pi_analysis *a, const struct pi_process_info *parent,
+                             const struct pi_process_info *q)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *r = &a->processes[i];
+        n += pi_is_worker_of(r, parent) && r->start_ns <= q->start_ns && q->start_ns < r->end_ns;
+    }
+    return n;
+}
+
 int pi_worker_time_of(const struct pi_analysis *a, const struct pi_process_info *parent,
                       struct pi_worker_time *w)
 {
     memset(w, 0, sizeof(*w));
-    uint64_t busiest_ns = 0;
     for (size_t i = 0; i < a->process_count; i++) {
         const struct pi_process_info *q = &a->processes[i];
-        const struct pi_thread_info *main = q != parent ? pi_main_thread(q) : NULL;
-        if (!main || q->header.ppid != parent->header.pid)
+        if (!pi_is_worker_of(q, parent))
             continue;
-        uint64_t wall = pi_thread_wall_ns(q, main), idle = 0;
+        const struct pi_thread_info *main = pi_main_thread(q);
         w->workers++;
-        w->wall_ns += wall;
-        for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
-            uint64_t ns = pi_thread_time_ns(q, main, (enum pi_time_class)c);
-            enum pi_worker_activity activity = activity_of((enum pi_time_class)c);
-            w->ns[activity] += ns;
-            idle += activity == PI_WORKER_IDLE ? ns : 0;
-        }
-        if (wall - (idle < wall ? idle : wall) >= busiest_ns) {
-            busiest_ns = wall - (idle < wall ? idle : wall);
-            w->busiest = q;
-        }
+        w->wall_ns += pi_thread_wall_ns(q, main);
+        for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+            w->ns[activity_of((enum pi_time_class)c)] +=
+                pi_thread_time_ns(q, main, (enum pi_time_class)c);
+        size_t alive = alive_at_start(a, parent, q);
+        w->concurrent = alive > w->concurrent ? alive : w->concurrent;
     }
     return w->workers > 0;
 }

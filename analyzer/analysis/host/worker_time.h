@@ -23,11 +23,14 @@ enum pi_worker_activity {
 const char *pi_worker_activity_name(enum pi_worker_activity activity);
 
 struct pi_worker_time {
-    size_t workers;     /* child processes in the trace */
-    uint64_t wall_ns;   /* their main threads' lives together */
+    size_t workers;    /* child processes in the trace */
+    size_t concurrent; /* the most alive at once: num_workers, where each epoch starts its own */
+    uint64_t wall_ns;  /* their main threads' lives together */
     uint64_t ns[PI_WORKER_ACTIVITY_COUNT];
-    const struct pi_process_info *busiest; /* the worker with the most time not idle */
 };
+
+/* pi_is_worker_of - whether @process is a worker of @parent: a child process */
+int pi_is_worker_of(const struct pi_process_info *process, const struct pi_process_info *parent);
 
 /* pi_worker_time_of - the workers of @parent in @analysis: 0 when it has none traced */
 int pi_worker_time_of(const struct pi_analysis *analysis, const struct pi_process_info *parent,

@@ -5,7 +5,7 @@ clock around the computing) and hand their running totals back with each
 sample; the loop times its own steps and its waits in next(). Prints as JSON
 the pid, the steps, each worker's totals and life, and the loop's clocks.
 
-Usage: worker_causes.py sleep|read|compute STEPS WORKERS DATA_FILE"""
+Usage: worker_causes.py sleep|read|compute STEPS WORKERS DATA_FILE [EPOCHS]"""
 import json
 import os
 import sys
@@ -17,6 +17,7 @@ from torch.utils.data import DataLoader, Dataset, get_worker_info
 from loop_parts import compute
 
 cause, steps, workers, data_file = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+epochs = int(sys.argv[5]) if len(sys.argv) > 5 else 1  # each epoch starts its own workers
 BATCH = 4
 READ_BYTES = 32 << 20
 timers = {"start": 0.0, "end": 0.0, "work": 0.0}
@@ -36,7 +37,7 @@ def spin(n):
 
 class Causes(Dataset):
     def __len__(self):
-        return steps * BATCH
+        return steps * BATCH // epochs
 
     def __getitem__(self, i):
         if cause == "sleep":
@@ -63,19 +64,19 @@ if __name__ == "__main__":
     loader = DataLoader(Causes(), batch_size=BATCH, num_workers=workers, worker_init_fn=started)
     last = {}
     waited = own = 0.0
-    batches = iter(loader)
-    begun = time.perf_counter()
-    while True:
-        at = time.perf_counter()
-        try:
-            _, ids, totals = next(batches)
-        except StopIteration:
-            break
-        got = time.perf_counter()
-        waited += got - at
-        for k, worker in enumerate(ids.tolist()):
-            last[worker] = {name: float(totals[name][k]) for name in totals}
-        compute(0.002)
-        own += time.perf_counter() - got
+    for epoch in range(epochs):
+        batches = iter(loader)
+        while True:
+            at = time.perf_counter()
+            try:
+                _, ids, totals = next(batches)
+            except StopIteration:
+                break
+            got = time.perf_counter()
+            waited += got - at
+            for k, worker in enumerate(ids.tolist()):
+                last[worker] = {name: float(totals[name][k]) for name in totals}
+            compute(0.002)
+            own += time.perf_counter() - got
     print(json.dumps({"pid": os.getpid(), "steps": steps, "workers": last,
                       "loop_wait_s": waited, "loop_own_s": own}))
