@@ -71,7 +71,8 @@ static double workers_line(const struct pi_analysis *a, const struct pi_process_
  * The busy activity with the largest share of the workers' time. Their time
  * neither in a wait nor on a CPU counts with computing: a worker's waits are
  * hooked (files, pipes, locks, sleeps), so the rest is mostly work that was
- * ready to run and waited for a CPU.
+ * ready to run and waited for a CPU. Workers idle more than busy are not the
+ * limit: the cause is idle, and the wait lies between them and the loop.
  */
 static enum pi_worker_activity dominant(const struct pi_worker_time *w)
 {
@@ -82,7 +83,7 @@ static enum pi_worker_activity dominant(const struct pi_worker_time *w)
             best_ns = w->ns[i];
             best = (enum pi_worker_activity)i;
         }
-    return best;
+    return w->ns[PI_WORKER_IDLE] > pi_worker_busy_ns(w) ? PI_WORKER_IDLE : best;
 }
 
 /* The advice that follows the workers' main cause; @needed: workers that would keep up. */
@@ -123,7 +124,14 @@ static void advise(struct pi_finding *f, enum pi_worker_activity cause, const ch
                  "(a lock around a reader, a multiprocessing.Manager); give each worker its own",
                  more, where);
         break;
-    default: /* idle or other: not a cause dominant() names */
+    case PI_WORKER_IDLE:
+        snprintf(f->advice, sizeof(f->advice),
+                 "the workers were idle most of the time, waiting for indexes: they keep up, and "
+                 "the loop waits for the hand-over: large batches through shared memory and "
+                 "pickling (smaller or fewer tensors per batch), the pin-memory thread, a "
+                 "prefetch_factor too small for uneven samples");
+        break;
+    default: /* other counts with computing: not a cause dominant() names */
         break;
     }
 }
