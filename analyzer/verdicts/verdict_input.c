@@ -179,8 +179,8 @@ int pi_verdict_input_bound(const struct pi_analysis *a, const struct pi_loop *l,
     if (n > 0 && (size_t)n < sizeof(f->summary))
         n += snprintf(f->summary + n, sizeof(f->summary) - (size_t)n,
                       "; its workers (%zu, %zu at once) were mostly %s: reading files %.0f%%, "
-                      "computing %.0f%%, sleeping %.0f%%, waiting on locks/IPC %.0f%%, idle %.0f%%, "
-                      "waiting for a CPU or in calls no hook sees %.0f%%",
+                      "computing %.0f%%, sleeping %.0f%%, waiting on locks/IPC %.0f%%, "
+                      "idle %.0f%%, waiting for a CPU or in calls no hook sees %.0f%%",
                       w.workers, w.concurrent, f->cause, 100 * share[PI_WORKER_READING],
                       100 * share[PI_WORKER_COMPUTING], 100 * share[PI_WORKER_SLEEPING],
                       100 * share[PI_WORKER_WAITING], 100 * share[PI_WORKER_IDLE],

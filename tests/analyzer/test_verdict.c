@@ -113,8 +113,9 @@ static struct pi_finding finding(const char *kind, int pid, double score)
  * collective waits behind the straggler, synchronisation behind a busy GPU. */
 Test(verdict, a_wait_ranks_after_the_finding_that_explains_it)
 {
-    struct pi_finding f[4] = {finding("lock-bound", 1000, 0.23), finding("sync-bound", 1000, 0.22),
-                              finding("straggler", 1003, 0.21), finding("rss-growth", 1000, 0.1)};
+    struct pi_finding f[4] = {
+        finding("lock-bound", 1000, 0.23), finding("sync-bound", 1000, 0.22),
+        finding("straggler", 1003, 0.21), finding("rss-growth", 1000, 0.1)};
     pi_verdict_causes_first(f, 4);
     cr_assert_str_eq(f[0].kind, "straggler");
     cr_assert_str_eq(f[1].kind, "lock-bound");
