@@ -30,6 +30,21 @@ const double pi_quantiles[PI_QUANTILE_COUNT] = {0.50, 0.90, 0.95, 0.99, 0.999, 1
 const char *const pi_quantile_names[PI_QUANTILE_COUNT] = {"p50", "p90", "p95", "p99", "p99.9",
                                                           "max"};
 
+/* One piece of evidence as the text shows it: a duration in the unit that fits its size
+ * (1.6 us, not 0.00159 ms), named without its unit; other figures as they are. */
+static size_t evidence_item(char *out, size_t size, const char *separator,
+                            const struct pi_evidence *e)
+{
+    size_t name = strlen(e->name);
+    if (strcmp(e->unit, "ms") == 0) {
+        if (name > 3 && strcmp(e->name + name - 3, "_ms") == 0)
+            name -= 3;
+        return (size_t)snprintf(out, size, "%s%.*s=%s", separator, (int)name, e->name,
+                                pi_format_ns(e->value * 1e6));
+    }
+    return (size_t)snprintf(out, size, "%s%s=%.3g%s", separator, e->name, e->value, e->unit);
+}
+
 static void print_verdict(FILE *out, const struct pi_analysis *a)
 {
     struct pi_finding findings[PI_MAX_FINDINGS];
@@ -43,9 +58,8 @@ static void print_verdict(FILE *out, const struct pi_analysis *a)
         size_t used = 0;
         evidence[0] = '\0';
         for (int e = 0; e < f->evidence_count && used < sizeof(evidence); e++)
-            used += (size_t)snprintf(evidence + used, sizeof(evidence) - used, "%s%s=%.3g%s",
-                                     e ? ", " : "", f->evidence[e].name, f->evidence[e].value,
-                                     f->evidence[e].unit);
+            used += evidence_item(evidence + used, sizeof(evidence) - used, e ? ", " : "",
+                                  &f->evidence[e]);
         pi_print_wrapped(out, "     evidence: ", evidence, 7, SCREEN_WIDTH);
         pi_print_wrapped(out, "     try: ", f->advice, 7, SCREEN_WIDTH);
     }
