@@ -82,6 +82,8 @@ static int create_in(int dir_fd, const char *dir, uint64_t start_realtime_ns, ch
  * errno's reason. */
 static void describe_failure(const char *dir, int error, char *why, size_t size)
 {
+    /* the caller reads errno after: whether to fall back depends on it, not on these looks */
+    int saved = errno;
     struct stat st;
     if (pi_sys_stat(dir, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
         snprintf(why, size, "it is a symbolic link; set PROFINJECT_OUTPUT to a directory that "
@@ -91,6 +93,7 @@ static void describe_failure(const char *dir, int error, char *why, size_t size)
                  S_ISREG(st.st_mode) ? "a regular file" : "a special file");
     else
         snprintf(why, size, "%s; set PROFINJECT_OUTPUT to a writable directory", strerror(error));
+    errno = saved;
 }
 
 /* A new trace file in @dir, made with its parents. With @private_only,
