@@ -79,8 +79,10 @@ static void record_span(struct pi_steps *s, struct pi_step_point end, int last)
         count++;
     uint64_t held = s->batches_held ? s->batches_held : 1;
     int carried = s->batches_carried_in != 0;
-    int by_posts = !s->wakes_overflowed && posts_mark_steps(s) && count >= 1 &&
-                   (count == held || (count < held && !carried && !last));
+    /* as many posts as batches place the steps wherever the loop is in its run (the first
+     * spans too); fewer carry a batch on only where the posts are known to mark steps */
+    int by_posts = !s->wakes_overflowed && count >= 1 &&
+                   (count == held || (posts_mark_steps(s) && count < held && !carried && !last));
     s->spans++;
     s->spans_one_post_a_batch += count == held && !s->wakes_overflowed;
     uint64_t steps = by_posts ? count : held;
