@@ -1,7 +1,8 @@
 /*
  * report_html_steps.c - every step of the training process as a stacked
- * bar: its time waiting for input, blocked on the GPU (synchronisation and
- * synchronous copies), computing by the main thread's CPU clock, and the
+ * bar: its time getting input (waiting for it, receiving it), blocked on
+ * the GPU (synchronisation and synchronous copies), computing by the main
+ * thread's CPU clock, and the
  * rest ("other": blocked in calls no hook sees, or waiting for a CPU; all
  * of the rest is CPU where the clock was not read); the GPU work it
  * launched as a mark beside. Steps clearly slower than the steady steps'
@@ -26,11 +27,12 @@ enum { PART_CPU, PART_OTHER, PART_SYNC, PART_WAIT, PARTS };
 static const char *const colors[PARTS] = {"#4e79a7" /* CPU */, "#bab0ac" /* other */,
                                           "#e15759" /* GPU wait */, "#f28e2b" /* input wait */};
 static const char *const names[PARTS] = {"CPU", "other",
-                                         "blocked on the GPU", "waiting for input"};
+                                         "blocked on the GPU", "getting input"};
 
 struct bar {
     double total, wait, sync, gpu; /* means over the group, ns */
     double other;                  /* of the rest, not on the CPU by its clock */
+    double receive;                /* of getting input, not blocked: receiving the batch */
     uint64_t first, last;          /* step numbers, from 1 */
     int slow, warmup;
 };
@@ -43,9 +45,10 @@ static void draw_bar(FILE *out, const struct bar *b, double x, double width, dou
             b->warmup ? " warmup" : "", b->first);
     if (b->last != b->first)
         fprintf(out, " to %" PRIu64 " (mean)", b->last);
-    fprintf(out, ": %s; waiting for input %s, blocked on the GPU %s, CPU %s, other %s; "
-                 "GPU work %s%s%s</title>\n",
-            pi_format_ns(b->total), pi_format_ns(b->wait), pi_format_ns(b->sync),
+    fprintf(out, ": %s; getting input %s (receiving %s), blocked on the GPU %s, CPU %s, "
+                 "other %s; GPU work %s%s%s</title>\n",
+            pi_format_ns(b->total), pi_format_ns(b->wait), pi_format_ns(b->receive),
+            pi_format_ns(b->sync),
             pi_format_ns(parts[PART_CPU]), pi_format_ns(b->other), pi_format_ns(b->gpu),
             b->slow ? "; slower than p95" : "", b->warmup ? "; warm-up" : "");
     for (int k = 0; k < PARTS; k++) {
@@ -111,11 +114,12 @@ void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
         for (uint64_t i = b * per; i < (b + 1) * per && pi_steps_figures(s, i, &f); i++, n++) {
             double total = (double)(f.end - f.start);
             bar.total += total;
-            bar.wait += (double)f.wait;
+            bar.wait += (double)(f.wait + f.receive);
+            bar.receive += (double)f.receive;
             bar.sync += (double)f.sync;
             bar.gpu += (double)f.gpu;
             if (f.cpu != PI_STEP_CPU_UNKNOWN) {
-                double rest = total - (double)f.wait - (double)f.sync;
+                double rest = total - (double)f.wait - (double)f.receive - (double)f.sync;
                 bar.other += rest > (double)f.cpu ? rest - (double)f.cpu : 0;
             }
             bar.slow |= i >= s->warmup && p95 > 0 && total > slow_above;
@@ -130,6 +134,7 @@ void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
         bar.sync /= (double)n;
         bar.gpu /= (double)n;
         bar.other /= (double)n;
+        bar.receive /= (double)n;
         draw_bar(out, &bar, MARGIN + width * (double)b, width > 1.5 ? width * 0.85 : width,
                  longest);
     }

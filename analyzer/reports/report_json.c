@@ -81,6 +81,7 @@ static cJSON *steps_json(struct pi_steps *s)
     cJSON *steady = cJSON_AddObjectToObject(steps, "steady");
     add_histogram(steady, &s->steady_ns);
     cJSON_AddNumberToObject(steady, "data_wait_ns", (double)s->steady_wait_ns);
+    cJSON_AddNumberToObject(steady, "data_receive_ns", (double)s->steady_receive_ns);
     cJSON_AddNumberToObject(steady, "sync_ns", (double)s->steady_sync_ns);
     cJSON_AddNumberToObject(steady, "gpu_ns", (double)s->steady_gpu_ns);
     cJSON_AddNumberToObject(steady, "cpu_ns", (double)pi_steps_steady_cpu_ns(s));

@@ -183,8 +183,11 @@ static void print_steps(FILE *out, const struct pi_analysis *a)
                 pi_format_ns(pi_histogram_quantile(h, 0.9)),
                 pi_format_ns(pi_histogram_quantile(h, 0.99)), pi_format_ns((double)h->max));
         double total = (double)s->steady_total_ns;
-        fprintf(out, "  steady split      waiting for data %.0f%%  CPU %.0f%%  sync %.0f%%  ",
-                100 * s->steady_wait_ns / total, 100 * pi_steps_steady_cpu_ns(s) / total,
+        fprintf(out, "  steady split      waiting for data %.0f%%  ",
+                100 * s->steady_wait_ns / total);
+        if (s->steady_receive_ns) /* in next(), not blocked: unpickling, rebuilding tensors */
+            fprintf(out, "receiving it %.0f%%  ", 100 * s->steady_receive_ns / total);
+        fprintf(out, "CPU %.0f%%  sync %.0f%%  ", 100 * pi_steps_steady_cpu_ns(s) / total,
                 100 * s->steady_sync_ns / total);
         if (s->steady_cpu_measured) /* blocked where no hook sees, or waiting for a CPU */
             fprintf(out, "other %.0f%%  ", 100 * pi_steps_steady_other_ns(s) / total);

@@ -34,6 +34,7 @@ void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
         l->steps = (double)(p->steps.count - p->steps.warmup);
         l->total_ns = (double)p->steps.steady_total_ns;
         l->data_wait_ns = (double)p->steps.steady_wait_ns;
+        l->data_receive_ns = (double)p->steps.steady_receive_ns;
         l->sync_ns = (double)p->steps.steady_sync_ns;
         if (l->gpu_ns >= 0)
             l->gpu_ns = (double)p->steps.steady_gpu_ns;

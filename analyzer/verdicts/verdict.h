@@ -66,6 +66,7 @@ struct pi_loop {
     const char *basis;    /* "steady steps", "the span of its kernel launches", "the main thread's life" */
     double total_ns;      /* the loop's time */
     double data_wait_ns;  /* waiting for the data loader (through any relay) */
+    double data_receive_ns; /* in the data loader's next() but not blocked: receiving batches */
     double sync_ns;       /* blocked in CUDA synchronisation and synchronous copies */
     double gpu_ns;        /* GPU busy in the loop; negative: no GPU durations recorded */
     double launches;      /* kernel launches of the process */

@@ -107,6 +107,29 @@ class StarvedLoopSteps(unittest.TestCase):
                                          f"loop's {expected / 1e6:.1f} ms ({shown})")
 
 
+class DataTime(unittest.TestCase):
+    """The time the loop spends getting its batches is all its time in the DataLoader's
+    next(): blocked until a batch comes, and receiving it (unpickling it, rebuilding its
+    tensors), each said apart. Truth: the loop's own clock around next() and its thread's
+    CPU clock there (examples/pytorch_train.py --summary)."""
+
+    def test_waiting_and_receiving_add_up_to_the_loop_s_time_in_next(self):
+        truth, main, _ = run(["--epochs", "1"])
+        steps = main["steps"]
+        self.assertEqual(steps["count"], truth["steps"])
+        # step k runs from batch k's take to batch k+1's: it holds batch k+1's next()
+        first = steps["warmup"] + 1
+        in_next = sum(truth["wait_s"][first:]) * 1e9
+        cpu_in_next = sum(truth["wait_cpu_s"][first:]) * 1e9
+        steady = steps["steady"]
+        found = steady["data_wait_ns"] + steady["data_receive_ns"]
+        slack = 1e6 * len(truth["wait_s"][first:])  # the loop's own calls around next()
+        self.assertAlmostEqual(found, in_next, delta=0.1 * in_next + slack)
+        # receiving is not blocked: at least what the thread computed there, at most all of it
+        self.assertGreaterEqual(steady["data_receive_ns"], 0.5 * cpu_in_next - slack)
+        self.assertLessEqual(steady["data_receive_ns"], in_next + slack)
+
+
 class DataLoaderSteps(unittest.TestCase):
     def test_every_configuration_counts_the_jobs_steps(self):
         for name, options in CONFIGURATIONS.items():

@@ -165,8 +165,15 @@ static void boundary(struct pi_steps *s, int taken_as_they_came)
         s->receive_messages = 1;
     }
     s->cluster_message_count = 0;
-    if (s->span_start.ns)
+    if (s->span_start.ns) {
         record_span(s, end, 0);
+        /* the loop's next() from its first wait to the take: what it was not blocked in,
+         * it spent receiving the batch (unpickling it, rebuilding its tensors) */
+        uint64_t spent = end.ns - s->cluster_start.ns;
+        uint64_t blocked = end.wait_ns - s->cluster_start.wait_ns;
+        if (!taken_as_they_came && end.ns > s->cluster_start.ns && spent > blocked)
+            pi_steps_receive(s, spent - blocked);
+    }
     s->span_start = end;
     s->batches_carried_in = s->batches_held;
     s->batches_held += s->receive_messages ? s->receive_messages : 1;
@@ -182,10 +189,12 @@ static void resolve_pending(struct pi_steps *s, int taken_as_they_came)
     if (!s->boundary_pending)
         return;
     s->boundary_pending = 0;
-    struct pi_step_point now = s->receipt_end;
+    struct pi_step_point now = s->receipt_end, cluster = s->cluster_start;
     s->receipt_end = s->pending_end;
+    s->cluster_start = s->pending_cluster_start;
     boundary(s, taken_as_they_came);
     s->receipt_end = now;
+    s->cluster_start = cluster;
 }
 
 /* A read of @bytes from a pipe: a message's length, the start of its pickle,
@@ -276,6 +285,7 @@ void pi_steps_event(struct pi_steps *s, const struct pi_event *ev, unsigned time
         if (s->in_receive && maybe_taken_as_they_came(s)) {
             s->boundary_pending = 1;
             s->pending_end = s->receipt_end;
+            s->pending_cluster_start = s->cluster_start;
         } else if (s->in_receive) {
             boundary(s, 0);
         } else {

@@ -20,6 +20,7 @@ struct step {
     uint64_t longest_lock;
     uint64_t collective_gpu; /* NCCL kernels' GPU time launched in the step (also in lock) */
     uint64_t cpu; /* the main thread's CPU time in it by its clock; PI_STEP_CPU_UNKNOWN: not read */
+    uint64_t receive; /* of its time getting the next batch, not blocked: receiving it */
 };
 
 /* What a part of a step is: GPU work, a lock wait, a collective's GPU time. */
@@ -61,7 +62,7 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     struct step *step = grow_steps(s);
     if (!step)
         return;
-    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0, PI_STEP_CPU_UNKNOWN};
+    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0, PI_STEP_CPU_UNKNOWN, 0};
     /* GPU work and waits for this step: take what started inside it, keep what is later */
     struct pending_part *pending = s->pending;
     size_t kept = 0;
@@ -219,16 +220,17 @@ void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
             pi_histogram_add(&s->steady_ns, total);
             s->steady_total_ns += total;
             s->steady_wait_ns += steps[i].wait;
+            s->steady_receive_ns += steps[i].receive;
             s->steady_sync_ns += steps[i].sync;
             s->steady_gpu_ns += steps[i].gpu;
         }
     }
 }
 
-/* The steady steps' time not spent waiting for data or the GPU. */
+/* The steady steps' time not spent getting data (waiting or receiving) or waiting for the GPU. */
 static uint64_t steady_host_ns(const struct pi_steps *s)
 {
-    uint64_t waited = s->steady_wait_ns + s->steady_sync_ns;
+    uint64_t waited = s->steady_wait_ns + s->steady_receive_ns + s->steady_sync_ns;
     return s->steady_total_ns > waited ? s->steady_total_ns - waited : 0;
 }
 
@@ -246,7 +248,7 @@ void pi_steps_measure_cpu(struct pi_steps *s, const struct pi_clock_samples *c)
             continue;
         }
         uint64_t from = pi_clock_samples_at(c, step->start), to = pi_clock_samples_at(c, step->end);
-        uint64_t used = to > from ? to - from : 0, waited = step->wait + step->sync;
+        uint64_t used = to > from ? to - from : 0, waited = step->wait + step->receive + step->sync;
         uint64_t host = step->end - step->start > waited ? step->end - step->start - waited : 0;
         step->cpu = used < host ? used : host;
         cpu += i >= s->warmup ? used : 0;
@@ -286,6 +288,12 @@ void pi_steps_free(struct pi_steps *s)
     s->steps = s->pending = s->wakes = NULL;
 }
 
+void pi_steps_receive(struct pi_steps *s, uint64_t ns)
+{
+    if (s->count && s->steps)
+        ((struct step *)s->steps)[s->count - 1].receive += ns;
+}
+
 int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_figures *out)
 {
     if (index >= s->count || !s->steps) /* out of range, or the figures were let go */
@@ -293,7 +301,8 @@ int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_fi
     const struct step *step = &((const struct step *)s->steps)[index];
     *out = (struct pi_step_figures){step->start,   step->end,  step->wait,
                                     step->sync,    step->gpu,  step->lock,
-                                    step->release, step->collective_gpu, step->cpu};
+                                    step->release, step->collective_gpu, step->cpu,
+                                    step->receive};
     return 1;
 }
 

@@ -68,7 +68,12 @@ int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start,
 struct pi_step_figures {
     uint64_t start, end, wait, sync, gpu, lock, release, collective_gpu;
     uint64_t cpu; /* the main thread's CPU time by its clock, PI_STEP_CPU_UNKNOWN: not read */
+    uint64_t receive; /* getting the next batch, not blocked: receiving and rebuilding it */
 };
+
+/* pi_steps_receive - @ns of the last finished step spent receiving its next batch: in the
+ * loop's next(), neither blocked nor computing the model (unpickling, rebuilding tensors) */
+void pi_steps_receive(struct pi_steps *steps, uint64_t ns);
 
 /* pi_steps_figures - step @index's figures (0 first, warm-up included); 0 when out of range */
 int pi_steps_figures(const struct pi_steps *steps, uint64_t index, struct pi_step_figures *out);

@@ -78,6 +78,7 @@ struct pi_steps {
     uint64_t warmup; /* the first steps, reported apart */
     struct pi_histogram steady_ns, warmup_ns;
     uint64_t steady_total_ns, steady_wait_ns, steady_sync_ns, steady_gpu_ns;
+    uint64_t steady_receive_ns; /* getting their next batch but not blocked: receiving it */
     /* the main thread's CPU time in the steady steps, by its clock (steady_cpu_measured) */
     uint64_t steady_cpu_ns;
     int steady_cpu_measured;
@@ -100,7 +101,7 @@ struct pi_steps {
     /* a cluster of several messages ended at pending_end: its boundary waits to see whether
      * the loop reads more batches (batch_receipts.c) */
     int boundary_pending;
-    struct pi_step_point pending_end;
+    struct pi_step_point pending_end, pending_cluster_start;
     int after_header;             /* the last pipe read was a message's length */
     uint64_t largest_payload;     /* the largest batch message's first read */
     uint64_t batches_held;        /* batches read and given no step yet */
