@@ -179,6 +179,11 @@ static int main_held_back(const struct pi_loop *l, double *share)
         return -1;
     for (int i = 0; i < (int)(sizeof(held_back) / sizeof(held_back[0])); i++) {
         double ns = (double)pi_thread_time_ns(l->process, l->main, held_back[i].class);
+        if (held_back[i].class == PI_TIME_OTHER) { /* waiting for its intra-op threads */
+            int threads;
+            double pool = pi_loop_intra_op_cpu_ns(l, l->main_wall_ns, &threads);
+            ns -= pool < ns ? pool : ns;
+        }
         if (ns / l->main_wall_ns >= WAIT_BOUND_SHARE && ns / l->main_wall_ns > *share) {
             *share = ns / l->main_wall_ns;
             found = i;
@@ -187,16 +192,17 @@ static int main_held_back(const struct pi_loop *l, double *share)
     return found;
 }
 
-static void nothing_stands_out(const struct pi_loop *l, struct pi_finding *f)
+static void nothing_stands_out(const struct pi_analysis *a, const struct pi_loop *l,
+                               struct pi_finding *f)
 {
     const struct pi_process_info *p = l ? l->process : NULL;
     f->kind = "none";
     double total = l ? l->total_ns : 0;
     double host = total - (l ? l->data_wait_ns + l->sync_ns : 0);
     f->score = total > 0 && host > 0 ? host / total : 0;
-    /* what the main thread spent on a CPU, no more, where its clock tells */
+    /* what the main thread and its intra-op threads spent on a CPU, where their clocks tell */
     if (l && total > 0 && l->cpu_ns >= 0)
-        f->score = l->cpu_ns / total;
+        f->score = pi_loop_computed_ns(l) / total;
     f->pid = p ? p->header.pid : 0;
     double held_share;
     int held = main_held_back(l, &held_share);
@@ -211,8 +217,8 @@ static void nothing_stands_out(const struct pi_loop *l, struct pi_finding *f)
              total > 0 ? 100 * l->data_wait_ns / total : 0.0, also);
     snprintf(f->advice, sizeof(f->advice), "%s",
              held >= 0 ? held_back[held].advice
-                       : "speed up the model itself: larger batches, mixed precision, "
-                         "torch.compile");
+             : l       ? pi_verdict_speed_up_advice(a, l)
+                       : "speed up the program's own work");
     pi_finding_evidence(f, "cpu_share", f->score, "");
     if (held >= 0)
         pi_finding_evidence(f, held_back[held].evidence, held_share, "");
@@ -233,6 +239,8 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
         n += pi_verdict_sync_bound(&loop, &out[n]);
         n += pi_verdict_launch_bound(a, &loop, &out[n]);
         n += pi_verdict_copy_bound(a, &loop, &out[n]);
+        if (n == 0) /* nothing held the loop back: its own work did */
+            n += pi_verdict_compute_bound(a, &loop, &out[n]);
     }
     n += pi_verdict_straggler(a, &out[n]);
     for (size_t i = 0; i < a->process_count && n + 1 < PI_MAX_FINDINGS; i++) {
@@ -242,6 +250,6 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
     qsort(out, (size_t)n, sizeof(*out), by_score);
     pi_verdict_causes_first(out, n);
     if (n == 0)
-        nothing_stands_out(p ? &loop : NULL, &out[n++]);
+        nothing_stands_out(a, p ? &loop : NULL, &out[n++]);
     return n;
 }

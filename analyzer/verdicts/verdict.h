@@ -98,5 +98,25 @@ int pi_verdict_launch_bound(const struct pi_analysis *analysis, const struct pi_
 int pi_verdict_copy_bound(const struct pi_analysis *analysis, const struct pi_loop *loop,
                           struct pi_finding *out);
 
+/* The compute findings (verdict_compute.c). pi_verdict_compute_bound - the loop computed, on
+ * its thread or its intra-op threads, at least half its time: 1 when written to @out. */
+int pi_verdict_compute_bound(const struct pi_analysis *analysis, const struct pi_loop *loop,
+                             struct pi_finding *out);
+
+/* pi_loop_intra_op_cpu_ns - the CPU time of the loop's intra-op threads (PyTorch's OpenMP or
+ * native pool: threads that make no recorded call) within @span_ns; their count in @threads */
+double pi_loop_intra_op_cpu_ns(const struct pi_loop *loop, double span_ns, int *threads);
+
+/* pi_loop_computed_ns - the loop's time on a CPU: its thread's, and its waits for its intra-op
+ * threads while they computed; negative where its thread's CPU is unknown */
+double pi_loop_computed_ns(const struct pi_loop *loop);
+
+/* pi_loop_is_python - whether the loop's process ran Python code (its time was sampled) */
+int pi_loop_is_python(const struct pi_analysis *analysis, const struct pi_loop *loop);
+
+/* pi_verdict_speed_up_advice - what to try when the loop's own work sets the pace: for a
+ * CPU or a GPU job, and no model advice for a program that runs no Python */
+const char *pi_verdict_speed_up_advice(const struct pi_analysis *analysis,
+                                       const struct pi_loop *loop);
 
 #endif

@@ -978,6 +978,57 @@ class ContendedSteps(unittest.TestCase):
         self.assertIn('class="segment-1"', svg)
 
 
+class ComputeLoop(unittest.TestCase):
+    """workloads/compute_loop.py: a loop that only computes, on its thread and one intra-op
+    thread (torch.set_num_threads(2)), alone and beside two busy processes. Truth is the job's
+    own clocks over the main thread's life (the loop has no steps): the main thread's
+    (time.thread_time_ns) and the process's (os.times), whose difference is what the intra-op
+    thread computed for the loop. That CPU is the loop's, not "other"; a loop that computes
+    most of its time is compute-bound, never "none"."""
+
+    @classmethod
+    def setUpClass(cls):
+        workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "compute_loop.py")
+        cls.runs = {}
+        for load in ("idle", "loaded"):
+            traces = tempfile.mkdtemp()
+            # the idle loop runs long enough to outweigh the imports before it
+            arguments = ["80", "--loaded"] if load == "loaded" else ["300"]
+            did = json.loads(record([sys.executable, workload, *arguments], traces,
+                                    env={"OMP_NUM_THREADS": "2"}).splitlines()[-1])
+            cls.runs[load] = (did, report(traces))
+
+    def check(self, load):
+        did, rep = self.runs[load]
+        pool_truth = did["life_process_cpu_ns"] - did["life_main_cpu_ns"]
+        self.assertGreater(pool_truth, 0.2 * did["life_main_cpu_ns"], "the pool computed")
+        share_truth = min(1.0, did["life_process_cpu_ns"] / did["life_ns"])
+        [finding] = [f for f in rep["verdict"] if "cpu_share" in f["evidence"]]
+        evidence = finding["evidence"]
+        # the main thread's file reads (imports) are neither CPU nor "other": a little slack
+        self.assertAlmostEqual(evidence["cpu_share"], share_truth, delta=0.06, msg=(did, finding))
+        if share_truth >= 0.6:
+            self.assertEqual(finding["kind"], "compute-bound", (did, finding))
+        if finding["kind"] == "compute-bound":
+            self.assertGreaterEqual(share_truth, 0.4, (did, finding))
+            self.assertEqual(evidence["intra_op_threads"], 1, finding)
+            self.assertAlmostEqual(evidence["intra_op_cpu_s"] * 1e9, pool_truth,
+                                   delta=0.1 * pool_truth + 100e6, msg=(did, finding))
+            # read as the thread ended: after the job read its clock, before it exited
+            self.assertGreater(evidence["main_cpu_s"] * 1e9, 0.95 * did["life_main_cpu_ns"],
+                               finding)
+            self.assertNotIn("larger batches, mixed precision", finding["advice"])
+        # what is left "other" is the wait for a CPU, not the pool's work
+        self.assertAlmostEqual(evidence.get("main_other_share", 0.0), 1 - share_truth,
+                               delta=0.08, msg=(did, finding))
+
+    def test_idle_loop_is_compute_bound_with_its_pool_s_cpu(self):
+        self.check("idle")
+
+    def test_loaded_loop_counts_its_pool_s_cpu(self):
+        self.check("loaded")
+
+
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from unittest_summary import main

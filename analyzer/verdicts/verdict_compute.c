@@ -1,0 +1,168 @@
+/*
+ * verdict_compute.c - a loop held back by nothing but its own work: it
+ * computes. PyTorch's intra-op threads (OpenMP or its own pool) compute
+ * for the loop's thread, which meanwhile waits for them in calls no hook
+ * sees: their CPU is the loop's, not time "blocked or waiting for a CPU".
+ */
+#include "verdict.h"
+
+#include "analysis/host/threads.h"
+#include "analysis/sites/python_time.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* half the loop on a CPU, its own or its pool's, and nothing else held it back */
+#define COMPUTE_BOUND_SHARE 0.50
+#define TOP_FUNCTIONS 3
+
+/*
+ * An intra-op thread: one of the process's threads that spent no time in a
+ * recorded call (an OpenMP or PyTorch pool thread computes and waits on its
+ * pool in calls no hook sees) and whose CPU time the trace measured. Threads that
+ * wait on queues, locks or files (Python threads, the pin-memory relay, the
+ * autograd engine) make recorded calls and are left out.
+ */
+static int intra_op_thread(const struct pi_process_info *p, const struct pi_thread_info *t)
+{
+    if ((int)t->tid == p->header.pid || !t->cpu.measured)
+        return 0;
+    for (int c = 0; c < PI_TIME_CPU; c++)
+        if (t->time[c])
+            return 0;
+    return strncmp(t->name, "pt_autograd", 11) != 0 && strcmp(t->name, "pt_data_pin") != 0;
+}
+
+double pi_loop_intra_op_cpu_ns(const struct pi_loop *l, double span_ns, int *threads)
+{
+    const struct pi_process_info *p = l->process;
+    double cpu = 0;
+    *threads = 0;
+    for (size_t i = 0; p && i < p->thread_count; i++) {
+        const struct pi_thread_info *t = &p->threads[i];
+        if (!intra_op_thread(p, t))
+            continue;
+        double wall = (double)pi_thread_wall_ns(p, t), ns = (double)pi_thread_cpu_ns(p, t);
+        if (wall <= 0 || ns < wall / 100)
+            continue; /* an idle thread: no pool that computed */
+        /* its CPU spread evenly over its life: the part the span holds */
+        cpu += span_ns < wall ? ns * span_ns / wall : ns;
+        (*threads)++;
+    }
+    return cpu;
+}
+
+int pi_loop_is_python(const struct pi_analysis *a, const struct pi_loop *l)
+{
+    return l && l->process && pi_python_time_of(a, l->process) != NULL;
+}
+
+/* The import machinery's frames: time spent importing, not computing. */
+static int import_frame(const struct pi_python_function *f)
+{
+    return strncmp(f->file, "<frozen importlib", 17) == 0;
+}
+
+/* "a (12%), b (8%)": the main thread's top functions by self time, imports left out. */
+static void top_functions(const struct pi_python_profile *prof, char *out, size_t size)
+{
+    const struct pi_python_function *top[TOP_FUNCTIONS] = {0};
+    out[0] = '\0';
+    if (!prof || !prof->sampled_ns)
+        return;
+    for (size_t i = 0; i < prof->function_count; i++) {
+        const struct pi_python_function *f = &prof->functions[i];
+        if (import_frame(f) || f->self_ns == 0)
+            continue;
+        for (int k = 0; k < TOP_FUNCTIONS; k++)
+            if (!top[k] || f->self_ns > top[k]->self_ns) {
+                memmove(&top[k + 1], &top[k], (TOP_FUNCTIONS - 1 - (size_t)k) * sizeof(*top));
+                top[k] = f;
+                break;
+            }
+    }
+    size_t used = 0;
+    for (int k = 0; k < TOP_FUNCTIONS && top[k] && used < size; k++)
+        used += (size_t)snprintf(out + used, size - used, "%s%s %.0f%%", k ? ", " : "",
+                                 top[k]->function,
+                                 100.0 * (double)top[k]->self_ns / (double)prof->sampled_ns);
+}
+
+const char *pi_verdict_speed_up_advice(const struct pi_analysis *a, const struct pi_loop *l)
+{
+    if (!pi_loop_is_python(a, l))
+        return "speed up the program's own work; no Python code was sampled, so this is no "
+               "model to tune (a tree of short processes spends its time starting them)";
+    if (l->launches > 0 || l->gpu_ns >= 0)
+        return "the host's work sets the pace while the GPU waits: larger batches, "
+               "torch.compile or CUDA graphs to cut per-step Python and launches, "
+               "preprocessing moved to DataLoader workers";
+    return "a CPU job computing: use the cores (torch.set_num_threads up to the physical "
+           "cores, no other busy jobs beside it), larger batches, torch.compile, "
+           "bfloat16 autocast on CPUs that support it, or a GPU";
+}
+
+/* What the loop computed: its thread's CPU, and its wait for the intra-op threads. */
+struct computed {
+    double main_cpu, pool, for_pool, unaccounted;
+    int threads;
+};
+
+static void computed_of(const struct pi_loop *l, struct computed *c)
+{
+    double total = l->total_ns, waits = l->data_wait_ns + l->sync_ns;
+    c->main_cpu = l->cpu_ns >= 0 ? l->cpu_ns : total - waits;
+    c->unaccounted = total - waits - c->main_cpu;
+    if (l->steps == 0 && l->cpu_ns >= 0) /* over its life the class is measured as such */
+        c->unaccounted = (double)pi_thread_time_ns(l->process, l->main, PI_TIME_OTHER);
+    if (c->unaccounted < 0)
+        c->unaccounted = 0;
+    c->pool = pi_loop_intra_op_cpu_ns(l, total, &c->threads);
+    /* the loop's thread waited for its pool no longer than the pool computed */
+    c->for_pool = c->pool < c->unaccounted ? c->pool : c->unaccounted;
+}
+
+double pi_loop_computed_ns(const struct pi_loop *l)
+{
+    if (!l || !l->main || l->cpu_ns < 0)
+        return -1;
+    struct computed c;
+    computed_of(l, &c);
+    return c.main_cpu + c.for_pool;
+}
+
+int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *l,
+                             struct pi_finding *f)
+{
+    const struct pi_process_info *p = l->process;
+    double total = l->total_ns;
+    if (!l->main || total <= 0)
+        return 0;
+    struct computed c;
+    computed_of(l, &c);
+    double share = (c.main_cpu + c.for_pool) / total;
+    if (share < COMPUTE_BOUND_SHARE)
+        return 0;
+    f->kind = "compute-bound";
+    f->score = share > 1 ? 1 : share;
+    f->pid = p->header.pid;
+    char top[200];
+    top_functions(pi_python_time_of(a, p), top, sizeof(top));
+    char pool_words[120] = "";
+    if (c.threads)
+        snprintf(pool_words, sizeof(pool_words), " and %d intra-op thread%s %.2f s", c.threads,
+                 c.threads == 1 ? "" : "s", c.pool / 1e9);
+    snprintf(f->summary, sizeof(f->summary),
+             "the training loop of pid %d computed %.0f%% of its time (%s): its thread %.2f s "
+             "on a CPU%s%s%s",
+             p->header.pid, 100 * f->score, l->basis, c.main_cpu / 1e9, pool_words,
+             top[0] ? "; most self time in " : "", top);
+    snprintf(f->advice, sizeof(f->advice), "%s", pi_verdict_speed_up_advice(a, l));
+    pi_finding_evidence(f, "cpu_share", f->score, "");
+    pi_finding_evidence(f, "loop_s", total / 1e9, "s");
+    pi_finding_evidence(f, "main_cpu_s", c.main_cpu / 1e9, "s");
+    pi_finding_evidence(f, "intra_op_cpu_s", c.pool / 1e9, "s");
+    pi_finding_evidence(f, "intra_op_threads", c.threads, "");
+    pi_finding_evidence(f, "main_other_share", (c.unaccounted - c.for_pool) / total, "");
+    return 1;
+}
