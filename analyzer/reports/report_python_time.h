@@ -11,7 +11,8 @@
 
 struct cJSON;
 
-/* pi_report_python_time_text - "PYTHON TIME": each sampled process, its functions by inclusive time */
+/* pi_report_python_time_text - "PYTHON TIME": each sampled process, its functions by self time
+ * outside imports, and its imports' time on one line */
 void pi_report_python_time_text(FILE *out, const struct pi_analysis *analysis);
 
 /* pi_report_python_time_json - add "python_time" to @root (schema in analyzer/REPORT.md) */

@@ -57,12 +57,6 @@ int pi_loop_is_python(const struct pi_analysis *a, const struct pi_loop *l)
     return l && l->process && pi_python_time_of(a, l->process) != NULL;
 }
 
-/* The import machinery's frames: time spent importing, not computing. */
-static int import_frame(const struct pi_python_function *f)
-{
-    return strncmp(f->file, "<frozen importlib", 17) == 0;
-}
-
 /* "a (12%), b (8%)": the main thread's top functions by self time, imports left out. */
 static void top_functions(const struct pi_python_profile *prof, char *out, size_t size)
 {
@@ -72,10 +66,10 @@ static void top_functions(const struct pi_python_profile *prof, char *out, size_
         return;
     for (size_t i = 0; i < prof->function_count; i++) {
         const struct pi_python_function *f = &prof->functions[i];
-        if (import_frame(f) || f->self_ns == 0)
+        if (pi_python_import_frame(f->file) || f->work_self_ns == 0)
             continue;
         for (int k = 0; k < TOP_FUNCTIONS; k++)
-            if (!top[k] || f->self_ns > top[k]->self_ns) {
+            if (!top[k] || f->work_self_ns > top[k]->work_self_ns) {
                 memmove(&top[k + 1], &top[k], (TOP_FUNCTIONS - 1 - (size_t)k) * sizeof(*top));
                 top[k] = f;
                 break;
@@ -85,7 +79,7 @@ static void top_functions(const struct pi_python_profile *prof, char *out, size_
     for (int k = 0; k < TOP_FUNCTIONS && top[k] && used < size; k++)
         used += (size_t)snprintf(out + used, size - used, "%s%s %.0f%%", k ? ", " : "",
                                  top[k]->function,
-                                 100.0 * (double)top[k]->self_ns / (double)prof->sampled_ns);
+                                 100.0 * (double)top[k]->work_self_ns / (double)prof->sampled_ns);
 }
 
 const char *pi_verdict_speed_up_advice(const struct pi_analysis *a, const struct pi_loop *l)

@@ -1029,6 +1029,45 @@ class ComputeLoop(unittest.TestCase):
         self.check("loaded")
 
 
+class PythonTimeReadable(unittest.TestCase):
+    """workloads/import_then_work.py: an import whose module computes for 1 s, then 1 s of
+    the job's own function work(), which reads a data file of its own. By the job's
+    monotonic clock: PYTHON TIME's first row is work(), with its self time, and the import
+    is one line of its own, never rows of import machinery; BUSIEST FILES lists the data
+    file and leaves the modules' files to one line of their own."""
+
+    @classmethod
+    def setUpClass(cls):
+        traces = tempfile.mkdtemp()
+        workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "import_then_work.py")
+        cls.did = json.loads(record([sys.executable, workload, "1", "1"], traces).splitlines()[-1])
+        cls.text = analyze(traces).stdout
+
+    def section(self, title):
+        lines = self.text.split("\n" + title, 1)[1].split("\n\n", 1)[0].splitlines()
+        return lines[2:]  # after the title's line and the column names
+
+    def test_self_time_first_and_imports_on_one_line(self):
+        rows = self.section("PYTHON TIME")
+        first = rows[0].split()
+        self.assertEqual(first[6], "work", rows)
+        self.assertAlmostEqual(quantity(first[0] + " " + first[1]), self.did["work_ns"] / 1e9,
+                               delta=0.1 * self.did["work_ns"] / 1e9 + 0.05, msg=rows)
+        self.assertFalse([r for r in rows if "importlib" in r], rows)
+        [imports] = [r for r in rows if "imports:" in r]
+        # the import's own 1 s, and the interpreter's other imports (a few ms)
+        self.assertAlmostEqual(quantity(" ".join(imports.split()[:2])),
+                               self.did["import_ns"] / 1e9,
+                               delta=0.1 * self.did["import_ns"] / 1e9 + 0.1, msg=imports)
+
+    def test_busiest_files_leave_module_imports_apart(self):
+        rows = self.section("BUSIEST FILES")
+        self.assertTrue(rows[0].startswith("  " + self.did["data"][:20]), rows)
+        self.assertFalse([r for r in rows if re.search(r"\.pyc? ", r)], rows)
+        [modules] = [r for r in rows if "module imports:" in r]
+        self.assertGreater(int(re.search(r"(\d+) files", modules).group(1)), 0, modules)
+
+
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from unittest_summary import main

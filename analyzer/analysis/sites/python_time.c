@@ -118,6 +118,11 @@ static void account_stack(struct pi_python_profile *p, const struct pi_call_site
                           uint64_t ns, uint64_t samples)
 {
     add_to_tree(p, site, ns);
+    int importing = 0;
+    for (size_t i = 0; i < site->python_count && !importing; i++)
+        importing = pi_python_import_frame(site->frames[i].file);
+    if (importing)
+        p->import_ns += ns;
     for (size_t i = 0; i < site->python_count; i++) {
         const struct pi_site_frame *frame = &site->frames[i];
         int seen = 0; /* recursion: an outer frame of the same function counts once */
@@ -133,6 +138,8 @@ static void account_stack(struct pi_python_profile *p, const struct pi_call_site
         f->samples += samples;
         if (i == 0)
             f->self_ns += ns;
+        if (i == 0 && !importing)
+            f->work_self_ns += ns;
     }
 }
 
@@ -189,6 +196,11 @@ int pi_python_time_merge(struct pi_analysis *into, struct pi_analysis *from, siz
     }
     f->profile_count = 0; /* moved: @from's free leaves them */
     return 0;
+}
+
+int pi_python_import_frame(const char *file)
+{
+    return strncmp(file, "<frozen importlib.", 18) == 0;
 }
 
 const struct pi_python_profile *pi_python_time_of(const struct pi_analysis *a,
