@@ -215,10 +215,11 @@ static void nothing_stands_out(const struct pi_analysis *a, const struct pi_loop
              "(%s) and waited for data %.0f%%%s",
              f->pid, 100 * f->score, l ? l->basis : "no process",
              total > 0 ? 100 * l->data_wait_ns / total : 0.0, also);
+    /* a program that runs no Python gets no training advice, whatever held it back */
     snprintf(f->advice, sizeof(f->advice), "%s",
-             held >= 0 ? held_back[held].advice
-             : l       ? pi_verdict_speed_up_advice(a, l)
-                       : "speed up the program's own work");
+             held >= 0 && pi_loop_is_python(a, l) ? held_back[held].advice
+             : l                                  ? pi_verdict_speed_up_advice(a, l)
+                                                  : "speed up the program's own work");
     pi_finding_evidence(f, "cpu_share", f->score, "");
     if (held >= 0)
         pi_finding_evidence(f, held_back[held].evidence, held_share, "");

@@ -54,7 +54,11 @@ double pi_loop_intra_op_cpu_ns(const struct pi_loop *l, double span_ns, int *thr
 
 int pi_loop_is_python(const struct pi_analysis *a, const struct pi_loop *l)
 {
-    return l && l->process && pi_python_time_of(a, l->process) != NULL;
+    if (!l || !l->process)
+        return 0;
+    /* sampled, or by its command where sampling was off (PROFINJECT_PY_TIME_MS=0) */
+    const char *command = l->process->command;
+    return pi_python_time_of(a, l->process) != NULL || (command && strstr(command, "python"));
 }
 
 /* "a (12%), b (8%)": the main thread's top functions by self time, imports left out. */
@@ -85,8 +89,9 @@ static void top_functions(const struct pi_python_profile *prof, char *out, size_
 const char *pi_verdict_speed_up_advice(const struct pi_analysis *a, const struct pi_loop *l)
 {
     if (!pi_loop_is_python(a, l))
-        return "speed up the program's own work; no Python code was sampled, so this is no "
-               "model to tune (a tree of short processes spends its time starting them)";
+        return "no Python ran here, so there is no model to tune: speed up the program's own "
+               "work; a tree of many short processes spends much of its time starting them "
+               "(fewer processes, each doing more)";
     if (l->launches > 0 || l->gpu_ns >= 0)
         return "the host's work sets the pace while the GPU waits: larger batches, "
                "torch.compile or CUDA graphs to cut per-step Python and launches, "

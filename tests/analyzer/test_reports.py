@@ -1068,6 +1068,21 @@ class PythonTimeReadable(unittest.TestCase):
         self.assertGreater(int(re.search(r"(\d+) files", modules).group(1)), 0, modules)
 
 
+class ShortProcesses(unittest.TestCase):
+    """A shell that starts 200 `cat` processes one after another: no Python ran, so no
+    finding advises on models, batches, data loaders or threads of a training job."""
+
+    def test_no_training_advice(self):
+        traces = tempfile.mkdtemp()
+        record(["sh", "-c", "for i in $(seq 200); do cat /dev/null; done"], traces)
+        rep = report(traces)
+        self.assertGreater(len(rep["processes"]), 200)
+        for finding in rep["verdict"]:
+            for words in ("batch", "DataLoader", "torch", "mixed precision", "OMP_NUM_THREADS",
+                          "model itself"):
+                self.assertNotIn(words, finding["advice"], finding)
+
+
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from unittest_summary import main
