@@ -260,11 +260,13 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         print_summary(reader);
         break;
     case PI_REC_THREAD_CPU:
-        fprintf(dump_out, " %s thread=%" PRIu64 " cpu_ns=%" PRIu64,
+        fprintf(dump_out, " %s thread=%" PRIu32 " cpu_ns=%" PRIu64,
                r->arg[1] == PI_THREAD_CPU_OPENING   ? "opening"
                : r->arg[1] == PI_THREAD_CPU_SAMPLE ? "sample"
                                                     : "closing",
-               r->arg[2], r->arg[0]);
+               (uint32_t)r->arg[2], r->arg[0]);
+        if (r->flags & PI_FLAG_RUN_DELAY)
+            fprintf(dump_out, " run_delay_ms=%" PRIu64, r->arg[2] >> 32);
         break;
     case PI_REC_DETAIL:
         fprintf(dump_out, " %s reason=%" PRIu64 " step_ns=%" PRIu64 " dur_ns=%" PRIu64,

@@ -180,9 +180,9 @@ static int main_held_back(const struct pi_loop *l, double *share)
     for (int i = 0; i < (int)(sizeof(held_back) / sizeof(held_back[0])); i++) {
         double ns = (double)pi_thread_time_ns(l->process, l->main, held_back[i].class);
         if (held_back[i].class == PI_TIME_OTHER) { /* waiting for its intra-op threads */
+            double pool;
             int threads;
-            double pool = pi_loop_intra_op_cpu_ns(l, l->main_wall_ns, &threads);
-            ns -= pool < ns ? pool : ns;
+            ns -= pi_loop_waited_for_pool_ns(l, l->main_wall_ns, ns, &pool, &threads);
         }
         if (ns / l->main_wall_ns >= WAIT_BOUND_SHARE && ns / l->main_wall_ns > *share) {
             *share = ns / l->main_wall_ns;
@@ -223,6 +223,8 @@ static void nothing_stands_out(const struct pi_analysis *a, const struct pi_loop
     pi_finding_evidence(f, "cpu_share", f->score, "");
     if (held >= 0)
         pi_finding_evidence(f, held_back[held].evidence, held_share, "");
+    if (held >= 0 && held_back[held].class == PI_TIME_OTHER) /* which of the two it was */
+        pi_finding_evidence(f, "main_cpu_wait_share", pi_loop_cpu_wait_share(l), "");
 }
 
 int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)

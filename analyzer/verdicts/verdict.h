@@ -111,6 +111,18 @@ double pi_loop_intra_op_cpu_ns(const struct pi_loop *loop, double span_ns, int *
  * threads while they computed; negative where its thread's CPU is unknown */
 double pi_loop_computed_ns(const struct pi_loop *loop);
 
+/* pi_loop_waited_for_pool_ns - of @unseen_ns, the loop's thread's time over @span_ns neither
+ * on a CPU nor in a recorded wait, what it spent blocked while its intra-op threads computed:
+ * less its wait for a CPU (where the run delay is known), at most their CPU (@pool_ns, of
+ * @threads threads) */
+double pi_loop_waited_for_pool_ns(const struct pi_loop *loop, double span_ns, double unseen_ns,
+                                  double *pool_ns, int *threads);
+
+/* pi_loop_cpu_wait_share - the share of the sampled span (the process's run) in which the
+ * loop's thread was ready to run and waiting for a CPU (the kernel's run delay); negative where
+ * the trace has no such samples */
+double pi_loop_cpu_wait_share(const struct pi_loop *loop);
+
 /* pi_loop_is_python - whether the loop's process ran Python code (its time was sampled) */
 int pi_loop_is_python(const struct pi_analysis *analysis, const struct pi_loop *loop);
 

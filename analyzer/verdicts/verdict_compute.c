@@ -101,6 +101,28 @@ const char *pi_verdict_speed_up_advice(const struct pi_analysis *a, const struct
            "bfloat16 autocast on CPUs that support it, or a GPU";
 }
 
+double pi_loop_cpu_wait_share(const struct pi_loop *l)
+{
+    const struct pi_process_info *p = l ? l->process : NULL;
+    if (!p || p->run_delay_samples < 2 || p->run_delay_last.ns <= p->run_delay_first.ns ||
+        p->run_delay_last.delay_ns < p->run_delay_first.delay_ns)
+        return -1;
+    return (double)(p->run_delay_last.delay_ns - p->run_delay_first.delay_ns) /
+           (double)(p->run_delay_last.ns - p->run_delay_first.ns);
+}
+
+double pi_loop_waited_for_pool_ns(const struct pi_loop *l, double span_ns, double unseen_ns,
+                                  double *pool_ns, int *threads)
+{
+    *pool_ns = pi_loop_intra_op_cpu_ns(l, span_ns, threads);
+    /* the kernel's run delay, over the run, says how much of it was the wait for a CPU */
+    double waiting = pi_loop_cpu_wait_share(l) * span_ns;
+    waiting = waiting < 0 ? 0 : waiting < unseen_ns ? waiting : unseen_ns;
+    double blocked = unseen_ns - waiting;
+    /* blocked, the loop's thread waited for its pool no longer than the pool computed */
+    return *pool_ns < blocked ? *pool_ns : blocked;
+}
+
 /* What the loop computed: its thread's CPU, and its wait for the intra-op threads. */
 struct computed {
     double main_cpu, pool, for_pool, unaccounted;
@@ -116,9 +138,7 @@ static void computed_of(const struct pi_loop *l, struct computed *c)
         c->unaccounted = (double)pi_thread_time_ns(l->process, l->main, PI_TIME_OTHER);
     if (c->unaccounted < 0)
         c->unaccounted = 0;
-    c->pool = pi_loop_intra_op_cpu_ns(l, total, &c->threads);
-    /* the loop's thread waited for its pool no longer than the pool computed */
-    c->for_pool = c->pool < c->unaccounted ? c->pool : c->unaccounted;
+    c->for_pool = pi_loop_waited_for_pool_ns(l, total, c->unaccounted, &c->pool, &c->threads);
 }
 
 double pi_loop_computed_ns(const struct pi_loop *l)
@@ -163,5 +183,6 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     pi_finding_evidence(f, "intra_op_cpu_s", c.pool / 1e9, "s");
     pi_finding_evidence(f, "intra_op_threads", c.threads, "");
     pi_finding_evidence(f, "main_other_share", (c.unaccounted - c.for_pool) / total, "");
+    pi_finding_evidence(f, "main_cpu_wait_share", pi_loop_cpu_wait_share(l), "");
     return 1;
 }

@@ -407,10 +407,14 @@ enum pi_python_frames {
 #define PI_THREAD_CPU_CLOSING 0u
 #define PI_THREAD_CPU_OPENING 1u
 #define PI_THREAD_CPU_SAMPLE 2u
+/* A sample flagged PI_FLAG_RUN_DELAY carries in arg2's upper 32 bits the thread's time ready
+ * to run and waiting for a CPU so far (the kernel's schedstat run delay), in milliseconds; the
+ * lower 32 bits are the thread, as in every sample (readers that know no flag read those). */
 
 /* Record flag bits. */
 enum pi_record_flag {
     PI_FLAG_FAILED = 1u << 0, /* the intercepted call returned an error */
+    PI_FLAG_RUN_DELAY = 1u << 1, /* a PI_THREAD_CPU_SAMPLE carries its run delay (arg2) */
 };
 
 /* What a file descriptor is, found once per descriptor. */

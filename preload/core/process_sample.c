@@ -4,14 +4,16 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "raw_syscalls.h"
 
-/* The second number of /proc/self/statm (resident pages); 0 when unreadable. */
-static uint64_t resident_pages(const char *statm)
+/* The second number of a line of numbers (statm: resident pages; schedstat: run delay);
+ * 0 when unreadable. */
+static uint64_t second_number(const char *statm)
 {
     const char *p = statm;
     while (*p >= '0' && *p <= '9')
@@ -50,7 +52,7 @@ void pi_process_sample_read(const struct pi_process_sampler *s, struct pi_proces
         ssize_t n = pi_sys_pread(s->statm_fd, statm, sizeof(statm) - 1, 0);
         if (n > 0) {
             statm[n] = '\0';
-            sample->rss_bytes = resident_pages(statm) * (uint64_t)sysconf(_SC_PAGESIZE);
+            sample->rss_bytes = second_number(statm) * (uint64_t)sysconf(_SC_PAGESIZE);
         }
     }
     struct rusage ru;
@@ -120,4 +122,31 @@ int pi_pss_sample_read(struct pi_process_sampler *s, uint64_t now_ns, struct pi_
     uint64_t gap = pss->read_ns * PI_PSS_COST_SHARE;
     s->next_pss_ns = now_ns + (gap > PI_PSS_INTERVAL_NS ? gap : PI_PSS_INTERVAL_NS);
     return 1;
+}
+
+int pi_run_delay_open(int tid)
+{
+    if (pi_sys_proc_self_pid() != (int)syscall(SYS_getpid))
+        return -1;
+    char path[64] = "/proc/self/task/", digits[16];
+    size_t n = 0, at = 16;
+    do /* no snprintf: nothing hooked is called from the writer */
+        digits[n++] = (char)('0' + tid % 10);
+    while ((tid /= 10) > 0 && n < sizeof(digits));
+    while (n)
+        path[at++] = digits[--n];
+    memcpy(path + at, "/schedstat", sizeof("/schedstat"));
+    return pi_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+}
+
+int64_t pi_run_delay_read(int schedstat_fd)
+{
+    char line[128];
+    if (schedstat_fd < 0)
+        return -1;
+    ssize_t n = pi_sys_pread(schedstat_fd, line, sizeof(line) - 1, 0);
+    if (n <= 0)
+        return -1;
+    line[n] = '\0';
+    return (int64_t)second_number(line);
 }

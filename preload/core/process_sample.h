@@ -73,4 +73,12 @@ void pi_process_sample_read(const struct pi_process_sampler *sampler,
 int pi_pss_sample_read(struct pi_process_sampler *sampler, uint64_t now_ns,
                        struct pi_pss_sample *pss);
 
+/* pi_run_delay_open - /proc/self/task/@tid/schedstat, read-only; -1 where /proc is not this
+ * process's own (another PID namespace's numbers) or lacks the file */
+int pi_run_delay_open(int tid);
+
+/* pi_run_delay_read - the time the thread of @schedstat_fd spent ready to run and waiting for
+ * a CPU so far (ns, the file's second number); -1 when unreadable */
+int64_t pi_run_delay_read(int schedstat_fd);
+
 #endif

@@ -40,6 +40,7 @@ struct pi_thread_slot {
 struct pi_writer {
     int fd;
     struct pi_process_sampler sampler; /* /proc/self/statm and smaps_rollup */
+    int schedstat_fd;           /* the main thread's /proc schedstat, -1: none */
     int failed;                 /* a write failed: drop everything from now on */
     uint32_t frame_sequence;
     struct pi_record *staging;  /* records waiting for the next frame */

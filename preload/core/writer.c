@@ -112,9 +112,17 @@ static uint64_t stage_sample(struct pi_writer *w, int stopping)
     uint64_t now = pi_clock_ticks();
     stage_process_record(w, PI_REC_PROC_SAMPLE, now, sample.rss_bytes, sample.user_ns,
                          sample.system_ns);
-    /* the main thread's clock beside it: what of the training loop's steps was computing */
-    stage_process_record(w, PI_REC_THREAD_CPU, now, pi_thread_cpu_in_trace((uint32_t)pi_rec.pid),
-                         PI_THREAD_CPU_SAMPLE, (uint64_t)pi_rec.pid);
+    /* the main thread's clock beside it: what of the training loop's steps was computing, and
+     * how long it waited for a CPU (in the subject's upper half) */
+    int64_t run_delay = pi_run_delay_read(w->schedstat_fd);
+    uint64_t subject = (uint64_t)(uint32_t)pi_rec.pid;
+    if (run_delay >= 0)
+        subject |= (uint64_t)run_delay / 1000000u << 32;
+    struct pi_record *clock =
+        stage_process_record(w, PI_REC_THREAD_CPU, now, pi_thread_cpu_in_trace((uint32_t)pi_rec.pid),
+                             PI_THREAD_CPU_SAMPLE, subject);
+    if (run_delay >= 0)
+        clock->flags |= PI_FLAG_RUN_DELAY;
     struct pi_pss_sample pss;
     if (!stopping && pi_pss_sample_read(&w->sampler, pi_clock_ns(CLOCK_MONOTONIC), &pss))
         stage_process_record(w, PI_REC_PROC_PSS, pi_clock_ticks(), pss.pss_bytes, pss.rss_bytes,
@@ -419,11 +427,15 @@ static void *writer_main(void *arg)
         set_tick_rate(pi_rec.ticks_per_second); /* a fork child's, inherited */
     w->open_file = open_trace_file;
     pi_process_sampler_open(&w->sampler, pi_clock_ns(CLOCK_MONOTONIC));
+    w->schedstat_fd = pi_run_delay_open(pi_rec.pid);
     writer_loop(w);
     if (w->fd >= 0)
         pi_sys_close(w->fd);
     pi_process_sampler_close(&w->sampler);
+    if (w->schedstat_fd >= 0)
+        pi_sys_close(w->schedstat_fd);
     w->fd = -1;
+    w->schedstat_fd = -1;
     atomic_store(&pi_rec.writer_running, 0);
     atomic_store(&pi_rec.writer_finished, 1);
     pi_futex_wake(&pi_rec.writer_finished, INT32_MAX);
@@ -437,7 +449,10 @@ int pi_writer_launch(void)
     if (w->fd > 0)
         pi_sys_close(w->fd); /* the parent's file, inherited through fork */
     pi_process_sampler_close(&w->sampler);
+    if (w->schedstat_fd > 0)
+        pi_sys_close(w->schedstat_fd); /* the parent's main thread's */
     w->fd = -1;
+    w->schedstat_fd = -1;
     if (pi_writer_allocate(w) != 0) {
         pi_diag("cannot allocate the writer's buffers; the program runs untraced");
         return -1;

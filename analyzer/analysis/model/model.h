@@ -187,6 +187,12 @@ struct pi_process_info {
     uint64_t pss_peak, pss_peak_ns;
     struct pi_series pss;
     struct pi_clock_samples main_cpu;
+    /* the main thread's time ready to run and waiting for a CPU so far (the kernel's schedstat
+     * run delay, PI_FLAG_RUN_DELAY) at its first and last sample */
+    struct pi_run_delay_sample {
+        uint64_t ns, delay_ns;
+    } run_delay_first, run_delay_last;
+    uint64_t run_delay_samples;
     struct pi_thread_info *threads;
     size_t thread_count, thread_capacity, last_thread;
     struct pi_steps steps; /* of the main thread */

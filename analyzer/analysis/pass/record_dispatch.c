@@ -224,8 +224,15 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         return;
     case PI_REC_THREAD_CPU: { /* the subject is arg2, not the thread that read the clocks */
         if (r->arg[1] == PI_THREAD_CPU_SAMPLE) {
-            if ((int)r->arg[2] == p->header.pid)
-                pi_clock_samples_add(&p->main_cpu, ev->ts_ns, r->arg[0]);
+            if ((int)(uint32_t)r->arg[2] != p->header.pid)
+                return;
+            pi_clock_samples_add(&p->main_cpu, ev->ts_ns, r->arg[0]);
+            if (r->flags & PI_FLAG_RUN_DELAY) {
+                struct pi_run_delay_sample at = {ev->ts_ns, (r->arg[2] >> 32) * 1000000u};
+                if (!p->run_delay_samples++)
+                    p->run_delay_first = at;
+                p->run_delay_last = at;
+            }
             return;
         }
         struct pi_thread_info *subject = pi_thread_of(p, (uint32_t)r->arg[2]);

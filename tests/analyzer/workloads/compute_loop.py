@@ -7,7 +7,9 @@ Prints as JSON, for the loop alone and for the process's whole life (from its
 start in /proc/self/stat): the main thread's own CPU clock
 (time.thread_time_ns), the whole process's CPU (os.times: the main thread and
 the intra-op threads that computed for it) and the wall time
-(time.monotonic_ns; CLOCK_BOOTTIME for the life).
+(time.monotonic_ns; CLOCK_BOOTTIME for the life), and for the life the main
+thread's time ready to run and waiting for a CPU (the kernel's run delay, in
+/proc/self/task/PID/schedstat).
 
 Usage: compute_loop.py STEPS [--loaded]"""
 import json
@@ -55,6 +57,11 @@ def life_ns():
     return boot - start_ticks * 10**9 // os.sysconf("SC_CLK_TCK")
 
 
+def run_delay_ns():
+    with open(f"/proc/self/task/{os.getpid()}/schedstat") as f:
+        return int(f.read().split()[1])
+
+
 def process_cpu_ns():
     t = os.times()
     return int((t.user + t.system) * 1e9)
@@ -77,4 +84,6 @@ if __name__ == "__main__":
     print(json.dumps({"steps": steps, "wall_ns": wall1 - wall0, "main_cpu_ns": main1 - main0,
                       "process_cpu_ns": cpu1 - cpu0, "life_ns": life_ns(),
                       "life_main_cpu_ns": time.thread_time_ns(),
-                      "life_process_cpu_ns": process_cpu_ns()}))
+                      "life_process_cpu_ns": process_cpu_ns(),
+                      "life_run_delay_ns": run_delay_ns()}), flush=True)
+    os._exit(0)  # the figures end here: no interpreter teardown after them
