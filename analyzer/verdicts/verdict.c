@@ -201,15 +201,20 @@ static void nothing_stands_out(const struct pi_analysis *a, const struct pi_loop
     double host = total - (l ? l->data_wait_ns + l->sync_ns : 0);
     f->score = total > 0 && host > 0 ? host / total : 0;
     /* what the main thread and its intra-op threads spent on a CPU, where their clocks tell */
-    if (l && total > 0 && l->cpu_ns >= 0)
+    if (l && total > 0 && pi_loop_computed_ns(l) >= 0)
         f->score = pi_loop_computed_ns(l) / total;
     f->pid = p ? p->header.pid : 0;
     double held_share;
     int held = main_held_back(l, &held_share);
-    char also[160] = "";
+    char also[200] = "";
+    double cpu_wait = pi_loop_cpu_wait_share(l);
     if (held >= 0)
         snprintf(also, sizeof(also), "; its main thread spent %.0f%% of its life %s",
                  100 * held_share, held_back[held].words);
+    if (held >= 0 && held_back[held].class == PI_TIME_OTHER && cpu_wait >= 0)
+        snprintf(also + strlen(also), sizeof(also) - strlen(also),
+                 " (%.0f%% waiting for a CPU, by the kernel's count)",
+                 100 * (cpu_wait < held_share ? cpu_wait : held_share));
     snprintf(f->summary, sizeof(f->summary),
              "no bottleneck stands out: the training loop of pid %d computed %.0f%% of its time "
              "(%s) and waited for data %.0f%%%s",
@@ -224,7 +229,7 @@ static void nothing_stands_out(const struct pi_analysis *a, const struct pi_loop
     if (held >= 0)
         pi_finding_evidence(f, held_back[held].evidence, held_share, "");
     if (held >= 0 && held_back[held].class == PI_TIME_OTHER) /* which of the two it was */
-        pi_finding_evidence(f, "main_cpu_wait_share", pi_loop_cpu_wait_share(l), "");
+        pi_finding_evidence(f, "main_cpu_wait_share", cpu_wait, "");
 }
 
 int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
