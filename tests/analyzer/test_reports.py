@@ -1071,7 +1071,9 @@ class PythonTimeReadable(unittest.TestCase):
 
     def test_busiest_files_leave_module_imports_apart(self):
         rows = self.section("BUSIEST FILES")
-        self.assertTrue(rows[0].startswith("  " + self.did["data"][:20]), rows)
+        # the table fits a long path to its column by cutting its middle: its end is whole
+        self.assertTrue(rows[0].split()[0].endswith(os.path.basename(self.did["data"])), rows)
+        self.assertTrue(rows[0].startswith("  " + self.did["data"][:10]), rows)
         self.assertFalse([r for r in rows if re.search(r"\.pyc? ", r)], rows)
         [modules] = [r for r in rows if "module imports:" in r]
         self.assertGreater(int(re.search(r"(\d+) files", modules).group(1)), 0, modules)
