@@ -123,12 +123,12 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         fprintf(dump_out, " monotonic_ns=%" PRIu64 " realtime_ns=%" PRIu64, r->arg[0], r->arg[1]);
         break;
     case PI_REC_PROC_SAMPLE:
-        fprintf(dump_out, " rss_bytes=%" PRIu64 " user_ns=%" PRIu64 " sys_ns=%" PRIu64, r->arg[0], r->arg[1],
-               r->arg[2]);
+        fprintf(dump_out, " rss_bytes=%" PRIu64 " user_ns=%" PRIu64 " sys_ns=%" PRIu64, r->arg[0],
+                r->arg[1], r->arg[2]);
         break;
     case PI_REC_PROC_PSS:
-        printf(" pss_bytes=%" PRIu64 " rss_bytes=%" PRIu64 " read_cpu_ns=%" PRIu64, r->arg[0],
-               r->arg[1], r->arg[2]);
+        fprintf(dump_out, " pss_bytes=%" PRIu64 " rss_bytes=%" PRIu64 " read_cpu_ns=%" PRIu64,
+                r->arg[0], r->arg[1], r->arg[2]);
         break;
     case PI_REC_FORK:
         fprintf(dump_out, " child=%" PRId64 " dur_ns=%" PRIu64, (int64_t)r->arg[0], ev->dur_ns);

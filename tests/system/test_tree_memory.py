@@ -66,7 +66,7 @@ json.dump({"parent": os.getpid(), "children": children,
 class TreeMemory(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        work = tempfile.mkdtemp(prefix="pi-tree-memory-")
+        work = cls.work = tempfile.mkdtemp(prefix="pi-tree-memory-")
         truth = os.path.join(work, "truth.json")
         cls.report, cls.text = run_and_report(LAUNCHER, work, [sys.executable, "-c", JOB, truth],
                                               timeout=300)
@@ -112,6 +112,22 @@ class TreeMemory(unittest.TestCase):
         self.assertEqual(key.group(2), "PSS")
         self.assertIn("of PSS at", self.text)
         self.assertIn("their RSS added up", self.text)
+
+    def test_the_dump_shows_each_pss_read_on_its_line(self):
+        """dump writes a PSS record's figures on its own line, never amid another record's
+        (a PSS line's figures once went out through another stream than the rest)."""
+        traces = os.path.join(self.work, "traces")
+        lines = []
+        for name in os.listdir(traces):
+            lines += subprocess.run([LAUNCHER, "analyze", "dump", os.path.join(traces, name)],
+                                    check=True, capture_output=True, text=True).stdout.splitlines()
+        reads = [line for line in lines if " proc_pss" in line]
+        self.assertTrue(reads, "the job lived long enough to read its PSS")
+        for line in reads:
+            self.assertRegex(line, r"^\d+ \+[\d.]+ tid=\d+ proc_pss pss_bytes=\d+ rss_bytes=\d+ "
+                                   r"read_cpu_ns=\d+$")
+        self.assertEqual([line for line in lines if "pss_bytes=" in line and " proc_pss" not in line],
+                         [], "no figures of a PSS read on another record's line")
 
     def test_old_traces_say_rss_as_before(self):
         traces = os.path.join(SOURCE, "tests", "analyzer", "fixtures", "h100", "train-nopin")
