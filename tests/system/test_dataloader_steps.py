@@ -74,8 +74,8 @@ class StarvedLoopSteps(unittest.TestCase):
     """A tiny model starved by its input: every batch is a step, whatever the loop's own
     work between batches (none at all, 0.2 ms, 1 ms, 5 ms), and each step lasts what the
     loop's own clock says, from one batch's arrival to the next: nine steps in ten within
-    10% or 2 ms, every one within 10% or 10 ms (the loop reads its clock when it runs again
-    after taking its batch, which on a loaded machine can wait for a CPU).
+    10% or 5 ms, every one within 10% or 15 ms (the loop reads its clock when it runs again
+    after taking its batch, which beside two busy processes waits for a CPU for a few ms).
 
     One case is left out of the durations, and said: the epoch's last batches (the
     prefetched ones, asked for with no post of a further index) when the loop saw one of
@@ -96,13 +96,13 @@ class StarvedLoopSteps(unittest.TestCase):
                           f"{truth['prefetched']}; their steps' lengths are not checked")
                 errors = [(abs(found[step] - (arrivals[step + 1] - arrivals[step])),
                            arrivals[step + 1] - arrivals[step], step) for step in range(checked)]
-                close = [e for e in errors if e[0] <= max(0.1 * e[1], 2e6)]
+                close = [e for e in errors if e[0] <= max(0.1 * e[1], 5e6)]
                 shown = f"{work_ms} ms of work; all: {[round(d / 1e6, 1) for d in found]}"
                 # the loop reads its clock once it runs again after taking its batch: on a
                 # loaded machine a few steps' readings wait for a CPU, a scheduler's slice
                 self.assertGreaterEqual(len(close), 0.9 * checked, shown)
                 for error, expected, step in errors:
-                    self.assertLessEqual(error, max(0.1 * expected, 10e6),
+                    self.assertLessEqual(error, max(0.1 * expected, 15e6),
                                          f"step {step}: {found[step] / 1e6:.1f} ms against the "
                                          f"loop's {expected / 1e6:.1f} ms ({shown})")
 
@@ -124,7 +124,11 @@ class DataTime(unittest.TestCase):
         steady = steps["steady"]
         found = steady["data_wait_ns"] + steady["data_receive_ns"]
         slack = 1e6 * len(truth["wait_s"][first:])  # the loop's own calls around next()
-        self.assertAlmostEqual(found, in_next, delta=0.1 * in_next + slack)
+        self.assertLessEqual(found, 1.1 * in_next + slack)
+        # the loop's clock in next() also holds its waits for a CPU after it took the batch
+        # (the post that ends our data time), which two busy processes beside it make
+        # milliseconds long: never more than that, all of the rest
+        self.assertGreaterEqual(found, 0.5 * in_next - slack)
         # receiving is not blocked: at least what the thread computed there, at most all of it
         self.assertGreaterEqual(steady["data_receive_ns"], 0.5 * cpu_in_next - slack)
         self.assertLessEqual(steady["data_receive_ns"], in_next + slack)
