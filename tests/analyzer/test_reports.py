@@ -870,7 +870,15 @@ class ProducerThread(unittest.TestCase):
         # its own CPU clock: on a loaded machine it also waits for a CPU, and that is "other"
         self.assertAlmostEqual(thread["time_ns"]["cpu"] / 1e9, figures["cpu_s"],
                                delta=0.05 * figures["cpu_s"] + 0.01, msg=thread)
-        self.assertIn("lock-bound", [f["kind"] for f in rep["verdict"]])
+        # lock-bound needs the thread the loop waits for to compute at least half that wait
+        # (analyzer/REPORT.md); beside busy processes it may get a CPU for less, by its own clock
+        kinds = [f["kind"] for f in rep["verdict"]]
+        if figures["cpu_s"] >= 0.6 * figures["main_wait_s"]:
+            self.assertIn("lock-bound", kinds)
+        elif figures["cpu_s"] < 0.4 * figures["main_wait_s"]:
+            self.assertNotIn("lock-bound", kinds)
+            print(f"the producer computed {figures['cpu_s']:.3f} s of the loop's "
+                  f"{figures['main_wait_s']:.3f} s wait: lock-bound is not expected")
 
 
 
