@@ -184,6 +184,7 @@ Test(pytorch, starved_model_waits_longer_for_workers, .timeout = 300)
 }
 
 struct gil {
+    uint32_t tid[2];
     uint64_t cond_waits, cond_ns;
 };
 
@@ -193,7 +194,8 @@ static void count_cond_waits(const struct pi_reader *reader, const struct pi_eve
     (void)reader;
     (void)file;
     struct gil *g = context;
-    if (ev->rec.kind == PI_REC_WAIT && ev->rec.arg[0] == PI_WAIT_COND) {
+    if (ev->rec.kind == PI_REC_WAIT && ev->rec.arg[0] == PI_WAIT_COND &&
+        (ev->rec.tid == g->tid[0] || ev->rec.tid == g->tid[1])) {
         g->cond_waits++;
         g->cond_ns += ev->dur_ns;
     }
@@ -207,13 +209,26 @@ Test(pytorch, gil_waits_between_two_python_threads, .timeout = 120)
     struct run_result result;
     run_program(dir, argv, NULL, NULL, 0, &result);
     cr_assert(result.exited && result.status == 0, "%s", result.err);
+    /* each spinning thread's own account: time asleep, and time off a CPU */
+    struct gil g = {{0, 0}, 0, 0};
+    unsigned long long slept[2], off_cpu[2];
+    cr_assert_eq(sscanf(result.out, "thread %u slept %llu off-cpu %llu thread %u slept %llu off-cpu %llu",
+                        &g.tid[0], &slept[0], &off_cpu[0], &g.tid[1], &slept[1], &off_cpu[1]),
+                 6, "%s", result.out);
+    uint64_t slept_ns = slept[0] + slept[1], off_cpu_ns = off_cpu[0] + off_cpu[1];
     struct traced_file files[MAX_FILES];
-    struct gil g = {0, 0};
     cr_assert_eq(read_trace_dir(dir, files, MAX_FILES, count_cond_waits, &g), 1);
-    cr_log_info("GIL: %lu condition waits, %.3f s", (unsigned long)g.cond_waits, g.cond_ns / 1e9);
+    cr_log_info("GIL: %lu condition waits, %.3f s; the threads slept %.3f s, %.3f s off a CPU",
+                (unsigned long)g.cond_waits, g.cond_ns / 1e9, slept_ns / 1e9, off_cpu_ns / 1e9);
     /* a 5 ms switch interval over about 1 s of two spinning threads */
     cr_assert_gt(g.cond_waits, 50, "only %lu GIL waits seen", (unsigned long)g.cond_waits);
-    cr_assert_gt(g.cond_ns, 500000000ull, "one thread waits while the other runs");
+    cr_assert_gt(slept_ns, 250000000ull, "the threads hardly contended: %.3f s asleep", slept_ns / 1e9);
+    /* spinning threads sleep only for the GIL; a wait ends when the woken
+     * thread runs again, so it may also hold some of the time off a CPU */
+    cr_assert_geq(g.cond_ns, slept_ns * 9 / 10, "GIL waits %.3f s, slept %.3f s", g.cond_ns / 1e9,
+                  slept_ns / 1e9);
+    cr_assert_leq(g.cond_ns, off_cpu_ns + 5000000, "GIL waits %.3f s, off a CPU %.3f s",
+                  g.cond_ns / 1e9, off_cpu_ns / 1e9);
 }
 
 struct sem_waits {
