@@ -80,7 +80,7 @@ static long parse_ms(const char *text)
 
 /* @relative to the folder above this program's own (/proc/self/exe, links
  * resolved): installed, bin/profinject finds lib/profinject/ and bin/; in
- * the build tree, tools/profinject finds preload/ and analyzer/. */
+ * the build tree, bin/profinject finds preload/ and analyzer/. */
 static void sibling(char *out, size_t size, const char *relative)
 {
     char self[PATH_MAX];
