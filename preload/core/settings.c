@@ -22,7 +22,7 @@ struct setting {
     const char *choices;         /* CHOICE and flags: "a|b|c", the first the default */
 };
 
-/* Documented in the README's Settings table; the launcher's and the tools' own too, so
+/* Documented in docs/settings.md; the launcher's and the tools' own too, so
  * that they are not taken for typos. */
 static const struct setting settings[] = {
     {"PROFINJECT_OUTPUT", TEXT, 0, 0, 0, NULL},
