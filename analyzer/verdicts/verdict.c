@@ -139,12 +139,15 @@ static int file_io_bound(const struct pi_loop *l, struct pi_finding *f)
     return 1;
 }
 
-/* What ends the job first, then by the share of the time each explains. */
+/* What ended the job first, the earliest death first, then what would end it, then by the
+ * share of the time each explains. */
 static int by_score(const void *x, const void *y)
 {
     const struct pi_finding *a = x, *b = y;
     if (a->ends_job != b->ends_job)
-        return a->ends_job ? -1 : 1;
+        return a->ends_job > b->ends_job ? -1 : 1;
+    if (a->ended_ns != b->ended_ns)
+        return a->ended_ns < b->ended_ns ? -1 : 1;
     return a->score > b->score ? -1 : a->score < b->score;
 }
 
@@ -251,6 +254,7 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
             n += pi_verdict_compute_bound(a, &loop, &out[n]);
     }
     n += pi_verdict_straggler(a, &out[n]);
+    n += pi_verdict_deaths(a, &out[n], PI_MAX_FINDINGS - 2 - n);
     for (size_t i = 0; i < a->process_count && n + 1 < PI_MAX_FINDINGS; i++) {
         n += pi_verdict_rss_growth(&a->processes[i], &out[n]);
         n += pi_verdict_device_growth(&a->processes[i], &out[n]);

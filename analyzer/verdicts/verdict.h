@@ -34,8 +34,10 @@ struct pi_finding {
     const struct pi_site_bytes *sites;
     size_t site_count;
     /* ranks before every pace finding whatever the scores: it ends the job (a steady
-     * per-step device leak runs out of memory), the others only slow it */
-    int ends_job;
+     * per-step device leak runs out of memory), the others only slow it; a process that
+     * died ranks before what would end the job */
+    enum { PI_ENDS_JOB_NOT = 0, PI_ENDS_JOB_GROWTH = 1, PI_ENDS_JOB_DIED = 2 } ends_job;
+    uint64_t ended_ns; /* died: when, the earliest death first (it often causes the others) */
 };
 
 struct pi_site_bytes;
@@ -50,6 +52,10 @@ int pi_verdict(const struct pi_analysis *analysis, struct pi_finding *out);
 /* pi_finding_evidence - add one number behind @finding (at most PI_MAX_EVIDENCE) */
 void pi_finding_evidence(struct pi_finding *finding, const char *name, double value,
                          const char *unit);
+
+/* pi_verdict_deaths - the job's processes that died (verdict_death.c), at most @room
+ * findings written to @out: their number */
+int pi_verdict_deaths(const struct pi_analysis *analysis, struct pi_finding *out, int room);
 
 /* The memory-growth findings of one process (verdict_memory.c): 1 when written to @out. */
 int pi_verdict_rss_growth(const struct pi_process_info *process, struct pi_finding *out);

@@ -95,7 +95,7 @@ int pi_verdict_device_growth(const struct pi_process_info *p, struct pi_finding 
         return 0;
     /* a steady per-step leak of device memory: at its rate the device runs out, however
      * large, in a job long enough; that outranks every pace verdict */
-    f->ends_job = p->growth.by_steps;
+    f->ends_job = p->growth.by_steps ? PI_ENDS_JOB_GROWTH : PI_ENDS_JOB_NOT;
     f->sites = p->growth.by_steps ? m->grown : m->leaks;
     f->site_count = p->growth.by_steps ? m->grown_count : m->leak_count;
     if (f->site_count > PI_TOP_SITES)

@@ -175,6 +175,7 @@ struct pi_process_info {
     int ended;
     int64_t end_status;
     uint64_t end_reason;
+    int replaced_by_exec; /* its image ended in an exec: no end record is due */
     uint64_t children;     /* fork records */
     int truncated;
     /* damaged stretches of the file skipped, and the frames of records lost with them */

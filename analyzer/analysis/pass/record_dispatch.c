@@ -132,6 +132,8 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
 {
     const struct pi_record *r = &ev->rec;
     pi_collectives_event(p, reader, ev);
+    if (r->kind == PI_REC_EXEC && !(r->flags & PI_FLAG_FAILED))
+        p->replaced_by_exec = 1; /* and on: the exec is also its thread's event */
     switch (r->kind) {
     case PI_REC_PROC_SAMPLE:
         pi_series_add(&p->rss, ev->ts_ns, r->arg[0]);

@@ -1,0 +1,144 @@
+/*
+ * verdict_death.c - a process of the job that died says so first. A job
+ * that died is why most people open a profiler: how fast it went matters
+ * only after why it stopped. The processes judged are the job's own (the
+ * training process, its fork children such as DataLoader workers, the
+ * ranks): a helper program that exits non-zero (a probe, a compiler
+ * check) is no death of the job.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/host/steps.h"
+#include "verdict.h"
+
+#define MAX_DEATHS 4
+
+/* What the job calls @p, or NULL when it is no process of the job's own. */
+static const char *role_of(const struct pi_process_info *p, const struct pi_process_info *training,
+                           char *buf, size_t size)
+{
+    if (p == training)
+        return "the training process";
+    if (p->rank >= 0) {
+        snprintf(buf, size, "rank %ld", p->rank);
+        return buf;
+    }
+    /* a fork child that kept the training process's image: a DataLoader worker or the like */
+    if (training && p->header.ppid == training->header.pid && p->command && training->command &&
+        strcmp(p->command, training->command) == 0)
+        return "a worker of the training process";
+    return NULL;
+}
+
+/* The signal's name, as the shell says it. */
+static const char *signal_name(long sig)
+{
+    static const struct {
+        int number;
+        const char *name;
+    } names[] = {{SIGKILL, "SIGKILL"}, {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"},
+                 {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},
+                 {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},
+                 {SIGQUIT, "SIGQUIT"}, {SIGPIPE, "SIGPIPE"}, {SIGUSR1, "SIGUSR1"},
+                 {SIGUSR2, "SIGUSR2"}, {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (names[i].number == sig)
+            return names[i].name;
+    return "a signal";
+}
+
+/*
+ * How @p ended, in words, or 0 when it ended well. Without an end record
+ * it died where no code runs (SIGKILL, the OOM killer), unless its image
+ * went on in an exec, or it was recorded by windows that closed while it
+ * ran (attach, capture windows): then it may well be running still.
+ */
+static int how_it_ended(const struct pi_process_info *p, char *how, size_t size)
+{
+    if (p->ended && p->end_reason == PI_END_SIGNAL) {
+        snprintf(how, size, "was killed by signal %" PRId64 " (%s)", p->end_status,
+                 signal_name((long)p->end_status));
+        return 1;
+    }
+    if (p->ended && p->end_status != 0 && p->end_status != -1) {
+        snprintf(how, size, "exited with status %" PRId64, p->end_status);
+        return 1;
+    }
+    if (p->ended || p->replaced_by_exec || (p->window_count > 0 && !p->window_open))
+        return 0;
+    snprintf(how, size,
+             "stopped without an end record%s: killed by SIGKILL or the kernel's OOM killer "
+             "(neither leaves the process a moment to write), unless it was still running "
+             "when its trace was read",
+             p->truncated ? " in a file cut mid-frame" : "");
+    return 1;
+}
+
+/* The training loop's steps complete by @ns. */
+static uint64_t steps_by(const struct pi_process_info *training, uint64_t ns)
+{
+    uint64_t n = 0;
+    while (n < training->steps.count && pi_steps_end_ns(&training->steps, n) <= ns &&
+           pi_steps_end_ns(&training->steps, n) != 0)
+        n++;
+    return n;
+}
+
+static void write_death(const struct pi_analysis *a, const struct pi_process_info *p,
+                        const char *role, const char *how, const struct pi_process_info *training,
+                        struct pi_finding *f)
+{
+    f->kind = "died";
+    f->score = 1;
+    f->ends_job = PI_ENDS_JOB_DIED;
+    f->pid = p->header.pid;
+    f->ended_ns = p->end_ns;
+    double at_s = (double)(p->end_ns - a->base_ns) / 1e9;
+    char when[160] = "";
+    if (training && training->steps.count) {
+        uint64_t steps = steps_by(training, p->end_ns);
+        snprintf(when, sizeof(when), ", after %" PRIu64 " of the training loop's %" PRIu64
+                 " steps", steps, training->steps.count);
+        pi_finding_evidence(f, "steps_done", (double)steps, "");
+    }
+    /* without an end record, the last record is all there is: the records of up to one
+     * flush interval (PROFINJECT_FLUSH_MS) before the kill went with the process */
+    snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s", role,
+             f->pid, p->command ? p->command : "?", how, p->ended ? "" : "its last record ", at_s,
+             when);
+    const char *advice =
+        !p->ended
+            ? "see whether the kernel's OOM killer took it (dmesg, the memory cgroup's oom_kill "
+              "count): then give the job more memory or make it keep less (fewer or lighter "
+              "DataLoader workers, smaller prefetch); else find who sent it SIGKILL"
+        : p->end_reason == PI_END_SIGNAL
+            ? "a fatal signal: see the process's stderr for the stack; SIGTERM and SIGINT come "
+              "from outside (a launcher stopping the job after another process failed, a time "
+              "limit)"
+            : "see the process's stderr for the error it raised; a process of the job that exits "
+              "non-zero usually follows another's failure: the earliest death is listed first";
+    snprintf(f->advice, sizeof(f->advice), "%s", advice);
+    pi_finding_evidence(f, "ended_at_s", at_s, "s");
+    if (p->ended)
+        pi_finding_evidence(f, p->end_reason == PI_END_SIGNAL ? "signal" : "exit_status",
+                            (double)p->end_status, "");
+    else
+        pi_finding_evidence(f, "end_record", 0, "");
+}
+
+int pi_verdict_deaths(const struct pi_analysis *a, struct pi_finding *out, int room)
+{
+    const struct pi_process_info *training = pi_training_process(a);
+    int n = 0;
+    for (size_t i = 0; i < a->process_count && n < room && n < MAX_DEATHS; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        char buf[32], how[320];
+        const char *role = role_of(p, training, buf, sizeof(buf));
+        if (role && how_it_ended(p, how, sizeof(how)))
+            write_death(a, p, role, how, training, &out[n++]);
+    }
+    return n;
+}

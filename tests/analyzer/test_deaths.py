@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""A job that died says so first: the report's first finding names the
+process, how it ended and when, against the job's own account (its pid,
+its exit status or signal as the parent sees it, the steps it printed).
+
+Run by ctest with the build's paths in the environment."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+SOURCE = os.environ["PI_SOURCE"]
+PROGRAM = os.path.join(SOURCE, "tests", "programs", "dying_job.py")
+
+
+def run_job(mode):
+    """The job under the preload: its return code, its own account, the report as JSON."""
+    traces = tempfile.mkdtemp()
+    env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+    job = subprocess.run([sys.executable, PROGRAM, mode], env=env, capture_output=True, text=True,
+                         timeout=120)
+    account = {"steps": [], "pid": None, "worker": None}
+    for line in job.stdout.splitlines():
+        words = line.split()
+        if words[0] == "pid":
+            account["pid"] = int(words[1])
+        elif words[0] == "step":
+            account["steps"].append(int(words[2]))
+        elif words[0] == "worker_died":
+            account["worker"] = (int(words[1]), int(words[2]))
+    out = os.path.join(traces, "report.json")
+    result = subprocess.run([ANALYZE, traces, "--json", out], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AssertionError(f"analyzer failed ({result.returncode}): {result.stderr}")
+    with open(out) as f:
+        report = json.load(f)
+    return job, account, report, result.stdout
+
+
+def evidence(finding):
+    return finding["evidence"]
+
+
+class Deaths(unittest.TestCase):
+    def first_death(self, mode):
+        job, account, report, text = run_job(mode)
+        first = report["verdict"][0]
+        self.assertEqual(first["kind"], "died", first)
+        # the text report's verdict says it first, too
+        verdict = text[text.index("VERDICT"):]
+        self.assertTrue(verdict.split("\n")[1].strip().startswith("1. died:"), verdict[:400])
+        return job, account, report, first
+
+    def test_sigkill_is_said_first(self):
+        job, account, _, first = self.first_death("sigkill")
+        self.assertEqual(job.returncode, -signal.SIGKILL)
+        self.assertEqual(first["pid"], account["pid"])
+        self.assertEqual(evidence(first)["end_record"], 0)
+        self.assertIn("SIGKILL", first["summary"])
+
+    def test_exit_status_is_the_one_the_parent_saw(self):
+        job, account, _, first = self.first_death("exit3")
+        self.assertEqual(job.returncode, 3)
+        self.assertEqual(first["pid"], account["pid"])
+        self.assertEqual(evidence(first)["exit_status"], job.returncode)
+
+    def test_an_uncaught_exception_exits_1(self):
+        job, account, _, first = self.first_death("raise")
+        self.assertIn("RuntimeError: the loss went NaN", job.stderr)
+        self.assertEqual(evidence(first)["exit_status"], job.returncode)
+        self.assertEqual(first["pid"], account["pid"])
+
+    def test_a_fatal_signal_is_named(self):
+        job, account, _, first = self.first_death("segv")
+        self.assertEqual(job.returncode, -signal.SIGSEGV)
+        self.assertEqual(evidence(first)["signal"], signal.SIGSEGV)
+        self.assertIn("SIGSEGV", first["summary"])
+
+    def test_a_killed_worker_comes_before_the_error_it_caused(self):
+        job, account, report, first = self.first_death("worker_killed")
+        self.assertIn("exited unexpectedly", job.stderr)
+        worker_pid, died_ns = account["worker"]
+        self.assertGreaterEqual(len(account["steps"]), 3, "the loop got going before the death")
+        self.assertEqual(first["pid"], worker_pid)
+        self.assertIn("worker", first["summary"])
+        self.assertEqual(evidence(first)["end_record"], 0)
+        # the steps the loop had finished when the worker died, by the job's own clock; a
+        # process killed outright takes its last flush interval's records (100 ms) with it
+        done = sum(1 for t in account["steps"] if t < died_ns)
+        done_flush_before = sum(1 for t in account["steps"] if t < died_ns - 100_000_000)
+        self.assertGreaterEqual(evidence(first)["steps_done"], done_flush_before - 1, evidence(first))
+        self.assertLessEqual(evidence(first)["steps_done"], done, evidence(first))
+        second = report["verdict"][1]
+        self.assertEqual((second["kind"], second["pid"]), ("died", account["pid"]))
+        self.assertEqual(evidence(second)["exit_status"], job.returncode)
+
+    def test_a_healthy_job_with_a_failing_helper_did_not_die(self):
+        job, _, report, _ = run_job("healthy")
+        self.assertEqual(job.returncode, 0)
+        self.assertEqual([f for f in report["verdict"] if f["kind"] == "died"], [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,71 @@
+"""A training-like loop that dies the way the first argument says, printing
+its own account first: "pid P", each step as "step N T" (T: its
+CLOCK_MONOTONIC time in ns) and, for a worker that dies, "worker_died P T".
+
+  healthy        runs 20 steps and ends well (after a helper that exits 1)
+  sigkill        SIGKILL to itself after 20 steps
+  exit3          os._exit(3) after 20 steps
+  raise          an uncaught exception after 20 steps
+  segv           a read of address 0 after 20 steps (SIGSEGV)
+  worker_killed  a DataLoader worker SIGKILLs itself when asked for sample 20;
+                 PyTorch then raises in the main process
+"""
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def say(*words):
+    print(*words, flush=True)
+
+
+def steps(n):
+    x = 0
+    for i in range(1, n + 1):
+        x += sum(j * j for j in range(20000))
+        time.sleep(0.01)
+        say("step", i, time.monotonic_ns())
+    return x
+
+
+def worker_killed():
+    import torch
+    from torch.utils.data import DataLoader, Dataset
+
+    class Samples(Dataset):
+        def __len__(self):
+            return 64
+
+        def __getitem__(self, i):
+            info = torch.utils.data.get_worker_info()
+            if info.id == 0 and i >= 20:
+                say("worker_died", os.getpid(), time.monotonic_ns())
+                os.kill(os.getpid(), signal.SIGKILL)
+            time.sleep(0.02)
+            return torch.full((4,), float(i))
+
+    loader = DataLoader(Samples(), batch_size=2, num_workers=2)
+    for n, batch in enumerate(loader, 1):
+        batch.sum().item()
+        say("step", n, time.monotonic_ns())
+
+
+mode = sys.argv[1]
+say("pid", os.getpid())
+if mode == "worker_killed":
+    worker_killed()
+    sys.exit(0)
+if mode == "healthy":
+    subprocess.run(["false"])  # a helper's failure is no death of the job
+steps(20)
+if mode == "sigkill":
+    os.kill(os.getpid(), signal.SIGKILL)
+elif mode == "exit3":
+    os._exit(3)
+elif mode == "raise":
+    raise RuntimeError("the loss went NaN")
+elif mode == "segv":
+    ctypes.string_at(0)
