@@ -130,6 +130,10 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         fprintf(dump_out, " pss_bytes=%" PRIu64 " rss_bytes=%" PRIu64 " read_cpu_ns=%" PRIu64,
                 r->arg[0], r->arg[1], r->arg[2]);
         break;
+    case PI_REC_MEMORY_CGROUP:
+        fprintf(dump_out, " oom_kills=%" PRIu64 " limit_bytes=%" PRIu64 " usage_bytes=%" PRIu64,
+                r->arg[0], r->arg[1], r->arg[2]);
+        break;
     case PI_REC_FORK:
         fprintf(dump_out, " child=%" PRId64 " dur_ns=%" PRIu64, (int64_t)r->arg[0], ev->dur_ns);
         break;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/common/series.h"
 #include "analysis/host/steps.h"
 #include "verdict.h"
 
@@ -50,13 +51,38 @@ static const char *signal_name(long sig)
     return "a signal";
 }
 
+/* A process's memory cgroup counting an OOM kill after @p's last record, within a few seconds
+ * (the others read the count with their samples, every 50 ms to 100 ms while they run) */
+#define OOM_SEEN_WITHIN_NS 5000000000ull
+
+static const struct pi_oom_rise *oom_kill_of(const struct pi_analysis *a,
+                                             const struct pi_process_info *p, int *seen_by)
+{
+    const struct pi_oom_rise *best = NULL;
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *q = &a->processes[i];
+        if (p->cgroup && q->cgroup && strcmp(p->cgroup, q->cgroup) != 0)
+            continue;
+        for (uint32_t k = 0; k < q->oom.rise_count; k++) {
+            const struct pi_oom_rise *r = &q->oom.rises[k];
+            if (r->ns >= p->end_ns && r->ns - p->end_ns <= OOM_SEEN_WITHIN_NS &&
+                (!best || r->ns < best->ns)) {
+                best = r;
+                *seen_by = q->header.pid;
+            }
+        }
+    }
+    return best;
+}
+
 /*
  * How @p ended, in words, or 0 when it ended well. Without an end record
  * it died where no code runs (SIGKILL, the OOM killer), unless its image
  * went on in an exec, or it was recorded by windows that closed while it
  * ran (attach, capture windows): then it may well be running still.
  */
-static int how_it_ended(const struct pi_process_info *p, char *how, size_t size)
+static int how_it_ended(const struct pi_analysis *a, const struct pi_process_info *p,
+                        struct pi_finding *f, char *how, size_t size)
 {
     if (p->ended && p->end_reason == PI_END_SIGNAL) {
         snprintf(how, size, "was killed by signal %" PRId64 " (%s)", p->end_status,
@@ -69,6 +95,25 @@ static int how_it_ended(const struct pi_process_info *p, char *how, size_t size)
     }
     if (p->ended || p->replaced_by_exec || (p->window_count > 0 && !p->window_open))
         return 0;
+    int seen_by = 0;
+    const struct pi_oom_rise *oom = oom_kill_of(a, p, &seen_by);
+    if (oom) {
+        char limit[64] = "no limit";
+        if (oom->limit_bytes)
+            snprintf(limit, sizeof(limit), "limit %.0f MiB", (double)oom->limit_bytes / 1048576);
+        snprintf(how, size,
+                 "was killed by the kernel's OOM killer: its memory cgroup (%s, %.0f MiB in use) "
+                 "counted an OOM kill %.2f s after its last record (seen by pid %d); it held "
+                 "%.0f MiB resident then, growing %.1f MiB/s over its life",
+                 limit, (double)oom->usage_bytes / 1048576, (double)(oom->ns - p->end_ns) / 1e9,
+                 seen_by, (double)p->rss_last / 1048576, pi_series_slope(&p->rss, 0) / 1048576);
+        f->cause = "oom-killer";
+        pi_finding_evidence(f, "oom_kills", (double)oom->kills, "");
+        pi_finding_evidence(f, "cgroup_limit_mib", (double)oom->limit_bytes / 1048576, "MiB");
+        pi_finding_evidence(f, "cgroup_usage_mib", (double)oom->usage_bytes / 1048576, "MiB");
+        pi_finding_evidence(f, "rss_mib", (double)p->rss_last / 1048576, "MiB");
+        return 1;
+    }
     snprintf(how, size,
              "stopped without an end record%s: killed by SIGKILL or the kernel's OOM killer "
              "(neither leaves the process a moment to write), unless it was still running "
@@ -110,7 +155,12 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
              f->pid, p->command ? p->command : "?", how, p->ended ? "" : "its last record ", at_s,
              when);
     const char *advice =
-        !p->ended
+        f->cause && strcmp(f->cause, "oom-killer") == 0
+            ? "the host ran out of memory for the job: give its cgroup more (the container's "
+              "memory limit) or make it keep less: fewer or lighter DataLoader workers (each "
+              "holds its own copies of what it touches), smaller prefetch_factor, no growing "
+              "lists or caches in the Dataset"
+        : !p->ended
             ? "see whether the kernel's OOM killer took it (dmesg, the memory cgroup's oom_kill "
               "count): then give the job more memory or make it keep less (fewer or lighter "
               "DataLoader workers, smaller prefetch); else find who sent it SIGKILL"
@@ -135,9 +185,9 @@ int pi_verdict_deaths(const struct pi_analysis *a, struct pi_finding *out, int r
     int n = 0;
     for (size_t i = 0; i < a->process_count && n < room && n < MAX_DEATHS; i++) {
         const struct pi_process_info *p = &a->processes[i];
-        char buf[32], how[320];
+        char buf[32], how[400];
         const char *role = role_of(p, training, buf, sizeof(buf));
-        if (role && how_it_ended(p, how, sizeof(how)))
+        if (role && how_it_ended(a, p, &out[n], how, sizeof(how)))
             write_death(a, p, role, how, training, &out[n++]);
     }
     return n;

@@ -39,7 +39,8 @@
  * attach (PI_REC_THREAD_CPU). */
 /* 8: the process's proportional set size, now and then (PI_REC_PROC_PSS).
  * Older traces have RSS only: their tree's peak is a sum of RSS. */
-#define PI_FORMAT_VERSION 8
+/* 9: the OOM kills of the process's memory cgroup (PI_REC_MEMORY_CGROUP). */
+#define PI_FORMAT_VERSION 9
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -284,6 +285,13 @@ enum pi_record_kind {
      * their RSS count a page shared by a fork child and its parent once in
      * each. */
     PI_REC_PROC_PSS = 36,
+    /* Format 9, by the writer with its samples, the first reading and then
+     * whenever the count changes: arg0 = the OOM kills of the process's
+     * memory cgroup since it was made (cgroup v2 memory.events, v1
+     * memory.oom_control), arg1 = the cgroup's memory limit in bytes (0:
+     * none), arg2 = its memory in use then. A process the OOM killer takes
+     * writes nothing more: the others of its cgroup see the count rise. */
+    PI_REC_MEMORY_CGROUP = 37,
     PI_REC_KIND_COUNT
 };
 
@@ -723,6 +731,7 @@ static inline unsigned pi_kinds_of_version(unsigned version)
            : version < 6 ? PI_REC_COLLECTIVE + 1
            : version < 7 ? PI_REC_DETAIL + 1
            : version < 8 ? PI_REC_THREAD_CPU + 1
+           : version < 9 ? PI_REC_PROC_PSS + 1
                          : PI_REC_KIND_COUNT;
 }
 

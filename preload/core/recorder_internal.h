@@ -12,6 +12,7 @@
 
 #include "buffer_pool.h"
 #include "config.h"
+#include "memory_cgroup.h"
 #include "process_sample.h"
 #include "recorder.h"
 #include "string_table.h"
@@ -41,6 +42,7 @@ struct pi_writer {
     int fd;
     struct pi_process_sampler sampler; /* /proc/self/statm and smaps_rollup */
     int schedstat_fd;           /* the main thread's /proc schedstat, -1: none */
+    struct pi_memory_cgroup memory_cgroup; /* its OOM kills, read with the samples */
     int failed;                 /* a write failed: drop everything from now on */
     uint32_t frame_sequence;
     struct pi_record *staging;  /* records waiting for the next frame */

@@ -127,6 +127,10 @@ static uint64_t stage_sample(struct pi_writer *w, int stopping)
     if (!stopping && pi_pss_sample_read(&w->sampler, pi_clock_ns(CLOCK_MONOTONIC), &pss))
         stage_process_record(w, PI_REC_PROC_PSS, pi_clock_ticks(), pss.pss_bytes, pss.rss_bytes,
                              pss.read_ns);
+    struct pi_memory_cgroup_reading cgroup;
+    if (pi_memory_cgroup_read(&w->memory_cgroup, &cgroup))
+        stage_process_record(w, PI_REC_MEMORY_CGROUP, pi_clock_ticks(), cgroup.oom_kills,
+                             cgroup.limit_bytes, cgroup.usage_bytes);
     return sample.user_ns + sample.system_ns;
 }
 
@@ -428,10 +432,12 @@ static void *writer_main(void *arg)
     w->open_file = open_trace_file;
     pi_process_sampler_open(&w->sampler, pi_clock_ns(CLOCK_MONOTONIC));
     w->schedstat_fd = pi_run_delay_open(pi_rec.pid);
+    pi_memory_cgroup_open(&w->memory_cgroup);
     writer_loop(w);
     if (w->fd >= 0)
         pi_sys_close(w->fd);
     pi_process_sampler_close(&w->sampler);
+    pi_memory_cgroup_close(&w->memory_cgroup);
     if (w->schedstat_fd >= 0)
         pi_sys_close(w->schedstat_fd);
     w->fd = -1;
@@ -449,6 +455,7 @@ int pi_writer_launch(void)
     if (w->fd > 0)
         pi_sys_close(w->fd); /* the parent's file, inherited through fork */
     pi_process_sampler_close(&w->sampler);
+    pi_memory_cgroup_close(&w->memory_cgroup);
     if (w->schedstat_fd > 0)
         pi_sys_close(w->schedstat_fd); /* the parent's main thread's */
     w->fd = -1;

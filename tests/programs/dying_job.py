@@ -9,6 +9,8 @@ CLOCK_MONOTONIC time in ns) and, for a worker that dies, "worker_died P T".
   segv           a read of address 0 after 20 steps (SIGSEGV)
   worker_killed  a DataLoader worker SIGKILLs itself when asked for sample 20;
                  PyTorch then raises in the main process
+  worker_oom     a DataLoader worker keeps 40 MiB of every sample it makes
+                 (run it in a memory cgroup: the OOM killer takes it)
 """
 import ctypes
 import os
@@ -19,7 +21,9 @@ import time
 
 
 def say(*words):
-    print(*words, flush=True)
+    # one write: the workers and the main process share the pipe, and a worker may be
+    # killed in the middle of a buffered line
+    os.write(1, (" ".join(str(w) for w in words) + "\n").encode())
 
 
 def steps(n):
@@ -31,7 +35,7 @@ def steps(n):
     return x
 
 
-def worker_killed():
+def worker_killed(keep_mib=0):
     import torch
     from torch.utils.data import DataLoader, Dataset
 
@@ -41,12 +45,17 @@ def worker_killed():
 
         def __getitem__(self, i):
             info = torch.utils.data.get_worker_info()
-            if info.id == 0 and i >= 20:
+            if info.id == 0 and keep_mib:
+                kept.append(bytearray(keep_mib << 20))  # zero pages, written: resident
+                kept[-1][::4096] = b"x" * (len(kept[-1]) // 4096)
+                say("worker_kept", os.getpid(), len(kept) * keep_mib)
+            elif info.id == 0 and i >= 20:
                 say("worker_died", os.getpid(), time.monotonic_ns())
                 os.kill(os.getpid(), signal.SIGKILL)
             time.sleep(0.02)
             return torch.full((4,), float(i))
 
+    kept = []
     loader = DataLoader(Samples(), batch_size=2, num_workers=2)
     for n, batch in enumerate(loader, 1):
         batch.sum().item()
@@ -55,8 +64,8 @@ def worker_killed():
 
 mode = sys.argv[1]
 say("pid", os.getpid())
-if mode == "worker_killed":
-    worker_killed()
+if mode in ("worker_killed", "worker_oom"):
+    worker_killed(40 if mode == "worker_oom" else 0)
     sys.exit(0)
 if mode == "healthy":
     subprocess.run(["false"])  # a helper's failure is no death of the job

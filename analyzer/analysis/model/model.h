@@ -182,8 +182,16 @@ struct pi_process_info {
     uint64_t damaged_bytes, damaged_frames;
     uint64_t cpu_user_ns, cpu_sys_ns;
     uint64_t profiler_cpu_ns; /* the profiler's own threads, from the end record; 0: unknown */
-    uint64_t rss_peak, rss_peak_ns;
+    uint64_t rss_peak, rss_peak_ns, rss_last;
     struct pi_series rss;
+    /* its memory cgroup's OOM kill count as it read it (format 9), and where it rose */
+    struct pi_oom_kills {
+        uint32_t readings, rise_count;
+        uint64_t first, last;
+        struct pi_oom_rise {
+            uint64_t ns, kills, limit_bytes, usage_bytes; /* kills: the count after the rise */
+        } rises[4];
+    } oom;
     /* proportional set size, read now and then (format 8); pss.count 0: never read */
     uint64_t pss_peak, pss_peak_ns;
     struct pi_series pss;

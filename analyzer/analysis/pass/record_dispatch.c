@@ -127,6 +127,17 @@ static void capture_window(struct pi_process_info *p, uint64_t at, int opened)
     }
 }
 
+/* A reading of the memory cgroup's OOM kills: a rise after the first is a kill in the cgroup. */
+static void oom_kills(struct pi_oom_kills *o, const struct pi_event *ev)
+{
+    const struct pi_record *r = &ev->rec;
+    if (o->readings++ == 0)
+        o->first = r->arg[0];
+    else if (r->arg[0] > o->last && o->rise_count < sizeof(o->rises) / sizeof(o->rises[0]))
+        o->rises[o->rise_count++] = (struct pi_oom_rise){ev->ts_ns, r->arg[0], r->arg[1], r->arg[2]};
+    o->last = r->arg[0];
+}
+
 void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
                         struct pi_process_info *p, const struct pi_event *ev)
 {
@@ -143,6 +154,10 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         }
         p->cpu_user_ns = r->arg[1];
         p->cpu_sys_ns = r->arg[2];
+        p->rss_last = r->arg[0];
+        return;
+    case PI_REC_MEMORY_CGROUP:
+        oom_kills(&p->oom, ev);
         return;
     case PI_REC_PROC_PSS:
         pi_series_add(&p->pss, ev->ts_ns, r->arg[0]);
