@@ -12,6 +12,7 @@
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/recorder.h"
+#include "host/stderr_tail.h"
 #ifdef PI_HAVE_CUDA
 #include "control/attach_driver_tables.h"
 #include "cuda/entry_points.h"
@@ -28,6 +29,7 @@ __attribute__((constructor(101))) static void pi_constructor(void)
         int guard = pi_guard_enter();
         pi_call_sites_start();
         pi_python_sampler_start();
+        pi_stderr_tail_start();
         pi_control_start();
         pi_guard_restore(guard);
     }

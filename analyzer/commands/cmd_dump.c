@@ -130,6 +130,10 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         fprintf(dump_out, " pss_bytes=%" PRIu64 " rss_bytes=%" PRIu64 " read_cpu_ns=%" PRIu64,
                 r->arg[0], r->arg[1], r->arg[2]);
         break;
+    case PI_REC_STDERR_TAIL:
+        fprintf(dump_out, " written_bytes=%" PRIu64 " kept_bytes=%" PRIu64, r->arg[1], r->arg[2]);
+        fprintf(dump_out, " text=\"%s\"", string_or(reader, r->arg[0], ""));
+        break;
     case PI_REC_MEMORY_CGROUP:
         fprintf(dump_out, " oom_kills=%" PRIu64 " limit_bytes=%" PRIu64 " usage_bytes=%" PRIu64,
                 r->arg[0], r->arg[1], r->arg[2]);

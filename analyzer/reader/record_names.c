@@ -30,7 +30,7 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_COLLECTIVE] = "collective",   [PI_REC_SUMMARY] = "summary",
         [PI_REC_DETAIL] = "detail",
         [PI_REC_THREAD_CPU] = "thread_cpu",   [PI_REC_PROC_PSS] = "proc_pss",
-        [PI_REC_MEMORY_CGROUP] = "memory_cgroup",
+        [PI_REC_MEMORY_CGROUP] = "memory_cgroup", [PI_REC_STDERR_TAIL] = "stderr_tail",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }

@@ -122,6 +122,56 @@ static int how_it_ended(const struct pi_analysis *a, const struct pi_process_inf
     return 1;
 }
 
+/* @text into @out (of @size) with control characters as \xHH: a traced name or a line of
+ * stderr must not drive the analyst's terminal (colour codes in logs are common) */
+static void printable(char *out, size_t size, const char *text, size_t length)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < length && at + 5 < size; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x20 || c == 0x7f)
+            at += (size_t)snprintf(out + at, size - at, "\\x%02x", c);
+        else
+            out[at++] = (char)c;
+    }
+    out[at] = '\0';
+}
+
+/* The last lines of @p's stderr that say something, at most @lines of them, joined by " | ". */
+static void last_words(const struct pi_process_info *p, char *out, size_t size, int lines)
+{
+    out[0] = '\0';
+    if (!p->stderr_tail)
+        return;
+    const char *tail = p->stderr_tail, *end = tail + strlen(tail), *start = end;
+    for (int found = 0; start > tail && found < lines;) {
+        const char *line_end = start;
+        while (line_end > tail && (line_end[-1] == '\n' || line_end[-1] == ' '))
+            line_end--;
+        const char *line = line_end;
+        while (line > tail && line[-1] != '\n')
+            line--;
+        if (line == line_end)
+            break;
+        start = line;
+        found++;
+    }
+    while (start < end && *start == ' ')
+        start++;
+    /* from the first of those lines to the end, newlines as " | " */
+    char joined[1024];
+    size_t at = 0;
+    for (const char *c = start; c < end && at + 4 < sizeof(joined); c++) {
+        if (*c == '\n') {
+            if (c + 1 < end && at)
+                at += (size_t)snprintf(joined + at, sizeof(joined) - at, " | ");
+        } else {
+            joined[at++] = *c;
+        }
+    }
+    printable(out, size, joined, at);
+}
+
 /* The training loop's steps complete by @ns. */
 static uint64_t steps_by(const struct pi_process_info *training, uint64_t ns)
 {
@@ -151,9 +201,13 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
     }
     /* without an end record, the last record is all there is: the records of up to one
      * flush interval (PROFINJECT_FLUSH_MS) before the kill went with the process */
-    snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s", role,
-             f->pid, p->command ? p->command : "?", how, p->ended ? "" : "its last record ", at_s,
-             when);
+    char command[256], words[400];
+    printable(command, sizeof(command), p->command ? p->command : "?",
+              strlen(p->command ? p->command : "?"));
+    last_words(p, words, sizeof(words), 3);
+    snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s%s%s%s",
+             role, f->pid, command, how, p->ended ? "" : "its last record ", at_s, when,
+             words[0] ? "; its stderr ended: \"" : "", words, words[0] ? "\"" : "");
     const char *advice =
         f->cause && strcmp(f->cause, "oom-killer") == 0
             ? "the host ran out of memory for the job: give its cgroup more (the container's "
@@ -168,8 +222,9 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
             ? "a fatal signal: see the process's stderr for the stack; SIGTERM and SIGINT come "
               "from outside (a launcher stopping the job after another process failed, a time "
               "limit)"
-            : "see the process's stderr for the error it raised; a process of the job that exits "
-              "non-zero usually follows another's failure: the earliest death is listed first";
+            : "the error it raised is in its stderr (its last lines quoted above, when "
+              "recorded); a process of the job that exits non-zero usually follows another's "
+              "failure: the earliest death is listed first";
     snprintf(f->advice, sizeof(f->advice), "%s", advice);
     pi_finding_evidence(f, "ended_at_s", at_s, "s");
     if (p->ended)

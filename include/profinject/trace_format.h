@@ -39,7 +39,8 @@
  * attach (PI_REC_THREAD_CPU). */
 /* 8: the process's proportional set size, now and then (PI_REC_PROC_PSS).
  * Older traces have RSS only: their tree's peak is a sum of RSS. */
-/* 9: the OOM kills of the process's memory cgroup (PI_REC_MEMORY_CGROUP). */
+/* 9: the OOM kills of the process's memory cgroup (PI_REC_MEMORY_CGROUP);
+ * the end of what a process wrote to stderr (PI_REC_STDERR_TAIL). */
 #define PI_FORMAT_VERSION 9
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -292,6 +293,11 @@ enum pi_record_kind {
      * none), arg2 = its memory in use then. A process the OOM killer takes
      * writes nothing more: the others of its cgroup see the count rise. */
     PI_REC_MEMORY_CGROUP = 37,
+    /* Format 9, as the process ends (exit, _exit, a fatal signal): the end of
+     * what it wrote to its standard error, its last words. arg0 = string id
+     * of the bytes kept (at most 4096, the last ones), arg1 = bytes it wrote
+     * to fd 2 in all, arg2 = bytes kept. */
+    PI_REC_STDERR_TAIL = 38,
     PI_REC_KIND_COUNT
 };
 

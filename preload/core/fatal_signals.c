@@ -70,9 +70,11 @@ static void pi_signal_handler(int sig, siginfo_t *info, void *context)
      * action, or a fault whose handler may not return. Once only. */
     if ((!app_handles || is_fault(sig)) && !atomic_exchange(&ending, 1)) {
         int guard = pi_guard_enter();
-        if (!app_handles)
+        if (!app_handles) {
+            pi_process_event_notify(PI_EVENT_FATAL_SIGNAL);
             pi_emit(PI_REC_PROCESS_END, 0, pi_clock_ticks(), 0, (uint64_t)sig, PI_END_SIGNAL,
                     pi_background_cpu_ns());
+        }
         pi_recorder_flush_sync(SIGNAL_FLUSH_TIMEOUT_MS);
         if (!app_handles)
             pi_process_event_notify(PI_EVENT_DYING);

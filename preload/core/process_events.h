@@ -21,6 +21,8 @@ enum pi_process_event {
                          trace is out): async-signal-safe handlers only (remove the socket) */
     PI_EVENT_EXEC_FAILED, /* an exec announced by PI_EVENT_BEFORE_EXEC returned: the image
                              goes on */
+    PI_EVENT_FATAL_SIGNAL, /* a signal's default action is about to end the process, before
+                              its end record: last records only, async-signal-safe */
     PI_EVENT_COUNT
 };
 

@@ -40,6 +40,7 @@ static const struct setting settings[] = {
     {"PROFINJECT_PY_SAMPLE", NUMBER, 0, 1000000000, 100, NULL},
     {"PROFINJECT_PY_FRAMES", CHOICE, 0, 0, 0, "1|0"},
     {"PROFINJECT_PY_TIME_MS", NUMBER, 0, 60000, 10, NULL},
+    {"PROFINJECT_STDERR_TAIL", CHOICE, 0, 0, 0, "1|0"},
     {"PROFINJECT_PAUSED", CHOICE, 0, 0, 0, "0|1"},
     {"PROFINJECT_DISABLE", CHOICE, 0, 0, 0, "0|1"},
     {"PROFINJECT_MODE", CHOICE, 0, 0, 0, "full|summary"},

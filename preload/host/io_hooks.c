@@ -12,6 +12,7 @@
 
 #include "core/hook.h"
 #include "io_record.h"
+#include "stderr_tail.h"
 
 /* A hook for a call on one descriptor that returns a count, -1 on error. */
 #define PI_IO_HOOK(ret, name, op, params, args)                                                   \
@@ -33,7 +34,18 @@ PI_IO_HOOK(ssize_t, preadv, PI_IO_PREADV, (int fd, const struct iovec *v, int n,
            (fd, v, n, at))
 PI_IO_HOOK(ssize_t, preadv64, PI_IO_PREADV, (int fd, const struct iovec *v, int n, off_t at),
            (fd, v, n, at))
-PI_IO_HOOK(ssize_t, write, PI_IO_WRITE, (int fd, const void *buf, size_t n), (fd, buf, n))
+/* write: as the others, and what goes to stderr into the process's last words */
+PI_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+    if (!pi_hook_active())
+        return PI_REAL(write)(fd, buf, n);
+    uint64_t start = pi_clock_ticks();
+    ssize_t result = PI_REAL(write)(fd, buf, n);
+    io_record(PI_IO_WRITE, fd, start, (int64_t)result, result < 0);
+    if (result > 0)
+        pi_stderr_tail_note(fd, buf, (size_t)result);
+    return result;
+}
 PI_IO_HOOK(ssize_t, pwrite, PI_IO_PWRITE, (int fd, const void *buf, size_t n, off_t at),
            (fd, buf, n, at))
 PI_IO_HOOK(ssize_t, pwrite64, PI_IO_PWRITE, (int fd, const void *buf, size_t n, off_t at),

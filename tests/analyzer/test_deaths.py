@@ -76,11 +76,18 @@ class Deaths(unittest.TestCase):
         self.assertEqual(job.returncode, 3)
         self.assertEqual(first["pid"], account["pid"])
         self.assertEqual(evidence(first)["exit_status"], job.returncode)
+        # the last three lines it wrote, after the ring wrapped many times
+        self.assertIn(" | ".join(job.stderr.splitlines()[-3:]), first["summary"])
 
     def test_an_uncaught_exception_exits_1(self):
         job, account, _, first = self.first_death("raise")
         self.assertIn("RuntimeError: the loss went NaN", job.stderr)
         self.assertEqual(evidence(first)["exit_status"], job.returncode)
+        # its last words quoted: the job's own last line of stderr, the colour codes escaped
+        last_line = job.stderr.strip().splitlines()[-1]
+        self.assertIn("\x1b[31m", last_line)
+        self.assertIn(last_line.replace("\x1b", "\\x1b"), first["summary"])
+        self.assertNotIn("\x1b", first["summary"])
         self.assertEqual(first["pid"], account["pid"])
 
     def test_a_fatal_signal_is_named(self):

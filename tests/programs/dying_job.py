@@ -4,7 +4,7 @@ CLOCK_MONOTONIC time in ns) and, for a worker that dies, "worker_died P T".
 
   healthy        runs 20 steps and ends well (after a helper that exits 1)
   sigkill        SIGKILL to itself after 20 steps
-  exit3          os._exit(3) after 20 steps
+  exit3          os._exit(3) after 20 steps and 2000 lines of stderr
   raise          an uncaught exception after 20 steps
   segv           a read of address 0 after 20 steps (SIGSEGV)
   worker_killed  a DataLoader worker SIGKILLs itself when asked for sample 20;
@@ -73,8 +73,10 @@ steps(20)
 if mode == "sigkill":
     os.kill(os.getpid(), signal.SIGKILL)
 elif mode == "exit3":
+    for i in range(2000):  # more than the 4 KiB kept: the ring wraps
+        os.write(2, f"warning {i}: step skipped\n".encode())
     os._exit(3)
 elif mode == "raise":
-    raise RuntimeError("the loss went NaN")
+    raise RuntimeError("the loss went NaN: \x1b[31mnan\x1b[0m")  # in colour, as logs are
 elif mode == "segv":
     ctypes.string_at(0)

@@ -176,6 +176,8 @@ struct pi_process_info {
     int64_t end_status;
     uint64_t end_reason;
     int replaced_by_exec; /* its image ended in an exec: no end record is due */
+    char *stderr_tail;      /* the end of what it wrote to stderr (format 9), NULL: none */
+    uint64_t stderr_bytes;  /* what it wrote to stderr in all */
     uint64_t children;     /* fork records */
     int truncated;
     /* damaged stretches of the file skipped, and the frames of records lost with them */

@@ -104,6 +104,7 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->command);
         free(p->host);
         free(p->cgroup);
+        free(p->stderr_tail);
         free(p->identity);
         for (size_t t = 0; t < p->thread_count; t++)
             pi_thread_timeline_free(p->threads[t].timeline);

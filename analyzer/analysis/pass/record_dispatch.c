@@ -159,6 +159,13 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_MEMORY_CGROUP:
         oom_kills(&p->oom, ev);
         return;
+    case PI_REC_STDERR_TAIL: {
+        const char *tail = pi_reader_string(reader, r->arg[0]);
+        free(p->stderr_tail);
+        p->stderr_tail = tail ? strdup(tail) : NULL;
+        p->stderr_bytes = r->arg[1];
+        return;
+    }
     case PI_REC_PROC_PSS:
         pi_series_add(&p->pss, ev->ts_ns, r->arg[0]);
         if (r->arg[0] > p->pss_peak) {
