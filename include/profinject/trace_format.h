@@ -333,7 +333,7 @@ enum pi_detail_reason {
  * threads other than the main one. The
  * rest (what steps are made of: the main thread's waits and pipe and
  * socket I/O, the pin-memory thread's receipts, its blocking copies;
- * allocations, synchronisations, ...) stays in full.
+ * allocations, synchronisations, ...) stays in full: summary_policy.h.
  */
 struct pi_summary_body {
     uint16_t kind;  /* enum pi_record_kind of the records summarised */

@@ -8,10 +8,9 @@
  * 1024 values every 32 steps costs the writer little. */
 #define RECOMPUTE_EVERY 32
 
-void pi_step_trigger_init(struct pi_step_trigger *t, uint32_t main_tid)
+void pi_step_trigger_init(struct pi_step_trigger *t)
 {
     memset(t, 0, sizeof(*t));
-    t->main_tid = main_tid;
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -50,19 +49,15 @@ static int step_ended(struct pi_step_trigger *t, uint64_t duration)
     return slow;
 }
 
-int pi_step_trigger_record(struct pi_step_trigger *t, const struct pi_record *r, uint64_t *start,
-                           uint64_t *end)
+int pi_step_trigger_record(struct pi_step_trigger *t, unsigned mark, const struct pi_record *r,
+                           uint64_t *start, uint64_t *end)
 {
-    if (r->tid != t->main_tid)
-        return 0;
-    if (r->kind == PI_REC_NVTX_RANGE && r->arg[1] == 0) {
+    if (mark == PI_STEP_SPAN) {
         *start = r->ts;
         *end = r->ts + r->dur;
         return step_ended(t, r->dur);
     }
-    unsigned op = PI_IO_OP(r->flags);
-    if (r->kind == PI_REC_IO && pi_io_is_pipe_receipt(op, PI_IO_CLASS(r->flags)) &&
-        r->arg[1] == 4 && !(r->flags & PI_FLAG_FAILED)) {
+    if (mark == PI_STEP_BOUNDARY) {
         uint64_t at = r->ts + r->dur, previous = t->last_boundary;
         t->last_boundary = at;
         if (!previous || at <= previous)

@@ -5,26 +5,27 @@
 #include <string.h>
 
 #include "flight_ring.h"
+#include "profinject/summary_policy.h"
 #include "recorder_internal.h"
 #include "step_trigger.h"
 #include "summary_table.h"
 
 #define TABLE_SLOTS 8192u
-#define RING_RECORDS (1u << 17) /* 6 MiB: seconds of a busy GPU process */
+#define RING_RECORDS (1u << 17) /* 6 MiB: seconds of a busy process */
 #define CORRELATION_SLOTS (1u << 16)
-/* GPU times drained ahead of their launch (another thread's buffer came
- * first) wait for the next flush, once, to find it. */
+/* Timings drained ahead of their call (another thread's buffer came first)
+ * wait for the next flush, once, to find it. */
 #define DEFERRED_RECORDS 16384u
 /* A slow step's window holds its records and those of as long before it
  * as the step lasted, at most this much: the run-up to the step, bounded. */
 #define REPLAY_BEFORE_NS 1000000000u
 
-/* What a launch or copy was, by correlation id, for its GPU time. */
+/* A call that a timing will pair with, by correlation id (PI_PAIR_CALL). */
 struct correlation {
     uint64_t id;
-    uint16_t kind, flags;
-    uint32_t name : 31;
-    uint32_t in_full : 1; /* written in full (a window): its GPU time goes in full too */
+    uint32_t timing_key1; /* key[1] of its timing's summary */
+    uint16_t timing_key0; /* key[0] of it; nonzero once the call is seen */
+    uint8_t in_full;      /* written in full (a window): its timing goes in full too */
 };
 
 static struct {
@@ -68,7 +69,7 @@ void pi_summary_mode_start(pi_summary_stage_fn stage, void *context)
               (s.correlations = calloc(CORRELATION_SLOTS, sizeof(*s.correlations))) != NULL &&
               (s.deferred = malloc(DEFERRED_RECORDS * sizeof(*s.deferred))) != NULL;
     pi_flight_ring_init(&s.ring, RING_RECORDS);
-    pi_step_trigger_init(&s.trigger, (uint32_t)pi_rec.pid);
+    pi_step_trigger_init(&s.trigger);
     /* run --duration: detail from the start until then (the control thread closes it) */
     uint64_t until = pi_record_until_ns();
     if (until && pi_clock_ns(CLOCK_MONOTONIC) < until) {
@@ -95,97 +96,45 @@ static void stage_detail(uint64_t ts, uint64_t dur, uint64_t event,
     stage_copy(&r);
 }
 
-static uint64_t size_class_low(uint64_t bytes)
-{
-    /* the analyzer's size classes of copies: <64 KiB, 64 KiB-1 MiB, 1-16 MiB, >=16 MiB */
-    return bytes < (64u << 10)   ? 0
-           : bytes < (1u << 20)  ? (64u << 10)
-           : bytes < (16u << 20) ? (1u << 20)
-                                 : (16u << 20);
-}
-
-/* Launches and copies: what their GPU time will be counted under, and
- * whether it goes in full: the analyzer pairs a GPU time in full with its
+/* Calls a timing pairs with: what their timing will be counted under, and
+ * whether it goes in full: the analyzer pairs a timing in full with its
  * call in full, and counts a summarised one under its summarised call. */
-static void remember_call(const struct pi_record *r, int in_full)
+static void remember_call(const struct pi_summary_class *k, int in_full)
 {
-    uint64_t id = r->kind == PI_REC_GPU_LAUNCH ? r->arg[0] : r->arg[1];
-    struct correlation *c = &s.correlations[id & (CORRELATION_SLOTS - 1)];
-    c->id = id;
-    c->kind = r->kind;
-    c->flags = r->flags;
-    c->name = r->kind == PI_REC_GPU_LAUNCH ? (uint32_t)r->arg[1] & 0x7fffffffu : 0;
+    struct correlation *c = &s.correlations[k->correlation & (CORRELATION_SLOTS - 1)];
+    c->id = k->correlation;
+    c->timing_key0 = (uint16_t)k->timing_key[0];
+    c->timing_key1 = (uint32_t)k->timing_key[1];
     c->in_full = in_full != 0;
 }
 
-/* The call of a GPU time, when it was seen. */
-static const struct correlation *call_of(const struct pi_record *r)
+/* The call of a timing, when it was seen. */
+static const struct correlation *call_of(const struct pi_summary_class *k)
 {
-    const struct correlation *c = &s.correlations[r->arg[0] & (CORRELATION_SLOTS - 1)];
-    return c->id == r->arg[0] && c->kind ? c : NULL;
+    const struct correlation *c = &s.correlations[k->correlation & (CORRELATION_SLOTS - 1)];
+    return k->pairing == PI_PAIR_TIMING && c->id == k->correlation && c->timing_key0 ? c : NULL;
 }
 
-/*
- * Which I/O is summarised: regular files on any thread; on the other
- * threads all but what steps are made of, the waits for a pipe or a socket
- * and the reads of a pipe (a pin-memory thread's receipts of batches). The
- * main thread's pipe and socket I/O stays in full: its data waits and
- * batch receipts are its steps.
- */
-static int summarised_io(const struct pi_record *r)
+/* The key @r is counted under, by its class @k; 0 when it stays in full. */
+static int summary_key_of(const struct pi_record *r, const struct pi_summary_class *k,
+                          struct pi_summary_key *key)
 {
-    unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
-    if (fd_class == PI_FD_FILE)
-        return 1;
-    if (r->tid == (uint32_t)pi_rec.pid)
+    if (k->role == PI_SUMMARY_IN_FULL)
         return 0;
-    int waits = (fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && pi_io_waits_ready(op);
-    return !(waits || pi_io_is_pipe_receipt(op, fd_class));
-}
-
-/* The key @r is counted under, with its bytes; 0 when it stays in full. */
-static int summary_key_of(const struct pi_record *r, struct pi_summary_key *k, uint64_t *bytes)
-{
-    memset(k, 0, sizeof(*k));
-    k->kind = r->kind;
-    k->flags = r->flags;
-    k->tid = r->tid;
-    *bytes = 0;
-    switch (r->kind) {
-    case PI_REC_GPU_LAUNCH:
-        k->key[1] = r->arg[1];
-        return 1;
-    case PI_REC_GPU_COPY:
-        k->key[0] = size_class_low(r->arg[0]);
-        *bytes = r->arg[0];
-        /* the main thread's blocking copies (loss.item()) are its steps' synchronisation */
-        return r->tid != (uint32_t)pi_rec.pid || (r->flags & (PI_CUDA_ASYNC | PI_CUDA_NESTED));
-    case PI_REC_GPU_TIME: {
-        const struct correlation *c = call_of(r);
-        if ((r->flags & PI_GPU_TIME_PART) && r->arg[2]) { /* the GPU's own name (CUPTI) */
-            k->key[0] = PI_REC_GPU_LAUNCH;
-            k->key[1] = r->arg[2];
-        } else if (c) {
-            k->key[0] = c->kind;
-            k->key[1] = c->kind == PI_REC_GPU_LAUNCH ? c->name : c->flags;
-        }
-        return 1;
+    memset(key, 0, sizeof(*key));
+    key->kind = r->kind;
+    key->flags = r->flags;
+    key->tid = r->tid;
+    memcpy(key->key, k->key, sizeof(key->key));
+    const struct correlation *c = call_of(k);
+    if (k->pairing == PI_PAIR_TIMING && k->timing_key[0]) { /* it names what it timed */
+        key->key[0] = k->timing_key[0];
+        key->key[1] = k->timing_key[1];
+    } else if (c) {
+        key->key[0] = c->timing_key0;
+        key->key[1] = c->timing_key1;
     }
-    case PI_REC_IO: {
-        unsigned op = PI_IO_OP(r->flags);
-        if (!summarised_io(r))
-            return 0;
-        k->key[2] = r->arg[2];
-        *bytes = !(r->flags & PI_FLAG_FAILED) && pi_io_moves_bytes(op) ? r->arg[1] : 0;
-        return 1;
-    }
-    case PI_REC_WAIT:
-        k->key[0] = r->arg[0];
-        k->key[1] = r->arg[1];
-        return r->tid != (uint32_t)pi_rec.pid; /* the main thread's make steps */
-    default:
-        return 0;
-    }
+    return 1;
 }
 
 static void emit_summaries(void)
@@ -253,34 +202,32 @@ static void close_window(uint64_t now)
     pi_flight_ring_clear(&s.ring); /* what it held is in the window now */
 }
 
-/* Whether the call a GPU time belongs to is known (or the GPU named the kernel itself). */
-static int call_known(const struct pi_record *r)
+/* Whether the call a timing belongs to is known (or the timing named it itself). */
+static int call_known(const struct pi_summary_class *k)
 {
-    return ((r->flags & PI_GPU_TIME_PART) && r->arg[2]) || call_of(r);
+    return k->timing_key[0] || call_of(k);
 }
 
-/* Whether @r goes in full: outside the summarised kinds, inside a window,
- * or a GPU time whose call went in full (a summarised call's GPU time is
- * summarised, window or not, so that the analyzer counts each once). */
-static int in_full(const struct pi_record *r)
+/* Whether a counted record goes in full: inside a window, or a timing
+ * whose call went in full (a summarised call's timing is summarised,
+ * window or not, so that the analyzer counts each once). */
+static int in_full(const struct pi_summary_class *k)
 {
-    if (r->kind == PI_REC_GPU_TIME && call_of(r))
-        return call_of(r)->in_full;
-    return s.detail_until != 0;
+    const struct correlation *c = call_of(k);
+    return c ? c->in_full : s.detail_until != 0;
 }
 
-static void count(const struct pi_record *r, int may_defer)
+static void count(const struct pi_record *r, const struct pi_summary_class *k, int may_defer)
 {
     struct pi_summary_key key;
-    uint64_t bytes;
-    if (r->kind == PI_REC_GPU_LAUNCH || r->kind == PI_REC_GPU_COPY)
-        remember_call(r, s.detail_until != 0);
-    if (may_defer && r->kind == PI_REC_GPU_TIME && !call_known(r) &&
+    if (k->pairing == PI_PAIR_CALL)
+        remember_call(k, s.detail_until != 0);
+    if (may_defer && k->pairing == PI_PAIR_TIMING && !call_known(k) &&
         s.deferred_count < DEFERRED_RECORDS) {
         s.deferred[s.deferred_count++] = *r;
         return;
     }
-    if (in_full(r) || !summary_key_of(r, &key, &bytes)) {
+    if (in_full(k) || !summary_key_of(r, k, &key)) {
         stage_copy(r);
         return;
     }
@@ -291,13 +238,11 @@ static void count(const struct pi_record *r, int may_defer)
         emit_summaries();
         s.interval_start = r->ts;
     }
-    /* I/O and waits have subjects met once (the files an import reads): their first
-     * record goes in full; GPU records stay paired with their calls (in_full) */
-    int first_in_full = r->kind == PI_REC_IO || r->kind == PI_REC_WAIT;
+    /* paired records stay with their calls (in_full): only unpaired ones keep a first */
     uint64_t ns = ticks_to_ns(r->dur);
-    if ((first_in_full
-             ? pi_summary_table_add_after_first(&s.table, &key, r->ts, r->dur, ns, bytes)
-             : pi_summary_table_add(&s.table, &key, r->ts, r->dur, ns, bytes)) != 0) {
+    if ((k->role == PI_SUMMARY_COUNTED_AFTER_FIRST
+             ? pi_summary_table_add_after_first(&s.table, &key, r->ts, r->dur, ns, k->bytes)
+             : pi_summary_table_add(&s.table, &key, r->ts, r->dur, ns, k->bytes)) != 0) {
         stage_copy(r); /* the first of its subject, or no room: in full, never lost */
         return;
     }
@@ -313,9 +258,11 @@ void pi_summary_mode_take(const struct pi_record *records, uint32_t n)
     }
     for (uint32_t i = 0; i < n; i++) {
         const struct pi_record *r = &records[i];
+        struct pi_summary_class k;
+        pi_summary_classify(r, (uint32_t)pi_rec.pid, &k);
         uint64_t start, end;
-        int slow = pi_step_trigger_record(&s.trigger, r, &start, &end);
-        count(r, 1);
+        int slow = pi_step_trigger_record(&s.trigger, k.step, r, &start, &end);
+        count(r, &k, 1);
         uint64_t gap = ns_to_ticks(pi_rec.config.summary_trigger_gap_ns);
         if (slow && (!s.last_trigger || end >= s.last_trigger + gap)) {
             s.last_trigger = end;
@@ -341,8 +288,11 @@ void pi_summary_mode_flush(int stopping)
         return;
     uint32_t deferred = s.deferred_count;
     s.deferred_count = 0;
-    for (uint32_t i = 0; i < deferred; i++) /* their launches have come by now, or never will */
-        count(&s.deferred[i], 0);
+    for (uint32_t i = 0; i < deferred; i++) { /* their calls have come by now, or never will */
+        struct pi_summary_class k;
+        pi_summary_classify(&s.deferred[i], (uint32_t)pi_rec.pid, &k);
+        count(&s.deferred[i], &k, 0);
+    }
     uint64_t now = pi_clock_ticks();
     int requested = atomic_exchange(&s.requested, 0);
     if (requested == 1 && !stopping)

@@ -1,12 +1,12 @@
 /*
  * summary_mode.h - PROFINJECT_MODE=summary in the writer thread: the
- * records of high rate (launches, copies, GPU times, file I/O, the waits
- * of threads other than the main one) are counted into per-interval
- * summaries instead of being written one by one; the rest is written in
- * full as always. The hooks and their cost do not change: they cannot
- * know whether a record will be needed in full, because a detail window
- * opened by a slow step must hold that step's records, and the step is
- * known slow only at its end. So every record still reaches the writer,
+ * records of high rate are counted into per-interval summaries instead of
+ * being written one by one; the rest is written in full as always. Which
+ * are which, and what ends a step, is the policy beside the record format
+ * (profinject/summary_policy.h); this applies it. The hooks and their cost
+ * do not change: they cannot know whether a record will be needed in full,
+ * because a detail window opened by a slow step must hold that step's
+ * records, and the step is known slow only at its end. So every record still reaches the writer,
  * which keeps the last ones in a flight ring (core/flight_ring.h).
  */
 #ifndef PI_SUMMARY_MODE_H

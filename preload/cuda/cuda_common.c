@@ -6,61 +6,16 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "callsite/call_sites.h"
 #include "core/guard.h"
-#include "core/real_functions.h"
 #include "core/recorder.h"
 
 __thread int pi_cuda_runtime_depth __attribute__((tls_model("initial-exec")));
 __thread const void *pi_cuda_last_function __attribute__((tls_model("initial-exec")));
 __thread uint64_t pi_cuda_parent_correlation __attribute__((tls_model("initial-exec")));
-
-int pi_in_self(const void *address)
-{
-    Dl_info self, other;
-    return dladdr((const void *)pi_in_self, &self) && dladdr(address, &other) &&
-           self.dli_fbase == other.dli_fbase;
-}
-
-struct symbol_search {
-    const char *name;
-    void *found;
-};
-
-static int search_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    struct symbol_search *search = data;
-    if (!info->dlpi_name || !info->dlpi_name[0])
-        return 0;
-    void *handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!handle)
-        return 0;
-    void *found = pi_dlsym(handle, search->name);
-    dlclose(handle);
-    if (found && !pi_in_self(found)) {
-        search->found = found;
-        return 1;
-    }
-    return 0;
-}
-
-void *pi_cuda_symbol(const char *name)
-{
-    int guard = pi_guard_enter();
-    void *found = pi_dlsym(RTLD_NEXT, name);
-    if (!found || pi_in_self(found)) {
-        struct symbol_search search = {name, NULL};
-        dl_iterate_phdr(search_object, &search);
-        found = search.found;
-    }
-    pi_guard_restore(guard);
-    return found;
-}
 
 /* ---- pointer -> id, lock-free, for kernels and streams ---- */
 
@@ -221,7 +176,7 @@ static unsigned current_device(void)
     static CUresult (*get_device)(CUdevice *);
     static int looked;
     if (!looked) {
-        get_device = (CUresult(*)(CUdevice *))pi_cuda_symbol("cuCtxGetDevice");
+        get_device = (CUresult(*)(CUdevice *))pi_loaded_symbol("cuCtxGetDevice");
         looked = 1;
     }
     CUdevice device = 0;

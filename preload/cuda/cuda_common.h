@@ -1,8 +1,8 @@
 /*
- * cuda_common.h - what the CUDA hook files share: finding real CUDA
- * functions wherever the application loaded them, small ids for kernels
- * and streams, page-locked host ranges, the runtime-call nesting mark, and
- * one emit function per CUDA record kind.
+ * cuda_common.h - what the CUDA hook files share: real CUDA functions
+ * (pi_loaded_symbol finds them, since Python loads CUDA libraries with
+ * RTLD_LOCAL), small ids for kernels and streams, page-locked host ranges,
+ * the runtime-call nesting mark, and one emit function per CUDA record kind.
  *
  * Nothing here links against CUDA: types come from the toolkit's headers,
  * functions are looked up at run time.
@@ -15,16 +15,9 @@
 
 #include "core/guard.h"
 #include "core/hook.h"
+#include "core/loaded_symbols.h"
 #include "profinject/trace_format.h"
 #include "core/recorder.h"
-
-/**
- * pi_cuda_symbol - the real definition of @name in an object other than
- * this one: the global scope after us first (RTLD_NEXT), then every loaded
- * object, since Python loads CUDA libraries with RTLD_LOCAL.
- * Return: the function, or NULL.
- */
-void *pi_cuda_symbol(const char *name);
 
 /* pi_cuda_memory_hook_active - pi_hook_active for allocations and frees,
  * which are also followed while paused: a capture window that opens later
@@ -33,9 +26,6 @@ static inline int pi_cuda_memory_hook_active(void)
 {
     return pi_hook_active() || (pi_recorder_state() == PI_STATE_RUNNING && !pi_guarded());
 }
-
-/* pi_in_self - nonzero when @address lies inside libprofinject.so */
-int pi_in_self(const void *address);
 
 /* Runtime calls that reach the driver: the driver records are marked nested. */
 extern __thread int pi_cuda_runtime_depth __attribute__((tls_model("initial-exec")));

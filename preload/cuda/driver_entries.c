@@ -20,7 +20,7 @@ void *pi_driver_real_lookup(int id, int flavour)
     if (fn)
         return fn;
     /* no cuGetProcAddress or dlsym call has handed it to us yet: the driver's own symbol */
-    fn = pi_cuda_symbol(e->symbol[flavour] ? e->symbol[flavour] : e->symbol[0]);
+    fn = pi_loaded_symbol(e->symbol[flavour] ? e->symbol[flavour] : e->symbol[0]);
     void *expected = NULL;
     if (fn)
         atomic_compare_exchange_strong(&e->real[flavour], &expected, fn);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "driver_hook.h"
-#include "gpu_timing.h"
+#include "gpu_timing/gpu_timing.h"
 #include "kernel_names.h"
 
 /* ---- copies ---- */

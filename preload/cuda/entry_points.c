@@ -33,7 +33,7 @@ static void *real_get_proc(void *_Atomic *slot, const char *symbol)
 {
     void *fn = atomic_load(slot);
     if (!fn) {
-        fn = pi_cuda_symbol(symbol);
+        fn = pi_loaded_symbol(symbol);
         void *expected = NULL;
         if (fn)
             atomic_compare_exchange_strong(slot, &expected, fn);

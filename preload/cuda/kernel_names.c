@@ -20,8 +20,8 @@ static const char *ask_driver(const void *handle)
     static CUresult (*kernel_name)(const char **, CUkernel);
     static int looked;
     if (!looked) {
-        function_name = (CUresult(*)(const char **, CUfunction))pi_cuda_symbol("cuFuncGetName");
-        kernel_name = (CUresult(*)(const char **, CUkernel))pi_cuda_symbol("cuKernelGetName");
+        function_name = (CUresult(*)(const char **, CUfunction))pi_loaded_symbol("cuFuncGetName");
+        kernel_name = (CUresult(*)(const char **, CUkernel))pi_loaded_symbol("cuKernelGetName");
         looked = 1;
     }
     const char *text = NULL;

@@ -51,9 +51,9 @@ static void start(void)
 {
     if (atomic_exchange(&started, 1))
         return;
-    drv.device = (CUresult(*)(CUdevice *))pi_cuda_symbol("cuCtxGetDevice");
-    drv.device_pool = (CUresult(*)(CUmemoryPool *, CUdevice))pi_cuda_symbol("cuDeviceGetMemPool");
-    drv.attribute = (CUresult(*)(CUmemoryPool, CUmemPool_attribute, void *))pi_cuda_symbol(
+    drv.device = (CUresult(*)(CUdevice *))pi_loaded_symbol("cuCtxGetDevice");
+    drv.device_pool = (CUresult(*)(CUmemoryPool *, CUdevice))pi_loaded_symbol("cuDeviceGetMemPool");
+    drv.attribute = (CUresult(*)(CUmemoryPool, CUmemPool_attribute, void *))pi_loaded_symbol(
         "cuMemPoolGetAttribute");
     pi_process_event_subscribe(PI_EVENT_WINDOW_CLOSING, sample_now);
     pi_process_event_subscribe(PI_EVENT_BEFORE_EXEC, sample_now);

@@ -13,13 +13,13 @@
 
 #include "core/hook.h"
 #include "cuda_common.h"
-#include "gpu_timing.h"
+#include "gpu_timing/gpu_timing.h"
 
 /* The real function behind hook @name, found on first use. */
 #define RUNTIME_REAL(type, name)                                                                  \
     static type name##_real;                                                                      \
     if (!name##_real)                                                                             \
-        name##_real = (type)pi_cuda_symbol(#name);                                                \
+        name##_real = (type)pi_loaded_symbol(#name);                                              \
     if (!name##_real)                                                                             \
         return cudaErrorInitializationError;
 

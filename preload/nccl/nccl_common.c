@@ -16,7 +16,7 @@ void *pi_nccl_real(void *_Atomic *slot, const char *name)
     void *fn = atomic_load_explicit(slot, memory_order_acquire);
     if (__builtin_expect(fn != NULL, 1))
         return fn;
-    fn = pi_cuda_symbol(name);
+    fn = pi_loaded_symbol(name);
     if (!fn) {
         static _Atomic int said;
         if (!atomic_exchange(&said, 1))

@@ -11,6 +11,7 @@
 #include "core/step_trigger.h"
 #include "core/summary_table.h"
 #include "profinject/histogram_buckets.h"
+#include "profinject/summary_policy.h"
 #include "reader/summary_record.h"
 
 static struct pi_summary_key wait_key(uint32_t tid)
@@ -113,17 +114,26 @@ Test(flight_ring, replays_the_last_records_in_a_range)
     pi_flight_ring_free(&ring);
 }
 
+/* The process 42's record @r, as summary mode's writer gives it to the trigger. */
+static int see(struct pi_step_trigger *t, const struct pi_record *r, uint64_t *start,
+               uint64_t *end)
+{
+    struct pi_summary_class k;
+    pi_summary_classify(r, 42, &k);
+    return pi_step_trigger_record(t, k.step, r, start, end);
+}
+
 static int step(struct pi_step_trigger *t, uint64_t start, uint64_t dur)
 {
     struct pi_record r = {PI_REC_NVTX_RANGE, 0, 42, start, dur, {1, 0, 0}};
     uint64_t s, e;
-    return pi_step_trigger_record(t, &r, &s, &e);
+    return see(t, &r, &s, &e);
 }
 
 Test(step_trigger, slow_step_after_enough_history)
 {
     struct pi_step_trigger t;
-    pi_step_trigger_init(&t, 42);
+    pi_step_trigger_init(&t);
     uint64_t at = 0;
     /* a slow step before PI_STEP_MIN_HISTORY steps: nothing to compare it with */
     for (int i = 0; i < PI_STEP_MIN_HISTORY - 1; i++, at += 2000)
@@ -140,8 +150,8 @@ Test(step_trigger, slow_step_after_enough_history)
     struct pi_record nested = {PI_REC_NVTX_RANGE, 0, 42, at, 90000, {1, 1, 0}};
     struct pi_record other = {PI_REC_NVTX_RANGE, 0, 43, at, 90000, {1, 0, 0}};
     uint64_t s, e;
-    cr_assert_eq(pi_step_trigger_record(&t, &nested, &s, &e), 0);
-    cr_assert_eq(pi_step_trigger_record(&t, &other, &s, &e), 0);
+    cr_assert_eq(see(&t, &nested, &s, &e), 0);
+    cr_assert_eq(see(&t, &other, &s, &e), 0);
 }
 
 /* The main thread's 4-byte read from a pipe: a DataLoader batch's length arriving. */
@@ -149,13 +159,13 @@ static int batch_arrives(struct pi_step_trigger *t, uint64_t at, uint64_t *start
 {
     struct pi_record r = {PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_PIPE, 0), 42, at - 10, 10,
                           {5, 4, 0}};
-    return pi_step_trigger_record(t, &r, start, end);
+    return see(t, &r, start, end);
 }
 
 Test(step_trigger, data_loader_batches_make_steps)
 {
     struct pi_step_trigger t;
-    pi_step_trigger_init(&t, 42);
+    pi_step_trigger_init(&t);
     uint64_t at = 1000, start = 0, end = 0, previous = 0;
     for (int i = 0; i < 150; i++) {
         cr_assert_eq(batch_arrives(&t, at, &start, &end), 0);
@@ -165,7 +175,7 @@ Test(step_trigger, data_loader_batches_make_steps)
     /* a read of other bytes (the batch itself) is no boundary */
     struct pi_record payload = {PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_PIPE, 0), 42,
                                 previous + 20, 10, {5, 430, 0}};
-    cr_assert_eq(pi_step_trigger_record(&t, &payload, &start, &end), 0);
+    cr_assert_eq(see(&t, &payload, &start, &end), 0);
     at = previous + 10000; /* this step takes 10 times the others */
     cr_assert_eq(batch_arrives(&t, at, &start, &end), 1);
     cr_assert_eq(end, at);

@@ -1,7 +1,7 @@
 /*
  * bench_call_ring - what a launch costs its thread in CUPTI mode beyond the
  * hook itself: one clock read after the real call and a note in the
- * thread's call ring (preload/cuda/call_ring.c). Prints
+ * thread's call ring (preload/gpu_timing/call_ring.c). Prints
  * "cuda_launch_cupti_note_ns N ns", the median of 9 rounds.
  */
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "core/clock.h"
-#include "cuda/call_ring.h"
+#include "gpu_timing/call_ring.h"
 
 #define ROUNDS 9
 #define NOTES 2000000

@@ -18,12 +18,12 @@
 #include "core/background_thread.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
+#include "core/loaded_symbols.h"
 #include "core/process_events.h"
 #include "core/raw_syscalls.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
 #include "core/settings.h"
-#include "cuda_common.h"
 #include "cupti_api.h"
 #include "cupti_source.h"
 #include "event_pairs.h"
@@ -248,7 +248,7 @@ void pi_gpu_timing_no_device(int error, const void *runtime_function)
         if (dladdr(runtime_function, &info) && info.dli_fname)
             canonical(info.dli_fname, runtime, sizeof(runtime));
         pi_cupti_locate(runtime, cupti, sizeof(cupti));
-        const char *(*error_name)(int) = (const char *(*)(int))pi_cuda_symbol("cudaGetErrorName");
+        const char *(*error_name)(int) = (const char *(*)(int))pi_loaded_symbol("cudaGetErrorName");
         const char *name = error_name ? error_name(error) : NULL;
         snprintf(reason, sizeof(reason),
                  "no usable CUDA device or driver (cudaGetDeviceCount: %s = %d): no GPU time, "

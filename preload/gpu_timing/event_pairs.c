@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "core/guard.h"
+#include "core/loaded_symbols.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
-#include "cuda_common.h"
 
 #define PENDING_MAX 65536
 #define POOL_MAX 8192
@@ -50,15 +50,16 @@ static _Atomic uint64_t lost;
 
 int pi_event_pairs_load(void)
 {
-    drv.event_create = (CUresult(*)(CUevent *, unsigned))pi_cuda_symbol("cuEventCreate");
-    drv.event_record = (CUresult(*)(CUevent, CUstream))pi_cuda_symbol("cuEventRecord");
-    drv.event_record_pt = (CUresult(*)(CUevent, CUstream))pi_cuda_symbol("cuEventRecord_ptsz");
-    drv.event_query = (CUresult(*)(CUevent))pi_cuda_symbol("cuEventQuery");
-    drv.elapsed = (CUresult(*)(float *, CUevent, CUevent))pi_cuda_symbol("cuEventElapsedTime_v2");
+    drv.event_create = (CUresult(*)(CUevent *, unsigned))pi_loaded_symbol("cuEventCreate");
+    drv.event_record = (CUresult(*)(CUevent, CUstream))pi_loaded_symbol("cuEventRecord");
+    drv.event_record_pt = (CUresult(*)(CUevent, CUstream))pi_loaded_symbol("cuEventRecord_ptsz");
+    drv.event_query = (CUresult(*)(CUevent))pi_loaded_symbol("cuEventQuery");
+    drv.elapsed = (CUresult(*)(float *, CUevent, CUevent))pi_loaded_symbol("cuEventElapsedTime_v2");
     if (!drv.elapsed)
-        drv.elapsed = (CUresult(*)(float *, CUevent, CUevent))pi_cuda_symbol("cuEventElapsedTime");
-    drv.ctx_get = (CUresult(*)(CUcontext *))pi_cuda_symbol("cuCtxGetCurrent");
-    drv.ctx_set = (CUresult(*)(CUcontext))pi_cuda_symbol("cuCtxSetCurrent");
+        drv.elapsed =
+            (CUresult(*)(float *, CUevent, CUevent))pi_loaded_symbol("cuEventElapsedTime");
+    drv.ctx_get = (CUresult(*)(CUcontext *))pi_loaded_symbol("cuCtxGetCurrent");
+    drv.ctx_set = (CUresult(*)(CUcontext))pi_loaded_symbol("cuCtxSetCurrent");
     return drv.event_create && drv.event_record && drv.event_query && drv.elapsed && drv.ctx_get &&
                    drv.ctx_set
                ? 0

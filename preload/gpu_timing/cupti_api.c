@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "core/guard.h"
+#include "core/loaded_symbols.h"
 #include "core/real_functions.h"
-#include "cuda_common.h"
 
 struct pi_cupti_api pi_cupti;
 static void *library;
@@ -138,7 +138,7 @@ const char *pi_cupti_error_text(CUptiResult code, char *buf, size_t size)
 void *pi_cupti_real(const char *name)
 {
     void *found = library ? pi_dlsym(library, name) : NULL;
-    return found ? found : pi_cuda_symbol(name);
+    return found ? found : pi_loaded_symbol(name);
 }
 
 void pi_cupti_note_client(const char *what)

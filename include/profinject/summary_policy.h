@@ -1,0 +1,164 @@
+/*
+ * summary_policy.h - what summary mode does with each kind of record, beside
+ * the format whose PI_REC_SUMMARY keys it fills (trace_format.h): whether a
+ * record is counted or written in full, the key it is counted under, how a
+ * GPU time finds the call it timed, and which records end a training step.
+ * The recorder's summary mode (preload/core/summary_mode.c) applies these
+ * classes without knowing what the records are.
+ *
+ * Steps are what stays in full: the main thread's waits, its pipe and
+ * socket I/O and its blocking copies make up its steps, so a slow step's
+ * parts can be read whole; the pin-memory thread's receipts of batches too.
+ */
+#ifndef PROFINJECT_SUMMARY_POLICY_H
+#define PROFINJECT_SUMMARY_POLICY_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "trace_format.h"
+
+enum pi_summary_role {
+    PI_SUMMARY_IN_FULL = 0, /* written one by one */
+    PI_SUMMARY_COUNTED,     /* counted under its key */
+    /* counted under its key but for the first one, in full: subjects met
+     * once (the files an import reads) keep their record */
+    PI_SUMMARY_COUNTED_AFTER_FIRST,
+};
+
+/* How a call and the GPU time measured for it find each other. */
+enum pi_summary_pairing {
+    PI_PAIR_NONE = 0,
+    PI_PAIR_CALL,   /* a call whose GPU time comes later, by the same correlation id */
+    PI_PAIR_TIMING, /* the GPU time of a call, by its correlation id */
+};
+
+/* How a record marks a step of the training loop, for the slow-step trigger. */
+enum pi_step_mark {
+    PI_STEP_NONE = 0,
+    PI_STEP_SPAN,     /* the record is a step: [ts, ts + dur) */
+    PI_STEP_BOUNDARY, /* a step ends with the record: it ran since the previous boundary */
+};
+
+struct pi_summary_class {
+    uint8_t role;    /* enum pi_summary_role */
+    uint8_t pairing; /* enum pi_summary_pairing */
+    uint8_t step;    /* enum pi_step_mark */
+    uint64_t key[3]; /* the summary's key (trace_format.h); a timing's comes from its call */
+    uint64_t bytes;  /* what the record moved, counted into the summary */
+    uint64_t correlation; /* PI_PAIR_*: the id that pairs a call with its GPU time */
+    /* PI_PAIR_CALL: key[0] and key[1] of its GPU time's summary; PI_PAIR_TIMING:
+     * those the GPU time names itself (the kernel the GPU ran), else 0, 0 */
+    uint64_t timing_key[2];
+};
+
+/* pi_summary_size_class - the analyzer's size classes of copies, by their low
+ * bound: <64 KiB, 64 KiB-1 MiB, 1-16 MiB, >=16 MiB */
+static inline uint64_t pi_summary_size_class(uint64_t bytes)
+{
+    return bytes < (64u << 10)   ? 0
+           : bytes < (1u << 20)  ? (64u << 10)
+           : bytes < (16u << 20) ? (1u << 20)
+                                 : (16u << 20);
+}
+
+/*
+ * Which I/O is counted: regular files on any thread; on the other threads
+ * all but what steps are made of, the waits for a pipe or a socket and the
+ * reads of a pipe (a pin-memory thread's receipts of batches). The main
+ * thread's pipe and socket I/O stays in full: its data waits and batch
+ * receipts are its steps.
+ */
+static inline int pi_summary_counts_io(const struct pi_record *r, int main_thread)
+{
+    unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
+    if (fd_class == PI_FD_FILE)
+        return 1;
+    if (main_thread)
+        return 0;
+    int waits = (fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && pi_io_waits_ready(op);
+    return !(waits || pi_io_is_pipe_receipt(op, fd_class));
+}
+
+/*
+ * A step, for the trigger, is a top-level NVTX range of the main thread
+ * (the range is the step), or ends with the main thread's 4-byte read from
+ * a pipe (a DataLoader batch's length arriving: the step is the time since
+ * the previous one). The analyzer finds steps with more rules (the
+ * pin-memory relay, read-backs); those steps are still reported, they only
+ * do not trigger.
+ */
+static inline uint8_t pi_summary_step_mark(const struct pi_record *r, int main_thread)
+{
+    if (!main_thread)
+        return PI_STEP_NONE;
+    if (r->kind == PI_REC_NVTX_RANGE && r->arg[1] == 0)
+        return PI_STEP_SPAN;
+    if (r->kind == PI_REC_IO && pi_io_is_pipe_receipt(PI_IO_OP(r->flags), PI_IO_CLASS(r->flags)) &&
+        r->arg[1] == 4 && !(r->flags & PI_FLAG_FAILED))
+        return PI_STEP_BOUNDARY;
+    return PI_STEP_NONE;
+}
+
+/**
+ * pi_summary_classify - what summary mode does with @r
+ * @pid: the process's id, which is its main thread's tid
+ * @c: receives the class
+ */
+static inline void pi_summary_classify(const struct pi_record *r, uint32_t pid,
+                                       struct pi_summary_class *c)
+{
+    int main_thread = r->tid == pid;
+    memset(c, 0, sizeof(*c));
+    c->step = pi_summary_step_mark(r, main_thread);
+    switch (r->kind) {
+    case PI_REC_GPU_LAUNCH:
+        c->role = PI_SUMMARY_COUNTED;
+        c->key[1] = r->arg[1];
+        c->pairing = PI_PAIR_CALL;
+        c->correlation = r->arg[0];
+        c->timing_key[0] = PI_REC_GPU_LAUNCH;
+        c->timing_key[1] = r->arg[1] & 0x7fffffffu;
+        return;
+    case PI_REC_GPU_COPY:
+        /* the main thread's blocking copies (loss.item()) are its steps' synchronisation */
+        c->role = !main_thread || (r->flags & (PI_CUDA_ASYNC | PI_CUDA_NESTED))
+                      ? PI_SUMMARY_COUNTED
+                      : PI_SUMMARY_IN_FULL;
+        c->key[0] = pi_summary_size_class(r->arg[0]);
+        c->bytes = r->arg[0];
+        c->pairing = PI_PAIR_CALL;
+        c->correlation = r->arg[1];
+        c->timing_key[0] = PI_REC_GPU_COPY;
+        c->timing_key[1] = r->flags;
+        return;
+    case PI_REC_GPU_TIME:
+        c->role = PI_SUMMARY_COUNTED;
+        c->pairing = PI_PAIR_TIMING;
+        c->correlation = r->arg[0];
+        if ((r->flags & PI_GPU_TIME_PART) && r->arg[2]) { /* the GPU's own name (CUPTI) */
+            c->timing_key[0] = PI_REC_GPU_LAUNCH;
+            c->timing_key[1] = r->arg[2];
+        }
+        return;
+    case PI_REC_IO:
+        if (!pi_summary_counts_io(r, main_thread))
+            return;
+        c->role = PI_SUMMARY_COUNTED_AFTER_FIRST;
+        c->key[2] = r->arg[2];
+        c->bytes = !(r->flags & PI_FLAG_FAILED) && pi_io_moves_bytes(PI_IO_OP(r->flags))
+                       ? r->arg[1]
+                       : 0;
+        return;
+    case PI_REC_WAIT:
+        /* the main thread's make its steps */
+        c->role = main_thread ? PI_SUMMARY_IN_FULL : PI_SUMMARY_COUNTED_AFTER_FIRST;
+        c->key[0] = r->arg[0];
+        c->key[1] = r->arg[1];
+        return;
+    default:
+        return;
+    }
+}
+
+#endif
