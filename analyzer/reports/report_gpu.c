@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "reports/format/format.h"
 #include "analysis/gpu/gpu_analysis.h"
-#include "call_site_format.h"
+#include "reports/format/call_site_format.h"
 #include "report.h"
 #include "report_sites.h"
 

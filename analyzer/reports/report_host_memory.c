@@ -3,7 +3,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "format.h"
+#include "reports/format/format.h"
 
 static uint64_t since_base(const struct pi_analysis *a, uint64_t t)
 {

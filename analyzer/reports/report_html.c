@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call_site_format.h"
-#include "format.h"
+#include "reports/format/call_site_format.h"
+#include "reports/format/format.h"
 #include "report.h"
 #include "report_html.h"
 #include "report_collectives.h"
@@ -19,6 +19,9 @@
 #include "report_python_time.h"
 #include "report_ranks.h"
 #include "report_sites.h"
+#include "reports/format/html_plot.h"
+#include "reports/format/output_file.h"
+#include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
 
 #define TOP_HISTOGRAMS 4

@@ -1,6 +1,5 @@
 /*
- * report_html.h - what the files of the HTML page share: the plot frame
- * and its size, and the GPU-first sections (report_html_gpu.c).
+ * report_html.h - the sections of the HTML page that have a file of their own.
  */
 #ifndef PI_REPORT_HTML_H
 #define PI_REPORT_HTML_H
@@ -8,22 +7,6 @@
 #include <stdio.h>
 
 #include "analysis/pass/analysis.h"
-
-#define PLOT_W 760
-#define PLOT_H 220
-#define MARGIN 50
-
-/* The colour of each time class (enum pi_time_class), in every plot of where threads' time went */
-extern const char *const pi_html_time_colors[PI_TIME_CLASS_COUNT];
-
-/* pi_html_axis_frame - open an <svg> plot with a heading, a frame and axis labels */
-void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char *x_label,
-                        const char *y_label);
-
-/* pi_html_series_points - the points="" of a polyline for @series: time from
- * @base_ns over @span_ns across, value over @peak up */
-void pi_html_series_points(FILE *out, const struct pi_series *series, uint64_t base_ns,
-                           double span_ns, double peak);
 
 /* pi_html_gpu_sections - step time, GPU busy and device memory over time, top kernels */
 void pi_html_gpu_sections(FILE *out, const struct pi_analysis *analysis);

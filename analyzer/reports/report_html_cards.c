@@ -6,9 +6,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "format.h"
+#include "reports/format/format.h"
 #include "key_figures.h"
 #include "report_html.h"
+#include "reports/format/html_plot.h"
 
 static void card(FILE *out, const char *id, const char *label, const char *value,
                  const char *detail)

@@ -16,9 +16,10 @@
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/call_tree.h"
 #include "analysis/sites/python_time.h"
-#include "call_site_format.h"
-#include "format.h"
+#include "reports/format/call_site_format.h"
+#include "reports/format/format.h"
 #include "report_html.h"
+#include "reports/format/html_plot.h"
 #include "verdicts/verdict.h"
 
 #define FLAME_W 1000

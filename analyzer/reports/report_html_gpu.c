@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call_site_format.h"
-#include "format.h"
+#include "reports/format/call_site_format.h"
+#include "reports/format/format.h"
 #include "report_html.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/gpu/gpu_timeline.h"
+#include "reports/format/html_plot.h"
 #include "verdicts/verdict.h"
 
 #define TOP_KERNELS 10

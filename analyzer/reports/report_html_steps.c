@@ -12,8 +12,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "format.h"
+#include "reports/format/format.h"
 #include "report_html.h"
+#include "reports/format/html_plot.h"
 #include "verdicts/verdict.h"
 
 /* at most this many bars: a 100,000-step run is drawn in groups */

@@ -9,8 +9,9 @@
 
 #include "analysis/host/thread_timeline.h"
 #include "analysis/host/threads.h"
-#include "call_site_format.h"
+#include "reports/format/call_site_format.h"
 #include "report_html.h"
+#include "reports/format/html_plot.h"
 
 #define ROWS 16
 #define ROW_H 16

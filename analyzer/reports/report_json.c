@@ -10,7 +10,7 @@
 
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/steps.h"
-#include "call_site_format.h"
+#include "reports/format/call_site_format.h"
 #include "report.h"
 #include "report_collectives.h"
 #include "report_host_memory.h"
@@ -18,26 +18,13 @@
 #include "report_python_time.h"
 #include "report_ranks.h"
 #include "report_sites.h"
-#include "terminal_text.h"
+#include "reports/format/output_file.h"
+#include "reports/format/quantiles.h"
+#include "reports/format/terminal_text.h"
 #include "verdicts/verdict.h"
 
 /* 2: a call site's "stack" is an object of frames and text (it was the text) */
 #define JSON_SCHEMA_VERSION 2
-
-static void add_histogram(cJSON *object, struct pi_histogram *h)
-{
-    cJSON_AddNumberToObject(object, "count", (double)h->count);
-    cJSON_AddNumberToObject(object, "total_ns", (double)h->sum);
-    cJSON_AddNumberToObject(object, "mean_ns", pi_histogram_mean(h));
-    for (int q = 0; q < PI_QUANTILE_COUNT; q++) {
-        char key[16];
-        snprintf(key, sizeof(key), "%s_ns", pi_quantile_names[q]);
-        for (char *c = key; *c; c++)
-            if (*c == '.')
-                *c = '_';
-        cJSON_AddNumberToObject(object, key, pi_histogram_quantile(h, pi_quantiles[q]));
-    }
-}
 
 static cJSON *sites_json(const struct pi_site_bytes *sites, size_t n);
 
@@ -79,7 +66,7 @@ static cJSON *steps_json(struct pi_steps *s)
     cJSON_AddNumberToObject(steps, "count", (double)s->count);
     cJSON_AddNumberToObject(steps, "warmup", (double)s->warmup);
     cJSON *steady = cJSON_AddObjectToObject(steps, "steady");
-    add_histogram(steady, &s->steady_ns);
+    pi_quantiles_json(steady, &s->steady_ns);
     cJSON_AddNumberToObject(steady, "data_wait_ns", (double)s->steady_wait_ns);
     cJSON_AddNumberToObject(steady, "data_receive_ns", (double)s->steady_receive_ns);
     cJSON_AddNumberToObject(steady, "sync_ns", (double)s->steady_sync_ns);
@@ -88,7 +75,7 @@ static cJSON *steps_json(struct pi_steps *s)
     cJSON_AddBoolToObject(steady, "cpu_measured", s->steady_cpu_measured);
     cJSON_AddNumberToObject(steady, "other_ns", (double)pi_steps_steady_other_ns(s));
     cJSON *warmup = cJSON_AddObjectToObject(steps, "warmup_steps");
-    add_histogram(warmup, &s->warmup_ns);
+    pi_quantiles_json(warmup, &s->warmup_ns);
     cJSON_AddNumberToObject(warmup, "data_wait_ns", (double)s->warmup_wait_ns);
     return steps;
 }
@@ -253,7 +240,7 @@ static cJSON *latency_json(const struct pi_latency_table *table, int files)
             cJSON_AddStringToObject(e, "name", list[i]->name);
             cJSON_AddStringToObject(e, "class", list[i]->detail);
         }
-        add_histogram(e, &list[i]->durations);
+        pi_quantiles_json(e, &list[i]->durations);
         cJSON_AddNumberToObject(e, "bytes", (double)list[i]->bytes);
         cJSON_AddItemToArray(array, e);
     }

@@ -9,8 +9,8 @@
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_lines.h"
 #include "analysis/sites/python_time.h"
-#include "call_site_format.h"
-#include "format.h"
+#include "reports/format/call_site_format.h"
+#include "reports/format/format.h"
 
 #define TEXT_FUNCTIONS_FIRST 15 /* rows for the process with the most samples */
 #define TEXT_FUNCTIONS_OTHERS 5

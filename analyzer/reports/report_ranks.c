@@ -9,8 +9,8 @@
 #include <stdlib.h>
 
 #include "analysis/ranks/ranks.h"
-#include "call_site_format.h"
-#include "format.h"
+#include "reports/format/call_site_format.h"
+#include "reports/format/format.h"
 
 /* The text report lists this many ranks, slowest first; JSON and the export have all. */
 #define TEXT_RANKS 16

@@ -7,8 +7,8 @@
 
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/sites/python_sites.h"
-#include "call_site_format.h"
-#include "format.h"
+#include "reports/format/call_site_format.h"
+#include "reports/format/format.h"
 
 #define TOP_WAIT_SITES 4
 #define TOP_KERNEL_SITES 2

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/host/steps.h"
-#include "format.h"
+#include "reports/format/format.h"
 #include "key_figures.h"
 #include "report.h"
 #include "report_collectives.h"
@@ -17,6 +17,7 @@
 #include "report_python_time.h"
 #include "report_ranks.h"
 #include "report_sites.h"
+#include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
 
 /* The first screen is at most this wide (and, with the verdict, key numbers and loss, 40 lines). */
@@ -25,10 +26,6 @@
 #define TOP_CALLS 25
 #define TOP_FILES 10
 #define TOP_THREADS 16
-
-const double pi_quantiles[PI_QUANTILE_COUNT] = {0.50, 0.90, 0.95, 0.99, 0.999, 1.0};
-const char *const pi_quantile_names[PI_QUANTILE_COUNT] = {"p50", "p90", "p95", "p99", "p99.9",
-                                                          "max"};
 
 /* One piece of evidence as the text shows it: a duration in the unit that fits its size
  * (1.6 us, not 0.00159 ms), named without its unit; other figures as they are. */

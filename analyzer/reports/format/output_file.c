@@ -1,4 +1,4 @@
-/* output_file.c - report files written whole or not at all (see report.h). */
+/* output_file.c - report files written whole or not at all (see output_file.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "output_file.h"
 
 /* Reports hold the traces' command lines and paths: they get the traces' permissions. */
 static mode_t output_mode = 0600;

@@ -2,7 +2,7 @@
  * html_plot.c - what every SVG plot of the HTML page is drawn with: its
  * frame, and the line of a series over time.
  */
-#include "report_html.h"
+#include "html_plot.h"
 
 #include "call_site_format.h"
 
