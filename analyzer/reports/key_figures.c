@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "analysis/gpu/gpu_analysis.h"
-#include "report_host_memory.h"
+#include "section_host_memory.h"
 #include "verdicts/verdict.h"
 
 void pi_key_figures_of(const struct pi_analysis *a, struct pi_key_figures *k)

@@ -12,7 +12,7 @@
 #include "analysis/gpu/gpu_analysis.h"
 #include "reports/format/call_site_format.h"
 #include "report.h"
-#include "report_sites.h"
+#include "section_sites.h"
 
 #define TOP_KERNELS 20
 #define TOP_LEAKS 5

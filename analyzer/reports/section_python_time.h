@@ -1,9 +1,9 @@
 /*
- * report_python_time.h - time by Python function (analysis/python_time.h)
+ * section_python_time.h - time by Python function (analysis/python_time.h)
  * in the text, JSON and HTML reports.
  */
-#ifndef PI_REPORT_PYTHON_TIME_H
-#define PI_REPORT_PYTHON_TIME_H
+#ifndef PI_SECTION_PYTHON_TIME_H
+#define PI_SECTION_PYTHON_TIME_H
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
-/* report_sites.c - Python lines in the reports (see report_sites.h). */
-#include "report_sites.h"
+/* section_sites.c - Python lines in the reports (see section_sites.h). */
+#include "section_sites.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

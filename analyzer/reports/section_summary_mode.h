@@ -1,10 +1,10 @@
 /*
- * report_summary_mode.h - which parts of a process's figures come from
+ * section_summary_mode.h - which parts of a process's figures come from
  * summaries (summary mode, format 6) and which from windows of full
  * detail: the windows, why each opened, the slow step that opened it.
  */
-#ifndef PI_REPORT_SUMMARY_MODE_H
-#define PI_REPORT_SUMMARY_MODE_H
+#ifndef PI_SECTION_SUMMARY_MODE_H
+#define PI_SECTION_SUMMARY_MODE_H
 
 #include <stdio.h>
 

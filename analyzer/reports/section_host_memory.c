@@ -1,5 +1,5 @@
-/* report_host_memory.c - see report_host_memory.h. */
-#include "report_host_memory.h"
+/* section_host_memory.c - see section_host_memory.h. */
+#include "section_host_memory.h"
 
 #include <cjson/cJSON.h>
 

@@ -1,10 +1,10 @@
 /*
- * report_collectives.h - NCCL per process in the reports: collectives by
+ * section_collectives.h - NCCL per process in the reports: collectives by
  * function, datatype and size, communicators, NCCL kernels outside any
  * recorded call (analysis/gpu/collectives.h).
  */
-#ifndef PI_REPORT_COLLECTIVES_H
-#define PI_REPORT_COLLECTIVES_H
+#ifndef PI_SECTION_COLLECTIVES_H
+#define PI_SECTION_COLLECTIVES_H
 
 #include <stdio.h>
 

@@ -1,10 +1,10 @@
 /*
- * report_collectives.c - NCCL in the reports (see report_collectives.h).
+ * section_collectives.c - NCCL in the reports (see section_collectives.h).
  * Bandwidths are over GPU time: algorithm bandwidth = bytes / GPU time,
  * bus bandwidth = the same times nccl-tests' factor for the ranks of
  * each call's communicator; absent without GPU time.
  */
-#include "report_collectives.h"
+#include "section_collectives.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

@@ -1,9 +1,9 @@
 /*
- * report_ranks.c - the cross-rank part of every report: one row per rank
+ * section_ranks.c - the cross-rank part of every report: one row per rank
  * (step time, where it went, how often it was the slowest), the straggler
  * and its delay, the skew between ranks and how well their clocks agree.
  */
-#include "report_ranks.h"
+#include "section_ranks.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /*
- * report_host_memory.h - the host memory of the whole process tree
+ * section_host_memory.h - the host memory of the whole process tree
  * (analysis/host/host_memory.h) in the text, JSON and HTML reports: its
  * peak as PSS where the processes read theirs (format 8), each shared page
  * counted once, else as the RSS added up, and each report says which.
  */
-#ifndef PI_REPORT_HOST_MEMORY_H
-#define PI_REPORT_HOST_MEMORY_H
+#ifndef PI_SECTION_HOST_MEMORY_H
+#define PI_SECTION_HOST_MEMORY_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /*
- * report_sites.h - the Python lines of the report: which lines launch each
+ * section_sites.h - the Python lines of the report: which lines launch each
  * kernel (from the sampled launches), where the training loop waits, and
  * how each process's Python frames were read; in text, JSON and HTML.
  */
-#ifndef PI_REPORT_SITES_H
-#define PI_REPORT_SITES_H
+#ifndef PI_SECTION_SITES_H
+#define PI_SECTION_SITES_H
 
 #include <stdio.h>
 

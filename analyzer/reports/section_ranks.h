@@ -1,6 +1,6 @@
-/* report_ranks.h - the ranks of a distributed job side by side (report_ranks.c). */
-#ifndef PI_REPORT_RANKS_H
-#define PI_REPORT_RANKS_H
+/* section_ranks.h - the ranks of a distributed job side by side (section_ranks.c). */
+#ifndef PI_SECTION_RANKS_H
+#define PI_SECTION_RANKS_H
 
 #include <stdio.h>
 

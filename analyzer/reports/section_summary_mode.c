@@ -1,5 +1,5 @@
-/* report_summary_mode.c - summaries and detail windows in the reports (report_summary_mode.h). */
-#include "report_summary_mode.h"
+/* section_summary_mode.c - summaries and detail windows in the reports (section_summary_mode.h). */
+#include "section_summary_mode.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
-/* report_python_time.c - time by Python function in the reports (see report_python_time.h). */
-#include "report_python_time.h"
+/* section_python_time.c - time by Python function in the reports (see section_python_time.h). */
+#include "section_python_time.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
