@@ -11,9 +11,6 @@
 
 void pi_report_text(FILE *out, struct pi_analysis *analysis);
 
-/* pi_report_gpu_text - the GPU section of the text report (report_gpu.c) */
-void pi_report_gpu_text(FILE *out, struct pi_analysis *analysis);
-
 /* pi_report_json - write the JSON report (documented in analyzer/REPORT.md) to @path; 0 or -1 */
 int pi_report_json(const char *path, struct pi_analysis *analysis);
 

@@ -12,9 +12,12 @@
 
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
+#include "reports/format/html_flame.h"
 #include "report.h"
 #include "report_html.h"
 #include "section_collectives.h"
+#include "section_device_memory.h"
+#include "section_gpu.h"
 #include "section_summary_mode.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
@@ -272,7 +275,13 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     pi_html_cards(out, a);
     pi_html_step_bars(out, a);
     pi_report_ranks_html(out, a);
-    pi_html_gpu_sections(out, a);
+    const struct pi_process_info *training = pi_training_process(a);
+    if (training) { /* the sections a GPU job is judged by */
+        pi_html_step_time_plot(out, a, training);
+        pi_report_gpu_busy_html(out, a, training);
+        pi_report_device_memory_html(out, a, training);
+        pi_report_gpu_kernels_html(out, a);
+    }
     memory_plot(out, a);
     size_t n;
     struct pi_latency_entry **list = pi_latency_sorted(&a->calls, NULL, &n);
@@ -280,7 +289,10 @@ int pi_report_html(const char *path, struct pi_analysis *a)
         histogram_plot(out, list[i], (int)i);
     thread_plot(out, a);
     pi_html_threads_over_time(out, a);
-    pi_html_flame_sections(out, a);
+    pi_html_flame_script(out);
+    pi_report_python_time_flame(out, a, training);
+    if (training)
+        pi_report_device_memory_flame(out, training);
     pi_report_sites_html(out, a);
     pi_report_python_time_html(out, a);
     pi_report_collectives_html(out, a);

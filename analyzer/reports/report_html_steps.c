@@ -17,6 +17,8 @@
 #include "reports/format/html_plot.h"
 #include "verdicts/verdict.h"
 
+/* at most this many points in the step time plot */
+#define MAX_POINTS 1000
 /* at most this many bars: a 100,000-step run is drawn in groups */
 #define MAX_BARS 400
 
@@ -138,6 +140,56 @@ void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
         bar.receive /= (double)n;
         draw_bar(out, &bar, MARGIN + width * (double)b, width > 1.5 ? width * 0.85 : width,
                  longest);
+    }
+    fputs("</svg>\n", out);
+}
+
+void pi_html_step_time_plot(FILE *out, const struct pi_analysis *a,
+                            const struct pi_process_info *p)
+{
+    uint64_t start, end, longest = 1, first = 0, last = 1;
+    const struct pi_steps *s = &p->steps;
+    for (uint64_t i = 0; pi_steps_span(s, i, &start, &end); i++) {
+        longest = end - start > longest ? end - start : longest;
+        first = i == 0 ? start : first;
+        last = end;
+    }
+    if (!s->count) {
+        fprintf(out, "<h2>Step time over the run</h2>\n<p id=\"step-time-none\">no steps were "
+                     "found in pid %d (no DataLoader batches nor NVTX ranges seen)</p>\n",
+                p->header.pid);
+        return;
+    }
+    char title[200];
+    snprintf(title, sizeof(title), "Step time over the run (pid %d, %" PRIu64 " steps, %s)",
+             p->header.pid, s->count, p->steps_from ? p->steps_from : "?");
+    pi_html_axis_frame(out, "step-time", title, "step start (s)", "step time (ms)");
+    double span = last > first ? (double)(last - first) : 1;
+    pi_html_axis_ends(out, (double)(last - first) / 1e9, (double)longest / 1e6);
+    /* a point a step; past MAX_POINTS, a point for the slowest step of each group of
+     * consecutive steps, so that the page stays small whatever the run's length */
+    uint64_t per = (s->count + MAX_POINTS - 1) / MAX_POINTS;
+    for (uint64_t g = 0; g * per < s->count; g++) {
+        uint64_t slowest = g * per, slow_start = 0, slow_end = 0;
+        for (uint64_t i = g * per; i < (g + 1) * per && pi_steps_span(s, i, &start, &end); i++)
+            if (i == g * per || end - start > slow_end - slow_start) {
+                slowest = i;
+                slow_start = start;
+                slow_end = end;
+            }
+        char which[96];
+        if (per > 1)
+            snprintf(which, sizeof(which), "slowest of steps %" PRIu64 " to %" PRIu64 ": step %" PRIu64,
+                     g * per + 1, (g + 1) * per < s->count ? (g + 1) * per : s->count, slowest + 1);
+        else
+            snprintf(which, sizeof(which), "step %" PRIu64, slowest + 1);
+        fprintf(out, "<circle class=\"step-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\">"
+                     "<title>%s%s: %.2f ms at %.3f s</title></circle>\n",
+                MARGIN + PLOT_W * (double)(slow_start - first) / span,
+                MARGIN + PLOT_H - PLOT_H * (double)(slow_end - slow_start) / (double)longest,
+                slowest < s->warmup ? "#ff7f0e" : "#1f77b4", which,
+                slowest < s->warmup ? " (warm-up)" : "", (double)(slow_end - slow_start) / 1e6,
+                pi_html_seconds(a->base_ns, slow_start));
     }
     fputs("</svg>\n", out);
 }

@@ -13,6 +13,8 @@
 #include "reports/format/call_site_format.h"
 #include "report.h"
 #include "section_collectives.h"
+#include "section_device_memory.h"
+#include "section_gpu.h"
 #include "section_host_memory.h"
 #include "section_summary_mode.h"
 #include "section_python_time.h"
@@ -25,8 +27,6 @@
 
 /* 2: a call site's "stack" is an object of frames and text (it was the text) */
 #define JSON_SCHEMA_VERSION 2
-
-static cJSON *sites_json(const struct pi_site_bytes *sites, size_t n);
 
 static cJSON *verdict_json(const struct pi_analysis *a)
 {
@@ -54,7 +54,7 @@ static cJSON *verdict_json(const struct pi_analysis *a)
                                     findings[i].evidence[e].value);
         if (findings[i].sites)
             cJSON_AddItemToObject(evidence, "call_sites",
-                                  sites_json(findings[i].sites, findings[i].site_count));
+                                  pi_site_bytes_json(findings[i].sites, findings[i].site_count));
         cJSON_AddItemToArray(list, f);
     }
     return list;
@@ -78,56 +78,6 @@ static cJSON *steps_json(struct pi_steps *s)
     pi_quantiles_json(warmup, &s->warmup_ns);
     cJSON_AddNumberToObject(warmup, "data_wait_ns", (double)s->warmup_wait_ns);
     return steps;
-}
-
-static cJSON *sites_json(const struct pi_site_bytes *sites, size_t n)
-{
-    cJSON *list = cJSON_CreateArray();
-    for (size_t i = 0; i < n; i++) {
-        cJSON *site = cJSON_CreateObject();
-        cJSON_AddNumberToObject(site, "bytes", (double)sites[i].bytes);
-        cJSON_AddNumberToObject(site, "count", (double)sites[i].count);
-        cJSON_AddItemToObject(site, "stack",
-                              pi_call_site_json(sites[i].site, sites[i].text ? sites[i].text : ""));
-        cJSON_AddItemToArray(list, site);
-    }
-    return list;
-}
-
-static cJSON *gpu_memory_json(const struct pi_analysis *a, const struct pi_gpu_memory *m)
-{
-    cJSON *o = cJSON_CreateObject();
-    uint64_t leaked = 0;
-    for (size_t i = 0; i < m->leak_count; i++)
-        leaked += m->leaks[i].bytes;
-    cJSON_AddNumberToObject(o, "peak_bytes", (double)m->peak);
-    cJSON_AddNumberToObject(o, "peak_at_ns", (double)(m->peak_ns > a->base_ns ? m->peak_ns - a->base_ns : 0));
-    cJSON_AddNumberToObject(o, "allocations", (double)m->allocations);
-    cJSON_AddNumberToObject(o, "frees", (double)m->frees);
-    cJSON_AddNumberToObject(o, "allocated_bytes", (double)m->allocated_bytes);
-    cJSON_AddNumberToObject(o, "live_at_end_bytes", (double)leaked);
-    cJSON_AddNumberToObject(o, "live_at_window_start_bytes", (double)m->live_at_window_start);
-    cJSON_AddNumberToObject(o, "pinned_host_peak_bytes", (double)m->pinned_peak);
-    cJSON_AddNumberToObject(o, "pool_reserved_peak_bytes", (double)m->pool_reserved_peak);
-    cJSON_AddNumberToObject(o, "pool_reserved_at_end_bytes", (double)m->pool_reserved_end);
-    cJSON *devices = cJSON_AddArrayToObject(o, "devices");
-    for (unsigned d = 0; d < m->devices_seen; d++) {
-        cJSON *device = cJSON_CreateObject();
-        cJSON_AddNumberToObject(device, "device", d);
-        cJSON_AddNumberToObject(device, "peak_bytes", (double)m->device_peak[d]);
-        cJSON_AddNumberToObject(device, "live_at_end_bytes", (double)m->device_live[d]);
-        cJSON_AddItemToArray(devices, device);
-    }
-    cJSON_AddItemToObject(o, "never_freed", sites_json(m->leaks, m->leak_count));
-    cJSON_AddItemToObject(o, "live_at_peak", sites_json(m->at_peak, (size_t)m->at_peak_count));
-    cJSON *samples = cJSON_AddArrayToObject(o, "samples");
-    for (uint32_t i = 0; i < m->series.count; i++) {
-        cJSON *point = cJSON_CreateArray();
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)(m->series.t[i] - a->base_ns)));
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)m->series.v[i]));
-        cJSON_AddItemToArray(samples, point);
-    }
-    return o;
 }
 
 static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
@@ -219,9 +169,8 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
     cJSON *steps = steps_json(&p->steps);
     cJSON_AddStringToObject(steps, "found_from", p->steps_from ? p->steps_from : "none");
     cJSON_AddItemToObject(o, "steps", steps);
-    cJSON_AddNumberToObject(o, "gpu_busy_ns", (double)p->gpu_busy_ns);
-    if (p->gpu)
-        cJSON_AddItemToObject(o, "gpu_memory", gpu_memory_json(a, p->gpu));
+    pi_report_gpu_process_json(o, p);
+    pi_report_device_memory_json(o, a, p);
     return o;
 }
 
@@ -272,12 +221,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON *processes = cJSON_AddArrayToObject(root, "processes");
     for (size_t i = 0; i < a->process_count; i++)
         cJSON_AddItemToArray(processes, process_json(a, &a->processes[i]));
-    cJSON *gpu = cJSON_AddObjectToObject(root, "gpu");
-    cJSON_AddStringToObject(gpu, "timing", a->gpu.timing_source == PI_GPU_TIMING_CUPTI    ? "cupti"
-                                           : a->gpu.timing_source == PI_GPU_TIMING_EVENTS ? "events"
-                                                                                          : "absent");
-    cJSON_AddStringToObject(gpu, "timing_reason", a->gpu.timing_reason);
-    cJSON_AddNumberToObject(gpu, "busy_ns", (double)a->gpu.gpu_busy_ns);
+    pi_report_gpu_json(root, a);
     cJSON_AddItemToObject(root, "latency", latency_json(&a->calls, 0));
     cJSON_AddItemToObject(root, "files", latency_json(&a->files, 1));
     pi_report_sites_json(root, a);

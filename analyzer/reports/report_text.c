@@ -12,6 +12,8 @@
 #include "key_figures.h"
 #include "report.h"
 #include "section_collectives.h"
+#include "section_device_memory.h"
+#include "section_gpu.h"
 #include "section_host_memory.h"
 #include "section_summary_mode.h"
 #include "section_python_time.h"
@@ -460,6 +462,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_python_time_text(out, a);
     pi_report_collectives_text(out, a);
     pi_report_gpu_text(out, a);
+    pi_report_device_memory_text(out, a);
     print_threads(out, a);
     print_latency(out, a);
     print_memory(out, a);

@@ -11,6 +11,7 @@
 #include "analysis/sites/python_time.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
+#include "reports/format/html_flame.h"
 
 #define TEXT_FUNCTIONS_FIRST 15 /* rows for the process with the most samples */
 #define TEXT_FUNCTIONS_OTHERS 5
@@ -173,4 +174,19 @@ void pi_report_python_time_html(FILE *out, const struct pi_analysis *a)
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
+}
+
+void pi_report_python_time_flame(FILE *out, const struct pi_analysis *a,
+                                 const struct pi_process_info *p)
+{
+    const struct pi_python_profile *profile = p ? pi_python_time_of(a, p) : NULL;
+    if (profile && profile->tree.count && profile->tree.nodes[0].weight) {
+        char title[200];
+        snprintf(title, sizeof(title), "Time of the main thread by Python call path (pid %d, %s "
+                 "sampled)", p->header.pid, pi_format_ns((double)profile->tree.nodes[0].weight));
+        pi_html_flame(out, "flame-time", title, &profile->tree, 0);
+    } else {
+        fputs("<h2>Time by Python call path</h2>\n<p id=\"flame-time-none\">no Python time "
+              "samples for the training process</p>\n", out);
+    }
 }

@@ -21,4 +21,9 @@ void pi_report_python_time_json(struct cJSON *root, const struct pi_analysis *an
 /* pi_report_python_time_html - the page's table of time by Python function */
 void pi_report_python_time_html(FILE *out, const struct pi_analysis *analysis);
 
+/* pi_report_python_time_flame - the page's flame graph of @p's main thread's time by Python
+ * call path (@p: the training process, NULL when none) */
+void pi_report_python_time_flame(FILE *out, const struct pi_analysis *analysis,
+                                 const struct pi_process_info *p);
+
 #endif

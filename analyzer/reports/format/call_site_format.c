@@ -121,3 +121,17 @@ void pi_call_site_html(FILE *out, const struct pi_call_site *site, const char *f
     }
     fputs("</details>\n", out);
 }
+
+cJSON *pi_site_bytes_json(const struct pi_site_bytes *sites, size_t n)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *site = cJSON_CreateObject();
+        cJSON_AddNumberToObject(site, "bytes", (double)sites[i].bytes);
+        cJSON_AddNumberToObject(site, "count", (double)sites[i].count);
+        cJSON_AddItemToObject(site, "stack",
+                              pi_call_site_json(sites[i].site, sites[i].text ? sites[i].text : ""));
+        cJSON_AddItemToArray(list, site);
+    }
+    return list;
+}

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "analysis/gpu/gpu_analysis.h"
 #include "analysis/sites/call_sites.h"
 
 struct cJSON;
@@ -35,6 +36,9 @@ struct cJSON *pi_call_site_json(const struct pi_call_site *site, const char *fal
  */
 void pi_call_site_html(FILE *out, const struct pi_call_site *site, const char *fallback,
                        const char *summary_html);
+
+/* pi_site_bytes_json - @n call sites with their bytes and counts as [{bytes, count, stack}] */
+struct cJSON *pi_site_bytes_json(const struct pi_site_bytes *sites, size_t n);
 
 /* pi_html_text - write @text with the characters HTML gives meaning to escaped */
 void pi_html_text(FILE *out, const char *text);

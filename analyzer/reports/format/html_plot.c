@@ -37,3 +37,16 @@ void pi_html_series_points(FILE *out, const struct pi_series *s, uint64_t base_n
         fprintf(out, "%.1f,%.1f ", MARGIN + PLOT_W * (double)(s->t[k] - base_ns) / span_ns,
                 MARGIN + PLOT_H - PLOT_H * (double)s->v[k] / peak);
 }
+
+double pi_html_seconds(uint64_t base_ns, uint64_t ns)
+{
+    return ns > base_ns ? (double)(ns - base_ns) / 1e9 : 0;
+}
+
+void pi_html_axis_ends(FILE *out, double x_end, double y_end)
+{
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
+            MARGIN + PLOT_W, MARGIN + PLOT_H + 14, x_end);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.3g</text>\n",
+            MARGIN - 4, MARGIN + 4, y_end);
+}

@@ -28,4 +28,11 @@ void pi_html_axis_frame(FILE *out, const char *id, const char *title, const char
 void pi_html_series_points(FILE *out, const struct pi_series *series, uint64_t base_ns,
                            double span_ns, double peak);
 
+/* pi_html_axis_ends - the largest values shown: @x_end (seconds, steps) at the right end of the
+ * x axis, @y_end at the top of the y axis */
+void pi_html_axis_ends(FILE *out, double x_end, double y_end);
+
+/* pi_html_seconds - @ns as seconds after @base_ns, 0 before it */
+double pi_html_seconds(uint64_t base_ns, uint64_t ns);
+
 #endif

@@ -1,26 +1,19 @@
 /*
- * report_html_flame.c - flame graphs (icicles: the root on top, each call
- * below its caller, as wide as what passed through it) of the training
- * process: its main thread's time by Python call path, from the time
- * samples; and the device memory it still held at the end, by call site
- * (Python frames, then native ones): a leak's site is the widest frame
- * there. Clicking a frame zooms to it, clicking the root zooms out; hovering
- * gives its figures. Frames narrower than 2/1000 of the whole are left
- * out, and past MAX_FRAMES the lighter ones, so that the page stays small.
+ * html_flame.c - flame graphs on the HTML page (see html_flame.h): icicles,
+ * the root on top, each call below its caller, as wide as what passed
+ * through it. Clicking a frame zooms to it, clicking the root zooms out;
+ * hovering gives its figures. Frames narrower than 2/1000 of the whole are
+ * left out, and past MAX_FRAMES the lighter ones, so that the page stays
+ * small.
  */
+#include "html_flame.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gpu/gpu_analysis.h"
-#include "analysis/sites/call_sites.h"
-#include "analysis/sites/call_tree.h"
-#include "analysis/sites/python_time.h"
-#include "reports/format/call_site_format.h"
-#include "reports/format/format.h"
-#include "report_html.h"
-#include "reports/format/html_plot.h"
-#include "verdicts/verdict.h"
+#include "call_site_format.h"
+#include "format.h"
 
 #define FLAME_W 1000
 #define ROW_H 18
@@ -130,7 +123,7 @@ static const char zoom_script[] =
     "});\n"
     "</script>\n";
 
-static void flame(FILE *out, const char *id, const char *title, const struct pi_call_tree *t,
+void pi_html_flame(FILE *out, const char *id, const char *title, const struct pi_call_tree *t,
                   int bytes)
 {
     fputs("<h2>", out);
@@ -146,72 +139,7 @@ static void flame(FILE *out, const char *id, const char *title, const struct pi_
           out);
 }
 
-/* A frame's name in the memory graph: Python's function and file, else the symbol. */
-static const char *frame_label(const struct pi_site_frame *f, char *buf, size_t size)
+void pi_html_flame_script(FILE *out)
 {
-    if (f->python) {
-        const char *slash = f->file ? strrchr(f->file, '/') : NULL;
-        snprintf(buf, size, "%s (%s)", f->function ? f->function : "?",
-                 slash ? slash + 1 : f->file ? f->file : "?");
-    } else {
-        const char *slash = f->module ? strrchr(f->module, '/') : NULL;
-        snprintf(buf, size, "%s", f->symbol   ? f->symbol
-                                  : f->function ? f->function
-                                  : slash       ? slash + 1
-                                                : "?");
-    }
-    return buf;
-}
-
-#define PATH_MAX_FRAMES 128
-
-/* Device memory still held at the end, by the call path that allocated it. */
-static void memory_flame(FILE *out, const struct pi_process_info *p)
-{
-    const struct pi_gpu_memory *m = p->gpu;
-    struct pi_call_tree tree = {0};
-    static char labels[PATH_MAX_FRAMES][200];
-    const char *path[PATH_MAX_FRAMES];
-    for (size_t k = 0; m && k < m->leak_count; k++) {
-        const struct pi_call_site *site = m->leaks[k].site;
-        size_t depth = 0;
-        /* outermost first: Python's frames (the outer calls), then the native ones */
-        size_t python = site ? site->python_count : 0, all = site ? site->count : 0;
-        for (size_t i = python; i > 0 && depth < PATH_MAX_FRAMES; i--, depth++)
-            path[depth] = frame_label(&site->frames[i - 1], labels[depth], sizeof(labels[0]));
-        for (size_t i = all; i > python && depth < PATH_MAX_FRAMES; i--, depth++)
-            path[depth] = frame_label(&site->frames[i - 1], labels[depth], sizeof(labels[0]));
-        if (!depth)
-            path[depth++] = "(no call site recorded)";
-        pi_call_tree_add(&tree, path, depth, m->leaks[k].bytes);
-    }
-    if (!tree.count || !tree.nodes[0].weight) {
-        fputs("<h2>Device memory still held at the end, by call site</h2>\n<p id=\"flame-memory-"
-              "none\">no device memory was still held at the end (or no CUDA allocations)</p>\n",
-              out);
-    } else {
-        char title[200];
-        snprintf(title, sizeof(title), "Device memory still held at the end, by call site "
-                 "(pid %d, %s)", p->header.pid, pi_format_bytes((double)tree.nodes[0].weight));
-        flame(out, "flame-memory", title, &tree, 1);
-    }
-    pi_call_tree_free(&tree);
-}
-
-void pi_html_flame_sections(FILE *out, const struct pi_analysis *a)
-{
-    const struct pi_process_info *p = pi_training_process(a);
-    const struct pi_python_profile *profile = p ? pi_python_time_of(a, p) : NULL;
     fputs(zoom_script, out);
-    if (profile && profile->tree.count && profile->tree.nodes[0].weight) {
-        char title[200];
-        snprintf(title, sizeof(title), "Time of the main thread by Python call path (pid %d, %s "
-                 "sampled)", p->header.pid, pi_format_ns((double)profile->tree.nodes[0].weight));
-        flame(out, "flame-time", title, &profile->tree, 0);
-    } else {
-        fputs("<h2>Time by Python call path</h2>\n<p id=\"flame-time-none\">no Python time "
-              "samples for the training process</p>\n", out);
-    }
-    if (p)
-        memory_flame(out, p);
 }
