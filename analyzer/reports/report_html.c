@@ -22,6 +22,7 @@
 #include "section_python_time.h"
 #include "section_ranks.h"
 #include "section_sites.h"
+#include "section_steps.h"
 #include "reports/format/html_plot.h"
 #include "reports/format/output_file.h"
 #include "reports/format/quantiles.h"
@@ -273,11 +274,11 @@ int pi_report_html(const char *path, struct pi_analysis *a)
             a->strings_lost);
     verdict_section(out, a);
     pi_html_cards(out, a);
-    pi_html_step_bars(out, a);
+    pi_report_steps_html(out, a);
     pi_report_ranks_html(out, a);
     const struct pi_process_info *training = pi_training_process(a);
     if (training) { /* the sections a GPU job is judged by */
-        pi_html_step_time_plot(out, a, training);
+        pi_report_step_time_html(out, a, training);
         pi_report_gpu_busy_html(out, a, training);
         pi_report_device_memory_html(out, a, training);
         pi_report_gpu_kernels_html(out, a);

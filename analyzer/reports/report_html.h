@@ -8,13 +8,6 @@
 
 #include "analysis/pass/analysis.h"
 
-/* pi_html_step_bars - each step of the training process as a stacked bar (report_html_steps.c) */
-void pi_html_step_bars(FILE *out, const struct pi_analysis *analysis);
-
-/* pi_html_step_time_plot - @p's step time over the run, a point per step (report_html_steps.c) */
-void pi_html_step_time_plot(FILE *out, const struct pi_analysis *analysis,
-                            const struct pi_process_info *p);
-
 /* pi_html_cards - the first screen's figures: steps/s, step time, GPU busy, peak device and
  * host memory, growth per step, records lost (report_html_cards.c) */
 void pi_html_cards(FILE *out, const struct pi_analysis *analysis);

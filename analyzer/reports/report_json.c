@@ -20,6 +20,7 @@
 #include "section_python_time.h"
 #include "section_ranks.h"
 #include "section_sites.h"
+#include "section_steps.h"
 #include "reports/format/output_file.h"
 #include "reports/format/quantiles.h"
 #include "reports/format/terminal_text.h"
@@ -58,26 +59,6 @@ static cJSON *verdict_json(const struct pi_analysis *a)
         cJSON_AddItemToArray(list, f);
     }
     return list;
-}
-
-static cJSON *steps_json(struct pi_steps *s)
-{
-    cJSON *steps = cJSON_CreateObject();
-    cJSON_AddNumberToObject(steps, "count", (double)s->count);
-    cJSON_AddNumberToObject(steps, "warmup", (double)s->warmup);
-    cJSON *steady = cJSON_AddObjectToObject(steps, "steady");
-    pi_quantiles_json(steady, &s->steady_ns);
-    cJSON_AddNumberToObject(steady, "data_wait_ns", (double)s->steady_wait_ns);
-    cJSON_AddNumberToObject(steady, "data_receive_ns", (double)s->steady_receive_ns);
-    cJSON_AddNumberToObject(steady, "sync_ns", (double)s->steady_sync_ns);
-    cJSON_AddNumberToObject(steady, "gpu_ns", (double)s->steady_gpu_ns);
-    cJSON_AddNumberToObject(steady, "cpu_ns", (double)pi_steps_steady_cpu_ns(s));
-    cJSON_AddBoolToObject(steady, "cpu_measured", s->steady_cpu_measured);
-    cJSON_AddNumberToObject(steady, "other_ns", (double)pi_steps_steady_other_ns(s));
-    cJSON *warmup = cJSON_AddObjectToObject(steps, "warmup_steps");
-    pi_quantiles_json(warmup, &s->warmup_ns);
-    cJSON_AddNumberToObject(warmup, "data_wait_ns", (double)s->warmup_wait_ns);
-    return steps;
 }
 
 static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
@@ -166,9 +147,7 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
                                     (double)pi_thread_time_ns(p, t, c));
         cJSON_AddItemToArray(threads, th);
     }
-    cJSON *steps = steps_json(&p->steps);
-    cJSON_AddStringToObject(steps, "found_from", p->steps_from ? p->steps_from : "none");
-    cJSON_AddItemToObject(o, "steps", steps);
+    pi_report_steps_json(o, p);
     pi_report_gpu_process_json(o, p);
     pi_report_device_memory_json(o, a, p);
     return o;

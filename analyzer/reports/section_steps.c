@@ -1,21 +1,153 @@
 /*
- * report_html_steps.c - every step of the training process as a stacked
- * bar: its time getting input (waiting for it, receiving it), blocked on
- * the GPU (synchronisation and synchronous copies), computing by the main
- * thread's CPU clock, and the
- * rest ("other": blocked in calls no hook sees, or waiting for a CPU; all
- * of the rest is CPU where the clock was not read); the GPU work it
- * launched as a mark beside. Steps clearly slower than the steady steps'
- * p95 are marked. Hovering a bar shows its numbers. A long run is drawn in
- * groups of consecutive steps (their mean), so that the page stays small.
+ * section_steps.c - the training process's steps in every report: how
+ * they were found, their time and where it went (getting input, CPU,
+ * waiting on the GPU, other), warm-up, memory growth per step; in JSON
+ * each process's steps; on the page every step as a stacked bar and the
+ * step time over the run.
+ *
+ * The bars: each step's time getting input (waiting for it, receiving it),
+ * blocked on the GPU (synchronisation and synchronous copies), computing by
+ * the main thread's CPU clock, and the rest ("other": blocked in calls no
+ * hook sees, or waiting for a CPU; all of the rest is CPU where the clock
+ * was not read); the GPU work it launched as a mark beside. Steps clearly
+ * slower than the steady steps' p95 are marked. Hovering a bar shows its
+ * numbers. A long run is drawn in groups of consecutive steps (their
+ * mean), so that the page stays small.
  */
+#include "section_steps.h"
+
+#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "analysis/host/steps.h"
 #include "reports/format/format.h"
-#include "report_html.h"
 #include "reports/format/html_plot.h"
+#include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
+
+/* How the steps were found, in words (steps_from: file_pass.c, relay_steps.c). */
+static const char *steps_source(const struct pi_process_info *p)
+{
+    const char *from = p->steps_from ? p->steps_from : "";
+    if (strcmp(from, "NVTX") == 0)
+        return "one per top-level NVTX range of the main thread";
+    if (strcmp(from, "CUDA read-back") == 0)
+        return "one per small device-to-host read-back of the main thread, like loss.item()";
+    if (strcmp(from, "pin-memory thread") == 0)
+        return "one per batch the pin-memory thread received for the main thread";
+    if (strstr(from, "one read-back a step"))
+        return strncmp(from, "pin-memory", 10) == 0
+                   ? "one per loss read-back of the main thread, one per batch of the pin-memory "
+                     "thread"
+                   : "one per loss read-back of the main thread, one per batch of the data loader";
+    return "one per batch received from the data loader";
+}
+
+/* Memory growth over the steady steps, per step (memory_growth.c); where it starts when it is
+ * more than noise */
+#define NOTABLE_PER_STEP (64.0 * 1024)
+static void print_growth(FILE *out, const struct pi_process_info *p)
+{
+    const struct pi_memory_growth *g = &p->growth;
+    if (!g->by_steps)
+        return;
+    fprintf(out, "  memory growth     device %.2f MiB/step", g->device_bytes_per_step / 1048576.0);
+    if (g->device_start_step && g->device_bytes_per_step >= NOTABLE_PER_STEP)
+        fprintf(out, " from step %" PRIu64, g->device_start_step);
+    fprintf(out, ", RSS %.2f MiB/step", g->rss_bytes_per_step / 1048576.0);
+    if (g->rss_start_step && g->rss_bytes_per_step >= NOTABLE_PER_STEP)
+        fprintf(out, " from step %" PRIu64, g->rss_start_step);
+    fprintf(out, " (over the %" PRIu64 " steady steps)\n", g->steady_steps);
+}
+
+/* A rank's CPU share above holds its collective waits (lock waits of the main thread, NCCL
+ * kernels): said apart, as the RANKS section splits them. */
+static void print_rank_waits(FILE *out, const struct pi_process_info *p, double total)
+{
+    const struct pi_steps *s = &p->steps;
+    double collective = 0;
+    for (uint64_t i = s->warmup; i < s->count; i++) {
+        struct pi_step_figures f;
+        if (pi_steps_figures(s, i, &f))
+            collective += (double)f.lock;
+    }
+    if (collective > 0)
+        fprintf(out, "  collectives       %.0f%% of step time waiting in them (rank %ld; within the "
+                     "CPU share above)\n",
+                100 * collective / total, p->rank);
+}
+
+void pi_report_steps_text(FILE *out, const struct pi_analysis *a)
+{
+    const struct pi_process_info *p = pi_training_process(a);
+    if (!p || p->steps.count == 0)
+        return;
+    const struct pi_steps *s = &p->steps;
+    uint64_t steady = s->count - s->warmup;
+    fprintf(out, "\nSTEPS (pid %d, %s)\n", p->header.pid, steps_source(p));
+    fprintf(out, "  %" PRIu64 " steps: %" PRIu64 " warm-up, %" PRIu64 " steady", s->count,
+            s->warmup, steady);
+    if (steady && s->steady_total_ns)
+        fprintf(out, " at %.2f steps/s", (double)steady * 1e9 / (double)s->steady_total_ns);
+    fprintf(out, "\n");
+    struct pi_histogram *h = (struct pi_histogram *)&s->steady_ns;
+    if (h->count) {
+        fprintf(out, "  steady step time  p50 %s  p90 %s  p99 %s  max %s\n",
+                pi_format_ns(pi_histogram_quantile(h, 0.5)),
+                pi_format_ns(pi_histogram_quantile(h, 0.9)),
+                pi_format_ns(pi_histogram_quantile(h, 0.99)), pi_format_ns((double)h->max));
+        double total = (double)s->steady_total_ns;
+        fprintf(out, "  steady split      waiting for data %.0f%%  ",
+                100 * s->steady_wait_ns / total);
+        if (s->steady_receive_ns) /* in next(), not blocked: unpickling, rebuilding tensors */
+            fprintf(out, "receiving it %.0f%%  ", 100 * s->steady_receive_ns / total);
+        fprintf(out, "CPU %.0f%%  sync %.0f%%  ", 100 * pi_steps_steady_cpu_ns(s) / total,
+                100 * s->steady_sync_ns / total);
+        if (s->steady_cpu_measured) /* blocked where no hook sees, or waiting for a CPU */
+            fprintf(out, "other %.0f%%  ", 100 * pi_steps_steady_other_ns(s) / total);
+        fprintf(out, "(GPU busy %.0f%% of step time, alongside)\n", 100 * s->steady_gpu_ns / total);
+        if (p->rank >= 0)
+            print_rank_waits(out, p, total);
+    }
+    if (p->gpu_busy_ns && p->end_ns > p->start_ns)
+        fprintf(out, "  GPU busy          %.0f%% of the process's run (%s of GPU work)\n",
+                100.0 * (double)p->gpu_busy_ns / (double)(p->end_ns - p->start_ns),
+                pi_format_ns((double)p->gpu_busy_ns));
+    if (s->warmup && s->warmup_total_ns)
+        fprintf(out, "  warm-up           %" PRIu64 " steps in %s, waiting for data %.0f%%\n",
+                s->warmup, pi_format_ns((double)s->warmup_total_ns),
+                100.0 * s->warmup_wait_ns / s->warmup_total_ns);
+    print_growth(out, p);
+}
+
+static cJSON *steps_json(struct pi_steps *s)
+{
+    cJSON *steps = cJSON_CreateObject();
+    cJSON_AddNumberToObject(steps, "count", (double)s->count);
+    cJSON_AddNumberToObject(steps, "warmup", (double)s->warmup);
+    cJSON *steady = cJSON_AddObjectToObject(steps, "steady");
+    pi_quantiles_json(steady, &s->steady_ns);
+    cJSON_AddNumberToObject(steady, "data_wait_ns", (double)s->steady_wait_ns);
+    cJSON_AddNumberToObject(steady, "data_receive_ns", (double)s->steady_receive_ns);
+    cJSON_AddNumberToObject(steady, "sync_ns", (double)s->steady_sync_ns);
+    cJSON_AddNumberToObject(steady, "gpu_ns", (double)s->steady_gpu_ns);
+    cJSON_AddNumberToObject(steady, "cpu_ns", (double)pi_steps_steady_cpu_ns(s));
+    cJSON_AddBoolToObject(steady, "cpu_measured", s->steady_cpu_measured);
+    cJSON_AddNumberToObject(steady, "other_ns", (double)pi_steps_steady_other_ns(s));
+    cJSON *warmup = cJSON_AddObjectToObject(steps, "warmup_steps");
+    pi_quantiles_json(warmup, &s->warmup_ns);
+    cJSON_AddNumberToObject(warmup, "data_wait_ns", (double)s->warmup_wait_ns);
+    return steps;
+}
+
+void pi_report_steps_json(cJSON *process, struct pi_process_info *p)
+{
+    cJSON *steps = steps_json(&p->steps);
+    cJSON_AddStringToObject(steps, "found_from", p->steps_from ? p->steps_from : "none");
+    cJSON_AddItemToObject(process, "steps", steps);
+}
 
 /* at most this many points in the step time plot */
 #define MAX_POINTS 1000
@@ -72,7 +204,7 @@ static void draw_bar(FILE *out, const struct bar *b, double x, double width, dou
     fputs("</g>\n", out);
 }
 
-void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
+void pi_report_steps_html(FILE *out, const struct pi_analysis *a)
 {
     const struct pi_process_info *p = pi_training_process(a);
     const struct pi_steps *s = p ? &p->steps : NULL;
@@ -144,8 +276,8 @@ void pi_html_step_bars(FILE *out, const struct pi_analysis *a)
     fputs("</svg>\n", out);
 }
 
-void pi_html_step_time_plot(FILE *out, const struct pi_analysis *a,
-                            const struct pi_process_info *p)
+void pi_report_step_time_html(FILE *out, const struct pi_analysis *a,
+                               const struct pi_process_info *p)
 {
     uint64_t start, end, longest = 1, first = 0, last = 1;
     const struct pi_steps *s = &p->steps;
