@@ -17,6 +17,7 @@
 #include "report_html.h"
 #include "section_collectives.h"
 #include "section_device_memory.h"
+#include "section_key_figures.h"
 #include "section_gpu.h"
 #include "section_summary_mode.h"
 #include "section_python_time.h"
@@ -273,7 +274,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
             a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost,
             a->strings_lost);
     verdict_section(out, a);
-    pi_html_cards(out, a);
+    pi_report_key_figures_html(out, a);
     pi_report_steps_html(out, a);
     pi_report_ranks_html(out, a);
     const struct pi_process_info *training = pi_training_process(a);

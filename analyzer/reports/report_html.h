@@ -8,10 +8,6 @@
 
 #include "analysis/pass/analysis.h"
 
-/* pi_html_cards - the first screen's figures: steps/s, step time, GPU busy, peak device and
- * host memory, growth per step, records lost (report_html_cards.c) */
-void pi_html_cards(FILE *out, const struct pi_analysis *analysis);
-
 /* pi_html_threads_over_time - a row per thread, what it mostly did in each bucket of the run
  * (report_html_threads.c) */
 void pi_html_threads_over_time(FILE *out, const struct pi_analysis *analysis);

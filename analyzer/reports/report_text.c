@@ -9,12 +9,12 @@
 
 #include "analysis/host/steps.h"
 #include "reports/format/format.h"
-#include "key_figures.h"
 #include "report.h"
 #include "section_collectives.h"
 #include "section_device_memory.h"
 #include "section_gpu.h"
 #include "section_host_memory.h"
+#include "section_key_figures.h"
 #include "section_summary_mode.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
@@ -63,34 +63,6 @@ static void print_verdict(FILE *out, const struct pi_analysis *a)
         pi_print_wrapped(out, "     evidence: ", evidence, 7, SCREEN_WIDTH);
         pi_print_wrapped(out, "     try: ", f->advice, 7, SCREEN_WIDTH);
     }
-}
-
-/* The key figures (key_figures.h), as the HTML's cards show them. */
-static void print_key_numbers(FILE *out, const struct pi_analysis *a)
-{
-    struct pi_key_figures k;
-    pi_key_figures_of(a, &k);
-    fprintf(out, "\nKEY NUMBERS%s\n", k.pid ? "" : " (no training process found)");
-    if (k.steps_per_s)
-        fprintf(out, "  steps             %.2f steps/s over %" PRIu64 " steady steps of pid %d\n"
-                     "  step time         p50 %s, p95 %s\n",
-                k.steps_per_s, k.steady_steps, k.pid, pi_format_ns(k.step_p50_ns),
-                pi_format_ns(k.step_p95_ns));
-    else
-        fprintf(out, "  steps             none found\n");
-    if (k.gpu_busy_share >= 0)
-        fprintf(out, "  GPU busy          %.0f%% of %s\n", 100 * k.gpu_busy_share,
-                k.gpu_share_of_steps ? "the steady steps' time" : "the process's run");
-    else
-        fprintf(out, "  GPU busy          no GPU work recorded\n");
-    fprintf(out, "  peak memory       device %s, host %s (%s of the tree)\n",
-            k.device_peak ? pi_format_bytes((double)k.device_peak) : "-",
-            k.host_peak ? pi_format_bytes((double)k.host_peak) : "-", k.host_figure);
-    if (k.growth_known)
-        fprintf(out, "  growth per step   device %.2f MiB, RSS %.2f MiB\n",
-                k.device_growth_per_step / 1048576.0, k.rss_growth_per_step / 1048576.0);
-    fprintf(out, "  lost              %" PRIu64 " records, %" PRIu64 " names, paths or stacks\n",
-            k.lost, k.strings_lost);
 }
 
 /* The capture windows the figures cover, from each process's start. */
@@ -359,7 +331,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
         fputc('\n', out);
     }
     print_verdict(out, a);
-    print_key_numbers(out, a);
+    pi_report_key_figures_text(out, a);
     print_windows(out, a);
     pi_report_summary_mode_text(out, a);
     pi_report_steps_text(out, a);
