@@ -14,7 +14,6 @@
 #include "reports/format/format.h"
 #include "reports/format/html_flame.h"
 #include "report.h"
-#include "report_html.h"
 #include "section_collectives.h"
 #include "section_device_memory.h"
 #include "section_key_figures.h"
@@ -24,13 +23,13 @@
 #include "section_ranks.h"
 #include "section_sites.h"
 #include "section_steps.h"
+#include "section_threads.h"
 #include "reports/format/html_plot.h"
 #include "reports/format/output_file.h"
 #include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
 
 #define TOP_HISTOGRAMS 4
-#define TOP_THREADS 16
 
 static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                      "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
@@ -119,46 +118,6 @@ static void histogram_plot(FILE *out, struct pi_latency_entry *e, int index)
             fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">%s</text>\n",
                     MARGIN + width * (b - first), MARGIN + PLOT_H + 14,
                     pi_format_ns((double)(1ull << b)));
-    }
-    fputs("</svg>\n", out);
-}
-
-static void thread_plot(FILE *out, const struct pi_analysis *a)
-{
-    fprintf(out, "<h2>Where each thread's time went</h2>\n<svg id=\"thread-breakdown\" width=\"%d\" "
-                 "height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-            PLOT_W + 2 * MARGIN + 100, 40 + 22 * TOP_THREADS);
-    for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
-        fprintf(out, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-                     "<text x=\"%d\" y=\"14\" font-size=\"11\">%s</text>\n",
-                160 + 90 * c, pi_html_time_colors[c], 176 + 90 * c, pi_time_class_names[c]);
-    int row = 0;
-    for (size_t i = 0; i < a->process_count && row < TOP_THREADS; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        for (size_t k = 0; k < p->thread_count && row < TOP_THREADS; k++) {
-            const struct pi_thread_info *t = &p->threads[k];
-            if (!pi_thread_listed(p, t))
-                continue;
-            double wall = (double)pi_thread_wall_ns(p, t);
-            int y = 28 + 22 * row++;
-            char name[13];
-            snprintf(name, sizeof(name), "%.12s", t->name);
-            fprintf(out, "<text x=\"4\" y=\"%d\" font-size=\"11\">%d/%u ", y + 13,
-                    p->header.pid, t->tid);
-            pi_html_text(out, name); /* the application names its threads */
-            fputs("</text>\n", out);
-            double x = 160;
-            for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
-                double share = (double)pi_thread_time_ns(p, t, c) / wall;
-                if (share <= 0)
-                    continue;
-                double w = share * PLOT_W;
-                fprintf(out, "<rect class=\"segment\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-                             "height=\"18\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
-                        x, y, w, pi_html_time_colors[c], pi_time_class_names[c], 100 * share);
-                x += w;
-            }
-        }
     }
     fputs("</svg>\n", out);
 }
@@ -289,8 +248,8 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     struct pi_latency_entry **list = pi_latency_sorted(&a->calls, NULL, &n);
     for (size_t i = 0; list && i < n && i < TOP_HISTOGRAMS; i++)
         histogram_plot(out, list[i], (int)i);
-    thread_plot(out, a);
-    pi_html_threads_over_time(out, a);
+    pi_report_threads_html(out, a);
+    pi_report_threads_over_time_html(out, a);
     pi_html_flame_script(out);
     pi_report_python_time_flame(out, a, training);
     if (training)

@@ -21,6 +21,7 @@
 #include "section_ranks.h"
 #include "section_sites.h"
 #include "section_steps.h"
+#include "section_threads.h"
 #include "reports/format/output_file.h"
 #include "reports/format/quantiles.h"
 #include "reports/format/terminal_text.h"
@@ -132,21 +133,7 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
     cJSON_AddNumberToObject(cpu, "user_ns", (double)p->cpu_user_ns);
     cJSON_AddNumberToObject(cpu, "system_ns", (double)p->cpu_sys_ns);
     cJSON_AddNumberToObject(cpu, "profiler_ns", (double)p->profiler_cpu_ns);
-    cJSON *threads = cJSON_AddArrayToObject(o, "threads");
-    for (size_t i = 0; i < p->thread_count; i++) {
-        struct pi_thread_info *t = &p->threads[i];
-        cJSON *th = cJSON_CreateObject();
-        cJSON_AddNumberToObject(th, "tid", t->tid);
-        cJSON_AddStringToObject(th, "name", t->name);
-        cJSON_AddBoolToObject(th, "main", (int)t->tid == p->header.pid);
-        cJSON_AddNumberToObject(th, "wall_ns", (double)pi_thread_wall_ns(p, t));
-        cJSON_AddNumberToObject(th, "events", (double)t->events);
-        cJSON *time = cJSON_AddObjectToObject(th, "time_ns");
-        for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
-            cJSON_AddNumberToObject(time, pi_time_class_names[c],
-                                    (double)pi_thread_time_ns(p, t, c));
-        cJSON_AddItemToArray(threads, th);
-    }
+    pi_report_threads_json(o, p);
     pi_report_steps_json(o, p);
     pi_report_gpu_process_json(o, p);
     pi_report_device_memory_json(o, a, p);

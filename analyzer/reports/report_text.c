@@ -20,6 +20,7 @@
 #include "section_ranks.h"
 #include "section_sites.h"
 #include "section_steps.h"
+#include "section_threads.h"
 #include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
 
@@ -28,7 +29,6 @@
 
 #define TOP_CALLS 25
 #define TOP_FILES 10
-#define TOP_THREADS 16
 
 /* One piece of evidence as the text shows it: a duration in the unit that fits its size
  * (1.6 us, not 0.00159 ms), named without its unit; other figures as they are. */
@@ -80,30 +80,6 @@ static void print_windows(FILE *out, const struct pi_analysis *a)
                     (double)(p->windows[w].start_ns - origin) / 1e9,
                     (double)(p->windows[w].end_ns - origin) / 1e9);
         fprintf(out, " after its start (%.3f s recorded)\n", (double)p->window_ns / 1e9);
-    }
-}
-
-static void print_threads(FILE *out, const struct pi_analysis *a)
-{
-    fprintf(out, "\nTIME BY THREAD (share of each thread's wall time)\n");
-    fprintf(out, "  %7s %7s %-16s %10s %6s %6s %6s %6s %6s %6s %6s %6s\n", "pid", "tid",
-            "name", "wall", "data", "file", "oth-io", "locks", "sync", "sleep", "cpu", "other");
-    int shown = 0;
-    for (size_t i = 0; i < a->process_count && shown < TOP_THREADS; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        for (size_t k = 0; k < p->thread_count && shown < TOP_THREADS; k++) {
-            const struct pi_thread_info *t = &p->threads[k];
-            if (!pi_thread_listed(p, t))
-                continue;
-            double wall = (double)pi_thread_wall_ns(p, t);
-            fprintf(out, "  %7d %7u %-16.16s %10s", p->header.pid, t->tid,
-                    t->name[0] ? t->name : ((int)t->tid == p->header.pid ? "(main)" : "-"),
-                    pi_format_ns(wall));
-            for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
-                fprintf(out, " %5.1f%%", 100 * pi_thread_time_ns(p, t, c) / wall);
-            fputc('\n', out);
-            shown++;
-        }
     }
 }
 
@@ -341,7 +317,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_collectives_text(out, a);
     pi_report_gpu_text(out, a);
     pi_report_device_memory_text(out, a);
-    print_threads(out, a);
+    pi_report_threads_text(out, a);
     print_latency(out, a);
     print_memory(out, a);
 }

@@ -1,17 +1,109 @@
 /*
- * report_html_threads.c - the page's threads over time: one row per thread,
- * each bucket of its timeline coloured by what the thread mostly did then
- * (a wait class, computing, or neither: "other", by the main thread's
- * sampled clock, or for another thread by the kernel's count of its CPU
- * time spread over the time its waits leave).
+ * section_threads.c - where each thread's time went, in every report: its
+ * share of wall time by class (data, file and other I/O, locks, sync,
+ * sleep, CPU, other) in text, JSON and a bar per thread on the page; and
+ * the page's threads over time: one row per thread, each bucket of its
+ * timeline coloured by what the thread mostly did then (a wait class,
+ * computing, or neither: "other", by the main thread's sampled clock, or
+ * for another thread by the kernel's count of its CPU time spread over the
+ * time its waits leave).
  */
+#include "section_threads.h"
+
+#include <cjson/cJSON.h>
 #include <inttypes.h>
 
 #include "analysis/host/thread_timeline.h"
 #include "analysis/host/threads.h"
 #include "reports/format/call_site_format.h"
-#include "report_html.h"
+#include "reports/format/format.h"
 #include "reports/format/html_plot.h"
+
+#define TEXT_THREADS 16
+#define HTML_THREADS 16
+
+void pi_report_threads_text(FILE *out, const struct pi_analysis *a)
+{
+    fprintf(out, "\nTIME BY THREAD (share of each thread's wall time)\n");
+    fprintf(out, "  %7s %7s %-16s %10s %6s %6s %6s %6s %6s %6s %6s %6s\n", "pid", "tid",
+            "name", "wall", "data", "file", "oth-io", "locks", "sync", "sleep", "cpu", "other");
+    int shown = 0;
+    for (size_t i = 0; i < a->process_count && shown < TEXT_THREADS; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        for (size_t k = 0; k < p->thread_count && shown < TEXT_THREADS; k++) {
+            const struct pi_thread_info *t = &p->threads[k];
+            if (!pi_thread_listed(p, t))
+                continue;
+            double wall = (double)pi_thread_wall_ns(p, t);
+            fprintf(out, "  %7d %7u %-16.16s %10s", p->header.pid, t->tid,
+                    t->name[0] ? t->name : ((int)t->tid == p->header.pid ? "(main)" : "-"),
+                    pi_format_ns(wall));
+            for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+                fprintf(out, " %5.1f%%", 100 * pi_thread_time_ns(p, t, c) / wall);
+            fputc('\n', out);
+            shown++;
+        }
+    }
+}
+
+void pi_report_threads_json(cJSON *process, const struct pi_process_info *p)
+{
+    cJSON *threads = cJSON_AddArrayToObject(process, "threads");
+    for (size_t i = 0; i < p->thread_count; i++) {
+        const struct pi_thread_info *t = &p->threads[i];
+        cJSON *th = cJSON_CreateObject();
+        cJSON_AddNumberToObject(th, "tid", t->tid);
+        cJSON_AddStringToObject(th, "name", t->name);
+        cJSON_AddBoolToObject(th, "main", (int)t->tid == p->header.pid);
+        cJSON_AddNumberToObject(th, "wall_ns", (double)pi_thread_wall_ns(p, t));
+        cJSON_AddNumberToObject(th, "events", (double)t->events);
+        cJSON *time = cJSON_AddObjectToObject(th, "time_ns");
+        for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+            cJSON_AddNumberToObject(time, pi_time_class_names[c],
+                                    (double)pi_thread_time_ns(p, t, c));
+        cJSON_AddItemToArray(threads, th);
+    }
+}
+
+void pi_report_threads_html(FILE *out, const struct pi_analysis *a)
+{
+    fprintf(out, "<h2>Where each thread's time went</h2>\n<svg id=\"thread-breakdown\" width=\"%d\" "
+                 "height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+            PLOT_W + 2 * MARGIN + 100, 40 + 22 * HTML_THREADS);
+    for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+        fprintf(out, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                     "<text x=\"%d\" y=\"14\" font-size=\"11\">%s</text>\n",
+                160 + 90 * c, pi_html_time_colors[c], 176 + 90 * c, pi_time_class_names[c]);
+    int row = 0;
+    for (size_t i = 0; i < a->process_count && row < HTML_THREADS; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        for (size_t k = 0; k < p->thread_count && row < HTML_THREADS; k++) {
+            const struct pi_thread_info *t = &p->threads[k];
+            if (!pi_thread_listed(p, t))
+                continue;
+            double wall = (double)pi_thread_wall_ns(p, t);
+            int y = 28 + 22 * row++;
+            char name[13];
+            snprintf(name, sizeof(name), "%.12s", t->name);
+            fprintf(out, "<text x=\"4\" y=\"%d\" font-size=\"11\">%d/%u ", y + 13,
+                    p->header.pid, t->tid);
+            pi_html_text(out, name); /* the application names its threads */
+            fputs("</text>\n", out);
+            double x = 160;
+            for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
+                double share = (double)pi_thread_time_ns(p, t, c) / wall;
+                if (share <= 0)
+                    continue;
+                double w = share * PLOT_W;
+                fprintf(out, "<rect class=\"segment\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                             "height=\"18\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
+                        x, y, w, pi_html_time_colors[c], pi_time_class_names[c], 100 * share);
+                x += w;
+            }
+        }
+    }
+    fputs("</svg>\n", out);
+}
 
 #define ROWS 16
 #define ROW_H 16
@@ -102,7 +194,7 @@ static void thread_row(FILE *out, const struct pi_analysis *a, const struct pi_p
     }
 }
 
-void pi_html_threads_over_time(FILE *out, const struct pi_analysis *a)
+void pi_report_threads_over_time_html(FILE *out, const struct pi_analysis *a)
 {
     double span = a->end_ns > a->base_ns ? (double)(a->end_ns - a->base_ns) : 1;
     fprintf(out, "<h2>Threads over time</h2>\n<p>Each bucket shows what the thread mostly did "
