@@ -24,6 +24,7 @@
 #include "section_sites.h"
 #include "section_steps.h"
 #include "section_threads.h"
+#include "section_verdict.h"
 #include "reports/format/html_plot.h"
 #include "reports/format/output_file.h"
 #include "reports/format/quantiles.h"
@@ -122,21 +123,6 @@ static void histogram_plot(FILE *out, struct pi_latency_entry *e, int index)
     fputs("</svg>\n", out);
 }
 
-static void verdict_section(FILE *out, const struct pi_analysis *a)
-{
-    struct pi_finding findings[PI_MAX_FINDINGS];
-    int n = pi_verdict(a, findings);
-    fputs("<h2>Verdict</h2>\n<ol id=\"verdict\">\n", out);
-    for (int i = 0; i < n; i++) {
-        fprintf(out, "<li><b>%s</b>: ", findings[i].kind);
-        pi_html_text(out, findings[i].summary);
-        fputs("<br><i>try:</i> ", out);
-        pi_html_text(out, findings[i].advice);
-        fputs("</li>\n", out);
-    }
-    fputs("</ol>\n", out);
-}
-
 #define TOP_FILES 20
 
 /* The files that took the most time in opens, reads and writes; paths are the application's. */
@@ -232,7 +218,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
                  " lost, %" PRIu64 " names, paths or stacks not kept</p>\n",
             a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost,
             a->strings_lost);
-    verdict_section(out, a);
+    pi_report_verdict_html(out, a);
     pi_report_key_figures_html(out, a);
     pi_report_steps_html(out, a);
     pi_report_ranks_html(out, a);

@@ -22,6 +22,7 @@
 #include "section_sites.h"
 #include "section_steps.h"
 #include "section_threads.h"
+#include "section_verdict.h"
 #include "reports/format/output_file.h"
 #include "reports/format/quantiles.h"
 #include "reports/format/terminal_text.h"
@@ -29,38 +30,6 @@
 
 /* 2: a call site's "stack" is an object of frames and text (it was the text) */
 #define JSON_SCHEMA_VERSION 2
-
-static cJSON *verdict_json(const struct pi_analysis *a)
-{
-    struct pi_finding findings[PI_MAX_FINDINGS];
-    int n = pi_verdict(a, findings);
-    /* a pid names several images of an exec chain: the command says which one */
-    const struct pi_process_info *subject = pi_training_process(a);
-    cJSON *list = cJSON_CreateArray();
-    for (int i = 0; i < n; i++) {
-        cJSON *f = cJSON_CreateObject();
-        cJSON_AddStringToObject(f, "kind", findings[i].kind);
-        cJSON_AddNumberToObject(f, "score", findings[i].score);
-        cJSON_AddNumberToObject(f, "pid", findings[i].pid);
-        if (subject && subject->header.pid == findings[i].pid && subject->command)
-            cJSON_AddStringToObject(f, "command", subject->command);
-        cJSON_AddStringToObject(f, "summary", findings[i].summary);
-        cJSON_AddStringToObject(f, "advice", findings[i].advice);
-        if (findings[i].cause)
-            cJSON_AddStringToObject(f, "cause", findings[i].cause);
-        if (findings[i].line[0])
-            cJSON_AddStringToObject(f, "line", findings[i].line);
-        cJSON *evidence = cJSON_AddObjectToObject(f, "evidence");
-        for (int e = 0; e < findings[i].evidence_count; e++)
-            cJSON_AddNumberToObject(evidence, findings[i].evidence[e].name,
-                                    findings[i].evidence[e].value);
-        if (findings[i].sites)
-            cJSON_AddItemToObject(evidence, "call_sites",
-                                  pi_site_bytes_json(findings[i].sites, findings[i].site_count));
-        cJSON_AddItemToArray(list, f);
-    }
-    return list;
-}
 
 static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
 {
@@ -182,7 +151,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON_AddNumberToObject(inputs, "base_monotonic_ns", (double)a->base_ns);
     cJSON_AddBoolToObject(inputs, "exact", a->options.exact);
     cJSON_AddNumberToObject(inputs, "relative_error", a->options.exact ? 0 : PI_HISTOGRAM_RELATIVE_ERROR);
-    cJSON_AddItemToObject(root, "verdict", verdict_json(a));
+    pi_report_verdict_json(root, a);
     pi_report_host_memory_json(root, a);
     cJSON *processes = cJSON_AddArrayToObject(root, "processes");
     for (size_t i = 0; i < a->process_count; i++)

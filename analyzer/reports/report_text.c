@@ -21,49 +21,13 @@
 #include "section_sites.h"
 #include "section_steps.h"
 #include "section_threads.h"
+#include "section_verdict.h"
 #include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
 
-/* The first screen is at most this wide (and, with the verdict, key numbers and loss, 40 lines). */
-#define SCREEN_WIDTH 100
 
 #define TOP_CALLS 25
 #define TOP_FILES 10
-
-/* One piece of evidence as the text shows it: a duration in the unit that fits its size
- * (1.6 us, not 0.00159 ms), named without its unit; other figures as they are. */
-static size_t evidence_item(char *out, size_t size, const char *separator,
-                            const struct pi_evidence *e)
-{
-    size_t name = strlen(e->name);
-    if (strcmp(e->unit, "ms") == 0) {
-        if (name > 3 && strcmp(e->name + name - 3, "_ms") == 0)
-            name -= 3;
-        return (size_t)snprintf(out, size, "%s%.*s=%s", separator, (int)name, e->name,
-                                pi_format_ns(e->value * 1e6));
-    }
-    return (size_t)snprintf(out, size, "%s%s=%.3g%s", separator, e->name, e->value, e->unit);
-}
-
-static void print_verdict(FILE *out, const struct pi_analysis *a)
-{
-    struct pi_finding findings[PI_MAX_FINDINGS];
-    int n = pi_verdict(a, findings);
-    fprintf(out, "VERDICT\n");
-    for (int i = 0; i < n; i++) {
-        const struct pi_finding *f = &findings[i];
-        char prefix[64], evidence[1024];
-        snprintf(prefix, sizeof(prefix), "  %d. %s: ", i + 1, f->kind);
-        pi_print_wrapped(out, prefix, f->summary, 5, SCREEN_WIDTH);
-        size_t used = 0;
-        evidence[0] = '\0';
-        for (int e = 0; e < f->evidence_count && used < sizeof(evidence); e++)
-            used += evidence_item(evidence + used, sizeof(evidence) - used, e ? ", " : "",
-                                  &f->evidence[e]);
-        pi_print_wrapped(out, "     evidence: ", evidence, 7, SCREEN_WIDTH);
-        pi_print_wrapped(out, "     try: ", f->advice, 7, SCREEN_WIDTH);
-    }
-}
 
 /* The capture windows the figures cover, from each process's start. */
 static void print_windows(FILE *out, const struct pi_analysis *a)
@@ -251,7 +215,7 @@ static void print_host_pids(FILE *out, const struct pi_analysis *a)
     }
     if (!used)
         return;
-    pi_print_wrapped(out, "in other PID namespaces (containers): ", text, 2, SCREEN_WIDTH);
+    pi_print_wrapped(out, "in other PID namespaces (containers): ", text, 2, PI_SCREEN_WIDTH);
     fputc('\n', out);
 }
 
@@ -272,7 +236,7 @@ static void print_profiling_cost(FILE *out, const struct pi_analysis *a)
     snprintf(text, sizeof(text), "the profiler's own threads used %s of CPU, %.2f%% of the "
              "traced processes' CPU time (hooks not included)",
              pi_format_ns((double)profiler), 100.0 * (double)profiler / (double)process);
-    pi_print_wrapped(out, "profiling cost: ", text, 2, SCREEN_WIDTH);
+    pi_print_wrapped(out, "profiling cost: ", text, 2, PI_SCREEN_WIDTH);
     fputc('\n', out);
 }
 
@@ -288,14 +252,14 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
                  "no trace buffer was free (the threads held them all: PROFINJECT_POOL_MAX_MB; or "
                  "the writer fell behind) or the writer could not finish as the process ended; the "
                  "recording process said which on stderr. Figures below undercount", a->lost);
-        pi_print_wrapped(out, "warning: ", warning, 2, SCREEN_WIDTH);
+        pi_print_wrapped(out, "warning: ", warning, 2, PI_SCREEN_WIDTH);
         fputc('\n', out);
     }
     if (a->strings_lost) {
         snprintf(warning, sizeof(warning), "%" PRIu64 " names, paths or call stacks were not kept "
                  "(the recorder's string table was full); the records that name them show none",
                  a->strings_lost);
-        pi_print_wrapped(out, "warning: ", warning, 2, SCREEN_WIDTH);
+        pi_print_wrapped(out, "warning: ", warning, 2, PI_SCREEN_WIDTH);
         fputc('\n', out);
     }
     if (a->damaged_files) {
@@ -303,10 +267,10 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
                  "their checks) were skipped in %" PRIu64 " files, %" PRIu64 " frames of records "
                  "with them; the frames around them were read; figures below undercount",
                  a->damaged_bytes, a->damaged_files, a->damaged_frames);
-        pi_print_wrapped(out, "warning: ", warning, 2, SCREEN_WIDTH);
+        pi_print_wrapped(out, "warning: ", warning, 2, PI_SCREEN_WIDTH);
         fputc('\n', out);
     }
-    print_verdict(out, a);
+    pi_report_verdict_text(out, a);
     pi_report_key_figures_text(out, a);
     print_windows(out, a);
     pi_report_summary_mode_text(out, a);

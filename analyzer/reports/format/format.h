@@ -10,6 +10,10 @@
 #include <stdio.h>
 #include <stdint.h>
 
+/* The first screen of the text report is at most this wide (and, with the verdict, key numbers
+ * and loss, 40 lines). */
+#define PI_SCREEN_WIDTH 100
+
 const char *pi_format_ns(double ns);
 const char *pi_format_bytes(double bytes);
 
