@@ -17,6 +17,7 @@
 #include "section_collectives.h"
 #include "section_device_memory.h"
 #include "section_key_figures.h"
+#include "section_latency.h"
 #include "section_gpu.h"
 #include "section_summary_mode.h"
 #include "section_python_time.h"
@@ -30,10 +31,6 @@
 #include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
 
-#define TOP_HISTOGRAMS 4
-
-static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                     "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 
 #define MEMORY_LINES 16
 
@@ -70,7 +67,7 @@ static void memory_plot(FILE *out, const struct pi_analysis *a)
         if (p->rss.count == 0 || p->rss_peak < least)
             continue;
         drawn++;
-        const char *color = colors[i % 8];
+        const char *color = pi_html_colors[i % PI_HTML_COLOR_COUNT];
         fprintf(out, "<polyline class=\"rss\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
                 color);
         pi_html_series_points(out, &p->rss, a->base_ns, span, (double)peak);
@@ -79,78 +76,6 @@ static void memory_plot(FILE *out, const struct pi_analysis *a)
                 MARGIN + PLOT_W + 4, MARGIN + 12 + 14 * ((drawn - 1) % 14), color, p->header.pid);
     }
     fputs("</svg>\n", out);
-}
-
-/* One bar per power of two of duration. */
-static void histogram_plot(FILE *out, struct pi_latency_entry *e, int index)
-{
-    struct pi_histogram *h = &e->durations;
-    uint64_t bins[64] = {0}, most = 1;
-    int first = 63, last = 0;
-    for (uint32_t i = h->lo; i < h->hi; i++) {
-        uint64_t c = h->counts[i - h->lo];
-        if (!c)
-            continue;
-        uint64_t low = pi_histogram_bucket_low(i);
-        int bin = low ? 63 - __builtin_clzll(low) : 0;
-        bins[bin] += c;
-        if (bins[bin] > most)
-            most = bins[bin];
-        if (bin < first)
-            first = bin;
-        if (bin > last)
-            last = bin;
-    }
-    if (first > last)
-        return;
-    char id[32], title[400];
-    snprintf(id, sizeof(id), "latency-histogram-%d", index);
-    snprintf(title, sizeof(title), "Latency: %s %s (%" PRIu64 " calls)", e->name, e->detail,
-             h->count);
-    pi_html_axis_frame(out, id, title, "duration (log2 bins)", "calls");
-    double width = (double)PLOT_W / (last - first + 1);
-    for (int b = first; b <= last; b++) {
-        double height = PLOT_H * (double)bins[b] / (double)most;
-        fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                     "fill=\"%s\"><title>%s: %" PRIu64 "</title></rect>\n",
-                MARGIN + width * (b - first) + 1, MARGIN + PLOT_H - height, width - 2, height,
-                colors[index % 8], pi_format_ns((double)(1ull << b)), bins[b]);
-        if ((b - first) % 2 == 0)
-            fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">%s</text>\n",
-                    MARGIN + width * (b - first), MARGIN + PLOT_H + 14,
-                    pi_format_ns((double)(1ull << b)));
-    }
-    fputs("</svg>\n", out);
-}
-
-#define TOP_FILES 20
-
-/* The files that took the most time in opens, reads and writes; paths are the application's. */
-static void files_table(FILE *out, struct pi_analysis *a)
-{
-    size_t n;
-    struct pi_latency_entry **list = pi_latency_sorted(&a->files, NULL, &n);
-    fputs("<h2>Busiest files</h2>\n", out);
-    if (!list || !n) {
-        fputs("<p id=\"files-none\">no file I/O recorded</p>\n", out);
-        free(list);
-        return;
-    }
-    fputs("<table id=\"files\"><tr><th>path</th><th>opens</th><th>bytes</th><th>total</th>"
-          "<th>p50</th><th>p99</th></tr>\n", out);
-    for (size_t i = 0; i < n && i < TOP_FILES; i++) {
-        struct pi_latency_entry *e = list[i];
-        fputs("<tr><td>", out);
-        pi_html_text(out, e->name);
-        fprintf(out, "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-                e->opens, pi_format_bytes((double)e->bytes), pi_format_ns((double)e->durations.sum),
-                pi_format_ns(pi_histogram_quantile(&e->durations, 0.5)),
-                pi_format_ns(pi_histogram_quantile(&e->durations, 0.99)));
-    }
-    fputs("</table>\n", out);
-    if (n > TOP_FILES)
-        fprintf(out, "<p>and %zu more files</p>\n", n - TOP_FILES);
-    free(list);
 }
 
 /* Each process as it saw itself and, in a container, as the host saw it. */
@@ -169,30 +94,6 @@ static void process_table(FILE *out, const struct pi_analysis *a)
                 pi_format_bytes((double)p->rss_peak));
         pi_html_text(out, p->command ? p->command : "");
         fputs("</td></tr>\n", out);
-    }
-    fputs("</table>\n", out);
-}
-
-static void latency_table(FILE *out, struct pi_latency_entry **list, size_t n)
-{
-    fputs("<h2>Latency</h2>\n<table id=\"latency\"><tr><th>call</th><th>class</th><th>count</th>"
-          "<th>total</th>",
-          out);
-    for (int q = 0; q < PI_QUANTILE_COUNT; q++)
-        fprintf(out, "<th>%s</th>", pi_quantile_names[q]);
-    fputs("</tr>\n", out);
-    for (size_t i = 0; i < n && i < 25; i++) {
-        /* names of ranges, files and kernels come from the application */
-        fprintf(out, "<tr><td>%s ", list[i]->group);
-        pi_html_text(out, list[i]->name);
-        fputs("</td><td>", out);
-        pi_html_text(out, list[i]->detail);
-        fprintf(out, "</td><td>%" PRIu64 "</td><td>%s</td>", list[i]->durations.count,
-                pi_format_ns((double)list[i]->durations.sum));
-        for (int q = 0; q < PI_QUANTILE_COUNT; q++)
-            fprintf(out, "<td>%s</td>",
-                    pi_format_ns(pi_histogram_quantile(&list[i]->durations, pi_quantiles[q])));
-        fputs("</tr>\n", out);
     }
     fputs("</table>\n", out);
 }
@@ -230,10 +131,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
         pi_report_gpu_kernels_html(out, a);
     }
     memory_plot(out, a);
-    size_t n;
-    struct pi_latency_entry **list = pi_latency_sorted(&a->calls, NULL, &n);
-    for (size_t i = 0; list && i < n && i < TOP_HISTOGRAMS; i++)
-        histogram_plot(out, list[i], (int)i);
+    pi_report_latency_histograms_html(out, a);
     pi_report_threads_html(out, a);
     pi_report_threads_over_time_html(out, a);
     pi_html_flame_script(out);
@@ -244,10 +142,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     pi_report_python_time_html(out, a);
     pi_report_collectives_html(out, a);
     pi_report_summary_mode_html(out, a);
-    if (list)
-        latency_table(out, list, n);
-    free(list);
-    files_table(out, a);
+    pi_report_latency_html(out, a);
     process_table(out, a);
     fputs("</body></html>\n", out);
     fclose(out);

@@ -16,6 +16,7 @@
 #include "section_device_memory.h"
 #include "section_gpu.h"
 #include "section_host_memory.h"
+#include "section_latency.h"
 #include "section_summary_mode.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
@@ -109,29 +110,6 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
     return o;
 }
 
-static cJSON *latency_json(const struct pi_latency_table *table, int files)
-{
-    size_t n;
-    struct pi_latency_entry **list = pi_latency_sorted(table, NULL, &n);
-    cJSON *array = cJSON_CreateArray();
-    for (size_t i = 0; list && i < n; i++) {
-        cJSON *e = cJSON_CreateObject();
-        if (files) {
-            cJSON_AddStringToObject(e, "path", list[i]->name);
-            cJSON_AddNumberToObject(e, "opens", (double)list[i]->opens);
-        } else {
-            cJSON_AddStringToObject(e, "group", list[i]->group);
-            cJSON_AddStringToObject(e, "name", list[i]->name);
-            cJSON_AddStringToObject(e, "class", list[i]->detail);
-        }
-        pi_quantiles_json(e, &list[i]->durations);
-        cJSON_AddNumberToObject(e, "bytes", (double)list[i]->bytes);
-        cJSON_AddItemToArray(array, e);
-    }
-    free(list);
-    return array;
-}
-
 cJSON *pi_report_json_object(struct pi_analysis *a)
 {
     cJSON *root = cJSON_CreateObject();
@@ -157,8 +135,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     for (size_t i = 0; i < a->process_count; i++)
         cJSON_AddItemToArray(processes, process_json(a, &a->processes[i]));
     pi_report_gpu_json(root, a);
-    cJSON_AddItemToObject(root, "latency", latency_json(&a->calls, 0));
-    cJSON_AddItemToObject(root, "files", latency_json(&a->files, 1));
+    pi_report_latency_json(root, a);
     pi_report_sites_json(root, a);
     pi_report_python_time_json(root, a);
     pi_report_ranks_json(root, a);

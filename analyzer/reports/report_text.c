@@ -15,6 +15,7 @@
 #include "section_gpu.h"
 #include "section_host_memory.h"
 #include "section_key_figures.h"
+#include "section_latency.h"
 #include "section_summary_mode.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
@@ -26,8 +27,6 @@
 #include "verdicts/verdict.h"
 
 
-#define TOP_CALLS 25
-#define TOP_FILES 10
 
 /* The capture windows the figures cover, from each process's start. */
 static void print_windows(FILE *out, const struct pi_analysis *a)
@@ -45,104 +44,6 @@ static void print_windows(FILE *out, const struct pi_analysis *a)
                     (double)(p->windows[w].end_ns - origin) / 1e9);
         fprintf(out, " after its start (%.3f s recorded)\n", (double)p->window_ns / 1e9);
     }
-}
-
-static void print_latency_row(FILE *out, struct pi_latency_entry *e, int width)
-{
-    struct pi_histogram *h = &e->durations;
-    char name[256];
-    snprintf(name, sizeof(name), "%s%s%s", e->name, e->detail[0] ? " " : "", e->detail);
-    fprintf(out, "  %-*.*s %9" PRIu64 " %10s %10s", width, width, name, h->count,
-            pi_format_ns((double)h->sum), pi_format_ns(pi_histogram_mean(h)));
-    for (int q = 0; q < PI_QUANTILE_COUNT; q++)
-        fprintf(out, " %10s", pi_format_ns(pi_histogram_quantile(h, pi_quantiles[q])));
-    fprintf(out, " %10s\n", e->bytes ? pi_format_bytes((double)e->bytes) : "-");
-}
-
-static void print_latency_header(FILE *out, const char *first, int width)
-{
-    fprintf(out, "  %-*s %9s %10s %10s", width, first, "count", "total", "mean");
-    for (int q = 0; q < PI_QUANTILE_COUNT; q++)
-        fprintf(out, " %10s", pi_quantile_names[q]);
-    fprintf(out, " %10s\n", "bytes");
-}
-
-/* A file the import system reads: Python source, bytecode, path files, extension modules. */
-static int module_file(const char *path)
-{
-    static const char *const endings[] = {".pyc", ".py", ".pth"};
-    size_t length = strlen(path);
-    for (size_t i = 0; i < sizeof(endings) / sizeof(endings[0]); i++) {
-        size_t e = strlen(endings[i]);
-        if (length >= e && strcmp(path + length - e, endings[i]) == 0)
-            return 1;
-    }
-    return strstr(path, ".so") && (strstr(path, "-packages/") || strstr(path, "/lib-dynload/"));
-}
-
-/* The files the job used, busiest first; the modules its imports loaded counted on one line. */
-static void print_busiest_files(FILE *out, struct pi_latency_entry **list, size_t n)
-{
-    size_t modules = 0, shown = 0;
-    double module_ns = 0;
-    fprintf(out, "\nBUSIEST FILES (by total time in opens, reads, writes; module imports apart)\n");
-    fprintf(out, "  %-48s %7s %10s %10s %10s %10s\n", "path", "opens", "bytes", "total", "p50",
-            "p99");
-    for (size_t i = 0; i < n; i++) {
-        struct pi_latency_entry *e = list[i];
-        if (module_file(e->name)) {
-            modules++;
-            module_ns += e->durations.sum;
-            continue;
-        }
-        if (shown++ >= TOP_FILES)
-            continue;
-        char name[64];
-        pi_format_fit(e->name, 48, name, sizeof(name));
-        fprintf(out, "  %-48s %7" PRIu64 " %10s %10s %10s %10s\n", name, e->opens,
-                pi_format_bytes((double)e->bytes), pi_format_ns((double)e->durations.sum),
-                pi_format_ns(pi_histogram_quantile(&e->durations, 0.5)),
-                pi_format_ns(pi_histogram_quantile(&e->durations, 0.99)));
-    }
-    if (shown > TOP_FILES)
-        fprintf(out, "  ... and %zu more files\n", shown - TOP_FILES);
-    if (modules)
-        fprintf(out, "  module imports: %zu files (.py, .pyc, extension modules), %s\n", modules,
-                pi_format_ns(module_ns));
-}
-
-static void print_latency(FILE *out, const struct pi_analysis *a)
-{
-    size_t n;
-    struct pi_latency_entry **list = pi_latency_sorted(&a->calls, NULL, &n);
-    if (!list || n == 0) {
-        free(list);
-        return;
-    }
-    fprintf(out, "\nLATENCY (by total time%s)\n",
-            a->options.exact ? ", exact" : ", within 1% relative error");
-    const char *group = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        /* I/O first, then waits and the rest */
-        for (size_t i = 0, shown = 0; i < n && shown < TOP_CALLS; i++) {
-            int is_io = strcmp(list[i]->group, "io") == 0;
-            if (is_io != (pass == 0) || strcmp(list[i]->group, "gpu") == 0 ||
-                strcmp(list[i]->group, "kernel") == 0 || strcmp(list[i]->group, "copy") == 0)
-                continue;
-            if (!group || strcmp(group, list[i]->group) != 0) {
-                group = list[i]->group;
-                print_latency_header(out, group, 30);
-            }
-            print_latency_row(out, list[i], 30);
-            shown++;
-        }
-    }
-    free(list);
-
-    list = pi_latency_sorted(&a->files, NULL, &n);
-    if (list && n)
-        print_busiest_files(out, list, n);
-    free(list);
 }
 
 /* "exec 2/4" when @p is one image of a chain of execs (the same pid, several files). */
@@ -282,6 +183,6 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_gpu_text(out, a);
     pi_report_device_memory_text(out, a);
     pi_report_threads_text(out, a);
-    print_latency(out, a);
+    pi_report_latency_text(out, a);
     print_memory(out, a);
 }

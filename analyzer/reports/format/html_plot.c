@@ -6,6 +6,9 @@
 
 #include "call_site_format.h"
 
+const char *const pi_html_colors[PI_HTML_COLOR_COUNT] = {
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+
 const char *const pi_html_time_colors[PI_TIME_CLASS_COUNT] = {
     "#d62728", "#ff7f0e", "#bcbd22", "#9467bd", "#17becf", "#c7c7c7", "#2ca02c", "#8c564b"};
 

@@ -16,6 +16,10 @@
 #define PLOT_H 220
 #define MARGIN 50
 
+/* The colours of the lines and bars that stand for one of several things (processes, calls) */
+#define PI_HTML_COLOR_COUNT 8
+extern const char *const pi_html_colors[PI_HTML_COLOR_COUNT];
+
 /* The colour of each time class (enum pi_time_class), in every plot of where threads' time went */
 extern const char *const pi_html_time_colors[PI_TIME_CLASS_COUNT];
 
