@@ -20,6 +20,7 @@
 #include "section_latency.h"
 #include "section_gpu.h"
 #include "section_summary_mode.h"
+#include "section_processes.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
 #include "section_sites.h"
@@ -31,72 +32,6 @@
 #include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
 
-
-#define MEMORY_LINES 16
-
-static void memory_plot(FILE *out, const struct pi_analysis *a)
-{
-    uint64_t peak = 1;
-    for (size_t i = 0; i < a->process_count; i++)
-        if (a->processes[i].rss_peak > peak)
-            peak = a->processes[i].rss_peak;
-    double span = (double)(a->end_ns > a->base_ns ? a->end_ns - a->base_ns : 1);
-    pi_html_axis_frame(out, "memory-plot", "Memory over time (RSS per process)", "time (s)", "RSS (MB)");
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.0f</text>\n",
-            MARGIN - 4, MARGIN + 4, (double)peak / 1e6);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
-            MARGIN + PLOT_W, MARGIN + PLOT_H + 14, span / 1e9);
-    /* the processes that held the most: a line each is readable up to a dozen or so, and a
-     * job of hundreds of ranks keeps the page small */
-    uint64_t least = 0;
-    if (a->process_count > MEMORY_LINES) {
-        uint64_t *peaks = malloc(a->process_count * sizeof(*peaks));
-        for (size_t i = 0; peaks && i < a->process_count; i++)
-            peaks[i] = a->processes[i].rss_peak;
-        if (peaks) {
-            pi_sort_u64(peaks, a->process_count);
-            least = peaks[a->process_count - MEMORY_LINES];
-        }
-        free(peaks);
-        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">the %d processes of %zu "
-                     "with the highest peaks</text>\n",
-                MARGIN, MARGIN - 6, MEMORY_LINES, a->process_count);
-    }
-    for (size_t i = 0, drawn = 0; i < a->process_count && drawn < MEMORY_LINES; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        if (p->rss.count == 0 || p->rss_peak < least)
-            continue;
-        drawn++;
-        const char *color = pi_html_colors[i % PI_HTML_COLOR_COUNT];
-        fprintf(out, "<polyline class=\"rss\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
-                color);
-        pi_html_series_points(out, &p->rss, a->base_ns, span, (double)peak);
-        fprintf(out, "\"><title>pid %d</title></polyline>\n", p->header.pid);
-        fprintf(out, "<text x=\"%d\" y=\"%zu\" font-size=\"11\" fill=\"%s\">pid %d</text>\n",
-                MARGIN + PLOT_W + 4, MARGIN + 12 + 14 * ((drawn - 1) % 14), color, p->header.pid);
-    }
-    fputs("</svg>\n", out);
-}
-
-/* Each process as it saw itself and, in a container, as the host saw it. */
-static void process_table(FILE *out, const struct pi_analysis *a)
-{
-    fputs("<h2>Processes</h2>\n<table id=\"processes\"><tr><th>pid</th><th>host pid</th>"
-          "<th>ppid</th><th>peak RSS</th><th>command</th></tr>\n", out);
-    for (size_t i = 0; i < a->process_count; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        fprintf(out, "<tr><td>%d</td><td>", p->header.pid);
-        if (pi_process_host_pid(p))
-            fprintf(out, "%d", pi_process_host_pid(p));
-        else
-            fputs("same", out);
-        fprintf(out, "</td><td>%d</td><td>%s</td><td style=\"text-align:left\">", p->header.ppid,
-                pi_format_bytes((double)p->rss_peak));
-        pi_html_text(out, p->command ? p->command : "");
-        fputs("</td></tr>\n", out);
-    }
-    fputs("</table>\n", out);
-}
 
 int pi_report_html(const char *path, struct pi_analysis *a)
 {
@@ -130,7 +65,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
         pi_report_device_memory_html(out, a, training);
         pi_report_gpu_kernels_html(out, a);
     }
-    memory_plot(out, a);
+    pi_report_processes_memory_html(out, a);
     pi_report_latency_histograms_html(out, a);
     pi_report_threads_html(out, a);
     pi_report_threads_over_time_html(out, a);
@@ -143,7 +78,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     pi_report_collectives_html(out, a);
     pi_report_summary_mode_html(out, a);
     pi_report_latency_html(out, a);
-    process_table(out, a);
+    pi_report_processes_html(out, a);
     fputs("</body></html>\n", out);
     fclose(out);
     int result = pi_write_file_atomically(path, page, size);

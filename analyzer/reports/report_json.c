@@ -12,12 +12,14 @@
 #include "analysis/host/steps.h"
 #include "reports/format/call_site_format.h"
 #include "report.h"
+#include "section_capture_windows.h"
 #include "section_collectives.h"
 #include "section_device_memory.h"
 #include "section_gpu.h"
 #include "section_host_memory.h"
 #include "section_latency.h"
 #include "section_summary_mode.h"
+#include "section_processes.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
 #include "section_sites.h"
@@ -34,75 +36,10 @@
 
 static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "pid", p->header.pid);
-    cJSON_AddNumberToObject(o, "ppid", p->header.ppid);
-    cJSON_AddNumberToObject(o, "outer_pid", p->header.outer_pid);
-    cJSON_AddStringToObject(o, "command", p->command);
-    cJSON_AddStringToObject(o, "host", p->host);
-    cJSON_AddStringToObject(o, "cgroup", p->cgroup);
-    cJSON_AddStringToObject(o, "file", p->path);
-    cJSON_AddNumberToObject(o, "start_ns", (double)(p->start_ns - a->base_ns));
-    cJSON_AddNumberToObject(o, "end_ns", (double)(p->end_ns - a->base_ns));
-    cJSON_AddNumberToObject(o, "records", (double)p->records);
-    cJSON_AddNumberToObject(o, "lost", (double)p->lost);
-    cJSON_AddNumberToObject(o, "strings_lost", (double)p->strings_lost);
-    cJSON_AddBoolToObject(o, "truncated", p->truncated);
-    if (p->damaged_bytes || p->damaged_frames) { /* present only where the file was damaged */
-        cJSON_AddNumberToObject(o, "damaged_bytes", (double)p->damaged_bytes);
-        cJSON_AddNumberToObject(o, "damaged_frames", (double)p->damaged_frames);
-    }
-    cJSON *end = cJSON_AddObjectToObject(o, "end");
-    cJSON_AddStringToObject(end, "reason", !p->ended                         ? "unknown"
-                                           : p->end_reason == PI_END_SIGNAL  ? "signal"
-                                           : p->end_reason == PI_END__EXIT   ? "_exit"
-                                                                              : "exit");
-    cJSON_AddNumberToObject(end, "status", (double)p->end_status);
-    cJSON_AddNumberToObject(o, "children", (double)p->children);
-    if (p->window_count) {
-        /* what the times cover: the capture windows, from the process's start */
-        cJSON *windows = cJSON_AddArrayToObject(o, "windows");
-        uint64_t origin = p->header.start_monotonic_ns;
-        for (size_t i = 0; i < p->window_count; i++) {
-            cJSON *w = cJSON_CreateObject();
-            cJSON_AddNumberToObject(w, "start_ns", (double)(p->windows[i].start_ns - origin));
-            cJSON_AddNumberToObject(w, "end_ns", (double)(p->windows[i].end_ns - origin));
-            cJSON_AddItemToArray(windows, w);
-        }
-        cJSON_AddNumberToObject(o, "recorded_ns", (double)p->window_ns);
-    }
+    cJSON *o = pi_report_process_json(a, p);
+    pi_report_capture_windows_json(o, p);
     pi_report_summary_mode_json(o, p);
-    cJSON *memory = cJSON_AddObjectToObject(o, "memory");
-    uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
-    cJSON_AddNumberToObject(memory, "rss_peak_bytes", (double)p->rss_peak);
-    cJSON_AddNumberToObject(memory, "rss_peak_at_ns",
-                            (double)(p->rss_peak_ns > a->base_ns ? p->rss_peak_ns - a->base_ns : 0));
-    cJSON_AddNumberToObject(memory, "rss_growth_bytes_per_s", pi_series_slope(&p->rss, 0));
-    cJSON_AddNumberToObject(memory, "rss_growth_second_half_bytes_per_s",
-                            pi_series_slope(&p->rss, middle));
-    /* growth once the job runs steadily (memory_growth.c) */
-    cJSON *growth = cJSON_AddObjectToObject(memory, "growth");
-    const struct pi_memory_growth *g = &p->growth;
-    cJSON_AddStringToObject(growth, "judged_over", g->by_steps ? "steady steps" : "last third");
-    cJSON_AddNumberToObject(growth, "steady_steps", (double)g->steady_steps);
-    cJSON_AddNumberToObject(growth, "device_growth_bytes_per_step", g->device_bytes_per_step);
-    cJSON_AddNumberToObject(growth, "rss_growth_bytes_per_step", g->rss_bytes_per_step);
-    cJSON_AddNumberToObject(growth, "device_growth_start_step", (double)g->device_start_step);
-    cJSON_AddNumberToObject(growth, "rss_growth_start_step", (double)g->rss_start_step);
-    cJSON_AddNumberToObject(growth, "device_growth_bytes_per_s", g->device_bytes_per_s);
-    cJSON_AddNumberToObject(growth, "rss_growth_bytes_per_s", g->rss_bytes_per_s);
-    cJSON *samples = cJSON_AddArrayToObject(memory, "rss_samples");
-    for (uint32_t i = 0; i < p->rss.count; i++) {
-        cJSON *point = cJSON_CreateArray();
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)(p->rss.t[i] - a->base_ns)));
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)p->rss.v[i]));
-        cJSON_AddItemToArray(samples, point);
-    }
-    pi_report_process_pss_json(memory, a, p);
-    cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
-    cJSON_AddNumberToObject(cpu, "user_ns", (double)p->cpu_user_ns);
-    cJSON_AddNumberToObject(cpu, "system_ns", (double)p->cpu_sys_ns);
-    cJSON_AddNumberToObject(cpu, "profiler_ns", (double)p->profiler_cpu_ns);
+    pi_report_process_usage_json(o, a, p);
     pi_report_threads_json(o, p);
     pi_report_steps_json(o, p);
     pi_report_gpu_process_json(o, p);

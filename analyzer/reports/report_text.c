@@ -10,6 +10,7 @@
 #include "analysis/host/steps.h"
 #include "reports/format/format.h"
 #include "report.h"
+#include "section_capture_windows.h"
 #include "section_collectives.h"
 #include "section_device_memory.h"
 #include "section_gpu.h"
@@ -17,6 +18,7 @@
 #include "section_key_figures.h"
 #include "section_latency.h"
 #include "section_summary_mode.h"
+#include "section_processes.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
 #include "section_sites.h"
@@ -27,81 +29,6 @@
 #include "verdicts/verdict.h"
 
 
-
-/* The capture windows the figures cover, from each process's start. */
-static void print_windows(FILE *out, const struct pi_analysis *a)
-{
-    for (size_t i = 0; i < a->process_count; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        if (!p->window_count)
-            continue;
-        fprintf(out, "\nCAPTURE WINDOWS of pid %d (times and shares cover these only):",
-                p->header.pid);
-        uint64_t origin = p->header.start_monotonic_ns;
-        for (size_t w = 0; w < p->window_count; w++)
-            fprintf(out, "%s %.3f s to %.3f s", w ? "," : "",
-                    (double)(p->windows[w].start_ns - origin) / 1e9,
-                    (double)(p->windows[w].end_ns - origin) / 1e9);
-        fprintf(out, " after its start (%.3f s recorded)\n", (double)p->window_ns / 1e9);
-    }
-}
-
-/* "exec 2/4" when @p is one image of a chain of execs (the same pid, several files). */
-static const char *exec_image(const struct pi_analysis *a, const struct pi_process_info *p,
-                              char *out, size_t size)
-{
-    size_t images = 0, index = 0;
-    for (size_t i = 0; i < a->process_count; i++) {
-        const struct pi_process_info *q = &a->processes[i];
-        if (q->header.pid != p->header.pid || q->header.pid_ns != p->header.pid_ns ||
-            strcmp(q->host ? q->host : "", p->host ? p->host : "") != 0)
-            continue;
-        images++;
-        index += q->header.start_monotonic_ns < p->header.start_monotonic_ns;
-    }
-    if (images < 2)
-        return "";
-    snprintf(out, size, "[exec %zu/%zu] ", index + 1, images);
-    return out;
-}
-
-static void print_memory(FILE *out, const struct pi_analysis *a)
-{
-    fprintf(out, "\nMEMORY AND CPU BY PROCESS\n");
-    pi_report_host_memory_text(out, a);
-    int contained = 0, pss = 0; /* pss: a column where a process read its PSS (format 8) */
-    for (size_t i = 0; i < a->process_count; i++) {
-        contained |= pi_process_host_pid(&a->processes[i]) != 0;
-        pss |= a->processes[i].pss.count > 0;
-    }
-    if (contained)
-        fprintf(out, "  %7s", "host pid");
-    fprintf(out, "  %7s %7s %10s %10s", "pid", "ppid", "rss peak", "at");
-    if (pss)
-        fprintf(out, " %10s", "pss peak");
-    fprintf(out, " %12s %12s %10s %10s  %s\n", "growth", "2nd half", "user cpu", "sys cpu",
-            "command");
-    for (size_t i = 0; i < a->process_count; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
-        char whole[32], half[32];
-        snprintf(whole, sizeof(whole), "%.2f MB/s", pi_series_slope(&p->rss, 0) / 1e6);
-        snprintf(half, sizeof(half), "%.2f MB/s", pi_series_slope(&p->rss, middle) / 1e6);
-        char image[32], host_pid[16] = "-";
-        if (pi_process_host_pid(p))
-            snprintf(host_pid, sizeof(host_pid), "%d", pi_process_host_pid(p));
-        if (contained)
-            fprintf(out, "  %8s", host_pid);
-        uint64_t peak_at = p->rss_peak_ns > a->base_ns ? p->rss_peak_ns - a->base_ns : 0;
-        fprintf(out, "  %7d %7d %10s %10s", p->header.pid, p->header.ppid,
-                pi_format_bytes((double)p->rss_peak), pi_format_ns((double)peak_at));
-        if (pss)
-            fprintf(out, " %10s", p->pss.count ? pi_format_bytes((double)p->pss_peak) : "-");
-        fprintf(out, " %12s %12s %10s %10s  %s%.40s\n", whole, half,
-                pi_format_ns((double)p->cpu_user_ns), pi_format_ns((double)p->cpu_sys_ns),
-                exec_image(a, p, image, sizeof(image)), p->command);
-    }
-}
 
 /* Pids are as each process saw itself; a container's are not the host's. */
 static void print_host_pids(FILE *out, const struct pi_analysis *a)
@@ -173,7 +100,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     }
     pi_report_verdict_text(out, a);
     pi_report_key_figures_text(out, a);
-    print_windows(out, a);
+    pi_report_capture_windows_text(out, a);
     pi_report_summary_mode_text(out, a);
     pi_report_steps_text(out, a);
     pi_report_ranks_text(out, a);
@@ -184,5 +111,5 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_device_memory_text(out, a);
     pi_report_threads_text(out, a);
     pi_report_latency_text(out, a);
-    print_memory(out, a);
+    pi_report_processes_text(out, a);
 }
