@@ -1,37 +1,32 @@
 /*
- * report_html.c - one self-contained page for people: the verdict, the
- * GPU-first sections (report_html_gpu.c: step time, GPU busy and device
- * memory over time, top kernels), then SVG plots of RSS over time, latency
- * histograms of the busiest calls and each thread's time breakdown. No
- * script, no network.
+ * report_html.c - one self-contained page for people, no network: the
+ * run and the verdict, the key figures as cards, each step, the ranks, the
+ * plots a GPU job is judged by (about the training process), then memory,
+ * latency, threads, flame graphs (with the page's one script, to zoom
+ * them) and the sections' tables. Every section draws its own part
+ * (section_*.c); the page's frame and the order are set here.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "reports/format/call_site_format.h"
-#include "reports/format/format.h"
-#include "reports/format/html_flame.h"
 #include "report.h"
+#include "reports/format/html_flame.h"
+#include "reports/format/output_file.h"
 #include "section_collectives.h"
 #include "section_device_memory.h"
+#include "section_gpu.h"
 #include "section_key_figures.h"
 #include "section_latency.h"
-#include "section_gpu.h"
-#include "section_summary_mode.h"
+#include "section_overview.h"
 #include "section_processes.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
 #include "section_sites.h"
 #include "section_steps.h"
+#include "section_summary_mode.h"
 #include "section_threads.h"
 #include "section_verdict.h"
-#include "reports/format/html_plot.h"
-#include "reports/format/output_file.h"
-#include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
-
 
 int pi_report_html(const char *path, struct pi_analysis *a)
 {
@@ -50,10 +45,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
           "color:#555}.card .value{font-size:22px;font-weight:bold}.card .detail{font-size:11px;"
           "color:#777}</style></head><body>\n",
           out);
-    fprintf(out, "<h1>profinject report</h1>\n<p>%zu processes, %s, %" PRIu64 " records, %" PRIu64
-                 " lost, %" PRIu64 " names, paths or stacks not kept</p>\n",
-            a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost,
-            a->strings_lost);
+    pi_report_overview_html(out, a);
     pi_report_verdict_html(out, a);
     pi_report_key_figures_html(out, a);
     pi_report_steps_html(out, a);

@@ -1,35 +1,32 @@
 /*
  * report_json.c - the report for machines: the same content as the text
- * report, schema "profinject-report" version 1, documented field by field
- * in analyzer/REPORT.md. Times are integer nanoseconds, sizes bytes.
+ * report, schema "profinject-report" (its version below), documented field
+ * by field in analyzer/REPORT.md. Times are integer nanoseconds, sizes
+ * bytes. The order of the keys is set here; each section adds its own
+ * (section_*.c), at the top or into each process's object.
  */
 #include <cjson/cJSON.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gpu/gpu_analysis.h"
-#include "analysis/host/steps.h"
-#include "reports/format/call_site_format.h"
 #include "report.h"
+#include "reports/format/output_file.h"
+#include "reports/format/terminal_text.h"
 #include "section_capture_windows.h"
 #include "section_collectives.h"
 #include "section_device_memory.h"
 #include "section_gpu.h"
 #include "section_host_memory.h"
 #include "section_latency.h"
-#include "section_summary_mode.h"
+#include "section_overview.h"
 #include "section_processes.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
 #include "section_sites.h"
 #include "section_steps.h"
+#include "section_summary_mode.h"
 #include "section_threads.h"
 #include "section_verdict.h"
-#include "reports/format/output_file.h"
-#include "reports/format/quantiles.h"
-#include "reports/format/terminal_text.h"
-#include "verdicts/verdict.h"
 
 /* 2: a call site's "stack" is an object of frames and text (it was the text) */
 #define JSON_SCHEMA_VERSION 2
@@ -52,20 +49,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "profinject-report");
     cJSON_AddNumberToObject(root, "version", JSON_SCHEMA_VERSION);
-    cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
-    cJSON_AddNumberToObject(inputs, "files", (double)a->process_count);
-    cJSON_AddNumberToObject(inputs, "records", (double)a->records);
-    cJSON_AddNumberToObject(inputs, "lost", (double)a->lost);
-    cJSON_AddNumberToObject(inputs, "strings_lost", (double)a->strings_lost);
-    if (a->damaged_files) {
-        cJSON_AddNumberToObject(inputs, "damaged_files", (double)a->damaged_files);
-        cJSON_AddNumberToObject(inputs, "damaged_bytes", (double)a->damaged_bytes);
-        cJSON_AddNumberToObject(inputs, "damaged_frames", (double)a->damaged_frames);
-    }
-    cJSON_AddNumberToObject(inputs, "span_ns", (double)(a->end_ns - a->base_ns));
-    cJSON_AddNumberToObject(inputs, "base_monotonic_ns", (double)a->base_ns);
-    cJSON_AddBoolToObject(inputs, "exact", a->options.exact);
-    cJSON_AddNumberToObject(inputs, "relative_error", a->options.exact ? 0 : PI_HISTOGRAM_RELATIVE_ERROR);
+    pi_report_overview_json(root, a);
     pi_report_verdict_json(root, a);
     pi_report_host_memory_json(root, a);
     cJSON *processes = cJSON_AddArrayToObject(root, "processes");
