@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
-#include "analysis/sites/demangle.h"
 #include "analysis/gpu/collectives.h"
 #include "analysis/gpu/gpu_analysis.h"
+#include "analysis/sites/demangle.h"
+#include "report.h"
 #include "reports/format/json_text.h"
 
 /* GPU work goes on a track of its own in each process. */

@@ -10,8 +10,8 @@
 #include <inttypes.h>
 
 #include "analysis/gpu/collectives.h"
-#include "reports/format/format.h"
 #include "reports/format/call_site_format.h"
+#include "reports/format/format.h"
 
 /* bytes per second over @gpu_ns, 0 without GPU time */
 static double per_second(double bytes, uint64_t gpu_ns)

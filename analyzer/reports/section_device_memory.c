@@ -14,6 +14,7 @@
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/sites/call_tree.h"
 #include "reports/format/call_site_format.h"
+#include "reports/format/figures.h"
 #include "reports/format/format.h"
 #include "reports/format/html_flame.h"
 #include "reports/format/html_plot.h"
@@ -87,13 +88,7 @@ static cJSON *gpu_memory_json(const struct pi_analysis *a, const struct pi_gpu_m
     }
     cJSON_AddItemToObject(o, "never_freed", pi_site_bytes_json(m->leaks, m->leak_count));
     cJSON_AddItemToObject(o, "live_at_peak", pi_site_bytes_json(m->at_peak, (size_t)m->at_peak_count));
-    cJSON *samples = cJSON_AddArrayToObject(o, "samples");
-    for (uint32_t i = 0; i < m->series.count; i++) {
-        cJSON *point = cJSON_CreateArray();
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)(m->series.t[i] - a->base_ns)));
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)m->series.v[i]));
-        cJSON_AddItemToArray(samples, point);
-    }
+    pi_series_json(o, "samples", &m->series, a->base_ns);
     return o;
 }
 

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "reports/format/call_site_format.h"
+#include "reports/format/figures.h"
 #include "reports/format/format.h"
 #include "reports/format/html_plot.h"
-#include "reports/format/quantiles.h"
 
 #define TEXT_CALLS 25
 #define TEXT_FILES 10

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reports/format/call_site_format.h"
+#include "reports/format/figures.h"
 #include "reports/format/format.h"
 #include "reports/format/html_plot.h"
 #include "section_host_memory.h"
@@ -126,13 +127,7 @@ void pi_report_process_usage_json(cJSON *o, const struct pi_analysis *a,
     cJSON_AddNumberToObject(growth, "rss_growth_start_step", (double)g->rss_start_step);
     cJSON_AddNumberToObject(growth, "device_growth_bytes_per_s", g->device_bytes_per_s);
     cJSON_AddNumberToObject(growth, "rss_growth_bytes_per_s", g->rss_bytes_per_s);
-    cJSON *samples = cJSON_AddArrayToObject(memory, "rss_samples");
-    for (uint32_t i = 0; i < p->rss.count; i++) {
-        cJSON *point = cJSON_CreateArray();
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)(p->rss.t[i] - a->base_ns)));
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)p->rss.v[i]));
-        cJSON_AddItemToArray(samples, point);
-    }
+    pi_series_json(memory, "rss_samples", &p->rss, a->base_ns);
     pi_report_process_pss_json(memory, a, p);
     cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
     cJSON_AddNumberToObject(cpu, "user_ns", (double)p->cpu_user_ns);

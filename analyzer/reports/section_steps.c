@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include "analysis/host/steps.h"
+#include "reports/format/figures.h"
 #include "reports/format/format.h"
 #include "reports/format/html_plot.h"
-#include "reports/format/quantiles.h"
 #include "verdicts/verdict.h"
 
 /* How the steps were found, in words (steps_from: file_pass.c, relay_steps.c). */

@@ -19,30 +19,44 @@
 #include "reports/format/format.h"
 #include "reports/format/html_plot.h"
 
-#define TEXT_THREADS 16
-#define HTML_THREADS 16
+#define SHOWN_THREADS 16
+
+struct shown_thread {
+    const struct pi_process_info *process;
+    const struct pi_thread_info *thread;
+};
+
+/* The threads the text and the page show, in process order: the first SHOWN_THREADS that
+ * pi_thread_listed lists. */
+static size_t shown_threads(const struct pi_analysis *a, struct shown_thread *shown)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->process_count && n < SHOWN_THREADS; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        for (size_t k = 0; k < p->thread_count && n < SHOWN_THREADS; k++)
+            if (pi_thread_listed(p, &p->threads[k]))
+                shown[n++] = (struct shown_thread){p, &p->threads[k]};
+    }
+    return n;
+}
 
 void pi_report_threads_text(FILE *out, const struct pi_analysis *a)
 {
     fprintf(out, "\nTIME BY THREAD (share of each thread's wall time)\n");
     fprintf(out, "  %7s %7s %-16s %10s %6s %6s %6s %6s %6s %6s %6s %6s\n", "pid", "tid",
             "name", "wall", "data", "file", "oth-io", "locks", "sync", "sleep", "cpu", "other");
-    int shown = 0;
-    for (size_t i = 0; i < a->process_count && shown < TEXT_THREADS; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        for (size_t k = 0; k < p->thread_count && shown < TEXT_THREADS; k++) {
-            const struct pi_thread_info *t = &p->threads[k];
-            if (!pi_thread_listed(p, t))
-                continue;
-            double wall = (double)pi_thread_wall_ns(p, t);
-            fprintf(out, "  %7d %7u %-16.16s %10s", p->header.pid, t->tid,
-                    t->name[0] ? t->name : ((int)t->tid == p->header.pid ? "(main)" : "-"),
-                    pi_format_ns(wall));
-            for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
-                fprintf(out, " %5.1f%%", 100 * pi_thread_time_ns(p, t, c) / wall);
-            fputc('\n', out);
-            shown++;
-        }
+    struct shown_thread shown[SHOWN_THREADS];
+    size_t n = shown_threads(a, shown);
+    for (size_t i = 0; i < n; i++) {
+        const struct pi_process_info *p = shown[i].process;
+        const struct pi_thread_info *t = shown[i].thread;
+        double wall = (double)pi_thread_wall_ns(p, t);
+        fprintf(out, "  %7d %7u %-16.16s %10s", p->header.pid, t->tid,
+                t->name[0] ? t->name : ((int)t->tid == p->header.pid ? "(main)" : "-"),
+                pi_format_ns(wall));
+        for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
+            fprintf(out, " %5.1f%%", 100 * pi_thread_time_ns(p, t, c) / wall);
+        fputc('\n', out);
     }
 }
 
@@ -69,37 +83,34 @@ void pi_report_threads_html(FILE *out, const struct pi_analysis *a)
 {
     fprintf(out, "<h2>Where each thread's time went</h2>\n<svg id=\"thread-breakdown\" width=\"%d\" "
                  "height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-            PLOT_W + 2 * MARGIN + 100, 40 + 22 * HTML_THREADS);
+            PLOT_W + 2 * MARGIN + 100, 40 + 22 * SHOWN_THREADS);
     for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
         fprintf(out, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/>"
                      "<text x=\"%d\" y=\"14\" font-size=\"11\">%s</text>\n",
                 160 + 90 * c, pi_html_time_colors[c], 176 + 90 * c, pi_time_class_names[c]);
-    int row = 0;
-    for (size_t i = 0; i < a->process_count && row < HTML_THREADS; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        for (size_t k = 0; k < p->thread_count && row < HTML_THREADS; k++) {
-            const struct pi_thread_info *t = &p->threads[k];
-            if (!pi_thread_listed(p, t))
+    struct shown_thread shown[SHOWN_THREADS];
+    size_t n = shown_threads(a, shown);
+    for (size_t row = 0; row < n; row++) {
+        const struct pi_process_info *p = shown[row].process;
+        const struct pi_thread_info *t = shown[row].thread;
+        double wall = (double)pi_thread_wall_ns(p, t);
+        int y = 28 + 22 * (int)row;
+        char name[13];
+        snprintf(name, sizeof(name), "%.12s", t->name);
+        fprintf(out, "<text x=\"4\" y=\"%d\" font-size=\"11\">%d/%u ", y + 13,
+                p->header.pid, t->tid);
+        pi_html_text(out, name); /* the application names its threads */
+        fputs("</text>\n", out);
+        double x = 160;
+        for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
+            double share = (double)pi_thread_time_ns(p, t, c) / wall;
+            if (share <= 0)
                 continue;
-            double wall = (double)pi_thread_wall_ns(p, t);
-            int y = 28 + 22 * row++;
-            char name[13];
-            snprintf(name, sizeof(name), "%.12s", t->name);
-            fprintf(out, "<text x=\"4\" y=\"%d\" font-size=\"11\">%d/%u ", y + 13,
-                    p->header.pid, t->tid);
-            pi_html_text(out, name); /* the application names its threads */
-            fputs("</text>\n", out);
-            double x = 160;
-            for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
-                double share = (double)pi_thread_time_ns(p, t, c) / wall;
-                if (share <= 0)
-                    continue;
-                double w = share * PLOT_W;
-                fprintf(out, "<rect class=\"segment\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-                             "height=\"18\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
-                        x, y, w, pi_html_time_colors[c], pi_time_class_names[c], 100 * share);
-                x += w;
-            }
+            double w = share * PLOT_W;
+            fprintf(out, "<rect class=\"segment\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                         "height=\"18\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
+                    x, y, w, pi_html_time_colors[c], pi_time_class_names[c], 100 * share);
+            x += w;
         }
     }
     fputs("</svg>\n", out);

@@ -1,5 +1,5 @@
-/* quantiles.c - the percentiles of the latency tables (see quantiles.h). */
-#include "quantiles.h"
+/* figures.c - figures as every report gives them (see figures.h). */
+#include "figures.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -20,5 +20,16 @@ void pi_quantiles_json(cJSON *object, struct pi_histogram *h)
             if (*c == '.')
                 *c = '_';
         cJSON_AddNumberToObject(object, key, pi_histogram_quantile(h, pi_quantiles[q]));
+    }
+}
+
+void pi_series_json(cJSON *object, const char *key, const struct pi_series *s, uint64_t base_ns)
+{
+    cJSON *samples = cJSON_AddArrayToObject(object, key);
+    for (uint32_t i = 0; i < s->count; i++) {
+        cJSON *point = cJSON_CreateArray();
+        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)(s->t[i] - base_ns)));
+        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)s->v[i]));
+        cJSON_AddItemToArray(samples, point);
     }
 }
