@@ -1,6 +1,7 @@
 /*
- * report.h - the report outputs, one file each, all made from one
- * struct pi_analysis.
+ * report.h - the report outputs, all made from one struct pi_analysis: a
+ * driver per format (report_text.c, report_json.c, report_html.c), each
+ * writing the sections (section_*.c) in its order, and the Chrome trace.
  */
 #ifndef PI_REPORT_H
 #define PI_REPORT_H
