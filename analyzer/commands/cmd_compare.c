@@ -17,7 +17,7 @@
 #include "analysis/pass/analysis.h"
 #include "commands.h"
 #include "reports/report.h"
-#include "reports/terminal_text.h"
+#include "reports/format/terminal_text.h"
 
 /* stdout, with the names a trace gave shown safely */
 static FILE *compare_out;

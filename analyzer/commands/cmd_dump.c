@@ -11,7 +11,7 @@
 #include "analysis/sites/call_sites.h"
 #include "commands.h"
 #include "reader/summary_record.h"
-#include "reports/terminal_text.h"
+#include "reports/format/terminal_text.h"
 
 /* where the records go: stdout, with what a trace names shown safely */
 static FILE *dump_out;

@@ -10,7 +10,7 @@
 
 #include "commands.h"
 #include "reader/trace_inputs.h"
-#include "reports/terminal_text.h"
+#include "reports/format/terminal_text.h"
 
 /* stdout, with what a trace names shown safely */
 static FILE *info_out;

@@ -13,8 +13,9 @@
 #include "analysis/pass/analysis.h"
 #include "commands.h"
 #include "reports/export_csv.h"
+#include "reports/format/output_file.h"
 #include "reports/report.h"
-#include "reports/terminal_text.h"
+#include "reports/format/terminal_text.h"
 #include "reader/trace_inputs.h"
 
 static void usage(FILE *out)

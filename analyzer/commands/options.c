@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "commands.h"
-#include "reports/terminal_text.h"
+#include "reports/format/terminal_text.h"
 
 int pi_parse_count(const char *option, const char *text, double min, double max, double *out)
 {

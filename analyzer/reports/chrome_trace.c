@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
-#include "analysis/sites/demangle.h"
 #include "analysis/gpu/collectives.h"
 #include "analysis/gpu/gpu_analysis.h"
-#include "json_text.h"
+#include "analysis/sites/demangle.h"
+#include "report.h"
+#include "reports/format/json_text.h"
 
 /* GPU work goes on a track of its own in each process. */
 #define GPU_TRACK_TID 999999999u

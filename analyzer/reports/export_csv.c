@@ -11,7 +11,7 @@
 #include "analysis/host/steps.h"
 #include "analysis/ranks/ranks.h"
 #include "profinject/rank_identity.h"
-#include "report.h"
+#include "reports/format/output_file.h"
 
 /* @text as one CSV field: quoted, inner quotes doubled. */
 static void csv_text(FILE *out, const char *text)

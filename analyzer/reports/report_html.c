@@ -1,248 +1,32 @@
 /*
- * report_html.c - one self-contained page for people: the verdict, the
- * GPU-first sections (report_html_gpu.c: step time, GPU busy and device
- * memory over time, top kernels), then SVG plots of RSS over time, latency
- * histograms of the busiest calls and each thread's time breakdown. No
- * script, no network.
+ * report_html.c - one self-contained page for people, no network: the
+ * run and the verdict, the key figures as cards, each step, the ranks, the
+ * plots a GPU job is judged by (about the training process), then memory,
+ * latency, threads, flame graphs (with the page's one script, to zoom
+ * them) and the sections' tables. Every section draws its own part
+ * (section_*.c); the page's frame and the order are set here.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "call_site_format.h"
-#include "format.h"
 #include "report.h"
-#include "report_html.h"
-#include "report_collectives.h"
-#include "report_summary_mode.h"
-#include "report_python_time.h"
-#include "report_ranks.h"
-#include "report_sites.h"
+#include "reports/format/html_flame.h"
+#include "reports/format/output_file.h"
+#include "section_collectives.h"
+#include "section_device_memory.h"
+#include "section_gpu.h"
+#include "section_key_figures.h"
+#include "section_latency.h"
+#include "section_overview.h"
+#include "section_processes.h"
+#include "section_python_time.h"
+#include "section_ranks.h"
+#include "section_sites.h"
+#include "section_steps.h"
+#include "section_summary_mode.h"
+#include "section_threads.h"
+#include "section_verdict.h"
 #include "verdicts/verdict.h"
-
-#define TOP_HISTOGRAMS 4
-#define TOP_THREADS 16
-
-static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                     "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
-
-#define MEMORY_LINES 16
-
-static void memory_plot(FILE *out, const struct pi_analysis *a)
-{
-    uint64_t peak = 1;
-    for (size_t i = 0; i < a->process_count; i++)
-        if (a->processes[i].rss_peak > peak)
-            peak = a->processes[i].rss_peak;
-    double span = (double)(a->end_ns > a->base_ns ? a->end_ns - a->base_ns : 1);
-    pi_html_axis_frame(out, "memory-plot", "Memory over time (RSS per process)", "time (s)", "RSS (MB)");
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.0f</text>\n",
-            MARGIN - 4, MARGIN + 4, (double)peak / 1e6);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
-            MARGIN + PLOT_W, MARGIN + PLOT_H + 14, span / 1e9);
-    /* the processes that held the most: a line each is readable up to a dozen or so, and a
-     * job of hundreds of ranks keeps the page small */
-    uint64_t least = 0;
-    if (a->process_count > MEMORY_LINES) {
-        uint64_t *peaks = malloc(a->process_count * sizeof(*peaks));
-        for (size_t i = 0; peaks && i < a->process_count; i++)
-            peaks[i] = a->processes[i].rss_peak;
-        if (peaks) {
-            pi_sort_u64(peaks, a->process_count);
-            least = peaks[a->process_count - MEMORY_LINES];
-        }
-        free(peaks);
-        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">the %d processes of %zu "
-                     "with the highest peaks</text>\n",
-                MARGIN, MARGIN - 6, MEMORY_LINES, a->process_count);
-    }
-    for (size_t i = 0, drawn = 0; i < a->process_count && drawn < MEMORY_LINES; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        if (p->rss.count == 0 || p->rss_peak < least)
-            continue;
-        drawn++;
-        const char *color = colors[i % 8];
-        fprintf(out, "<polyline class=\"rss\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
-                color);
-        pi_html_series_points(out, &p->rss, a->base_ns, span, (double)peak);
-        fprintf(out, "\"><title>pid %d</title></polyline>\n", p->header.pid);
-        fprintf(out, "<text x=\"%d\" y=\"%zu\" font-size=\"11\" fill=\"%s\">pid %d</text>\n",
-                MARGIN + PLOT_W + 4, MARGIN + 12 + 14 * ((drawn - 1) % 14), color, p->header.pid);
-    }
-    fputs("</svg>\n", out);
-}
-
-/* One bar per power of two of duration. */
-static void histogram_plot(FILE *out, struct pi_latency_entry *e, int index)
-{
-    struct pi_histogram *h = &e->durations;
-    uint64_t bins[64] = {0}, most = 1;
-    int first = 63, last = 0;
-    for (uint32_t i = h->lo; i < h->hi; i++) {
-        uint64_t c = h->counts[i - h->lo];
-        if (!c)
-            continue;
-        uint64_t low = pi_histogram_bucket_low(i);
-        int bin = low ? 63 - __builtin_clzll(low) : 0;
-        bins[bin] += c;
-        if (bins[bin] > most)
-            most = bins[bin];
-        if (bin < first)
-            first = bin;
-        if (bin > last)
-            last = bin;
-    }
-    if (first > last)
-        return;
-    char id[32], title[400];
-    snprintf(id, sizeof(id), "latency-histogram-%d", index);
-    snprintf(title, sizeof(title), "Latency: %s %s (%" PRIu64 " calls)", e->name, e->detail,
-             h->count);
-    pi_html_axis_frame(out, id, title, "duration (log2 bins)", "calls");
-    double width = (double)PLOT_W / (last - first + 1);
-    for (int b = first; b <= last; b++) {
-        double height = PLOT_H * (double)bins[b] / (double)most;
-        fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                     "fill=\"%s\"><title>%s: %" PRIu64 "</title></rect>\n",
-                MARGIN + width * (b - first) + 1, MARGIN + PLOT_H - height, width - 2, height,
-                colors[index % 8], pi_format_ns((double)(1ull << b)), bins[b]);
-        if ((b - first) % 2 == 0)
-            fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">%s</text>\n",
-                    MARGIN + width * (b - first), MARGIN + PLOT_H + 14,
-                    pi_format_ns((double)(1ull << b)));
-    }
-    fputs("</svg>\n", out);
-}
-
-static void thread_plot(FILE *out, const struct pi_analysis *a)
-{
-    fprintf(out, "<h2>Where each thread's time went</h2>\n<svg id=\"thread-breakdown\" width=\"%d\" "
-                 "height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-            PLOT_W + 2 * MARGIN + 100, 40 + 22 * TOP_THREADS);
-    for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
-        fprintf(out, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-                     "<text x=\"%d\" y=\"14\" font-size=\"11\">%s</text>\n",
-                160 + 90 * c, pi_html_time_colors[c], 176 + 90 * c, pi_time_class_names[c]);
-    int row = 0;
-    for (size_t i = 0; i < a->process_count && row < TOP_THREADS; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        for (size_t k = 0; k < p->thread_count && row < TOP_THREADS; k++) {
-            const struct pi_thread_info *t = &p->threads[k];
-            if (!pi_thread_listed(p, t))
-                continue;
-            double wall = (double)pi_thread_wall_ns(p, t);
-            int y = 28 + 22 * row++;
-            char name[13];
-            snprintf(name, sizeof(name), "%.12s", t->name);
-            fprintf(out, "<text x=\"4\" y=\"%d\" font-size=\"11\">%d/%u ", y + 13,
-                    p->header.pid, t->tid);
-            pi_html_text(out, name); /* the application names its threads */
-            fputs("</text>\n", out);
-            double x = 160;
-            for (int c = 0; c < PI_TIME_CLASS_COUNT; c++) {
-                double share = (double)pi_thread_time_ns(p, t, c) / wall;
-                if (share <= 0)
-                    continue;
-                double w = share * PLOT_W;
-                fprintf(out, "<rect class=\"segment\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-                             "height=\"18\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
-                        x, y, w, pi_html_time_colors[c], pi_time_class_names[c], 100 * share);
-                x += w;
-            }
-        }
-    }
-    fputs("</svg>\n", out);
-}
-
-static void verdict_section(FILE *out, const struct pi_analysis *a)
-{
-    struct pi_finding findings[PI_MAX_FINDINGS];
-    int n = pi_verdict(a, findings);
-    fputs("<h2>Verdict</h2>\n<ol id=\"verdict\">\n", out);
-    for (int i = 0; i < n; i++) {
-        fprintf(out, "<li><b>%s</b>: ", findings[i].kind);
-        pi_html_text(out, findings[i].summary);
-        fputs("<br><i>try:</i> ", out);
-        pi_html_text(out, findings[i].advice);
-        fputs("</li>\n", out);
-    }
-    fputs("</ol>\n", out);
-}
-
-#define TOP_FILES 20
-
-/* The files that took the most time in opens, reads and writes; paths are the application's. */
-static void files_table(FILE *out, struct pi_analysis *a)
-{
-    size_t n;
-    struct pi_latency_entry **list = pi_latency_sorted(&a->files, NULL, &n);
-    fputs("<h2>Busiest files</h2>\n", out);
-    if (!list || !n) {
-        fputs("<p id=\"files-none\">no file I/O recorded</p>\n", out);
-        free(list);
-        return;
-    }
-    fputs("<table id=\"files\"><tr><th>path</th><th>opens</th><th>bytes</th><th>total</th>"
-          "<th>p50</th><th>p99</th></tr>\n", out);
-    for (size_t i = 0; i < n && i < TOP_FILES; i++) {
-        struct pi_latency_entry *e = list[i];
-        fputs("<tr><td>", out);
-        pi_html_text(out, e->name);
-        fprintf(out, "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-                e->opens, pi_format_bytes((double)e->bytes), pi_format_ns((double)e->durations.sum),
-                pi_format_ns(pi_histogram_quantile(&e->durations, 0.5)),
-                pi_format_ns(pi_histogram_quantile(&e->durations, 0.99)));
-    }
-    fputs("</table>\n", out);
-    if (n > TOP_FILES)
-        fprintf(out, "<p>and %zu more files</p>\n", n - TOP_FILES);
-    free(list);
-}
-
-/* Each process as it saw itself and, in a container, as the host saw it. */
-static void process_table(FILE *out, const struct pi_analysis *a)
-{
-    fputs("<h2>Processes</h2>\n<table id=\"processes\"><tr><th>pid</th><th>host pid</th>"
-          "<th>ppid</th><th>peak RSS</th><th>command</th></tr>\n", out);
-    for (size_t i = 0; i < a->process_count; i++) {
-        const struct pi_process_info *p = &a->processes[i];
-        fprintf(out, "<tr><td>%d</td><td>", p->header.pid);
-        if (pi_process_host_pid(p))
-            fprintf(out, "%d", pi_process_host_pid(p));
-        else
-            fputs("same", out);
-        fprintf(out, "</td><td>%d</td><td>%s</td><td style=\"text-align:left\">", p->header.ppid,
-                pi_format_bytes((double)p->rss_peak));
-        pi_html_text(out, p->command ? p->command : "");
-        fputs("</td></tr>\n", out);
-    }
-    fputs("</table>\n", out);
-}
-
-static void latency_table(FILE *out, struct pi_latency_entry **list, size_t n)
-{
-    fputs("<h2>Latency</h2>\n<table id=\"latency\"><tr><th>call</th><th>class</th><th>count</th>"
-          "<th>total</th>",
-          out);
-    for (int q = 0; q < PI_QUANTILE_COUNT; q++)
-        fprintf(out, "<th>%s</th>", pi_quantile_names[q]);
-    fputs("</tr>\n", out);
-    for (size_t i = 0; i < n && i < 25; i++) {
-        /* names of ranges, files and kernels come from the application */
-        fprintf(out, "<tr><td>%s ", list[i]->group);
-        pi_html_text(out, list[i]->name);
-        fputs("</td><td>", out);
-        pi_html_text(out, list[i]->detail);
-        fprintf(out, "</td><td>%" PRIu64 "</td><td>%s</td>", list[i]->durations.count,
-                pi_format_ns((double)list[i]->durations.sum));
-        for (int q = 0; q < PI_QUANTILE_COUNT; q++)
-            fprintf(out, "<td>%s</td>",
-                    pi_format_ns(pi_histogram_quantile(&list[i]->durations, pi_quantiles[q])));
-        fputs("</tr>\n", out);
-    }
-    fputs("</table>\n", out);
-}
 
 int pi_report_html(const char *path, struct pi_analysis *a)
 {
@@ -261,32 +45,32 @@ int pi_report_html(const char *path, struct pi_analysis *a)
           "color:#555}.card .value{font-size:22px;font-weight:bold}.card .detail{font-size:11px;"
           "color:#777}</style></head><body>\n",
           out);
-    fprintf(out, "<h1>profinject report</h1>\n<p>%zu processes, %s, %" PRIu64 " records, %" PRIu64
-                 " lost, %" PRIu64 " names, paths or stacks not kept</p>\n",
-            a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost,
-            a->strings_lost);
-    verdict_section(out, a);
-    pi_html_cards(out, a);
-    pi_html_step_bars(out, a);
+    pi_report_overview_html(out, a);
+    pi_report_verdict_html(out, a);
+    pi_report_key_figures_html(out, a);
+    pi_report_steps_html(out, a);
     pi_report_ranks_html(out, a);
-    pi_html_gpu_sections(out, a);
-    memory_plot(out, a);
-    size_t n;
-    struct pi_latency_entry **list = pi_latency_sorted(&a->calls, NULL, &n);
-    for (size_t i = 0; list && i < n && i < TOP_HISTOGRAMS; i++)
-        histogram_plot(out, list[i], (int)i);
-    thread_plot(out, a);
-    pi_html_threads_over_time(out, a);
-    pi_html_flame_sections(out, a);
+    const struct pi_process_info *training = pi_training_process(a);
+    if (training) { /* the sections a GPU job is judged by */
+        pi_report_step_time_html(out, a, training);
+        pi_report_gpu_busy_html(out, a, training);
+        pi_report_device_memory_html(out, a, training);
+        pi_report_gpu_kernels_html(out, a);
+    }
+    pi_report_processes_memory_html(out, a);
+    pi_report_latency_histograms_html(out, a);
+    pi_report_threads_html(out, a);
+    pi_report_threads_over_time_html(out, a);
+    pi_html_flame_script(out);
+    pi_report_python_time_flame(out, a, training);
+    if (training)
+        pi_report_device_memory_flame(out, training);
     pi_report_sites_html(out, a);
     pi_report_python_time_html(out, a);
     pi_report_collectives_html(out, a);
     pi_report_summary_mode_html(out, a);
-    if (list)
-        latency_table(out, list, n);
-    free(list);
-    files_table(out, a);
-    process_table(out, a);
+    pi_report_latency_html(out, a);
+    pi_report_processes_html(out, a);
     fputs("</body></html>\n", out);
     fclose(out);
     int result = pi_write_file_atomically(path, page, size);

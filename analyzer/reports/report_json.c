@@ -1,264 +1,47 @@
 /*
  * report_json.c - the report for machines: the same content as the text
- * report, schema "profinject-report" version 1, documented field by field
- * in analyzer/REPORT.md. Times are integer nanoseconds, sizes bytes.
+ * report, schema "profinject-report" (its version below), documented field
+ * by field in analyzer/REPORT.md. Times are integer nanoseconds, sizes
+ * bytes. The order of the keys is set here; each section adds its own
+ * (section_*.c), at the top or into each process's object.
  */
 #include <cjson/cJSON.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gpu/gpu_analysis.h"
-#include "analysis/host/steps.h"
-#include "call_site_format.h"
 #include "report.h"
-#include "report_collectives.h"
-#include "report_host_memory.h"
-#include "report_summary_mode.h"
-#include "report_python_time.h"
-#include "report_ranks.h"
-#include "report_sites.h"
-#include "terminal_text.h"
-#include "verdicts/verdict.h"
+#include "reports/format/output_file.h"
+#include "reports/format/terminal_text.h"
+#include "section_capture_windows.h"
+#include "section_collectives.h"
+#include "section_device_memory.h"
+#include "section_gpu.h"
+#include "section_host_memory.h"
+#include "section_latency.h"
+#include "section_overview.h"
+#include "section_processes.h"
+#include "section_python_time.h"
+#include "section_ranks.h"
+#include "section_sites.h"
+#include "section_steps.h"
+#include "section_summary_mode.h"
+#include "section_threads.h"
+#include "section_verdict.h"
 
 /* 2: a call site's "stack" is an object of frames and text (it was the text) */
 #define JSON_SCHEMA_VERSION 2
 
-static void add_histogram(cJSON *object, struct pi_histogram *h)
-{
-    cJSON_AddNumberToObject(object, "count", (double)h->count);
-    cJSON_AddNumberToObject(object, "total_ns", (double)h->sum);
-    cJSON_AddNumberToObject(object, "mean_ns", pi_histogram_mean(h));
-    for (int q = 0; q < PI_QUANTILE_COUNT; q++) {
-        char key[16];
-        snprintf(key, sizeof(key), "%s_ns", pi_quantile_names[q]);
-        for (char *c = key; *c; c++)
-            if (*c == '.')
-                *c = '_';
-        cJSON_AddNumberToObject(object, key, pi_histogram_quantile(h, pi_quantiles[q]));
-    }
-}
-
-static cJSON *sites_json(const struct pi_site_bytes *sites, size_t n);
-
-static cJSON *verdict_json(const struct pi_analysis *a)
-{
-    struct pi_finding findings[PI_MAX_FINDINGS];
-    int n = pi_verdict(a, findings);
-    /* a pid names several images of an exec chain: the command says which one */
-    const struct pi_process_info *subject = pi_training_process(a);
-    cJSON *list = cJSON_CreateArray();
-    for (int i = 0; i < n; i++) {
-        cJSON *f = cJSON_CreateObject();
-        cJSON_AddStringToObject(f, "kind", findings[i].kind);
-        cJSON_AddNumberToObject(f, "score", findings[i].score);
-        cJSON_AddNumberToObject(f, "pid", findings[i].pid);
-        if (subject && subject->header.pid == findings[i].pid && subject->command)
-            cJSON_AddStringToObject(f, "command", subject->command);
-        cJSON_AddStringToObject(f, "summary", findings[i].summary);
-        cJSON_AddStringToObject(f, "advice", findings[i].advice);
-        if (findings[i].cause)
-            cJSON_AddStringToObject(f, "cause", findings[i].cause);
-        if (findings[i].line[0])
-            cJSON_AddStringToObject(f, "line", findings[i].line);
-        cJSON *evidence = cJSON_AddObjectToObject(f, "evidence");
-        for (int e = 0; e < findings[i].evidence_count; e++)
-            cJSON_AddNumberToObject(evidence, findings[i].evidence[e].name,
-                                    findings[i].evidence[e].value);
-        if (findings[i].sites)
-            cJSON_AddItemToObject(evidence, "call_sites",
-                                  sites_json(findings[i].sites, findings[i].site_count));
-        cJSON_AddItemToArray(list, f);
-    }
-    return list;
-}
-
-static cJSON *steps_json(struct pi_steps *s)
-{
-    cJSON *steps = cJSON_CreateObject();
-    cJSON_AddNumberToObject(steps, "count", (double)s->count);
-    cJSON_AddNumberToObject(steps, "warmup", (double)s->warmup);
-    cJSON *steady = cJSON_AddObjectToObject(steps, "steady");
-    add_histogram(steady, &s->steady_ns);
-    cJSON_AddNumberToObject(steady, "data_wait_ns", (double)s->steady_wait_ns);
-    cJSON_AddNumberToObject(steady, "data_receive_ns", (double)s->steady_receive_ns);
-    cJSON_AddNumberToObject(steady, "sync_ns", (double)s->steady_sync_ns);
-    cJSON_AddNumberToObject(steady, "gpu_ns", (double)s->steady_gpu_ns);
-    cJSON_AddNumberToObject(steady, "cpu_ns", (double)pi_steps_steady_cpu_ns(s));
-    cJSON_AddBoolToObject(steady, "cpu_measured", s->steady_cpu_measured);
-    cJSON_AddNumberToObject(steady, "other_ns", (double)pi_steps_steady_other_ns(s));
-    cJSON *warmup = cJSON_AddObjectToObject(steps, "warmup_steps");
-    add_histogram(warmup, &s->warmup_ns);
-    cJSON_AddNumberToObject(warmup, "data_wait_ns", (double)s->warmup_wait_ns);
-    return steps;
-}
-
-static cJSON *sites_json(const struct pi_site_bytes *sites, size_t n)
-{
-    cJSON *list = cJSON_CreateArray();
-    for (size_t i = 0; i < n; i++) {
-        cJSON *site = cJSON_CreateObject();
-        cJSON_AddNumberToObject(site, "bytes", (double)sites[i].bytes);
-        cJSON_AddNumberToObject(site, "count", (double)sites[i].count);
-        cJSON_AddItemToObject(site, "stack",
-                              pi_call_site_json(sites[i].site, sites[i].text ? sites[i].text : ""));
-        cJSON_AddItemToArray(list, site);
-    }
-    return list;
-}
-
-static cJSON *gpu_memory_json(const struct pi_analysis *a, const struct pi_gpu_memory *m)
-{
-    cJSON *o = cJSON_CreateObject();
-    uint64_t leaked = 0;
-    for (size_t i = 0; i < m->leak_count; i++)
-        leaked += m->leaks[i].bytes;
-    cJSON_AddNumberToObject(o, "peak_bytes", (double)m->peak);
-    cJSON_AddNumberToObject(o, "peak_at_ns", (double)(m->peak_ns > a->base_ns ? m->peak_ns - a->base_ns : 0));
-    cJSON_AddNumberToObject(o, "allocations", (double)m->allocations);
-    cJSON_AddNumberToObject(o, "frees", (double)m->frees);
-    cJSON_AddNumberToObject(o, "allocated_bytes", (double)m->allocated_bytes);
-    cJSON_AddNumberToObject(o, "live_at_end_bytes", (double)leaked);
-    cJSON_AddNumberToObject(o, "live_at_window_start_bytes", (double)m->live_at_window_start);
-    cJSON_AddNumberToObject(o, "pinned_host_peak_bytes", (double)m->pinned_peak);
-    cJSON_AddNumberToObject(o, "pool_reserved_peak_bytes", (double)m->pool_reserved_peak);
-    cJSON_AddNumberToObject(o, "pool_reserved_at_end_bytes", (double)m->pool_reserved_end);
-    cJSON *devices = cJSON_AddArrayToObject(o, "devices");
-    for (unsigned d = 0; d < m->devices_seen; d++) {
-        cJSON *device = cJSON_CreateObject();
-        cJSON_AddNumberToObject(device, "device", d);
-        cJSON_AddNumberToObject(device, "peak_bytes", (double)m->device_peak[d]);
-        cJSON_AddNumberToObject(device, "live_at_end_bytes", (double)m->device_live[d]);
-        cJSON_AddItemToArray(devices, device);
-    }
-    cJSON_AddItemToObject(o, "never_freed", sites_json(m->leaks, m->leak_count));
-    cJSON_AddItemToObject(o, "live_at_peak", sites_json(m->at_peak, (size_t)m->at_peak_count));
-    cJSON *samples = cJSON_AddArrayToObject(o, "samples");
-    for (uint32_t i = 0; i < m->series.count; i++) {
-        cJSON *point = cJSON_CreateArray();
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)(m->series.t[i] - a->base_ns)));
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)m->series.v[i]));
-        cJSON_AddItemToArray(samples, point);
-    }
-    return o;
-}
-
 static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "pid", p->header.pid);
-    cJSON_AddNumberToObject(o, "ppid", p->header.ppid);
-    cJSON_AddNumberToObject(o, "outer_pid", p->header.outer_pid);
-    cJSON_AddStringToObject(o, "command", p->command);
-    cJSON_AddStringToObject(o, "host", p->host);
-    cJSON_AddStringToObject(o, "cgroup", p->cgroup);
-    cJSON_AddStringToObject(o, "file", p->path);
-    cJSON_AddNumberToObject(o, "start_ns", (double)(p->start_ns - a->base_ns));
-    cJSON_AddNumberToObject(o, "end_ns", (double)(p->end_ns - a->base_ns));
-    cJSON_AddNumberToObject(o, "records", (double)p->records);
-    cJSON_AddNumberToObject(o, "lost", (double)p->lost);
-    cJSON_AddNumberToObject(o, "strings_lost", (double)p->strings_lost);
-    cJSON_AddBoolToObject(o, "truncated", p->truncated);
-    if (p->damaged_bytes || p->damaged_frames) { /* present only where the file was damaged */
-        cJSON_AddNumberToObject(o, "damaged_bytes", (double)p->damaged_bytes);
-        cJSON_AddNumberToObject(o, "damaged_frames", (double)p->damaged_frames);
-    }
-    cJSON *end = cJSON_AddObjectToObject(o, "end");
-    cJSON_AddStringToObject(end, "reason", !p->ended                         ? "unknown"
-                                           : p->end_reason == PI_END_SIGNAL  ? "signal"
-                                           : p->end_reason == PI_END__EXIT   ? "_exit"
-                                                                              : "exit");
-    cJSON_AddNumberToObject(end, "status", (double)p->end_status);
-    cJSON_AddNumberToObject(o, "children", (double)p->children);
-    if (p->window_count) {
-        /* what the times cover: the capture windows, from the process's start */
-        cJSON *windows = cJSON_AddArrayToObject(o, "windows");
-        uint64_t origin = p->header.start_monotonic_ns;
-        for (size_t i = 0; i < p->window_count; i++) {
-            cJSON *w = cJSON_CreateObject();
-            cJSON_AddNumberToObject(w, "start_ns", (double)(p->windows[i].start_ns - origin));
-            cJSON_AddNumberToObject(w, "end_ns", (double)(p->windows[i].end_ns - origin));
-            cJSON_AddItemToArray(windows, w);
-        }
-        cJSON_AddNumberToObject(o, "recorded_ns", (double)p->window_ns);
-    }
+    cJSON *o = pi_report_process_json(a, p);
+    pi_report_capture_windows_json(o, p);
     pi_report_summary_mode_json(o, p);
-    cJSON *memory = cJSON_AddObjectToObject(o, "memory");
-    uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
-    cJSON_AddNumberToObject(memory, "rss_peak_bytes", (double)p->rss_peak);
-    cJSON_AddNumberToObject(memory, "rss_peak_at_ns",
-                            (double)(p->rss_peak_ns > a->base_ns ? p->rss_peak_ns - a->base_ns : 0));
-    cJSON_AddNumberToObject(memory, "rss_growth_bytes_per_s", pi_series_slope(&p->rss, 0));
-    cJSON_AddNumberToObject(memory, "rss_growth_second_half_bytes_per_s",
-                            pi_series_slope(&p->rss, middle));
-    /* growth once the job runs steadily (memory_growth.c) */
-    cJSON *growth = cJSON_AddObjectToObject(memory, "growth");
-    const struct pi_memory_growth *g = &p->growth;
-    cJSON_AddStringToObject(growth, "judged_over", g->by_steps ? "steady steps" : "last third");
-    cJSON_AddNumberToObject(growth, "steady_steps", (double)g->steady_steps);
-    cJSON_AddNumberToObject(growth, "device_growth_bytes_per_step", g->device_bytes_per_step);
-    cJSON_AddNumberToObject(growth, "rss_growth_bytes_per_step", g->rss_bytes_per_step);
-    cJSON_AddNumberToObject(growth, "device_growth_start_step", (double)g->device_start_step);
-    cJSON_AddNumberToObject(growth, "rss_growth_start_step", (double)g->rss_start_step);
-    cJSON_AddNumberToObject(growth, "device_growth_bytes_per_s", g->device_bytes_per_s);
-    cJSON_AddNumberToObject(growth, "rss_growth_bytes_per_s", g->rss_bytes_per_s);
-    cJSON *samples = cJSON_AddArrayToObject(memory, "rss_samples");
-    for (uint32_t i = 0; i < p->rss.count; i++) {
-        cJSON *point = cJSON_CreateArray();
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)(p->rss.t[i] - a->base_ns)));
-        cJSON_AddItemToArray(point, cJSON_CreateNumber((double)p->rss.v[i]));
-        cJSON_AddItemToArray(samples, point);
-    }
-    pi_report_process_pss_json(memory, a, p);
-    cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
-    cJSON_AddNumberToObject(cpu, "user_ns", (double)p->cpu_user_ns);
-    cJSON_AddNumberToObject(cpu, "system_ns", (double)p->cpu_sys_ns);
-    cJSON_AddNumberToObject(cpu, "profiler_ns", (double)p->profiler_cpu_ns);
-    cJSON *threads = cJSON_AddArrayToObject(o, "threads");
-    for (size_t i = 0; i < p->thread_count; i++) {
-        struct pi_thread_info *t = &p->threads[i];
-        cJSON *th = cJSON_CreateObject();
-        cJSON_AddNumberToObject(th, "tid", t->tid);
-        cJSON_AddStringToObject(th, "name", t->name);
-        cJSON_AddBoolToObject(th, "main", (int)t->tid == p->header.pid);
-        cJSON_AddNumberToObject(th, "wall_ns", (double)pi_thread_wall_ns(p, t));
-        cJSON_AddNumberToObject(th, "events", (double)t->events);
-        cJSON *time = cJSON_AddObjectToObject(th, "time_ns");
-        for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
-            cJSON_AddNumberToObject(time, pi_time_class_names[c],
-                                    (double)pi_thread_time_ns(p, t, c));
-        cJSON_AddItemToArray(threads, th);
-    }
-    cJSON *steps = steps_json(&p->steps);
-    cJSON_AddStringToObject(steps, "found_from", p->steps_from ? p->steps_from : "none");
-    cJSON_AddItemToObject(o, "steps", steps);
-    cJSON_AddNumberToObject(o, "gpu_busy_ns", (double)p->gpu_busy_ns);
-    if (p->gpu)
-        cJSON_AddItemToObject(o, "gpu_memory", gpu_memory_json(a, p->gpu));
+    pi_report_process_usage_json(o, a, p);
+    pi_report_threads_json(o, p);
+    pi_report_steps_json(o, p);
+    pi_report_gpu_process_json(o, p);
+    pi_report_device_memory_json(o, a, p);
     return o;
-}
-
-static cJSON *latency_json(const struct pi_latency_table *table, int files)
-{
-    size_t n;
-    struct pi_latency_entry **list = pi_latency_sorted(table, NULL, &n);
-    cJSON *array = cJSON_CreateArray();
-    for (size_t i = 0; list && i < n; i++) {
-        cJSON *e = cJSON_CreateObject();
-        if (files) {
-            cJSON_AddStringToObject(e, "path", list[i]->name);
-            cJSON_AddNumberToObject(e, "opens", (double)list[i]->opens);
-        } else {
-            cJSON_AddStringToObject(e, "group", list[i]->group);
-            cJSON_AddStringToObject(e, "name", list[i]->name);
-            cJSON_AddStringToObject(e, "class", list[i]->detail);
-        }
-        add_histogram(e, &list[i]->durations);
-        cJSON_AddNumberToObject(e, "bytes", (double)list[i]->bytes);
-        cJSON_AddItemToArray(array, e);
-    }
-    free(list);
-    return array;
 }
 
 cJSON *pi_report_json_object(struct pi_analysis *a)
@@ -266,33 +49,14 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "profinject-report");
     cJSON_AddNumberToObject(root, "version", JSON_SCHEMA_VERSION);
-    cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
-    cJSON_AddNumberToObject(inputs, "files", (double)a->process_count);
-    cJSON_AddNumberToObject(inputs, "records", (double)a->records);
-    cJSON_AddNumberToObject(inputs, "lost", (double)a->lost);
-    cJSON_AddNumberToObject(inputs, "strings_lost", (double)a->strings_lost);
-    if (a->damaged_files) {
-        cJSON_AddNumberToObject(inputs, "damaged_files", (double)a->damaged_files);
-        cJSON_AddNumberToObject(inputs, "damaged_bytes", (double)a->damaged_bytes);
-        cJSON_AddNumberToObject(inputs, "damaged_frames", (double)a->damaged_frames);
-    }
-    cJSON_AddNumberToObject(inputs, "span_ns", (double)(a->end_ns - a->base_ns));
-    cJSON_AddNumberToObject(inputs, "base_monotonic_ns", (double)a->base_ns);
-    cJSON_AddBoolToObject(inputs, "exact", a->options.exact);
-    cJSON_AddNumberToObject(inputs, "relative_error", a->options.exact ? 0 : PI_HISTOGRAM_RELATIVE_ERROR);
-    cJSON_AddItemToObject(root, "verdict", verdict_json(a));
+    pi_report_overview_json(root, a);
+    pi_report_verdict_json(root, a);
     pi_report_host_memory_json(root, a);
     cJSON *processes = cJSON_AddArrayToObject(root, "processes");
     for (size_t i = 0; i < a->process_count; i++)
         cJSON_AddItemToArray(processes, process_json(a, &a->processes[i]));
-    cJSON *gpu = cJSON_AddObjectToObject(root, "gpu");
-    cJSON_AddStringToObject(gpu, "timing", a->gpu.timing_source == PI_GPU_TIMING_CUPTI    ? "cupti"
-                                           : a->gpu.timing_source == PI_GPU_TIMING_EVENTS ? "events"
-                                                                                          : "absent");
-    cJSON_AddStringToObject(gpu, "timing_reason", a->gpu.timing_reason);
-    cJSON_AddNumberToObject(gpu, "busy_ns", (double)a->gpu.gpu_busy_ns);
-    cJSON_AddItemToObject(root, "latency", latency_json(&a->calls, 0));
-    cJSON_AddItemToObject(root, "files", latency_json(&a->files, 1));
+    pi_report_gpu_json(root, a);
+    pi_report_latency_json(root, a);
     pi_report_sites_json(root, a);
     pi_report_python_time_json(root, a);
     pi_report_ranks_json(root, a);
