@@ -134,6 +134,10 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         fprintf(dump_out, " written_bytes=%" PRIu64 " kept_bytes=%" PRIu64, r->arg[1], r->arg[2]);
         fprintf(dump_out, " text=\"%s\"", string_or(reader, r->arg[0], ""));
         break;
+    case PI_REC_DEVICE_MEMORY:
+        fprintf(dump_out, " free_bytes=%" PRIu64 " total_bytes=%" PRIu64 " device=%" PRIu64,
+                r->arg[0], r->arg[1], r->arg[2]);
+        break;
     case PI_REC_MEMORY_CGROUP:
         fprintf(dump_out, " oom_kills=%" PRIu64 " limit_bytes=%" PRIu64 " usage_bytes=%" PRIu64,
                 r->arg[0], r->arg[1], r->arg[2]);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "analysis/gpu/gpu_analysis.h"
+#include "analysis/pass/process_ends.h"
+#include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
 #include "section_host_memory.h"
 #include "verdicts/verdict.h"
@@ -30,6 +32,7 @@ struct pi_key_figures {
     int growth_known;                 /* over steady steps */
     double device_growth_per_step, rss_growth_per_step; /* bytes */
     uint64_t lost, strings_lost;
+    char unfinished[96]; /* "; N without end record, M cut short" (files), or "" */
 };
 
 /* The key figures of @a into @k. */
@@ -39,6 +42,10 @@ static void key_figures_of(const struct pi_analysis *a, struct pi_key_figures *k
     k->gpu_busy_share = -1;
     k->lost = a->lost;
     k->strings_lost = a->strings_lost;
+    size_t unended = pi_processes_unended(a, NULL, 0), cut = pi_files_cut_short(a);
+    if (unended || cut)
+        snprintf(k->unfinished, sizeof(k->unfinished), "; %zu without end record, %zu cut short",
+                 unended, cut);
     struct pi_host_peak host = pi_host_peak_of(a);
     k->host_peak = host.bytes;
     k->host_figure = host.figure;
@@ -96,8 +103,8 @@ void pi_report_key_figures_text(FILE *out, const struct pi_analysis *a)
     if (k.growth_known)
         fprintf(out, "  growth per step   device %.2f MiB, RSS %.2f MiB\n",
                 k.device_growth_per_step / 1048576.0, k.rss_growth_per_step / 1048576.0);
-    fprintf(out, "  lost              %" PRIu64 " records, %" PRIu64 " names, paths or stacks\n",
-            k.lost, k.strings_lost);
+    fprintf(out, "  lost              %" PRIu64 " records, %" PRIu64 " names, paths or stacks%s\n",
+            k.lost, k.strings_lost, k.unfinished);
 }
 
 static void card(FILE *out, const char *id, const char *label, const char *value,
@@ -167,17 +174,46 @@ static void memory_cards(FILE *out, const struct pi_key_figures *k)
     card(out, "growth", "memory growth per step", value, detail);
 }
 
+/* A process of the job that died: the first card, as its finding is the first one. */
+static void death_card(FILE *out, const struct pi_analysis *a)
+{
+    struct pi_finding deaths[PI_MAX_FINDINGS];
+    memset(deaths, 0, sizeof(deaths));
+    int n = pi_verdict_deaths(a, deaths, PI_MAX_FINDINGS), died = 0;
+    const struct pi_finding *first = NULL; /* the earliest death */
+    for (int i = 0; i < n; i++) {
+        if (strcmp(deaths[i].kind, "died") != 0)
+            continue;
+        died++;
+        if (!first || deaths[i].ended_ns < first->ended_ns)
+            first = &deaths[i];
+    }
+    if (!first)
+        return;
+    const char *value = !first->cause                                      ? "died"
+                        : strcmp(first->cause, "oom-killer") == 0          ? "OOM-killed"
+                        : strcmp(first->cause, "device-out-of-memory") == 0 ? "out of GPU memory"
+                                                                           : "died";
+    fprintf(out, "<div class=\"card\" id=\"card-died\"><div class=\"label\">%s</div>"
+                 "<div class=\"value\">%s</div><div class=\"detail\">",
+            died == 1 ? "a process died" : "processes died", value);
+    pi_html_text(out, first->summary);
+    fputs("</div></div>\n", out);
+}
+
 void pi_report_key_figures_html(FILE *out, const struct pi_analysis *a)
 {
     struct pi_key_figures k;
     key_figures_of(a, &k);
     fputs("<div id=\"cards\">\n", out);
+    death_card(out, a);
     step_cards(out, &k);
     gpu_card(out, &k);
     memory_cards(out, &k);
-    char value[32], detail[128];
+    char value[32], detail[256];
     snprintf(value, sizeof(value), "%" PRIu64, k.lost);
-    snprintf(detail, sizeof(detail), "%" PRIu64 " names, paths or stacks not kept", k.strings_lost);
+    snprintf(detail, sizeof(detail), "%" PRIu64 " names, paths or stacks not kept%s",
+             k.strings_lost, k.unfinished);
     card(out, "lost", "records lost", value, detail);
     fputs("</div>\n", out);
 }

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 
+#include "analysis/pass/process_ends.h"
 #include "reports/format/format.h"
 
 /* Pids are as each process saw itself; a container's are not the host's. */
@@ -29,23 +30,30 @@ static void print_host_pids(FILE *out, const struct pi_analysis *a)
     fputc('\n', out);
 }
 
-/* What the profiler's own threads cost, from the processes that ended normally. */
+/* What the profiler's own threads cost, from the processes that ended normally: the others'
+ * end records, which carry it, are missing, and so would be their CPU from the share. */
 static void print_profiling_cost(FILE *out, const struct pi_analysis *a)
 {
     uint64_t profiler = 0, process = 0;
+    size_t counted = 0;
     for (size_t i = 0; i < a->process_count; i++) {
         const struct pi_process_info *p = &a->processes[i];
         if (!p->profiler_cpu_ns)
             continue;
         profiler += p->profiler_cpu_ns;
         process += p->cpu_user_ns + p->cpu_sys_ns;
+        counted++;
     }
     if (!profiler || !process)
         return;
-    char text[256];
+    char text[320], over[96] = "";
+    size_t unended = pi_processes_unended(a, NULL, 0);
+    if (unended)
+        snprintf(over, sizeof(over), ", over the %zu processes that wrote their end (%zu did not)",
+                 counted, unended);
     snprintf(text, sizeof(text), "the profiler's own threads used %s of CPU, %.2f%% of the "
-             "traced processes' CPU time (hooks not included)",
-             pi_format_ns((double)profiler), 100.0 * (double)profiler / (double)process);
+             "traced processes' CPU time (hooks not included)%s",
+             pi_format_ns((double)profiler), 100.0 * (double)profiler / (double)process, over);
     pi_print_wrapped(out, "profiling cost: ", text, 2, PI_SCREEN_WIDTH);
     fputc('\n', out);
 }
@@ -76,6 +84,21 @@ void pi_report_overview_text(FILE *out, const struct pi_analysis *a)
                  a->strings_lost);
         print_warning(out, warning);
     }
+    char pids[160];
+    size_t unended = pi_processes_unended(a, pids, sizeof(pids));
+    if (unended) {
+        snprintf(warning, sizeof(warning), "%zu process%s (pid %s) ended without their end "
+                 "record: killed outright (SIGKILL, the OOM killer) or still running when read; "
+                 "their last moments are missing", unended, unended == 1 ? "" : "es", pids);
+        print_warning(out, warning);
+    }
+    size_t cut = pi_files_cut_short(a);
+    if (cut) {
+        snprintf(warning, sizeof(warning), "%zu trace file%s end%s in the middle of a frame (the "
+                 "process was killed while writing, or the disk was full): read to the last whole "
+                 "frame; figures below undercount", cut, cut == 1 ? "" : "s", cut == 1 ? "s" : "");
+        print_warning(out, warning);
+    }
     if (a->damaged_files) {
         snprintf(warning, sizeof(warning), "%" PRIu64 " bytes of damaged trace data (failing "
                  "their checks) were skipped in %" PRIu64 " files, %" PRIu64 " frames of records "
@@ -92,6 +115,11 @@ void pi_report_overview_json(cJSON *root, const struct pi_analysis *a)
     cJSON_AddNumberToObject(inputs, "records", (double)a->records);
     cJSON_AddNumberToObject(inputs, "lost", (double)a->lost);
     cJSON_AddNumberToObject(inputs, "strings_lost", (double)a->strings_lost);
+    size_t unended = pi_processes_unended(a, NULL, 0), cut = pi_files_cut_short(a);
+    if (unended)
+        cJSON_AddNumberToObject(inputs, "processes_without_end", (double)unended);
+    if (cut)
+        cJSON_AddNumberToObject(inputs, "files_cut_short", (double)cut);
     if (a->damaged_files) {
         cJSON_AddNumberToObject(inputs, "damaged_files", (double)a->damaged_files);
         cJSON_AddNumberToObject(inputs, "damaged_bytes", (double)a->damaged_bytes);
@@ -106,7 +134,13 @@ void pi_report_overview_json(cJSON *root, const struct pi_analysis *a)
 void pi_report_overview_html(FILE *out, const struct pi_analysis *a)
 {
     fprintf(out, "<h1>profinject report</h1>\n<p>%zu processes, %s, %" PRIu64 " records, %" PRIu64
-                 " lost, %" PRIu64 " names, paths or stacks not kept</p>\n",
+                 " lost, %" PRIu64 " names, paths or stacks not kept",
             a->process_count, pi_format_ns((double)(a->end_ns - a->base_ns)), a->records, a->lost,
             a->strings_lost);
+    size_t unended = pi_processes_unended(a, NULL, 0), cut = pi_files_cut_short(a);
+    if (unended)
+        fprintf(out, ", <b>%zu without their end record</b>", unended);
+    if (cut)
+        fprintf(out, ", <b>%zu trace file%s cut short</b>", cut, cut == 1 ? "" : "s");
+    fputs("</p>\n", out);
 }

@@ -22,7 +22,7 @@ struct pi_finding {
     const char *kind; /* "input-bound", "lock-bound", ... or "none" */
     double score;     /* share of the time it explains, 0..1 */
     int pid;
-    char summary[768];
+    char summary[1536];
     char advice[640];
     /* input-bound: what the data-loader workers did most ("sleeping", "reading files",
      * pi_worker_activity_name), and the user's line that held them; NULL and "" elsewhere */

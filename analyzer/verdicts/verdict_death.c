@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/common/series.h"
+#include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/steps.h"
 #include "verdict.h"
 
@@ -51,6 +52,53 @@ static const char *signal_name(long sig)
     return "a signal";
 }
 
+#define MiB 1048576.0
+
+/* The device allocations of @p that failed, in words after @prefix, into @out; evidence
+ * into @f. 0 when none failed. */
+static int device_failures(const struct pi_analysis *a, const struct pi_process_info *p,
+                           struct pi_finding *f, const char *prefix, char *out, size_t size)
+{
+    const struct pi_gpu_memory *m = p->gpu;
+    if (!m || !m->failure_count)
+        return 0;
+    const struct pi_device_failure *first = &m->failures[0];
+    int at = snprintf(out, size,
+                      "%s%" PRIu64 " device allocation%s failed, the first a request of %.0f MiB "
+                      "at %.2f s at %s, with %.0f MiB held by the process",
+                      prefix, m->failures_total, m->failures_total == 1 ? "" : "s",
+                      (double)first->bytes / MiB, (double)(first->ns - a->base_ns) / 1e9,
+                      pi_site_headline(&first->site), (double)first->held_bytes / MiB);
+    if (first->has_device_memory && at > 0 && (size_t)at < size)
+        at += snprintf(out + at, size - (size_t)at, " and %.0f MiB free of the device's %.0f MiB",
+                       (double)first->free_bytes / MiB, (double)first->total_bytes / MiB);
+    if (first->retried && at > 0 && (size_t)at < size)
+        at += snprintf(out + at, size - (size_t)at,
+                       "; it then freed %.0f MiB (a caching allocator emptying its cache) and asked "
+                       "again: %s",
+                       (double)first->freed_before_retry / MiB,
+                       first->retry_failed ? "that failed too" : "that worked");
+    if (p->growth.by_steps && p->growth.device_bytes_per_step > 0 && at > 0 && (size_t)at < size)
+        snprintf(out + at, size - (size_t)at, "; its device memory grew %.1f MiB a step from step %" PRIu64,
+                 p->growth.device_bytes_per_step / MiB, p->growth.device_start_step);
+    f->cause = "device-out-of-memory";
+    pi_finding_evidence(f, "failed_allocations", (double)m->failures_total, "");
+    pi_finding_evidence(f, "request_mib", (double)first->bytes / MiB, "MiB");
+    pi_finding_evidence(f, "held_mib", (double)first->held_bytes / MiB, "MiB");
+    if (first->has_device_memory) {
+        pi_finding_evidence(f, "device_free_mib", (double)first->free_bytes / MiB, "MiB");
+        pi_finding_evidence(f, "device_total_mib", (double)first->total_bytes / MiB, "MiB");
+    }
+    if (first->retried)
+        pi_finding_evidence(f, "freed_before_retry_mib", (double)first->freed_before_retry / MiB, "MiB");
+    return 1;
+}
+
+#define DEVICE_ADVICE                                                                             \
+    "the device is full at the peak: a smaller batch, activation checkpointing, bfloat16, "     \
+    "fewer tensors kept across steps (losses kept as tensors, lists of outputs); "              \
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True where the cache is fragmented"
+
 /* A process's memory cgroup counting an OOM kill after @p's last record, within a few seconds
  * (the others read the count with their samples, every 50 ms to 100 ms while they run) */
 #define OOM_SEEN_WITHIN_NS 5000000000ull
@@ -85,15 +133,19 @@ static int how_it_ended(const struct pi_analysis *a, const struct pi_process_inf
                         struct pi_finding *f, char *how, size_t size)
 {
     if (p->ended && p->end_reason == PI_END_SIGNAL) {
-        snprintf(how, size, "was killed by signal %" PRId64 " (%s)", p->end_status,
-                 signal_name((long)p->end_status));
+        int at = snprintf(how, size, "was killed by signal %" PRId64 " (%s)", p->end_status,
+                          signal_name((long)p->end_status));
+        if (at > 0 && (size_t)at < size)
+            device_failures(a, p, f, " after out of device memory: ", how + at, size - (size_t)at);
         return 1;
     }
     if (p->ended && p->end_status != 0 && p->end_status != -1) {
-        snprintf(how, size, "exited with status %" PRId64, p->end_status);
+        int at = snprintf(how, size, "exited with status %" PRId64, p->end_status);
+        if (at > 0 && (size_t)at < size)
+            device_failures(a, p, f, " after out of device memory: ", how + at, size - (size_t)at);
         return 1;
     }
-    if (p->ended || p->replaced_by_exec || (p->window_count > 0 && !p->window_open))
+    if (!pi_process_unended(p))
         return 0;
     int seen_by = 0;
     const struct pi_oom_rise *oom = oom_kill_of(a, p, &seen_by);
@@ -209,7 +261,8 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
              role, f->pid, command, how, p->ended ? "" : "its last record ", at_s, when,
              words[0] ? "; its stderr ended: \"" : "", words, words[0] ? "\"" : "");
     const char *advice =
-        f->cause && strcmp(f->cause, "oom-killer") == 0
+        f->cause && strcmp(f->cause, "device-out-of-memory") == 0 ? DEVICE_ADVICE
+        : f->cause && strcmp(f->cause, "oom-killer") == 0
             ? "the host ran out of memory for the job: give its cgroup more (the container's "
               "memory limit) or make it keep less: fewer or lighter DataLoader workers (each "
               "holds its own copies of what it touches), smaller prefetch_factor, no growing "
@@ -234,16 +287,34 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
         pi_finding_evidence(f, "end_record", 0, "");
 }
 
+/* A process whose device allocations failed and that lived on (its caller freed and retried,
+ * or caught the error): the device ran full, which slows a job and ends the next one. */
+static void survived_device_oom(const struct pi_analysis *a, const struct pi_process_info *p,
+                                struct pi_finding *f)
+{
+    char words[600];
+    f->kind = "device-out-of-memory";
+    f->score = 1;
+    f->ends_job = PI_ENDS_JOB_GROWTH;
+    f->pid = p->header.pid;
+    device_failures(a, p, f, "", words, sizeof(words));
+    snprintf(f->summary, sizeof(f->summary), "pid %d ran out of device memory and went on: %s",
+             f->pid, words);
+    snprintf(f->advice, sizeof(f->advice), "%s", DEVICE_ADVICE);
+}
+
 int pi_verdict_deaths(const struct pi_analysis *a, struct pi_finding *out, int room)
 {
     const struct pi_process_info *training = pi_training_process(a);
     int n = 0;
     for (size_t i = 0; i < a->process_count && n < room && n < MAX_DEATHS; i++) {
         const struct pi_process_info *p = &a->processes[i];
-        char buf[32], how[400];
+        char buf[32], how[700];
         const char *role = role_of(p, training, buf, sizeof(buf));
         if (role && how_it_ended(a, p, &out[n], how, sizeof(how)))
             write_death(a, p, role, how, training, &out[n++]);
+        else if (p->gpu && p->gpu->failure_count && n < room)
+            survived_device_oom(a, p, &out[n++]);
     }
     return n;
 }

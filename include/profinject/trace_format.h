@@ -40,7 +40,9 @@
 /* 8: the process's proportional set size, now and then (PI_REC_PROC_PSS).
  * Older traces have RSS only: their tree's peak is a sum of RSS. */
 /* 9: the OOM kills of the process's memory cgroup (PI_REC_MEMORY_CGROUP);
- * the end of what a process wrote to stderr (PI_REC_STDERR_TAIL). */
+ * the end of what a process wrote to stderr (PI_REC_STDERR_TAIL); a failed
+ * device allocation's call site and the device's memory then
+ * (PI_REC_DEVICE_MEMORY). */
 #define PI_FORMAT_VERSION 9
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -298,6 +300,11 @@ enum pi_record_kind {
      * of the bytes kept (at most 4096, the last ones), arg1 = bytes it wrote
      * to fd 2 in all, arg2 = bytes kept. */
     PI_REC_STDERR_TAIL = 38,
+    /* Format 9, right after a device allocation that failed (its record has
+     * PI_FLAG_FAILED and, from format 9, its call site): what the device had
+     * then, by cuMemGetInfo. arg0 = free bytes, arg1 = total bytes, arg2 =
+     * the device. */
+    PI_REC_DEVICE_MEMORY = 39,
     PI_REC_KIND_COUNT
 };
 

@@ -190,27 +190,42 @@ static uint16_t flags(unsigned api, unsigned subtype, unsigned bits, int failed)
     return PI_CUDA_FLAGS(api, subtype, bits | (failed ? PI_FLAG_FAILED : 0));
 }
 
+/* What the device had when a request for it failed: one driver call, on failures only. */
+static void device_memory_at_failure(uint64_t ts, unsigned device)
+{
+    static CUresult (*get_info)(size_t *, size_t *);
+    static int looked;
+    if (!looked) {
+        get_info = (CUresult(*)(size_t *, size_t *))pi_loaded_symbol("cuMemGetInfo_v2");
+        looked = 1;
+    }
+    size_t free_bytes = 0, total_bytes = 0;
+    if (get_info && get_info(&free_bytes, &total_bytes) == CUDA_SUCCESS)
+        pi_emit(PI_REC_DEVICE_MEMORY, 0, ts, 0, free_bytes, total_bytes, device);
+}
+
 void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t pointer,
                         uint64_t bytes, const void *stream, uint64_t start, int failed)
 {
     uint64_t end = pi_clock_ticks();
     int saved = errno;
     /* nested driver records repeat their parent: no stack walk for them */
-    int full = !(bits & PI_CUDA_NESTED) && !failed;
+    int top = !(bits & PI_CUDA_NESTED), full = top && !failed;
+    int on_device = kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED;
     int recording = atomic_load_explicit(&pi_recording, memory_order_relaxed) != 0;
-    /* while paused only the live-allocation table needs this: no stack walk */
-    uint32_t stack = full && recording
-                         ? pi_call_site_alloc(flags(api, kind, bits, failed), start, pointer)
-                         : 0;
-    unsigned device = full && kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED
-                          ? current_device()
-                          : 0;
+    /* while paused only the live-allocation table needs this: no stack walk. A failed
+     * request gets one too: it is rare, and what a job dies of */
+    uint32_t stack =
+        top && recording ? pi_call_site_alloc(flags(api, kind, bits, failed), start, pointer) : 0;
+    unsigned device = top && on_device ? current_device() : 0;
     uint64_t place = PI_CUDA_WHERE(pi_cuda_stream_id(stream), device, stack);
     if (full)
         pi_live_alloc(flags(api, kind, bits, failed), start, end - start, pointer, bytes, place);
     else
         pi_emit(PI_REC_GPU_ALLOC, flags(api, kind, bits, failed), start, end - start, pointer,
                 bytes, place);
+    if (top && failed && on_device && recording)
+        device_memory_at_failure(end, device);
     errno = saved;
 }
 

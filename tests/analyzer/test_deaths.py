@@ -6,6 +6,7 @@ its exit status or signal as the parent sees it, the steps it printed).
 Run by ctest with the build's paths in the environment."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -42,12 +43,13 @@ def run_job(mode, cgroup=None):
         elif words[0] == "worker_kept":
             account["worker"] = (int(words[1]), int(words[2]))  # pid, MiB kept
     out = os.path.join(traces, "report.json")
-    result = subprocess.run([ANALYZE, traces, "--json", out], capture_output=True, text=True)
+    result = subprocess.run([ANALYZE, traces, "--json", out, "--html",
+                             os.path.join(traces, "report.html")], capture_output=True, text=True)
     if result.returncode != 0:
         raise AssertionError(f"analyzer failed ({result.returncode}): {result.stderr}")
     with open(out) as f:
         report = json.load(f)
-    return job, account, report, result.stdout
+    return job, account, report, result.stdout, traces
 
 
 def evidence(finding):
@@ -56,12 +58,13 @@ def evidence(finding):
 
 class Deaths(unittest.TestCase):
     def first_death(self, mode):
-        job, account, report, text = run_job(mode)
+        job, account, report, text, _ = run_job(mode)
         first = report["verdict"][0]
         self.assertEqual(first["kind"], "died", first)
         # the text report's verdict says it first, too
         verdict = text[text.index("VERDICT"):]
         self.assertTrue(verdict.split("\n")[1].strip().startswith("1. died:"), verdict[:400])
+        self.text = text
         return job, account, report, first
 
     def test_sigkill_is_said_first(self):
@@ -113,6 +116,24 @@ class Deaths(unittest.TestCase):
         second = report["verdict"][1]
         self.assertEqual((second["kind"], second["pid"]), ("died", account["pid"]))
         self.assertEqual(evidence(second)["exit_status"], job.returncode)
+        # nothing hidden: the first screen counts the process that wrote no end, and the
+        # profiling cost says whose CPU it is a share of
+        self.assertEqual(report["inputs"]["processes_without_end"], 1)
+        self.assertIn("1 without end record", self.text)
+        self.assertIn(f"(pid {worker_pid}) ended without their end record", " ".join(self.text.split()))
+        self.assertIn("wrote their end (1 did not)", " ".join(self.text.split()))
+
+    def test_a_file_cut_mid_frame_is_said(self):
+        _, _, _, _, traces = run_job("exit3")
+        [name] = [n for n in os.listdir(traces) if n.endswith(".pitrace.zst")]
+        path = os.path.join(traces, name)
+        os.truncate(path, os.path.getsize(path) - 7)  # the last frame loses its end
+        result = subprocess.run([ANALYZE, traces, "--json", os.path.join(traces, "cut.json")],
+                                capture_output=True, text=True)
+        with open(os.path.join(traces, "cut.json")) as f:
+            self.assertEqual(json.load(f)["inputs"]["files_cut_short"], 1)
+        first_screen = " ".join(result.stdout.split("VERDICT")[0].split())
+        self.assertIn("1 trace file ends in the middle of a frame", first_screen)
 
     def test_a_worker_the_oom_killer_took_is_named_with_its_cgroup(self):
         # cgroup v1's memory controller (this machine's; under v2 it is memory.events)
@@ -124,7 +145,7 @@ class Deaths(unittest.TestCase):
             limit_mib = 700
             with open(os.path.join(cgroup, "memory.limit_in_bytes"), "w") as f:
                 f.write(str(limit_mib << 20))
-            job, account, report, _ = run_job("worker_oom", cgroup)
+            job, account, report, _, traces = run_job("worker_oom", cgroup)
             with open(os.path.join(cgroup, "memory.oom_control")) as f:
                 kills = int(f.read().split("oom_kill ")[1].split()[0])
         finally:
@@ -142,9 +163,17 @@ class Deaths(unittest.TestCase):
         second = report["verdict"][1]
         self.assertEqual((second["kind"], second["pid"]), ("died", account["pid"]))
         self.assertEqual(evidence(second)["exit_status"], job.returncode)
+        # the page's first card says it
+        with open(os.path.join(traces, "report.html")) as f:
+            page = f.read()
+        card = re.search(r'<div id="cards">\s*<div class="card" id="card-died">.*?'
+                         r'<div class="value">([^<]*)</div><div class="detail">([^<]*)', page)
+        self.assertIsNotNone(card, "no card for the death first among the cards")
+        self.assertEqual(card.group(1), "OOM-killed")
+        self.assertIn(f"pid {worker_pid}", card.group(2))
 
     def test_a_healthy_job_with_a_failing_helper_did_not_die(self):
-        job, _, report, _ = run_job("healthy")
+        job, _, report, _, _ = run_job("healthy")
         self.assertEqual(job.returncode, 0)
         self.assertEqual([f for f in report["verdict"] if f["kind"] == "died"], [])
 

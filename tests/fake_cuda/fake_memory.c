@@ -8,8 +8,14 @@
  * pool is trimmed; the pool's reserve only grows by new blocks.
  * ReservedMemHigh and UsedMemHigh are high-water marks that a caller resets
  * by setting them to 0. Blocks are rounded up to 2 MiB of reserve.
+ *
+ * The device has FAKE_CUDA_DEVICE_MB of memory (default 81920, an 80 GiB
+ * GPU): device allocations beyond it fail with CUDA_ERROR_OUT_OF_MEMORY, as
+ * a full device's do, and cuMemGetInfo says what is free of it.
  */
+#include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,18 +47,38 @@ static size_t rounded(size_t bytes)
 
 /* ---- device memory ---- */
 
+static _Atomic uint64_t device_used; /* bytes of device allocations live */
+
+static uint64_t device_total(void)
+{
+    const char *mb = getenv("FAKE_CUDA_DEVICE_MB");
+    return (mb && *mb ? strtoull(mb, NULL, 10) : 81920) << 20;
+}
+
 static CUresult mem_alloc(CUdeviceptr *dptr, size_t bytes)
 {
+    if (atomic_load(&device_used) + bytes > device_total())
+        return CUDA_ERROR_OUT_OF_MEMORY;
     void *p = malloc(bytes ? bytes : 1);
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    atomic_fetch_add(&device_used, malloc_usable_size(p));
     *dptr = (CUdeviceptr)p;
     return CUDA_SUCCESS;
 }
 
 static CUresult mem_free(CUdeviceptr dptr)
 {
+    atomic_fetch_sub(&device_used, malloc_usable_size((void *)dptr));
     free((void *)dptr);
+    return CUDA_SUCCESS;
+}
+
+static CUresult mem_get_info(size_t *free_bytes, size_t *total_bytes)
+{
+    uint64_t total = device_total(), used = atomic_load(&device_used);
+    *free_bytes = used < total ? total - used : 0;
+    *total_bytes = total;
     return CUDA_SUCCESS;
 }
 
@@ -284,6 +310,10 @@ EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
     return mem_free(dptr);
 }
+EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
+{
+    return mem_get_info(free_bytes, total_bytes);
+}
 EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
     return alloc_async(dptr, bytes, stream);
@@ -393,6 +423,7 @@ EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmem
 const struct fake_entry fake_memory_entries[] = {
     E("cuMemAlloc", 3020, mem_alloc, NULL),
     E("cuMemFree", 3020, mem_free, NULL),
+    E("cuMemGetInfo", 3020, mem_get_info, NULL),
     E("cuMemAllocAsync", 11020, alloc_async, alloc_async),
     E("cuMemAllocFromPoolAsync", 11020, pool_alloc, pool_alloc),
     E("cuMemFreeAsync", 11020, pool_free, pool_free),

@@ -4,6 +4,7 @@
  * is recorded itself: they count in the per-call latency table only.
  */
 #include "gpu_analysis.h"
+#include "device_failures.h"
 #include "collectives.h"
 #include "analysis/gpu/gpu_durations.h"
 #include "analysis/gpu/gpu_timeline.h"
@@ -56,7 +57,7 @@ static void add(struct pi_latency_entry *e, uint64_t ns, uint64_t bytes)
 #define BEFORE_WINDOW_SITE UINT32_MAX
 
 /* Resolve @s->stack into its call site and text form. */
-static void resolve_site(struct pi_site_bytes *s, const struct pi_reader *reader)
+void pi_site_resolve(struct pi_site_bytes *s, const struct pi_reader *reader)
 {
     s->site = s->stack == BEFORE_WINDOW_SITE ? NULL : pi_call_site_read(reader, s->stack);
     s->text = strdup(s->stack == BEFORE_WINDOW_SITE ? "(allocated before the capture window)"
@@ -69,7 +70,7 @@ const char *pi_site_headline(const struct pi_site_bytes *s)
     return s->site ? s->site->headline : s->text ? s->text : "";
 }
 
-static void free_site(struct pi_site_bytes *s)
+void pi_site_free(struct pi_site_bytes *s)
 {
     free(s->text);
     pi_call_site_free(s->site);
@@ -135,10 +136,10 @@ static void snapshot_sites(struct pi_gpu_memory *m, const struct pi_reader *read
             n++;
     }
     for (int i = 0; i < m->at_peak_count; i++)
-        free_site(&m->at_peak[i]);
+        pi_site_free(&m->at_peak[i]);
     for (int i = 0; i < n; i++) {
         m->at_peak[i] = top[i];
-        resolve_site(&m->at_peak[i], reader);
+        pi_site_resolve(&m->at_peak[i], reader);
     }
     m->at_peak_count = n;
 }
@@ -277,8 +278,11 @@ static void apply_memory(struct pi_gpu_memory *m, const struct pi_reader *reader
 {
     struct pi_event ev;
     while (pi_memory_order_pop(&m->order, &ev, all)) {
-        if (ev.rec.kind == PI_REC_GPU_ALLOC)
-            allocated(m, reader, &ev);
+        if (ev.rec.kind == PI_REC_GPU_ALLOC) {
+            pi_device_failure_in_order(m, &ev); /* before it counts: what was held without it */
+            if (!(ev.rec.flags & PI_FLAG_FAILED))
+                allocated(m, reader, &ev);
+        }
         else if (ev.rec.kind == PI_REC_GPU_FREE)
             released(m, &ev);
         else
@@ -312,6 +316,10 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
     struct pi_gpu_memory *m = memory_of(p);
     if (!m)
         return;
+    if (r->kind == PI_REC_DEVICE_MEMORY) {
+        pi_device_failure_memory(m, ev);
+        return;
+    }
     if (r->kind == PI_REC_GPU_TIMING) {
         /* chosen for the job when the file takes its place in the file order */
         pi_gpu_timing_keep(m, (int)r->arg[0], pi_reader_string(reader, r->arg[2]));
@@ -327,6 +335,14 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
                            pi_cuda_level_name(r->flags)),
             ev->dur_ns, 0);
     int nested = (r->flags & PI_CUDA_NESTED) != 0, failed = (r->flags & PI_FLAG_FAILED) != 0;
+    if (r->kind == PI_REC_GPU_ALLOC && !nested && failed) {
+        /* kept now (its call site and the device's account follow it in the file), and taken
+         * in time order with the allocations, for what the process held then */
+        pi_device_failure_event(m, reader, ev);
+        if (pi_memory_order_push(&m->order, ev) == 0)
+            apply_memory(m, reader, 0);
+        return;
+    }
     if (nested || failed)
         return;
     char name[1024];
@@ -390,7 +406,7 @@ static struct pi_site_bytes *live_sites(struct pi_gpu_memory *m, const struct pi
             struct pi_site_bytes *site = &sites[(*count)++];
             *site = (struct pi_site_bytes){(uint32_t)(s->key - 1), NULL, s->value[0], s->value[1],
                                            NULL};
-            resolve_site(site, reader);
+            pi_site_resolve(site, reader);
         }
     }
     if (sites)
@@ -427,12 +443,13 @@ void pi_gpu_free_process(struct pi_process_info *p)
     if (!m)
         return;
     for (int i = 0; i < m->at_peak_count; i++)
-        free_site(&m->at_peak[i]);
+        pi_site_free(&m->at_peak[i]);
+    pi_device_failures_free(m);
     for (size_t i = 0; i < m->leak_count; i++)
-        free_site(&m->leaks[i]);
+        pi_site_free(&m->leaks[i]);
     free(m->leaks);
     for (size_t i = 0; i < m->grown_count; i++)
-        free_site(&m->grown[i]);
+        pi_site_free(&m->grown[i]);
     free(m->grown);
     pi_u64_map_free(m->live_map);
     pi_u64_map_free(m->site_map);
@@ -448,6 +465,10 @@ void pi_gpu_call_site(struct pi_process_info *p, const struct pi_reader *reader,
                       const struct pi_event *ev)
 {
     struct pi_gpu_memory *m = memory_of(p);
+    if (m && (PI_CALL_SITE_FLAGS(ev->rec.arg[1]) & PI_FLAG_FAILED)) {
+        pi_device_failure_site(m, reader, ev); /* a request that failed: no allocation to name */
+        return;
+    }
     if (m && pi_memory_order_push(&m->order, ev) == 0)
         apply_memory(m, reader, 0);
 }

@@ -32,8 +32,30 @@ struct pi_pool_reserve {
     uint64_t read_at_ns; /* when @reserved was read */
 };
 
+/* a device allocation that failed (out of memory, most often) */
+struct pi_device_failure {
+    uint64_t ns, bytes;
+    uint64_t held_bytes; /* the process's device memory when it failed */
+    uint32_t tid;
+    uint16_t flags;      /* its record's: which call */
+    struct pi_site_bytes site; /* where it was asked for */
+    int has_device_memory;     /* the device's own account follows (format 9) */
+    uint64_t free_bytes, total_bytes;
+    /* the next allocation of the thread after it: PyTorch's allocator frees its cache and asks
+     * again */
+    int in_order; /* taken in time order with the allocations: held_bytes is known */
+    int retried, retry_failed;
+    uint64_t freed_before_retry;
+};
+
+#define PI_MAX_DEVICE_FAILURES 4
+
 struct pi_gpu_memory {
     uint64_t live, peak, peak_ns;
+    /* device allocations that failed: the first ones, and how many in all */
+    struct pi_device_failure failures[PI_MAX_DEVICE_FAILURES];
+    unsigned failure_count;
+    uint64_t failures_total;
     uint64_t device_live[PI_MAX_DEVICES], device_peak[PI_MAX_DEVICES];
     unsigned devices_seen; /* one past the highest device number seen */
     uint64_t pinned_live, pinned_peak;
@@ -94,6 +116,10 @@ void pi_gpu_free_process(struct pi_process_info *process);
 /* pi_gpu_call_site - a PI_REC_CALL_SITE for an allocation: the live allocation gets its full stack */
 void pi_gpu_call_site(struct pi_process_info *process, const struct pi_reader *reader,
                       const struct pi_event *ev);
+
+/* pi_site_resolve, pi_site_free - read @site_bytes's stack and its text from @reader; let go */
+void pi_site_resolve(struct pi_site_bytes *site_bytes, const struct pi_reader *reader);
+void pi_site_free(struct pi_site_bytes *site_bytes);
 
 /* pi_site_headline - the line to act on of @site_bytes ("train.py:45 in train_step") */
 const char *pi_site_headline(const struct pi_site_bytes *site_bytes);

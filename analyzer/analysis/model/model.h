@@ -231,6 +231,14 @@ struct pi_process_info {
                                            * (sites/python_lines.h); NULL: no samples */
 };
 
+/* pi_process_unended - @p was recorded to its end but has no end record: killed outright
+ * (SIGKILL, the OOM killer) or still running when read. Not an image that went on in an exec,
+ * nor one recorded by windows that closed while it ran (attach, capture windows). */
+static inline int pi_process_unended(const struct pi_process_info *p)
+{
+    return !p->ended && !p->replaced_by_exec && !(p->window_count > 0 && !p->window_open);
+}
+
 /* pi_process_host_pid - the pid the host sees for @p when it lived in another PID
  * namespace (a container) and that pid is known, else 0 */
 static inline int pi_process_host_pid(const struct pi_process_info *p)

@@ -244,6 +244,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     }
     case PI_REC_GPU_TIMING:
     case PI_REC_GPU_POOL:
+    case PI_REC_DEVICE_MEMORY:
         pi_gpu_event(a, reader, p, ev);
         return;
     case PI_REC_THREAD_CPU: { /* the subject is arg2, not the thread that read the clocks */
