@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "site_bytes.h"
+
 /* the failure of thread @tid still waiting for what follows it, or NULL */
 static struct pi_device_failure *last_of_thread(struct pi_gpu_memory *m, uint32_t tid)
 {

@@ -5,6 +5,7 @@
  */
 #include "gpu_analysis.h"
 #include "device_failures.h"
+#include "site_bytes.h"
 #include "collectives.h"
 #include "analysis/gpu/gpu_durations.h"
 #include "analysis/gpu/gpu_timeline.h"
@@ -53,30 +54,6 @@ static void add(struct pi_latency_entry *e, uint64_t ns, uint64_t bytes)
     }
 }
 
-/* The site of allocations made before a capture window, while paused */
-#define BEFORE_WINDOW_SITE UINT32_MAX
-
-/* Resolve @s->stack into its call site and text form. */
-void pi_site_resolve(struct pi_site_bytes *s, const struct pi_reader *reader)
-{
-    s->site = s->stack == BEFORE_WINDOW_SITE ? NULL : pi_call_site_read(reader, s->stack);
-    s->text = strdup(s->stack == BEFORE_WINDOW_SITE ? "(allocated before the capture window)"
-                     : s->site                      ? s->site->text
-                                                    : "(no call stack)");
-}
-
-const char *pi_site_headline(const struct pi_site_bytes *s)
-{
-    return s->site ? s->site->headline : s->text ? s->text : "";
-}
-
-void pi_site_free(struct pi_site_bytes *s)
-{
-    free(s->text);
-    pi_call_site_free(s->site);
-    s->text = NULL;
-    s->site = NULL;
-}
 
 /* value[1] of a live allocation: kind, device and (to match a later
  * PI_REC_CALL_SITE with it) the low 48 bits of its start */
@@ -155,7 +132,7 @@ static void allocated(struct pi_gpu_memory *m, const struct pi_reader *reader,
     int before_window = PI_CUDA_API(r->flags) == PI_CUDA_API_live_at_window_start;
     uint32_t stack = PI_CUDA_STACK(r->arg[2]);
     if (before_window && !stack)
-        stack = BEFORE_WINDOW_SITE;
+        stack = PI_BEFORE_WINDOW_SITE;
     unsigned device = PI_CUDA_DEVICE(r->arg[2]) % PI_MAX_DEVICES;
     e->value[0] = r->arg[1];
     e->value[1] = LIVE_INFO(kind, device, ev->ts_ns);

@@ -14,14 +14,7 @@
 
 #define PI_TOP_SITES 5
 
-struct pi_call_site;
-
-struct pi_site_bytes {
-    uint32_t stack; /* stack id in the file it came from, resolved below */
-    char *text;     /* the call site's text form */
-    uint64_t bytes, count;
-    struct pi_call_site *site; /* frames, headline (call_sites.h); NULL when none */
-};
+#include "analysis/gpu/site_bytes.h"
 
 #define PI_MAX_DEVICES 16
 #define PI_MAX_POOLS 32
@@ -116,13 +109,6 @@ void pi_gpu_free_process(struct pi_process_info *process);
 /* pi_gpu_call_site - a PI_REC_CALL_SITE for an allocation: the live allocation gets its full stack */
 void pi_gpu_call_site(struct pi_process_info *process, const struct pi_reader *reader,
                       const struct pi_event *ev);
-
-/* pi_site_resolve, pi_site_free - read @site_bytes's stack and its text from @reader; let go */
-void pi_site_resolve(struct pi_site_bytes *site_bytes, const struct pi_reader *reader);
-void pi_site_free(struct pi_site_bytes *site_bytes);
-
-/* pi_site_headline - the line to act on of @site_bytes ("train.py:45 in train_step") */
-const char *pi_site_headline(const struct pi_site_bytes *site_bytes);
 
 /**
  * pi_gpu_take_changes - the device-memory changes applied since the last call
