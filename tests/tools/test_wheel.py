@@ -269,14 +269,16 @@ class InstalledCommand(unittest.TestCase):
             self.assertEqual(files[path]["opens"], 7, path)
             self.assertEqual(files[path]["bytes"], size, path)
             self.assertEqual(size, 7 * os.path.getsize(path))
-        # load_report in the venv, which has no pandas
-        loaded = subprocess.run([python, "-c", "import json, sys, profinject\n"
-                                 "r = profinject.load_report(sys.argv[1])\n"
-                                 "print(json.dumps([f['opens'] for f in r['files']]))", out],
-                                capture_output=True, text=True, env=self.env)
-        self.assertEqual(loaded.returncode, 0, loaded.stderr)
-        self.assertEqual(sorted(json.loads(loaded.stdout)), sorted(f["opens"] for f in
-                                                                   report["files"]))
+        # load_report and analyze in the venv, which has no pandas
+        for call, argument in (("load_report", out), ("analyze", traces)):
+            loaded = subprocess.run([python, "-c", "import json, sys, profinject\n"
+                                     f"r = profinject.{call}(sys.argv[1])\n"
+                                     "print(json.dumps({f['path']: f['opens'] for f in "
+                                     "r['files']}))", argument],
+                                    capture_output=True, text=True, env=self.env)
+            self.assertEqual(loaded.returncode, 0, loaded.stderr)
+            self.assertEqual(json.loads(loaded.stdout),
+                             {path: entry["opens"] for path, entry in files.items()}, call)
 
     def test_load_report_refuses_other_versions_and_other_files(self):
         python = os.path.join(self.bin, "python")
