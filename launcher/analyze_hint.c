@@ -11,10 +11,26 @@
 #include "terminal_text.h"
 
 static const char *invoked_as;
+/* PROFINJECT_COMMAND: how the user ran the Python package's `profinject`,
+ * which runs this program in its place (shell words, already quoted) */
+static char given_command[PATH_MAX];
+
+static int printable(const char *text)
+{
+    for (; *text; text++)
+        if ((unsigned char)*text < 0x20 || (unsigned char)*text >= 0x7f)
+            return 0;
+    return 1;
+}
 
 void pi_set_invoked_as(const char *argv0)
 {
     invoked_as = argv0;
+    const char *command = getenv("PROFINJECT_COMMAND");
+    if (command && *command && strlen(command) < sizeof(given_command) && printable(command))
+        strcpy(given_command, command);
+    /* the job and the analyzer run from here do not inherit it */
+    unsetenv("PROFINJECT_COMMAND");
 }
 
 static int same_file(const char *path, const struct stat *self)
@@ -62,7 +78,10 @@ void pi_print_launcher_hint(FILE *out, const char *lead, const char *arguments,
 {
     char self[PATH_MAX];
     fputs(lead, out);
-    pi_put_shell_word(out, launcher_path(self, sizeof(self)), 0);
+    if (given_command[0])
+        fputs(given_command, out);
+    else
+        pi_put_shell_word(out, launcher_path(self, sizeof(self)), 0);
     fprintf(out, " %s", arguments);
     if (directory) {
         fputc(' ', out);

@@ -9,7 +9,9 @@
 
 #include <stdio.h>
 
-/* pi_set_invoked_as - the launcher's argv[0], as the shell that ran it had it */
+/* pi_set_invoked_as - the launcher's argv[0], as the shell that ran it had it;
+ * also takes PROFINJECT_COMMAND out of the environment: the command (shell
+ * words) that the Python package's `profinject` script was run as */
 void pi_set_invoked_as(const char *argv0);
 
 /**
@@ -17,9 +19,9 @@ void pi_set_invoked_as(const char *argv0);
  * word, " @arguments" (written as is: the launcher's own words), then, when
  * @directory is not NULL, @directory as a shell word.
  *
- * The launcher is named as invoked when that name leads back to this very
- * program (a path, or a bare name that PATH resolves to it), else by its
- * absolute path.
+ * The launcher is named as PROFINJECT_COMMAND said, else as invoked when
+ * that name leads back to this very program (a path, or a bare name that
+ * PATH resolves to it), else by its absolute path.
  */
 void pi_print_launcher_hint(FILE *out, const char *lead, const char *arguments,
                             const char *directory);

@@ -13,7 +13,7 @@ command -v dpkg-deb >/dev/null && command -v cpack >/dev/null ||
 oldest=$(sed -n 's/^limit=//p' "$here/../system/check_glibc_versions.sh")
 work=$(mktemp -d /tmp/profinject-package-test-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-BUILD_DIR=$build "$here/../../tools/package" --no-setup "$work/out" >/dev/null
+BUILD_DIR=$build "$here/../../tools/package" --no-setup --no-wheel "$work/out" >/dev/null
 
 newest() { printf '%s\n' "$@" | sort -V | tail -n 1; }
 library_package=
