@@ -14,6 +14,7 @@
 #include "analysis/common/series.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/steps.h"
+#include "analysis/sites/python_lines.h"
 #include "verdict.h"
 
 #define MAX_DEATHS 4
@@ -253,13 +254,20 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
     }
     /* without an end record, the last record is all there is: the records of up to one
      * flush interval (PROFINJECT_FLUSH_MS) before the kill went with the process */
+    char seen[400] = "";
+    const struct pi_python_lines *lines = p->python_lines;
+    if (lines && lines->last.file && lines->last.function)
+        snprintf(seen, sizeof(seen), "; its main thread was last seen at %s:%u in %s",
+                 lines->last.file, lines->last.line, lines->last.function);
     char command[256], words[400];
     printable(command, sizeof(command), p->command ? p->command : "?",
               strlen(p->command ? p->command : "?"));
     last_words(p, words, sizeof(words), 3);
-    snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s%s%s%s",
+    char seen_printable[400];
+    printable(seen_printable, sizeof(seen_printable), seen, strlen(seen));
+    snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s%s%s%s%s",
              role, f->pid, command, how, p->ended ? "" : "its last record ", at_s, when,
-             words[0] ? "; its stderr ended: \"" : "", words, words[0] ? "\"" : "");
+             seen_printable, words[0] ? "; its stderr ended: \"" : "", words, words[0] ? "\"" : "");
     const char *advice =
         f->cause && strcmp(f->cause, "device-out-of-memory") == 0 ? DEVICE_ADVICE
         : f->cause && strcmp(f->cause, "oom-killer") == 0

@@ -52,6 +52,12 @@ def run_job(mode, cgroup=None):
     return job, account, report, result.stdout, traces
 
 
+def line_of(marker):
+    """the line of PROGRAM that carries @marker"""
+    with open(PROGRAM) as f:
+        return next(n for n, line in enumerate(f, 1) if marker in line)
+
+
 def evidence(finding):
     return finding["evidence"]
 
@@ -73,6 +79,7 @@ class Deaths(unittest.TestCase):
         self.assertEqual(first["pid"], account["pid"])
         self.assertEqual(evidence(first)["end_record"], 0)
         self.assertIn("SIGKILL", first["summary"])
+        self.assertIn(f"last seen at {PROGRAM}:{line_of('# last seen')} in spin", first["summary"])
 
     def test_exit_status_is_the_one_the_parent_saw(self):
         job, account, _, first = self.first_death("exit3")
@@ -98,6 +105,8 @@ class Deaths(unittest.TestCase):
         self.assertEqual(job.returncode, -signal.SIGSEGV)
         self.assertEqual(evidence(first)["signal"], signal.SIGSEGV)
         self.assertIn("SIGSEGV", first["summary"])
+        # what it was doing: the job's last half second, on one line
+        self.assertIn(f"last seen at {PROGRAM}:{line_of('# last seen')} in spin", first["summary"])
 
     def test_a_killed_worker_comes_before_the_error_it_caused(self):
         job, account, report, first = self.first_death("worker_killed")

@@ -3,10 +3,10 @@ its own account first: "pid P", each step as "step N T" (T: its
 CLOCK_MONOTONIC time in ns) and, for a worker that dies, "worker_died P T".
 
   healthy        runs 20 steps and ends well (after a helper that exits 1)
-  sigkill        SIGKILL to itself after 20 steps
+  sigkill        SIGKILL to itself after 20 steps and 0.5 s in spin()
   exit3          os._exit(3) after 20 steps and 2000 lines of stderr
   raise          an uncaught exception after 20 steps
-  segv           a read of address 0 after 20 steps (SIGSEGV)
+  segv           a read of address 0 after 20 steps and 0.5 s in spin()
   worker_killed  a DataLoader worker SIGKILLs itself when asked for sample 20;
                  PyTorch then raises in the main process
   worker_oom     a DataLoader worker keeps 40 MiB of every sample it makes
@@ -24,6 +24,13 @@ def say(*words):
     # one write: the workers and the main process share the pipe, and a worker may be
     # killed in the middle of a buffered line
     os.write(1, (" ".join(str(w) for w in words) + "\n").encode())
+
+
+def spin(seconds):
+    """Pure Python work on one line, for the profiler's samples to find it there."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:  # last seen
+        pass
 
 
 def steps(n):
@@ -70,6 +77,8 @@ if mode in ("worker_killed", "worker_oom"):
 if mode == "healthy":
     subprocess.run(["false"])  # a helper's failure is no death of the job
 steps(20)
+if mode in ("sigkill", "segv"):
+    spin(0.5)
 if mode == "sigkill":
     os.kill(os.getpid(), signal.SIGKILL)
 elif mode == "exit3":

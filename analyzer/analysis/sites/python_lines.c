@@ -18,6 +18,10 @@ void pi_python_lines_event(struct pi_process_info *p, const struct pi_event *ev)
     l->sampled_ns += ev->dur_ns;
     if (!ev->rec.arg[0])
         return;
+    if (ev->ts_ns + ev->dur_ns >= l->last_ns) {
+        l->last_stack = ev->rec.arg[0];
+        l->last_ns = ev->ts_ns + ev->dur_ns;
+    }
     struct pi_u64_entry *e = pi_u64_map_put(l->pending, ev->rec.arg[0]);
     if (e)
         e->value[0] += ev->dur_ns;
@@ -82,6 +86,13 @@ void pi_python_lines_finish_file(struct pi_process_info *p, const struct pi_read
     }
     pi_u64_map_free(pending);
     l->pending = NULL;
+    struct pi_call_site *last = l->last_stack ? pi_call_site_read(reader, l->last_stack) : NULL;
+    const struct pi_site_frame *frame = last ? users_frame(last) : NULL;
+    if (frame && !l->last.file) {
+        l->last = (struct pi_python_line){strdup(frame->file), strdup(frame->function), frame->line,
+                                          0};
+    }
+    pi_call_site_free(last);
     if (l->count > 1)
         qsort(l->lines, l->count, sizeof(*l->lines), by_time);
 }
@@ -96,6 +107,8 @@ void pi_python_lines_free(struct pi_process_info *p)
         free(l->lines[i].function);
     }
     free(l->lines);
+    free(l->last.file);
+    free(l->last.function);
     pi_u64_map_free(l->pending);
     free(l);
     p->python_lines = NULL;

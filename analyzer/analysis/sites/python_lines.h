@@ -25,6 +25,10 @@ struct pi_python_lines {
     size_t count, capacity;
     uint64_t sampled_ns; /* all its samples' time, in the user's code or not */
     void *pending;       /* this file's sample time by stack id, until its end */
+    /* the last sample with Python frames: where the main thread was last seen (a process
+     * that died: what it was doing) */
+    uint64_t last_stack, last_ns;
+    struct pi_python_line last; /* its deepest line of the user's code; file NULL: none */
 };
 
 /* pi_python_lines_event - account a PI_REC_PY_SAMPLE of @process (record_dispatch.c) */
