@@ -133,15 +133,11 @@ static const struct pi_oom_rise *oom_kill_of(const struct pi_analysis *a,
 static int how_it_ended(const struct pi_analysis *a, const struct pi_process_info *p,
                         struct pi_finding *f, char *how, size_t size)
 {
-    if (p->ended && p->end_reason == PI_END_SIGNAL) {
-        int at = snprintf(how, size, "was killed by signal %" PRId64 " (%s)", p->end_status,
-                          signal_name((long)p->end_status));
-        if (at > 0 && (size_t)at < size)
-            device_failures(a, p, f, " after out of device memory: ", how + at, size - (size_t)at);
-        return 1;
-    }
-    if (p->ended && p->end_status != 0 && p->end_status != -1) {
-        int at = snprintf(how, size, "exited with status %" PRId64, p->end_status);
+    int signal = p->ended && p->end_reason == PI_END_SIGNAL;
+    if (signal || (p->ended && p->end_status != 0 && p->end_status != -1)) {
+        int at = signal ? snprintf(how, size, "was killed by signal %" PRId64 " (%s)", p->end_status,
+                                   signal_name((long)p->end_status))
+                        : snprintf(how, size, "exited with status %" PRId64, p->end_status);
         if (at > 0 && (size_t)at < size)
             device_failures(a, p, f, " after out of device memory: ", how + at, size - (size_t)at);
         return 1;
@@ -153,18 +149,18 @@ static int how_it_ended(const struct pi_analysis *a, const struct pi_process_inf
     if (oom) {
         char limit[64] = "no limit";
         if (oom->limit_bytes)
-            snprintf(limit, sizeof(limit), "limit %.0f MiB", (double)oom->limit_bytes / 1048576);
+            snprintf(limit, sizeof(limit), "limit %.0f MiB", (double)oom->limit_bytes / MiB);
         snprintf(how, size,
                  "was killed by the kernel's OOM killer: its memory cgroup (%s, %.0f MiB in use) "
                  "counted an OOM kill %.2f s after its last record (seen by pid %d); it held "
                  "%.0f MiB resident then, growing %.1f MiB/s over its life",
-                 limit, (double)oom->usage_bytes / 1048576, (double)(oom->ns - p->end_ns) / 1e9,
-                 seen_by, (double)p->rss_last / 1048576, pi_series_slope(&p->rss, 0) / 1048576);
+                 limit, (double)oom->usage_bytes / MiB, (double)(oom->ns - p->end_ns) / 1e9,
+                 seen_by, (double)p->rss_last / MiB, pi_series_slope(&p->rss, 0) / MiB);
         f->cause = "oom-killer";
         pi_finding_evidence(f, "oom_kills", (double)oom->kills, "");
-        pi_finding_evidence(f, "cgroup_limit_mib", (double)oom->limit_bytes / 1048576, "MiB");
-        pi_finding_evidence(f, "cgroup_usage_mib", (double)oom->usage_bytes / 1048576, "MiB");
-        pi_finding_evidence(f, "rss_mib", (double)p->rss_last / 1048576, "MiB");
+        pi_finding_evidence(f, "cgroup_limit_mib", (double)oom->limit_bytes / MiB, "MiB");
+        pi_finding_evidence(f, "cgroup_usage_mib", (double)oom->usage_bytes / MiB, "MiB");
+        pi_finding_evidence(f, "rss_mib", (double)p->rss_last / MiB, "MiB");
         return 1;
     }
     snprintf(how, size,
@@ -252,8 +248,6 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
                  " steps", steps, training->steps.count);
         pi_finding_evidence(f, "steps_done", (double)steps, "");
     }
-    /* without an end record, the last record is all there is: the records of up to one
-     * flush interval (PROFINJECT_FLUSH_MS) before the kill went with the process */
     char seen[400] = "";
     const struct pi_python_lines *lines = p->python_lines;
     if (lines && lines->last.file && lines->last.function)
@@ -265,6 +259,8 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
     last_words(p, words, sizeof(words), 3);
     char seen_printable[400];
     printable(seen_printable, sizeof(seen_printable), seen, strlen(seen));
+    /* without an end record, the last record is all there is: the records of up to one
+     * flush interval (PROFINJECT_FLUSH_MS) before the kill went with the process */
     snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s%s%s%s%s",
              role, f->pid, command, how, p->ended ? "" : "its last record ", at_s, when,
              seen_printable, words[0] ? "; its stderr ended: \"" : "", words, words[0] ? "\"" : "");
@@ -321,7 +317,7 @@ int pi_verdict_deaths(const struct pi_analysis *a, struct pi_finding *out, int r
         const char *role = role_of(p, training, buf, sizeof(buf));
         if (role && how_it_ended(a, p, &out[n], how, sizeof(how)))
             write_death(a, p, role, how, training, &out[n++]);
-        else if (p->gpu && p->gpu->failure_count && n < room)
+        else if (p->gpu && p->gpu->failure_count)
             survived_device_oom(a, p, &out[n++]);
     }
     return n;

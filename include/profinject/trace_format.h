@@ -609,6 +609,13 @@ enum pi_gpu_alloc_kind {
     PI_GPU_ALLOC_KIND_COUNT
 };
 
+/* pi_gpu_alloc_on_host - whether memory of @kind (enum pi_gpu_alloc_kind) is the host's:
+ * page-locked or registered, no part of any device's memory */
+static inline int pi_gpu_alloc_on_host(unsigned kind)
+{
+    return kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED;
+}
+
 enum pi_gpu_copy_kind {
     PI_GPU_MEMSET = 0,
     PI_GPU_COPY_HTOD = 1,

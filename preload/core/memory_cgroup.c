@@ -18,18 +18,6 @@ static int append(char *out, size_t size, size_t *at, const char *text, size_t l
     return 1;
 }
 
-/* The whole of a small file at @path into @buf; its length, or -1. */
-static ssize_t read_small_file(const char *path, char *buf, size_t size)
-{
-    int fd = pi_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    ssize_t n = pi_sys_pread(fd, buf, size - 1, 0);
-    pi_sys_close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    return n;
-}
-
 /* The number after "@key " at the start of a line of @text; -1 when absent. */
 static int64_t keyed_number(const char *text, const char *key)
 {
@@ -55,7 +43,7 @@ static uint64_t cgroup_number(const struct pi_memory_cgroup *c, const char *file
     size_t at = 0;
     if (!append(path, sizeof(path), &at, c->dir, strlen(c->dir)) ||
         !append(path, sizeof(path), &at, file, strlen(file)) ||
-        read_small_file(path, text, sizeof(text)) <= 0 || text[0] < '0' || text[0] > '9')
+        pi_sys_read_file(path, text, sizeof(text)) == 0 || text[0] < '0' || text[0] > '9')
         return 0;
     uint64_t n = 0;
     for (const char *p = text; *p >= '0' && *p <= '9'; p++)
@@ -88,8 +76,15 @@ void pi_memory_cgroup_open(struct pi_memory_cgroup *c)
     memset(c, 0, sizeof(*c));
     c->events_fd = -1;
     c->last_kills = -1;
+}
+
+/* Open the events file of this process's memory cgroup, once, at its first reading: a
+ * process that ends before its first sample never looks. */
+static void find_cgroup(struct pi_memory_cgroup *c)
+{
+    c->looked = 1;
     char text[2048];
-    if (read_small_file("/proc/self/cgroup", text, sizeof(text)) <= 0)
+    if (pi_sys_read_file("/proc/self/cgroup", text, sizeof(text)) == 0)
         return;
     /* cgroup v1's memory controller where it is mounted, else the unified hierarchy's */
     const char *unified = NULL;
@@ -121,6 +116,8 @@ void pi_memory_cgroup_close(struct pi_memory_cgroup *c)
 int pi_memory_cgroup_read(struct pi_memory_cgroup *c, struct pi_memory_cgroup_reading *reading)
 {
     char text[512];
+    if (!c->looked)
+        find_cgroup(c);
     if (c->events_fd <= 0)
         return 0;
     ssize_t n = pi_sys_pread(c->events_fd, text, sizeof(text) - 1, 0);

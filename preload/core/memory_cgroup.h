@@ -16,7 +16,8 @@
 #include <stdint.h>
 
 struct pi_memory_cgroup {
-    int events_fd;      /* memory.events or memory.oom_control; -1: none, 0: not yet looked */
+    int looked;         /* the cgroup was looked for (at the first reading) */
+    int events_fd;      /* memory.events or memory.oom_control; -1: none */
     char dir[256];      /* the cgroup's folder, for its limit and usage */
     int v2;             /* the unified hierarchy's file names */
     int64_t last_kills; /* the count last recorded; -1: none yet */
@@ -28,7 +29,8 @@ struct pi_memory_cgroup_reading {
     uint64_t usage_bytes; /* its memory in use at the reading */
 };
 
-/* pi_memory_cgroup_open - find this process's memory cgroup (from /proc/self/cgroup) */
+/* pi_memory_cgroup_open - start afresh in this process image: its memory cgroup (from
+ * /proc/self/cgroup) is looked for at the first reading */
 void pi_memory_cgroup_open(struct pi_memory_cgroup *cgroup);
 
 /* pi_memory_cgroup_close - close what is open (an fd inherited through fork too) */

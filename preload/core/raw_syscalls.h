@@ -71,6 +71,25 @@ static inline int pi_sys_close(int fd)
     return (int)syscall(SYS_close, fd);
 }
 
+/* pi_sys_read_file - the whole of a small file (/proc, /sys) at @path into @buf, NUL-terminated,
+ * at most @size - 1 bytes: their count, 0 when it cannot be read */
+static inline size_t pi_sys_read_file(const char *path, char *buf, size_t size)
+{
+    int fd = pi_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+    size_t total = 0;
+    while (fd >= 0 && total + 1 < size) {
+        ssize_t n = pi_sys_read(fd, buf + total, size - 1 - total);
+        if (n <= 0)
+            break;
+        total += (size_t)n;
+    }
+    if (fd >= 0)
+        pi_sys_close(fd);
+    if (size)
+        buf[total] = '\0';
+    return total;
+}
+
 static inline uint32_t pi_sys_gettid(void)
 {
     return (uint32_t)syscall(SYS_gettid);

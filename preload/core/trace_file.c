@@ -184,28 +184,10 @@ int pi_trace_file_create(const struct pi_config *config, uint64_t start_realtime
     return fd;
 }
 
-/* Read a small /proc file into @buf (NUL-terminated); its length, 0 on failure. */
 int pi_trace_file_removed(int fd)
 {
     struct stat st;
     return syscall(SYS_fstat, fd, &st) == 0 && st.st_nlink == 0;
-}
-
-static size_t read_proc_file(const char *path, char *buf, size_t size)
-{
-    int fd = pi_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0)
-        return 0;
-    size_t total = 0;
-    while (total + 1 < size) {
-        ssize_t n = pi_sys_read(fd, buf + total, size - 1 - total);
-        if (n <= 0)
-            break;
-        total += (size_t)n;
-    }
-    pi_sys_close(fd);
-    buf[total] = '\0';
-    return total;
 }
 
 static uint64_t namespace_inode(const char *path)
@@ -236,7 +218,7 @@ static size_t identity(char *out, size_t capacity)
         used += (size_t)n;
     }
     char boot[64];
-    size_t boot_len = read_proc_file("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+    size_t boot_len = pi_sys_read_file("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
     boot_len = trim_newline(boot, boot_len);
     if (boot_len > 0 && capacity - used > boot_len + 9) {
         memcpy(out + used, "boot_id=", 8);
@@ -276,14 +258,14 @@ size_t pi_trace_header_build(uint8_t *out, size_t capacity, const struct pi_head
     if (uname(&uts) == 0)
         lengths[PI_HDR_HOSTNAME] = (size_t)snprintf(strings[PI_HDR_HOSTNAME], 4096, "%s",
                                                     uts.nodename);
-    size_t cmdline = read_proc_file("/proc/self/cmdline", strings[PI_HDR_CMDLINE], 4096);
+    size_t cmdline = pi_sys_read_file("/proc/self/cmdline", strings[PI_HDR_CMDLINE], 4096);
     for (size_t i = 0; i + 1 < cmdline; i++)
         if (strings[PI_HDR_CMDLINE][i] == '\0')
             strings[PI_HDR_CMDLINE][i] = ' ';
     lengths[PI_HDR_CMDLINE] = trim_newline(strings[PI_HDR_CMDLINE], cmdline);
     ssize_t exe = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", strings[PI_HDR_EXE], 4095);
     lengths[PI_HDR_EXE] = exe > 0 ? (size_t)exe : 0;
-    size_t cgroup = read_proc_file("/proc/self/cgroup", strings[PI_HDR_CGROUP], 4096);
+    size_t cgroup = pi_sys_read_file("/proc/self/cgroup", strings[PI_HDR_CGROUP], 4096);
     lengths[PI_HDR_CGROUP] = trim_newline(strings[PI_HDR_CGROUP], cgroup);
     lengths[PI_HDR_IDENTITY] = identity(strings[PI_HDR_IDENTITY], 4096);
 

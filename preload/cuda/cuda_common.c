@@ -211,7 +211,7 @@ void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t poi
     int saved = errno;
     /* nested driver records repeat their parent: no stack walk for them */
     int top = !(bits & PI_CUDA_NESTED), full = top && !failed;
-    int on_device = kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED;
+    int on_device = !pi_gpu_alloc_on_host(kind);
     int recording = atomic_load_explicit(&pi_recording, memory_order_relaxed) != 0;
     /* while paused only the live-allocation table needs this: no stack walk. A failed
      * request gets one too: it is rare, and what a job dies of */

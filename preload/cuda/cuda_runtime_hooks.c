@@ -92,7 +92,7 @@ ALLOC3_HOOK(cudaMallocAsync_ptsz, PI_CUDA_API_cudaMallocAsync, PI_GPU_ALLOC_POOL
         LEAVE();                                                                                  \
         if (r != cudaSuccess && was_live)                                                         \
             pi_live_restore(&saved);                                                              \
-        if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED)                       \
+        if (pi_gpu_alloc_on_host(kind))                                                           \
             pi_cuda_pinned_remove(pointer);                                                       \
         pi_cuda_emit_free(api, kind, bits, (uint64_t)(uintptr_t)(pointer), 0, stream, start,      \
                           r != cudaSuccess);                                                      \

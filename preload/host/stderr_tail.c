@@ -22,13 +22,11 @@ void pi_stderr_tail_note(int fd, const void *buf, size_t n)
 {
     if (fd != 2 || !atomic_load_explicit(&following, memory_order_relaxed) || n == 0)
         return;
-    const char *bytes = buf;
-    if (n > PI_STDERR_TAIL_BYTES) { /* only its end can stay */
-        bytes += n - PI_STDERR_TAIL_BYTES;
-        atomic_fetch_add(&written, n - PI_STDERR_TAIL_BYTES);
-        n = PI_STDERR_TAIL_BYTES;
-    }
-    uint64_t at = atomic_fetch_add(&written, n) % PI_STDERR_TAIL_BYTES;
+    /* of a write longer than the ring only its end can stay: it goes where the end falls */
+    size_t kept = n < PI_STDERR_TAIL_BYTES ? n : PI_STDERR_TAIL_BYTES;
+    const char *bytes = (const char *)buf + (n - kept);
+    uint64_t at = (atomic_fetch_add(&written, n) + (n - kept)) % PI_STDERR_TAIL_BYTES;
+    n = kept;
     size_t first = n < PI_STDERR_TAIL_BYTES - at ? n : PI_STDERR_TAIL_BYTES - at;
     memcpy(ring + at, bytes, first);
     memcpy(ring, bytes + first, n - first);

@@ -19,7 +19,7 @@ void pi_device_failure_event(struct pi_gpu_memory *m, const struct pi_reader *re
 {
     const struct pi_record *r = &ev->rec;
     unsigned kind = PI_CUDA_SUBTYPE(r->flags);
-    if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED)
+    if (pi_gpu_alloc_on_host(kind))
         return;
     m->failures_total++;
     if (m->failure_count == PI_MAX_DEVICE_FAILURES)
@@ -29,7 +29,6 @@ void pi_device_failure_event(struct pi_gpu_memory *m, const struct pi_reader *re
     f->ns = ev->ts_ns;
     f->bytes = r->arg[1];
     f->tid = r->tid;
-    f->flags = r->flags;
     f->site.stack = PI_CUDA_STACK(r->arg[2]);
     pi_site_resolve(&f->site, reader);
 }
@@ -38,7 +37,7 @@ void pi_device_failure_in_order(struct pi_gpu_memory *m, const struct pi_event *
 {
     const struct pi_record *r = &ev->rec;
     unsigned kind = PI_CUDA_SUBTYPE(r->flags);
-    if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED)
+    if (pi_gpu_alloc_on_host(kind))
         return;
     for (unsigned i = 0; i < m->failure_count; i++) {
         struct pi_device_failure *f = &m->failures[i];

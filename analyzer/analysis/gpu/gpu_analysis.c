@@ -137,7 +137,7 @@ static void allocated(struct pi_gpu_memory *m, const struct pi_reader *reader,
     e->value[0] = r->arg[1];
     e->value[1] = LIVE_INFO(kind, device, ev->ts_ns);
     e->value[2] = stack;
-    if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED) {
+    if (pi_gpu_alloc_on_host(kind)) {
         m->pinned_live += r->arg[1];
         if (m->pinned_live > m->pinned_peak)
             m->pinned_peak = m->pinned_live;
@@ -178,7 +178,7 @@ static void released(struct pi_gpu_memory *m, const struct pi_event *ev)
         return; /* allocated before recording began */
     uint64_t bytes = e->value[0];
     unsigned kind = LIVE_KIND(e->value[1]), device = LIVE_DEVICE(e->value[1]);
-    if (kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED) {
+    if (pi_gpu_alloc_on_host(kind)) {
         m->pinned_live -= bytes;
     } else {
         m->frees++;
@@ -232,7 +232,7 @@ static void call_site(struct pi_gpu_memory *m, const struct pi_reader *reader,
         return;
     uint32_t stack = (uint32_t)(ev->rec.arg[0] & 0xffffffu);
     unsigned kind = LIVE_KIND(e->value[1]);
-    if (kind != PI_GPU_ALLOC_PINNED && kind != PI_GPU_ALLOC_REGISTERED) {
+    if (!pi_gpu_alloc_on_host(kind)) {
         struct pi_u64_entry *old = pi_u64_map_get(m->site_map, e->value[2] + 1);
         if (old) {
             old->value[0] -= e->value[0];
@@ -366,7 +366,7 @@ static struct pi_site_bytes *live_sites(struct pi_gpu_memory *m, const struct pi
     for (size_t i = 0; by_site && i < live->capacity; i++) {
         struct pi_u64_entry *e = &live->slots[i];
         unsigned kind = LIVE_KIND(e->value[1]);
-        if (!e->key || kind == PI_GPU_ALLOC_PINNED || kind == PI_GPU_ALLOC_REGISTERED ||
+        if (!e->key || pi_gpu_alloc_on_host(kind) ||
             (since && LIVE_TS(e->value[1]) < since))
             continue;
         struct pi_u64_entry *s = pi_u64_map_put(by_site, e->value[2] + 1);

@@ -30,7 +30,6 @@ struct pi_device_failure {
     uint64_t ns, bytes;
     uint64_t held_bytes; /* the process's device memory when it failed */
     uint32_t tid;
-    uint16_t flags;      /* its record's: which call */
     struct pi_site_bytes site; /* where it was asked for */
     int has_device_memory;     /* the device's own account follows (format 9) */
     uint64_t free_bytes, total_bytes;
