@@ -996,8 +996,9 @@ class ComputeLoop(unittest.TestCase):
     own clocks over the main thread's life (the loop has no steps): the main thread's
     (time.thread_time_ns) and the process's (os.times), whose difference is what the intra-op
     thread computed for the loop, and the kernel's run delay of the main thread (its
-    schedstat, read by the job) for its wait for a CPU. That CPU is the loop's, not "other"; a loop that computes
-    most of its time is compute-bound, never "none"."""
+    schedstat, read by the job) for its wait for a CPU, and its time blocked before the pool
+    started (imports), which no pool computed for. That CPU is the loop's, not "other"; a loop
+    that computes most of its time is compute-bound, never "none"."""
 
     @classmethod
     def setUpClass(cls):
@@ -1014,11 +1015,14 @@ class ComputeLoop(unittest.TestCase):
     def check(self, load):
         did, rep = self.runs[load]
         pool_truth = did["life_process_cpu_ns"] - did["life_main_cpu_ns"]
-        self.assertGreater(pool_truth, 0.2 * did["life_main_cpu_ns"], "the pool computed")
+        # the pool computed well past the 100 ms the intra-op check allows (a floor, not a
+        # share of the main thread's CPU: under load that share fell to 0.16 in one run)
+        self.assertGreater(pool_truth, 300e6, ("the pool computed", did))
         # the main thread computed, or was blocked (neither on a CPU nor waiting for one)
-        # while its pool computed
+        # while its pool computed: not before the pool started (its imports)
         main, life, waiting = did["life_main_cpu_ns"], did["life_ns"], did["life_run_delay_ns"]
-        share_truth = (main + min(max(0, life - main - waiting), pool_truth)) / life
+        blocked = max(0, life - main - waiting - did["life_blocked_before_pool_ns"])
+        share_truth = (main + min(blocked, pool_truth)) / life
         [finding] = [f for f in rep["verdict"] if "cpu_share" in f["evidence"]]
         evidence = finding["evidence"]
         # the main thread's file reads (imports) are neither CPU nor "other": a little slack
@@ -1034,9 +1038,12 @@ class ComputeLoop(unittest.TestCase):
             self.assertGreater(evidence["main_cpu_s"] * 1e9, 0.95 * did["life_main_cpu_ns"],
                                finding)
             self.assertNotIn("larger batches, mixed precision", finding["advice"])
-        # what is left "other" is the wait for a CPU, not the pool's work
+        # what is left "other" is the wait for a CPU, not the pool's work; the import's time
+        # blocked may be either (page faults) or neither (file reads)
         other = evidence.get("main_other_share", 0.0)
-        self.assertAlmostEqual(other, 1 - share_truth, delta=0.08, msg=(did, finding))
+        before_pool = did["life_blocked_before_pool_ns"] / life
+        self.assertLess(other, 1 - share_truth + 0.08, (did, finding))
+        self.assertGreater(other, 1 - share_truth - before_pool - 0.08, (did, finding))
         # and the kernel's run delay says how much of it was waiting for a CPU
         if finding["kind"] == "compute-bound" or other >= 0.2:
             self.assertAlmostEqual(evidence["main_cpu_wait_share"],

@@ -9,7 +9,9 @@ start in /proc/self/stat): the main thread's own CPU clock
 the intra-op threads that computed for it) and the wall time
 (time.monotonic_ns; CLOCK_BOOTTIME for the life), and for the life the main
 thread's time ready to run and waiting for a CPU (the kernel's run delay, in
-/proc/self/task/PID/schedstat).
+/proc/self/task/PID/schedstat), and its time blocked before the intra-op
+threads started (neither on a CPU nor waiting for one: no pool computed
+then).
 
 Usage: compute_loop.py STEPS [--loaded]"""
 import json
@@ -71,6 +73,9 @@ if __name__ == "__main__":
     model = Model()
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     batch = torch.randn(128, 256)
+    # until the pool's threads start, time the main thread is neither on a CPU nor waiting
+    # for one is blocked (imports reading files and faulting pages in): no pool computed
+    blocked_before_pool = life_ns() - time.thread_time_ns() - run_delay_ns()
     try:
         train_step(model, optimizer, batch)  # the pool's threads start here
         wall0, main0, cpu0 = time.monotonic_ns(), time.thread_time_ns(), process_cpu_ns()
@@ -85,5 +90,6 @@ if __name__ == "__main__":
                       "process_cpu_ns": cpu1 - cpu0, "life_ns": life_ns(),
                       "life_main_cpu_ns": time.thread_time_ns(),
                       "life_process_cpu_ns": process_cpu_ns(),
-                      "life_run_delay_ns": run_delay_ns()}), flush=True)
+                      "life_run_delay_ns": run_delay_ns(),
+                      "life_blocked_before_pool_ns": blocked_before_pool}), flush=True)
     os._exit(0)  # the figures end here: no interpreter teardown after them
