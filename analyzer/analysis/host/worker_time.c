@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/host/threads.h"
+#include "analysis/host/working_span.h"
 
 const char *pi_worker_activity_name(enum pi_worker_activity activity)
 {
@@ -68,10 +69,13 @@ int pi_worker_time_of(const struct pi_analysis *a, const struct pi_process_info 
             continue;
         const struct pi_thread_info *main = pi_main_thread(q);
         w->workers++;
-        w->wall_ns += pi_thread_wall_ns(q, main);
+        /* from its first index to its last where the trace shows both, else its life */
+        uint64_t span = pi_working_span_ns(q, PI_TIME_CLASS_COUNT);
+        w->wall_ns += span ? span : pi_thread_wall_ns(q, main);
         for (int c = 0; c < PI_TIME_CLASS_COUNT; c++)
             w->ns[activity_of((enum pi_time_class)c)] +=
-                pi_thread_time_ns(q, main, (enum pi_time_class)c);
+                span ? pi_working_span_ns(q, (enum pi_time_class)c)
+                     : pi_thread_time_ns(q, main, (enum pi_time_class)c);
         size_t alive = alive_at_start(a, parent, q);
         w->concurrent = alive > w->concurrent ? alive : w->concurrent;
     }

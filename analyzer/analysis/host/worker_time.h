@@ -25,7 +25,7 @@ const char *pi_worker_activity_name(enum pi_worker_activity activity);
 struct pi_worker_time {
     size_t workers;    /* child processes in the trace */
     size_t concurrent; /* the most alive at once: num_workers, where each epoch starts its own */
-    uint64_t wall_ns;  /* their main threads' lives together */
+    uint64_t wall_ns;  /* their main threads' working spans (else lives) together */
     uint64_t ns[PI_WORKER_ACTIVITY_COUNT];
 };
 

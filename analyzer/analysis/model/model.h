@@ -198,6 +198,14 @@ struct pi_process_info {
     uint64_t pss_peak, pss_peak_ns;
     struct pi_series pss;
     struct pi_clock_samples main_cpu;
+    /* the main thread between the end of its first wait for data and the start of its last
+     * (working_span.h): a data-loader worker's time making batches */
+    struct pi_working_span {
+        uint64_t start_ns, end_ns;
+        uint64_t waited_at_start[PI_TIME_CPU], waited_at_end[PI_TIME_CPU];
+        uint64_t cpu_ns;  /* by the main thread's clock, where cpu_measured */
+        int cpu_measured; /* its samples cover the span */
+    } working;
     /* the main thread's time ready to run and waiting for a CPU so far (the kernel's schedstat
      * run delay, PI_FLAG_RUN_DELAY) at its first and last sample */
     struct pi_run_delay_sample {

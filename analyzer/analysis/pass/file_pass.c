@@ -11,6 +11,7 @@
 #include "analysis/host/thread_cpu.h"
 #include "analysis/host/thread_timeline.h"
 #include "analysis/host/threads.h"
+#include "analysis/host/working_span.h"
 #include "analysis/memory/memory_growth.h"
 #include "analysis/pass/record_dispatch.h"
 #include "analysis/pass/summary_events.h"
@@ -104,6 +105,7 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
     struct pi_thread_info *main_thread = pi_main_thread(p);
     if (main_thread && !p->window_count) /* between windows, waits were not recorded */
         pi_thread_timeline_cpu(main_thread, p->header.start_monotonic_ns, &p->main_cpu);
+    pi_working_span_clock(p);
     pi_clock_samples_free(&p->main_cpu);
     pi_memory_growth_steady_start(p);
     pi_gpu_finish_process(a, reader, p);

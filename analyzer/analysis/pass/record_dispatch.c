@@ -13,6 +13,7 @@
 #include "analysis/host/thread_cpu.h"
 #include "analysis/host/thread_timeline.h"
 #include "analysis/host/threads.h"
+#include "analysis/host/working_span.h"
 #include "analysis/pass/summary_events.h"
 #include "analysis/ranks/ranks.h"
 #include "analysis/sites/python_sites.h"
@@ -331,6 +332,9 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         t->time[time_class] += ev->dur_ns;
         pi_thread_timeline_add(t, p->header.start_monotonic_ns, ev->ts_ns, ev->dur_ns, time_class);
     }
+    if ((int)r->tid == p->header.pid && r->kind == PI_REC_IO && time_class < PI_TIME_CPU &&
+        pi_io_is_data_wait(PI_IO_OP(r->flags), PI_IO_CLASS(r->flags)))
+        pi_working_span_wait(p, t, ev->ts_ns, ev->dur_ns, time_class);
     if (main_thread && time_class < PI_TIME_CLASS_COUNT)
         pi_steps_event(&p->steps, ev, time_class, received);
     if ((int)r->tid == p->header.pid && time_class == PI_TIME_LOCK_WAIT) {
