@@ -6,6 +6,7 @@
  * (core/process_events.h).
  */
 #include "callsite/call_sites.h"
+#include "callsite/fatal_site.h"
 #include "callsite/python_sampler.h"
 #include "control/attach_bindings.h"
 #include "control/control_channel.h"
@@ -28,6 +29,7 @@ __attribute__((constructor(101))) static void pi_constructor(void)
     if (pi_recorder_state() == PI_STATE_RUNNING) {
         int guard = pi_guard_enter();
         pi_call_sites_start();
+        pi_fatal_site_start();
         pi_python_sampler_start();
         pi_stderr_tail_start();
         pi_control_start();

@@ -138,6 +138,15 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         fprintf(dump_out, " free_bytes=%" PRIu64 " total_bytes=%" PRIu64 " device=%" PRIu64,
                 r->arg[0], r->arg[1], r->arg[2]);
         break;
+    case PI_REC_FATAL_SIGNAL:
+        fprintf(dump_out, " signal=%" PRIu32 " code=%" PRId32, (uint32_t)r->arg[0],
+                (int32_t)(uint32_t)(r->arg[0] >> 32));
+        if (r->flags & PI_SIGNAL_SENT)
+            fprintf(dump_out, " sender_pid=%" PRIu32 " sender_uid=%" PRIu32, (uint32_t)r->arg[1],
+                    (uint32_t)(r->arg[1] >> 32));
+        else if (r->flags & PI_SIGNAL_FAULT)
+            fprintf(dump_out, " address=0x%" PRIx64, r->arg[1]);
+        break;
     case PI_REC_MEMORY_CGROUP:
         fprintf(dump_out, " oom_kills=%" PRIu64 " limit_bytes=%" PRIu64 " usage_bytes=%" PRIu64,
                 r->arg[0], r->arg[1], r->arg[2]);

@@ -14,7 +14,9 @@
 #include "analysis/common/series.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/steps.h"
+#include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_lines.h"
+#include "signal_words.h"
 #include "verdict.h"
 
 #define MAX_DEATHS 4
@@ -34,23 +36,6 @@ static const char *role_of(const struct pi_process_info *p, const struct pi_proc
         strcmp(p->command, training->command) == 0)
         return "a worker of the training process";
     return NULL;
-}
-
-/* The signal's name, as the shell says it. */
-static const char *signal_name(long sig)
-{
-    static const struct {
-        int number;
-        const char *name;
-    } names[] = {{SIGKILL, "SIGKILL"}, {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"},
-                 {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},
-                 {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},
-                 {SIGQUIT, "SIGQUIT"}, {SIGPIPE, "SIGPIPE"}, {SIGUSR1, "SIGUSR1"},
-                 {SIGUSR2, "SIGUSR2"}, {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (names[i].number == sig)
-            return names[i].name;
-    return "a signal";
 }
 
 #define MiB 1048576.0
@@ -124,6 +109,20 @@ static const struct pi_oom_rise *oom_kill_of(const struct pi_analysis *a,
     return best;
 }
 
+/* Who sent @p's fatal signal, as numbers. */
+static void signal_evidence(const struct pi_process_info *p, struct pi_finding *f)
+{
+    if (!p->fatal.seen)
+        return;
+    pi_finding_evidence(f, "signal_code", (double)p->fatal.code, "");
+    if (p->fatal.flags & PI_SIGNAL_SENT) {
+        pi_finding_evidence(f, "sender_pid", (double)(uint32_t)p->fatal.detail, "");
+        pi_finding_evidence(f, "sender_uid", (double)(uint32_t)(p->fatal.detail >> 32), "");
+    }
+    if (p->fatal.site)
+        pi_finding_evidence(f, "signal_frames", (double)p->fatal.site->count, "");
+}
+
 /*
  * How @p ended, in words, or 0 when it ended well. Without an end record
  * it died where no code runs (SIGKILL, the OOM killer), unless its image
@@ -135,8 +134,15 @@ static int how_it_ended(const struct pi_analysis *a, const struct pi_process_inf
 {
     int signal = p->ended && p->end_reason == PI_END_SIGNAL;
     if (signal || (p->ended && p->end_status != 0 && p->end_status != -1)) {
-        int at = signal ? snprintf(how, size, "was killed by signal %" PRId64 " (%s)", p->end_status,
-                                   signal_name((long)p->end_status))
+        char origin[320] = "", frames[600] = "";
+        if (signal) {
+            pi_signal_origin(a, p, origin, sizeof(origin));
+            pi_signal_frames(p, 3, frames, sizeof(frames));
+            signal_evidence(p, f);
+        }
+        int at = signal ? snprintf(how, size, "was killed by signal %" PRId64 " (%s)%s%s%s",
+                                   p->end_status, pi_signal_name((long)p->end_status), origin,
+                                   frames[0] ? " in " : "", frames)
                         : snprintf(how, size, "exited with status %" PRId64, p->end_status);
         if (at > 0 && (size_t)at < size)
             device_failures(a, p, f, " after out of device memory: ", how + at, size - (size_t)at);
@@ -250,9 +256,15 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
     }
     char seen[400] = "";
     const struct pi_python_lines *lines = p->python_lines;
-    if (lines && lines->last.file && lines->last.function)
+    const struct pi_call_site *at_signal = p->fatal.site;
+    if (at_signal && at_signal->python_count && at_signal->headline) {
+        snprintf(seen, sizeof(seen), "; the signal found thread %" PRIu32 " at %s", p->fatal.tid,
+                 at_signal->headline);
+        snprintf(f->line, sizeof(f->line), "%s", at_signal->headline);
+    } else if (lines && lines->last.file && lines->last.function) {
         snprintf(seen, sizeof(seen), "; its main thread was last seen at %s:%u in %s",
                  lines->last.file, lines->last.line, lines->last.function);
+    }
     char command[256], words[400];
     printable(command, sizeof(command), p->command ? p->command : "?",
               strlen(p->command ? p->command : "?"));
@@ -275,10 +287,15 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
             ? "see whether the kernel's OOM killer took it (dmesg, the memory cgroup's oom_kill "
               "count): then give the job more memory or make it keep less (fewer or lighter "
               "DataLoader workers, smaller prefetch); else find who sent it SIGKILL"
+        : p->end_reason == PI_END_SIGNAL && (p->fatal.flags & PI_SIGNAL_FAULT)
+            ? "a crash in native code: the innermost frames above name the library and function "
+              "(an extension built for another version, an index out of bounds in a custom "
+              "kernel or op, a bad pointer through ctypes); its Python line says which call"
         : p->end_reason == PI_END_SIGNAL
-            ? "a fatal signal: see the process's stderr for the stack; SIGTERM and SIGINT come "
-              "from outside (a launcher stopping the job after another process failed, a time "
-              "limit)"
+            ? "a fatal signal: SIGTERM, SIGINT and SIGHUP come from outside (a launcher stopping "
+              "the job after another process failed, a scheduler's time limit, a closed "
+              "terminal): see the sender named above; SIGABRT is the process's own abort(), "
+              "its reason in its stderr"
             : "the error it raised is in its stderr (its last lines quoted above, when "
               "recorded); a process of the job that exits non-zero usually follows another's "
               "failure: the earliest death is listed first";

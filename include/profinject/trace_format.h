@@ -42,7 +42,8 @@
 /* 9: the OOM kills of the process's memory cgroup (PI_REC_MEMORY_CGROUP);
  * the end of what a process wrote to stderr (PI_REC_STDERR_TAIL); a failed
  * device allocation's call site and the device's memory then
- * (PI_REC_DEVICE_MEMORY). */
+ * (PI_REC_DEVICE_MEMORY); the fatal signal's sender or fault address and
+ * the frames it found (PI_REC_FATAL_SIGNAL). */
 #define PI_FORMAT_VERSION 9
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -305,7 +306,22 @@ enum pi_record_kind {
      * then, by cuMemGetInfo. arg0 = free bytes, arg1 = total bytes, arg2 =
      * the device. */
     PI_REC_DEVICE_MEMORY = 39,
+    /* Format 9, by the thread a fatal signal was delivered to, before its
+     * process's end record: the signal and where it came from. arg0 = the
+     * signal | (uint32_t)si_code << 32; arg1 = with PI_SIGNAL_SENT, the
+     * sender's pid | its uid << 32 (kill, tgkill, sigqueue, abort: si_code
+     * <= 0), with PI_SIGNAL_FAULT the faulting address, else 0. A
+     * PI_REC_CALL_SITE may follow with the thread's Python and native frames,
+     * read after the rest of the trace is out (a broken stack may fault), and
+     * never when the signal came in the profiler's own code. */
+    PI_REC_FATAL_SIGNAL = 40,
     PI_REC_KIND_COUNT
+};
+
+/* PI_REC_FATAL_SIGNAL flags: what arg1 holds */
+enum pi_signal_flag {
+    PI_SIGNAL_SENT = 1u << 0,  /* a process sent it: arg1 is its pid and uid */
+    PI_SIGNAL_FAULT = 1u << 1, /* the thread's own fault: arg1 is the address */
 };
 
 /* PI_REC_DETAIL arg0 */

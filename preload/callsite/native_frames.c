@@ -33,6 +33,7 @@
 static int (*backtrace_fn)(void **, int);
 static const void *own_base;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static atomic_int unwinder_loaded;
 
 /* link map -> module id; a slot is written under the flag, read under it
  * too. The load base is kept as well: a library unloaded and another
@@ -80,9 +81,27 @@ static void load_unwinder(void)
     }
 }
 
-int pi_native_walk(void **pcs, int max)
+static int walk(void **pcs, int max);
+
+void pi_native_prepare(void)
 {
     pthread_once(&once, load_unwinder);
+    atomic_store(&unwinder_loaded, 1);
+}
+
+int pi_native_walk(void **pcs, int max)
+{
+    pi_native_prepare();
+    return walk(pcs, max);
+}
+
+int pi_native_walk_loaded(void **pcs, int max)
+{
+    return atomic_load(&unwinder_loaded) ? walk(pcs, max) : 0;
+}
+
+static int walk(void **pcs, int max)
+{
     if (!backtrace_fn || max <= 0)
         return 0;
     void *frames[PI_NATIVE_FRAMES_MAX + OWN_FRAMES_MAX];

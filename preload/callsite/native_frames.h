@@ -23,6 +23,14 @@
  */
 int pi_native_walk(void **pcs, int max);
 
+/* pi_native_prepare - load the unwinder now, off the application's threads, so that
+ * pi_native_walk_loaded can walk */
+void pi_native_prepare(void);
+
+/* pi_native_walk_loaded - pi_native_walk where the unwinder is loaded already, else 0:
+ * loading it (dlopen, malloc) is no thing to do in a signal handler */
+int pi_native_walk_loaded(void **pcs, int max);
+
 /**
  * pi_native_describe - one PI_FRAME_NATIVE frame per address: its module's
  * id, its offset, and the dynamic symbol's name id when dladdr knows one

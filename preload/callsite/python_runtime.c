@@ -255,6 +255,14 @@ static int wait_for_probe(void)
     return 1;
 }
 
+const struct pi_python *pi_python_ready(void)
+{
+    return atomic_load_explicit(&state, memory_order_acquire) == READY &&
+                   atomic_load_explicit(&announced, memory_order_relaxed)
+               ? &python
+               : NULL;
+}
+
 const struct pi_python *pi_python_get(void)
 {
     int now = atomic_load_explicit(&state, memory_order_acquire);

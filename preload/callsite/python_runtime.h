@@ -98,6 +98,10 @@ struct pi_python {
  */
 const struct pi_python *pi_python_get(void);
 
+/* pi_python_ready - the interpreter where it is found already and announced, else NULL;
+ * never looks for it (for a signal handler) */
+const struct pi_python *pi_python_ready(void);
+
 /**
  * pi_python_on_found - have @callback called once when the interpreter is
  * found usable (in the thread that found it, the guard held), or now if it

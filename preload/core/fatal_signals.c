@@ -30,6 +30,11 @@ static const int handled_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 static struct sigaction chained[NSIG];
 static _Atomic int ours_installed[NSIG];
 static _Atomic int ending;
+/* the fatal signal's record, for its frames: the thread ending the process, and whether the
+ * signal came in the profiler's own code (its locks may be held) */
+static _Atomic uint32_t fatal_tid;
+static uint64_t fatal_ts;
+static int fatal_in_profiler;
 
 int pi_fatal_signal_handled(int sig)
 {
@@ -62,6 +67,34 @@ static void call_application_handler(int sig, siginfo_t *info, void *context)
         app.sa_handler(sig);
 }
 
+/* The signal, and who sent it or where the thread faulted (PI_REC_FATAL_SIGNAL). */
+static void emit_signal(int sig, const siginfo_t *info, int in_profiler)
+{
+    unsigned flags = 0;
+    uint64_t from = 0;
+    if (info && info->si_code <= 0) { /* SI_USER, SI_QUEUE, SI_TKILL: a process sent it */
+        flags = PI_SIGNAL_SENT;
+        from = (uint32_t)info->si_pid | (uint64_t)info->si_uid << 32;
+    } else if (info && is_fault(sig) && sig != SIGABRT) {
+        flags = PI_SIGNAL_FAULT;
+        from = (uint64_t)(uintptr_t)info->si_addr;
+    }
+    fatal_ts = pi_clock_ticks();
+    fatal_in_profiler = in_profiler;
+    atomic_store(&fatal_tid, (uint32_t)pi_current_tid());
+    pi_emit(PI_REC_FATAL_SIGNAL, (uint16_t)flags, fatal_ts, 0,
+            (uint32_t)sig | (uint64_t)(uint32_t)(info ? info->si_code : 0) << 32, from, 0);
+}
+
+int pi_fatal_signal_moment(uint64_t *ts, int *in_profiler)
+{
+    if (atomic_load(&fatal_tid) != (uint32_t)pi_current_tid())
+        return 0;
+    *ts = fatal_ts;
+    *in_profiler = fatal_in_profiler;
+    return 1;
+}
+
 static void pi_signal_handler(int sig, siginfo_t *info, void *context)
 {
     int saved = errno;
@@ -71,13 +104,18 @@ static void pi_signal_handler(int sig, siginfo_t *info, void *context)
     if ((!app_handles || is_fault(sig)) && !atomic_exchange(&ending, 1)) {
         int guard = pi_guard_enter();
         if (!app_handles) {
+            emit_signal(sig, info, guard != 0);
             pi_process_event_notify(PI_EVENT_FATAL_SIGNAL);
             pi_emit(PI_REC_PROCESS_END, 0, pi_clock_ticks(), 0, (uint64_t)sig, PI_END_SIGNAL,
                     pi_background_cpu_ns());
         }
         pi_recorder_flush_sync(SIGNAL_FLUSH_TIMEOUT_MS);
-        if (!app_handles)
+        if (!app_handles) {
+            /* the frames last: walking a broken stack may fault, and all else is out by now */
+            pi_process_event_notify(PI_EVENT_FATAL_FRAMES);
+            pi_recorder_flush_sync(SIGNAL_FLUSH_TIMEOUT_MS);
             pi_process_event_notify(PI_EVENT_DYING);
+        }
         pi_guard_restore(guard);
         if (app_handles)
             atomic_store(&ending, 0);

@@ -23,6 +23,9 @@ enum pi_process_event {
                              goes on */
     PI_EVENT_FATAL_SIGNAL, /* a signal's default action is about to end the process, before
                               its end record: last records only, async-signal-safe */
+    PI_EVENT_FATAL_FRAMES, /* the same, once the trace is out: the frames of the thread that
+                              got it (pi_fatal_signal_moment), which may fault on a broken
+                              stack; async-signal-safe, its records flushed after it */
     PI_EVENT_COUNT
 };
 

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ANALYZE = os.environ["PI_ANALYZE"]
@@ -29,8 +30,17 @@ def run_job(mode, cgroup=None):
         with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
             f.write(str(os.getpid()))
 
-    job = subprocess.run([sys.executable, PROGRAM, mode], env=env, capture_output=True, text=True,
-                         timeout=120, preexec_fn=enter_cgroup if cgroup else None)
+    job = subprocess.Popen([sys.executable, PROGRAM, mode], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True,
+                           preexec_fn=enter_cgroup if cgroup else None)
+    if mode == "term":  # this process sends the signal once the job says it waits for it
+        for line in job.stdout:
+            if line.strip() == "waiting":
+                time.sleep(0.3)  # into its spin(), off the write that said so
+                job.send_signal(signal.SIGTERM)
+                break
+    stdout, stderr = job.communicate(timeout=120)
+    job = subprocess.CompletedProcess(job.args, job.returncode, stdout, stderr)
     account = {"steps": [], "pid": None, "worker": None}
     for line in job.stdout.splitlines():
         words = line.split()
@@ -105,8 +115,29 @@ class Deaths(unittest.TestCase):
         self.assertEqual(job.returncode, -signal.SIGSEGV)
         self.assertEqual(evidence(first)["signal"], signal.SIGSEGV)
         self.assertIn("SIGSEGV", first["summary"])
-        # what it was doing: the job's last half second, on one line
-        self.assertIn(f"last seen at {PROGRAM}:{line_of('# last seen')} in spin", first["summary"])
+        # the job read address 0: the kernel's code for an address not mapped
+        self.assertEqual(evidence(first)["signal_code"], 1)  # SEGV_MAPERR
+        self.assertIn("at address 0x0 (not mapped)", first["summary"])
+        # where: the job's own line, and the native call it faulted in (ctypes' string_at)
+        where = f"{PROGRAM}:{line_of('# the fault')} in <module>"
+        self.assertTrue(first["line"].endswith(where), first["line"])
+        self.assertIn(f"found thread {account['pid']} at {where}", first["summary"])
+        native = first["summary"].split(" in ", 1)[1].split(", 0.")[0]
+        self.assertIn("string_at", native, first["summary"])
+        self.assertIn("_ctypes", native, first["summary"])
+        self.assertIn("a crash in native code", first["advice"])
+
+    def test_a_signal_names_its_sender(self):
+        job, account, _, first = self.first_death("term")
+        self.assertEqual(job.returncode, -signal.SIGTERM)
+        self.assertEqual(evidence(first)["signal"], signal.SIGTERM)
+        self.assertEqual(evidence(first)["sender_pid"], os.getpid())
+        self.assertEqual(evidence(first)["sender_uid"], os.getuid())
+        self.assertIn(f"(SIGTERM) sent by pid {os.getpid()} (uid {os.getuid()}, not traced)",
+                      first["summary"])
+        self.assertEqual(evidence(first)["signal_code"], 0)  # SI_USER: kill()
+        # it spun in spin() while it waited: the line the signal found it on
+        self.assertIn(f"at {PROGRAM}:{line_of('# last seen')} in spin", first["summary"])
 
     def test_a_killed_worker_comes_before_the_error_it_caused(self):
         job, account, report, first = self.first_death("worker_killed")

@@ -7,6 +7,7 @@ CLOCK_MONOTONIC time in ns) and, for a worker that dies, "worker_died P T".
   exit3          os._exit(3) after 20 steps and 2000 lines of stderr
   raise          an uncaught exception after 20 steps
   segv           a read of address 0 after 20 steps and 0.5 s in spin()
+  term           after 20 steps, spins until another process sends it SIGTERM
   worker_killed  a DataLoader worker SIGKILLs itself when asked for sample 20;
                  PyTorch then raises in the main process
   worker_oom     a DataLoader worker keeps 40 MiB of every sample it makes
@@ -88,4 +89,8 @@ elif mode == "exit3":
 elif mode == "raise":
     raise RuntimeError("the loss went NaN: \x1b[31mnan\x1b[0m")  # in colour, as logs are
 elif mode == "segv":
-    ctypes.string_at(0)
+    ctypes.string_at(0)  # the fault
+elif mode == "term":
+    say("waiting")
+    while True:
+        spin(0.1)  # until terminated

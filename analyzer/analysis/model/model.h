@@ -34,6 +34,7 @@ enum pi_time_class {
 extern const char *const pi_time_class_names[PI_TIME_CLASS_COUNT];
 
 struct pi_thread_timeline;
+struct pi_call_site;
 
 /* The main thread's CPU clock beside the process samples (PI_THREAD_CPU_SAMPLE), in time
  * order: held while its file is read, to split the steps, then released. */
@@ -177,6 +178,17 @@ struct pi_process_info {
     uint64_t end_reason;
     int replaced_by_exec; /* its image ended in an exec: no end record is due */
     char *stderr_tail;      /* the end of what it wrote to stderr (format 9), NULL: none */
+    /* the signal that ended it, as its handler saw it (format 9): who sent it or where the
+     * thread faulted, and that thread's frames */
+    struct pi_fatal_signal {
+        int seen;
+        uint32_t tid, signo;
+        int32_t code;     /* si_code */
+        unsigned flags;   /* enum pi_signal_flag: what detail holds */
+        uint64_t ns;
+        uint64_t detail;  /* the sender's pid | its uid << 32, or the fault's address */
+        struct pi_call_site *site; /* NULL: no frames */
+    } fatal;
     uint64_t stderr_bytes;  /* what it wrote to stderr in all */
     uint64_t children;     /* fork records */
     int truncated;

@@ -17,6 +17,7 @@
 #include "analysis/pass/file_pass.h"
 #include "analysis/pass/parallel_pass.h"
 #include "analysis/ranks/ranks.h"
+#include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_lines.h"
 #include "analysis/sites/python_time.h"
@@ -105,6 +106,7 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->host);
         free(p->cgroup);
         free(p->stderr_tail);
+        pi_call_site_free(p->fatal.site);
         free(p->identity);
         for (size_t t = 0; t < p->thread_count; t++)
             pi_thread_timeline_free(p->threads[t].timeline);

@@ -16,6 +16,7 @@
 #include "analysis/host/working_span.h"
 #include "analysis/pass/summary_events.h"
 #include "analysis/ranks/ranks.h"
+#include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_lines.h"
 #include "analysis/sites/python_time.h"
@@ -160,6 +161,15 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_MEMORY_CGROUP:
         oom_kills(&p->oom, ev);
         return;
+    case PI_REC_FATAL_SIGNAL:
+        p->fatal.seen = 1;
+        p->fatal.tid = r->tid;
+        p->fatal.signo = (uint32_t)r->arg[0];
+        p->fatal.code = (int32_t)(uint32_t)(r->arg[0] >> 32);
+        p->fatal.flags = r->flags;
+        p->fatal.ns = ev->ts_ns;
+        p->fatal.detail = r->arg[1];
+        return;
     case PI_REC_STDERR_TAIL: {
         const char *tail = pi_reader_string(reader, r->arg[0]);
         free(p->stderr_tail);
@@ -212,6 +222,9 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         pi_python_sites_event(a, reader, p, ev);
         if (r->kind == PI_REC_CALL_SITE && PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_ALLOC)
             pi_gpu_call_site(p, reader, ev);
+        if (r->kind == PI_REC_CALL_SITE && PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_FATAL_SIGNAL &&
+            p->fatal.seen && !p->fatal.site && r->tid == p->fatal.tid)
+            p->fatal.site = pi_call_site_read(reader, r->arg[0] & 0xffffffu);
         return;
     case PI_REC_PY_SAMPLE:
         p->python = 1;
