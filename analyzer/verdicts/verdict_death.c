@@ -13,6 +13,7 @@
 
 #include "analysis/common/series.h"
 #include "analysis/gpu/gpu_analysis.h"
+#include "analysis/host/host_memory.h"
 #include "analysis/host/steps.h"
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_lines.h"
@@ -156,17 +157,24 @@ static int how_it_ended(const struct pi_analysis *a, const struct pi_process_inf
         char limit[64] = "no limit";
         if (oom->limit_bytes)
             snprintf(limit, sizeof(limit), "limit %.0f MiB", (double)oom->limit_bytes / MiB);
+        /* RSS, sampled every 50 ms to 100 ms; PSS is read a second or more apart and would
+         * miss the last second's growth, which is what the kill was about */
+        struct pi_tree_memory tree = pi_host_memory_at(a, p->end_ns);
         snprintf(how, size,
-                 "was killed by the kernel's OOM killer: its memory cgroup (%s, %.0f MiB in use) "
+                 "was killed by the kernel's OOM killer: its memory cgroup (%s; %.0f MiB in use once it was gone) "
                  "counted an OOM kill %.2f s after its last record (seen by pid %d); it held "
-                 "%.0f MiB resident then, growing %.1f MiB/s over its life",
+                 "%.0f MiB resident then, growing %.1f MiB/s over its life, and the %" PRIu32
+                 " traced processes alive then %.0f MiB (their RSS: pages they share counted in each)",
                  limit, (double)oom->usage_bytes / MiB, (double)(oom->ns - p->end_ns) / 1e9,
-                 seen_by, (double)p->rss_last / MiB, pi_series_slope(&p->rss, 0) / MiB);
+                 seen_by, (double)p->rss_last / MiB, pi_series_slope(&p->rss, 0) / MiB,
+                 tree.alive, (double)tree.rss_bytes / MiB);
         f->cause = "oom-killer";
         pi_finding_evidence(f, "oom_kills", (double)oom->kills, "");
         pi_finding_evidence(f, "cgroup_limit_mib", (double)oom->limit_bytes / MiB, "MiB");
         pi_finding_evidence(f, "cgroup_usage_mib", (double)oom->usage_bytes / MiB, "MiB");
         pi_finding_evidence(f, "rss_mib", (double)p->rss_last / MiB, "MiB");
+        pi_finding_evidence(f, "tree_rss_mib", (double)tree.rss_bytes / MiB, "MiB");
+        pi_finding_evidence(f, "processes_alive", (double)tree.alive, "");
         return 1;
     }
     snprintf(how, size,

@@ -200,6 +200,11 @@ class Deaths(unittest.TestCase):
         self.assertEqual(evidence(first)["cgroup_limit_mib"], limit_mib)
         # what it held: at least what it kept by its own count, less the last sample's 40 MiB
         self.assertGreaterEqual(evidence(first)["rss_mib"], kept_mib - 40)
+        # and the tree then: the job's three processes (its loop and two workers), holding
+        # the worker's own and each its interpreter at least
+        self.assertEqual(evidence(first)["processes_alive"], 3)
+        self.assertGreaterEqual(evidence(first)["tree_rss_mib"],
+                                evidence(first)["rss_mib"] + 2 * 10, evidence(first))
         second = report["verdict"][1]
         self.assertEqual((second["kind"], second["pid"]), ("died", account["pid"]))
         self.assertEqual(evidence(second)["exit_status"], job.returncode)

@@ -149,6 +149,34 @@ out:
     return peak;
 }
 
+/* @s's latest value at or before @ns; 0 when it has none by then */
+static uint64_t latest(const struct pi_series *s, uint64_t ns)
+{
+    size_t low = 0, high = s->count; /* the first point after ns */
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (s->t[middle] <= ns)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low ? s->v[low - 1] : 0;
+}
+
+struct pi_tree_memory pi_host_memory_at(const struct pi_analysis *a, uint64_t ns)
+{
+    struct pi_tree_memory m = {0, 0};
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        uint64_t rss = latest(&p->rss, ns);
+        if (!rss || p->end_ns < ns)
+            continue;
+        m.alive++;
+        m.rss_bytes += rss;
+    }
+    return m;
+}
+
 void pi_host_memory_finish(struct pi_analysis *a)
 {
     struct pi_host_memory *m = &a->host_memory;

@@ -20,4 +20,14 @@
 /* pi_host_memory_finish - compute the tree's peak once every file is read */
 void pi_host_memory_finish(struct pi_analysis *analysis);
 
+/* What the tree held at one moment: the latest RSS sample of each process alive then. */
+struct pi_tree_memory {
+    uint64_t rss_bytes;
+    uint32_t alive; /* processes counted */
+};
+
+/* pi_host_memory_at - the tree's RSS at @ns (a process counts from its first sample to its
+ * end, @ns included) */
+struct pi_tree_memory pi_host_memory_at(const struct pi_analysis *analysis, uint64_t ns);
+
 #endif
