@@ -39,15 +39,6 @@ static const char *fault_kind(uint32_t sig, int32_t code)
     return "";
 }
 
-/* The traced process @pid, or NULL. */
-static const struct pi_process_info *process_of(const struct pi_analysis *a, uint32_t pid)
-{
-    for (size_t i = 0; i < a->process_count; i++)
-        if ((uint32_t)a->processes[i].header.pid == pid)
-            return &a->processes[i];
-    return NULL;
-}
-
 void pi_signal_origin(const struct pi_analysis *a, const struct pi_process_info *p, char *out,
                       size_t size)
 {
@@ -57,7 +48,7 @@ void pi_signal_origin(const struct pi_analysis *a, const struct pi_process_info 
         return;
     if (s->flags & PI_SIGNAL_SENT) {
         uint32_t pid = (uint32_t)s->detail, uid = (uint32_t)(s->detail >> 32);
-        const struct pi_process_info *sender = process_of(a, pid);
+        const struct pi_process_info *sender = pi_process_by_pid(a, (int)pid);
         if (pid == (uint32_t)p->header.pid)
             snprintf(out, size, " raised by the process itself (abort(), raise() or kill of its own pid)");
         else

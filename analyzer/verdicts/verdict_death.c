@@ -10,11 +10,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "analysis/common/series.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/host_memory.h"
 #include "analysis/host/steps.h"
+#include "analysis/pass/child_status.h"
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_lines.h"
 #include "signal_words.h"
@@ -177,11 +179,39 @@ static int how_it_ended(const struct pi_analysis *a, const struct pi_process_inf
         pi_finding_evidence(f, "processes_alive", (double)tree.alive, "");
         return 1;
     }
+    const struct pi_child_status *reaped = pi_child_status_of(a, p);
+    if (reaped && WIFSIGNALED(reaped->status)) {
+        snprintf(how, size,
+                 "was killed by signal %d (%s), as its parent's wait said %.2f s after its last "
+                 "record (it wrote no end record of its own: nothing of the process ran)%s",
+                 WTERMSIG(reaped->status), pi_signal_name(WTERMSIG(reaped->status)),
+                 (double)(reaped->ns - p->end_ns) / 1e9,
+                 WTERMSIG(reaped->status) == SIGKILL
+                     ? "; no OOM kill was counted in a memory cgroup a process of the job read: "
+                       "another process sent SIGKILL, or the host's OOM killer outside one"
+                     : "");
+        pi_finding_evidence(f, "signal", WTERMSIG(reaped->status), "");
+        pi_finding_evidence(f, "reaped_by_parent", 1, "");
+        return 1;
+    }
+    if (reaped && WEXITSTATUS(reaped->status) == 0)
+        return 0; /* its end record was lost, not the process */
+    if (reaped) {
+        snprintf(how, size,
+                 "exited with status %d, as its parent's wait said (it wrote no end record of "
+                 "its own)",
+                 WEXITSTATUS(reaped->status));
+        pi_finding_evidence(f, "exit_status", WEXITSTATUS(reaped->status), "");
+        pi_finding_evidence(f, "reaped_by_parent", 1, "");
+        return 1;
+    }
     snprintf(how, size,
              "stopped without an end record%s: killed by SIGKILL or the kernel's OOM killer "
              "(neither leaves the process a moment to write), unless it was still running "
-             "when its trace was read",
-             p->truncated ? " in a file cut mid-frame" : "");
+             "when its trace was read%s",
+             p->truncated ? " in a file cut mid-frame" : "",
+             pi_process_by_pid(a, p->header.ppid) ? " (its parent's trace holds no wait that reaped it)"
+                                                 : "");
     return 1;
 }
 

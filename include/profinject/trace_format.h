@@ -43,7 +43,8 @@
  * the end of what a process wrote to stderr (PI_REC_STDERR_TAIL); a failed
  * device allocation's call site and the device's memory then
  * (PI_REC_DEVICE_MEMORY); the fatal signal's sender or fault address and
- * the frames it found (PI_REC_FATAL_SIGNAL). */
+ * the frames it found (PI_REC_FATAL_SIGNAL); the children a parent reaped
+ * (PI_REC_CHILD_STATUS). */
 #define PI_FORMAT_VERSION 9
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -315,6 +316,11 @@ enum pi_record_kind {
      * read after the rest of the trace is out (a broken stack may fault), and
      * never when the signal came in the profiler's own code. */
     PI_REC_FATAL_SIGNAL = 40,
+    /* Format 9, in a parent: a child process it reaped (wait, waitpid, wait4,
+     * waitid), the only account of a child that ended where no code of its
+     * own ran (SIGKILL, the OOM killer). arg0 = the child's pid, arg1 = its
+     * wait status as waitpid gives it (WIFEXITED, WTERMSIG, WCOREDUMP). */
+    PI_REC_CHILD_STATUS = 41,
     PI_REC_KIND_COUNT
 };
 

@@ -19,7 +19,9 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +40,10 @@
     X(_Exit, void, (int), PI_REQUIRED, NULL)                                                       \
     X(sigaction, int, (int, const struct sigaction *, struct sigaction *), PI_REQUIRED, NULL)     \
     X(signal, sighandler_t, (int, sighandler_t), PI_REQUIRED, NULL)                               \
+    X(wait, pid_t, (int *), PI_REQUIRED, NULL)                                                    \
+    X(waitpid, pid_t, (pid_t, int *, int), PI_REQUIRED, NULL)                                     \
+    X(wait4, pid_t, (pid_t, int *, int, struct rusage *), PI_OPTIONAL, NULL)                      \
+    X(waitid, int, (idtype_t, id_t, siginfo_t *, int), PI_OPTIONAL, NULL)                         \
     PI_THREAD_FUNCTIONS(X)                                                                        \
     PI_IO_FUNCTIONS(X)
 

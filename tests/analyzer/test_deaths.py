@@ -41,7 +41,7 @@ def run_job(mode, cgroup=None):
                 break
     stdout, stderr = job.communicate(timeout=120)
     job = subprocess.CompletedProcess(job.args, job.returncode, stdout, stderr)
-    account = {"steps": [], "pid": None, "worker": None}
+    account = {"steps": [], "pid": None, "worker": None, "child": None}
     for line in job.stdout.splitlines():
         words = line.split()
         if words[0] == "pid":
@@ -50,6 +50,8 @@ def run_job(mode, cgroup=None):
             account["steps"].append(int(words[2]))
         elif words[0] == "worker_died":
             account["worker"] = (int(words[1]), int(words[2]))
+        elif words[0] == "child":
+            account["child"] = (int(words[1]), words[2])
         elif words[0] == "worker_kept":
             account["worker"] = (int(words[1]), int(words[2]))  # pid, MiB kept
     out = os.path.join(traces, "report.json")
@@ -162,6 +164,27 @@ class Deaths(unittest.TestCase):
         self.assertIn("1 without end record", self.text)
         self.assertIn(f"(pid {worker_pid}) ended without their end record", " ".join(self.text.split()))
         self.assertIn("wrote their end (1 did not)", " ".join(self.text.split()))
+
+    def test_a_child_its_parent_reaped_is_named_by_its_status(self):
+        """A child killed outright writes nothing of its end: its parent's waitpid does."""
+        job, account, _, first = self.first_death("reaped")
+        self.assertEqual(job.returncode, 0)
+        child, status = account["child"]
+        self.assertTrue(os.WIFSIGNALED(int(status)), status)
+        self.assertEqual(first["pid"], child)
+        self.assertEqual(evidence(first)["signal"], os.WTERMSIG(int(status)))
+        self.assertEqual(evidence(first)["reaped_by_parent"], 1)
+        self.assertIn("killed by signal 9 (SIGKILL), as its parent's wait said", first["summary"])
+
+    def test_a_child_its_parent_never_reaped_has_no_end(self):
+        job, account, _, first = self.first_death("unreaped")
+        self.assertEqual(job.returncode, 0)
+        child, said = account["child"]
+        self.assertEqual(said, "unreaped")
+        self.assertEqual(first["pid"], child)
+        self.assertEqual(evidence(first)["end_record"], 0)
+        self.assertNotIn("reaped_by_parent", evidence(first))
+        self.assertIn("its parent's trace holds no wait that reaped it", first["summary"])
 
     def test_a_file_cut_mid_frame_is_said(self):
         _, _, _, _, traces = run_job("exit3")

@@ -8,6 +8,9 @@ CLOCK_MONOTONIC time in ns) and, for a worker that dies, "worker_died P T".
   raise          an uncaught exception after 20 steps
   segv           a read of address 0 after 20 steps and 0.5 s in spin()
   term           after 20 steps, spins until another process sends it SIGTERM
+  reaped         a child it forks SIGKILLs itself; the parent reaps it (os.waitpid,
+                 printing "child P S" with the status), runs 20 steps, ends well
+  unreaped       the same, but the parent never reaps it
   worker_killed  a DataLoader worker SIGKILLs itself when asked for sample 20;
                  PyTorch then raises in the main process
   worker_oom     a DataLoader worker keeps 40 MiB of every sample it makes
@@ -77,6 +80,17 @@ if mode in ("worker_killed", "worker_oom"):
     sys.exit(0)
 if mode == "healthy":
     subprocess.run(["false"])  # a helper's failure is no death of the job
+if mode in ("reaped", "unreaped"):
+    child = os.fork()
+    if child == 0:
+        spin(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)
+    if mode == "reaped":
+        _, status = os.waitpid(child, 0)
+        say("child", child, status)
+    else:
+        time.sleep(0.5)  # long enough for it to die; a zombie from then on
+        say("child", child, "unreaped")
 steps(20)
 if mode in ("sigkill", "segv"):
     spin(0.5)

@@ -191,6 +191,12 @@ struct pi_process_info {
     } fatal;
     uint64_t stderr_bytes;  /* what it wrote to stderr in all */
     uint64_t children;     /* fork records */
+    /* the children it reaped and how they ended, by its wait calls (format 9) */
+    struct pi_child_status {
+        uint32_t pid, status; /* status: as waitpid gives it */
+        uint64_t ns;
+    } *reaped;
+    size_t reaped_count, reaped_capacity;
     int truncated;
     /* damaged stretches of the file skipped, and the frames of records lost with them */
     uint64_t damaged_bytes, damaged_frames;
@@ -364,5 +370,15 @@ struct pi_analysis {
     /* of the ranks read so far, the one that keeps its per-step figures (training_process.h) */
     struct pi_process_info *figures_rank;
 };
+
+/* pi_process_by_pid - the traced process @pid of @a, or NULL */
+static inline const struct pi_process_info *pi_process_by_pid(const struct pi_analysis *a,
+                                                              int pid)
+{
+    for (size_t i = 0; i < a->process_count; i++)
+        if (a->processes[i].header.pid == pid)
+            return &a->processes[i];
+    return NULL;
+}
 
 #endif

@@ -107,6 +107,7 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->cgroup);
         free(p->stderr_tail);
         pi_call_site_free(p->fatal.site);
+        free(p->reaped);
         free(p->identity);
         for (size_t t = 0; t < p->thread_count; t++)
             pi_thread_timeline_free(p->threads[t].timeline);

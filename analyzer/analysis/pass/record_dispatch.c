@@ -14,6 +14,7 @@
 #include "analysis/host/thread_timeline.h"
 #include "analysis/host/threads.h"
 #include "analysis/host/working_span.h"
+#include "analysis/pass/child_status.h"
 #include "analysis/pass/summary_events.h"
 #include "analysis/ranks/ranks.h"
 #include "analysis/sites/call_sites.h"
@@ -199,6 +200,9 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         return;
     case PI_REC_FORK:
         p->children++;
+        return;
+    case PI_REC_CHILD_STATUS:
+        pi_child_status_add(p, (uint32_t)r->arg[0], (uint32_t)r->arg[1], ev->ts_ns);
         return;
     case PI_REC_THREAD_NAME:
         /* arg1 names another thread by pthread_t (not known to the reader); arg2 by tid */
