@@ -317,6 +317,27 @@ static int takes_control_signal(int pid)
 }
 
 #define SOCKET_GRACE_MS 1000
+#define REPLY_MAX (512 * 1024)
+
+/* "PID: " and each line of @reply, our newlines kept, anything else in it escaped; a reply
+ * of many lines starts on the next line, indented */
+static void print_reply(int pid, const char *reply, size_t length)
+{
+    if (length && reply[length - 1] == '\n')
+        length--;
+    const char *newline = memchr(reply, '\n', length);
+    printf("%d:%s", pid, newline ? "\n  " : " ");
+    for (const char *line = reply, *end = reply + length; line <= end;) {
+        const char *stop = memchr(line, '\n', (size_t)(end - line));
+        if (!stop)
+            stop = end;
+        print_escaped(stdout, line, (size_t)(stop - line));
+        line = stop + 1;
+        if (line <= end)
+            printf("\n  ");
+    }
+    putchar('\n');
+}
 
 /* Send @request to one process; print its answer. 0 when it answered. */
 int pi_control_one(const char *dir, int pid, const char *request, int fallback_value)
@@ -356,27 +377,27 @@ int pi_control_one(const char *dir, int pid, const char *request, int fallback_v
                fallback_value == PI_CONTROL_SIGNAL_START ? "start" : "stop");
         return 0;
     }
-    char reply[512] = {0};
-    ssize_t got = -1;
-    int ok = write(fd, request, strlen(request)) == (ssize_t)strlen(request) &&
-             (got = read(fd, reply, sizeof(reply) - 1)) > 0;
-    int timed_out = !ok && (errno == EAGAIN || errno == EWOULDBLOCK);
+    /* the answer, to the end: one line, or the many of "stacks" */
+    static char reply[REPLY_MAX];
+    size_t got = 0;
+    ssize_t n = 0;
+    int sent = write(fd, request, strlen(request)) == (ssize_t)strlen(request);
+    while (sent && got + 1 < sizeof(reply) && (n = read(fd, reply + got, sizeof(reply) - 1 - got)) > 0)
+        got += (size_t)n;
+    int ok = sent && got > 0 && n >= 0;
+    int timed_out = sent && n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
     close(fd);
+    reply[got] = '\0';
     if (timed_out)
-        fprintf(stderr, "profinject: %d: no answer within %ld ms (--timeout)\n", pid,
-                pi_control_timeout_ms);
-    if (ok) {
-        /* one line back: its newline ours, anything else in it escaped */
-        size_t length = (size_t)got - (reply[got - 1] == '\n');
-        printf("%d: ", pid);
-        print_escaped(stdout, reply, length);
-        putchar('\n');
-    }
+        fprintf(stderr, "profinject: %d: no %sanswer within %ld ms (--timeout)\n", pid,
+                got ? "whole " : "", pi_control_timeout_ms);
+    if (ok)
+        print_reply(pid, reply, got);
     return ok && strncmp(reply, "refused", 7) != 0 ? 0 : -1;
 }
 
 /* Returns how many processes answered; prints why when none did. */
-int pi_control_tree(int pid, const char *request)
+int pi_control_tree(int pid, const char *request, int whole_tree)
 {
     char dir[PATH_MAX];
     pi_control_dir(dir, sizeof(dir));
@@ -384,7 +405,7 @@ int pi_control_tree(int pid, const char *request)
                    : strncmp(request, "stop", 4) == 0 ? PI_CONTROL_SIGNAL_STOP
                                                       : 0;
     static int pids[MAX_TREE];
-    int n = collect_tree(pid, pids, 0), answered = 0;
+    int n = whole_tree ? collect_tree(pid, pids, 0) : (pids[0] = pid, 1), answered = 0;
     for (int i = 0; i < n; i++)
         answered += pi_control_one(dir, pids[i], request, fallback) == 0;
     return answered;

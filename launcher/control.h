@@ -22,7 +22,7 @@ int pi_runs_profiler(int pid);
  * @fallback_value: PI_CONTROL_SIGNAL_START or _STOP to signal where no socket is reached, or 0 */
 int pi_control_one(const char *dir, int pid, const char *request, int fallback_value);
 
-/* pi_control_tree - @request to @pid and its descendants; how many answered */
-int pi_control_tree(int pid, const char *request);
+/* pi_control_tree - @request to @pid and, with @whole_tree, its descendants; how many answered */
+int pi_control_tree(int pid, const char *request, int whole_tree);
 
 #endif

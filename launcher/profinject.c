@@ -5,6 +5,7 @@
  *   profinject run [-o DIR] [--append] [--paused | --summary] [--duration 30s] -- COMMAND...
  *   profinject ctl PID start|stop|status|detach|capture 10s
  *   profinject attach PID [-o DIR] [--duration 10s]
+ *   profinject stacks [--all] PID
  *   profinject analyze ...
  */
 #define _GNU_SOURCE
@@ -24,6 +25,8 @@
 #include "analyze_hint.h"
 #include "attach.h"
 #include "control.h"
+#include "control_commands.h"
+#include "durations.h"
 #include "profinject/control_protocol.h"
 #include "profinject/trace_format.h"
 #include "terminal_text.h"
@@ -44,13 +47,6 @@ static void usage_run(FILE *out)
                  "when the launcher ends before it, even by SIGKILL.\n");
 }
 
-static void usage_ctl(FILE *out)
-{
-    fprintf(out, "usage: profinject ctl [--timeout TIME] PID start|stop|status|detach|capture TIME\n"
-                 "Applies to PID and all its descendants that run under the profiler.\n"
-                 "  --timeout TIME  longest wait for each process's answer (default 5s)\n");
-}
-
 static void usage(FILE *out)
 {
     fprintf(out, "usage: profinject COMMAND [ARGS]\n"
@@ -58,24 +54,9 @@ static void usage(FILE *out)
                  "                                                            record a command\n"
                  "  ctl PID start|stop|status|detach|capture TIME             capture windows\n"
                  "  attach PID [-o DIR] [--duration TIME]                     profile a running process\n"
+                 "  stacks [--all] PID                                        its Python threads now\n"
                  "  analyze ARGS...                                           profinject-analyze\n"
                  "Each command takes --help.\n");
-}
-
-/* "30s", "500ms", "2m", "1.5s" -> milliseconds; -1 when malformed */
-static long parse_ms(const char *text)
-{
-    char *end;
-    double value = strtod(text, &end);
-    if (end == text || value < 0)
-        return -1;
-    if (strcmp(end, "ms") == 0)
-        return (long)value;
-    if (strcmp(end, "s") == 0 || *end == '\0')
-        return (long)(value * 1000);
-    if (strcmp(end, "m") == 0)
-        return (long)(value * 60000);
-    return -1;
 }
 
 /* @relative to the folder above this program's own (/proc/self/exe, links
@@ -106,61 +87,6 @@ static int find_sibling(char *out, size_t size, const char *const *relatives, in
     }
     sibling(out, size, relatives[0]);
     return -1;
-}
-
-static int cmd_ctl(int argc, char **argv)
-{
-    if (argc >= 1 && strcmp(argv[0], "--help") == 0) {
-        usage_ctl(stdout);
-        return 0;
-    }
-    if (argc >= 2 && strcmp(argv[0], "--timeout") == 0) {
-        pi_control_timeout_ms = parse_ms(argv[1]);
-        if (pi_control_timeout_ms <= 0) {
-            usage_ctl(stderr);
-            return 1;
-        }
-        argc -= 2;
-        argv += 2;
-    }
-    if (argc < 2) {
-        usage_ctl(stderr);
-        return 1;
-    }
-    char *end;
-    long pid_value = strtol(argv[0], &end, 10);
-    if (*end || pid_value <= 0 || pid_value > INT32_MAX) {
-        char shown[256];
-        fprintf(stderr, "profinject: ctl: %s is not a process id\n",
-                pi_shown(shown, sizeof(shown), argv[0]));
-        return 1;
-    }
-    int pid = (int)pid_value;
-    char request[64];
-    if (strcmp(argv[1], "capture") == 0) {
-        long ms = argc > 2 ? parse_ms(argv[2]) : -1;
-        if (ms <= 0) {
-            usage_ctl(stderr);
-            return 1;
-        }
-        snprintf(request, sizeof(request), "capture %ld\n", ms);
-    } else if (strcmp(argv[1], "start") == 0 || strcmp(argv[1], "stop") == 0 ||
-               strcmp(argv[1], "status") == 0 || strcmp(argv[1], "detach") == 0) {
-        snprintf(request, sizeof(request), "%s\n", argv[1]);
-    } else {
-        usage_ctl(stderr);
-        return 1;
-    }
-    if (kill(pid, 0) != 0 && errno == ESRCH) {
-        fprintf(stderr, "profinject: no process %d\n", pid);
-        return 2;
-    }
-    if (pi_control_tree(pid, request) == 0) {
-        fprintf(stderr, "profinject: no process under the profiler answered at pid %d (is it "
-                        "running under profinject, as this user?)\n", pid);
-        return 2;
-    }
-    return 0;
 }
 
 /* The library by absolute path: PROFINJECT_LIB, or the one installed or
@@ -216,7 +142,7 @@ static int cmd_attach(int argc, char **argv)
         } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             output = argv[++i];
         } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc &&
-                   (duration = parse_ms(argv[i + 1])) > 0) {
+                   (duration = pi_parse_ms(argv[i + 1])) > 0) {
             i++;
         } else if (!pid && atoi(argv[i]) > 0) {
             pid = atoi(argv[i]);
@@ -317,7 +243,7 @@ static int cmd_run(int argc, char **argv)
         } else if (strcmp(argv[i], "--summary") == 0) {
             summary = 1;
         } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc &&
-                   (duration = parse_ms(argv[i + 1])) > 0) {
+                   (duration = pi_parse_ms(argv[i + 1])) > 0) {
             i++;
         } else {
             usage_run(stderr);
@@ -435,9 +361,11 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "run") == 0)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "ctl") == 0)
-        return cmd_ctl(argc - 2, argv + 2);
+        return pi_cmd_ctl(argc - 2, argv + 2);
     if (strcmp(argv[1], "attach") == 0)
         return cmd_attach(argc - 2, argv + 2);
+    if (strcmp(argv[1], "stacks") == 0)
+        return pi_cmd_stacks(argc - 2, argv + 2);
     if (strcmp(argv[1], "analyze") == 0)
         return cmd_analyze(argc - 2, argv + 2);
     char shown[256];

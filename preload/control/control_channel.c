@@ -5,7 +5,8 @@
  * 0600, removed when the image ends (exit, a fatal signal, exec); a
  * connecting process must have our uid (or be root), checked with
  * SO_PEERCRED, as `profinject ctl` checks that the socket is ours. Protocol:
- * one line ("start", "stop", "status", "capture <ms>"), one line back.
+ * one line ("start", "stop", "status", "capture <ms>"), one line back;
+ * "stacks" gets its Python threads' stacks back, many lines, to the end.
  */
 #include "control_channel.h"
 
@@ -27,6 +28,7 @@
 
 #include "core/background_thread.h"
 #include "attach_bindings.h"
+#include "callsite/python_stacks.h"
 #include "control_directory.h"
 #include "core/diagnostics.h"
 #include "core/process_events.h"
@@ -103,6 +105,22 @@ static void answer(int fd, const char *text)
     pi_sys_write_all(fd, text, strlen(text));
 }
 
+/* The longest wait for the interpreter's lock, for "stacks"; the client waits longer. */
+#define STACKS_TIMEOUT_MS 1000
+#define STACKS_TEXT_MAX (256 * 1024)
+
+static void answer_stacks(int client)
+{
+    char *text = malloc(STACKS_TEXT_MAX);
+    if (!text) {
+        answer(client, "out of memory\n");
+        return;
+    }
+    size_t length = pi_python_stacks(text, STACKS_TEXT_MAX, STACKS_TIMEOUT_MS);
+    pi_sys_write_all(client, text, length);
+    free(text);
+}
+
 /* The longest a client may take to send its request or read the answer. */
 #define CLIENT_DEADLINE_MS 500
 
@@ -125,6 +143,10 @@ static void serve(int client)
         return;
     line[n] = '\0';
     long ms = 0;
+    if (strncmp(line, "stacks", 6) == 0) {
+        answer_stacks(client);
+        return;
+    }
     if (strncmp(line, "start", 5) == 0) {
         atomic_store(&capture_deadline_ns, 0);
         pi_capture_set(1);

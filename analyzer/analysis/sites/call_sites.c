@@ -8,6 +8,7 @@
 
 #include "analysis/sites/demangle.h"
 #include "analysis/sites/symbolizer.h"
+#include "profinject/python_files.h"
 
 #define NAME_SIZE 1024
 
@@ -32,16 +33,7 @@ int pi_call_site_library_file(const char *file)
  * "threading.py" for one of the standard library, else the path as recorded */
 const char *pi_call_site_short_file(const char *file)
 {
-    const char *markers[] = {"/site-packages/", "/dist-packages/"};
-    const char *best = NULL;
-    for (size_t i = 0; i < 2; i++)
-        for (const char *at = strstr(file, markers[i]); at; at = strstr(at + 1, markers[i]))
-            best = at + strlen(markers[i]);
-    if (best)
-        return best;
-    const char *lib = strstr(file, "/lib/python3");
-    const char *after = lib ? strchr(lib + 12, '/') : NULL;
-    return after ? after + 1 : file;
+    return pi_python_short_file(file);
 }
 
 void pi_call_site_frame_text(const struct pi_site_frame *f, char *out, size_t size)

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""`profinject stacks PID`: every Python thread's stack in a running job,
+against the lines the job's threads are known to sit on
+(tests/programs/stacks_job.py); --all for its DataLoader worker; the pause
+it states against the job's own main loop, which cannot turn while the
+profiler holds the interpreter's lock; a clear refusal for a process that
+is not profiled, one without Python, and another user."""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import unittest
+
+LAUNCHER = os.environ["PI_LAUNCHER"]
+LIBRARY = os.environ["PI_LIBRARY"]
+PYTHON = os.environ.get("PI_PYTHON", sys.executable)
+JOB = os.path.join(os.environ["PI_SOURCE"], "tests", "programs", "stacks_job.py")
+
+
+def line_of(marker):
+    with open(JOB) as f:
+        return next(n for n, line in enumerate(f, 1) if marker in line)
+
+
+def frame(marker, function):
+    return f"{JOB}:{line_of(marker)} in {function}"
+
+
+class Stacks(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.traces = subprocess.check_output(["mktemp", "-d"], text=True).strip()
+        cls.job = subprocess.Popen([PYTHON, JOB], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   text=True, env=dict(os.environ, LD_PRELOAD=LIBRARY,
+                                                       PROFINJECT_OUTPUT=cls.traces))
+        words = cls.job.stdout.readline().split()
+        assert words and words[0] == "ready", words
+        cls.pid = int(words[1])
+        cls.spans = []
+        cls.one = cls.stacks(cls.pid)
+        cls.all = cls.stacks("--all", cls.pid)
+        cls.other = cls.as_nobody()
+        cls.job.stdin.close()
+        cls.account = json.loads(cls.job.stdout.readline())
+        cls.job.wait(timeout=30)
+
+    @classmethod
+    def stacks(cls, *arguments):
+        start = time.monotonic_ns()
+        result = subprocess.run([LAUNCHER, "stacks", *map(str, arguments)], capture_output=True,
+                                text=True, timeout=60)
+        end = time.monotonic_ns()
+        cls.job.stdin.write(f"span {start} {end}\n")
+        cls.job.stdin.flush()
+        return result
+
+    @classmethod
+    def as_nobody(cls):
+        if os.geteuid() != 0:
+            return None
+        return subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                               LAUNCHER, "stacks", str(cls.pid)], capture_output=True, text=True,
+                              timeout=30)
+
+    def section(self, text, pid):
+        """The answer of process @pid in @text."""
+        parts = re.split(r"^(\d+):\n", text, flags=re.M)
+        answers = dict(zip(parts[1::2], parts[2::2]))
+        self.assertIn(str(pid), answers, text)
+        return answers[str(pid)]
+
+    def threads(self, answer):
+        """{thread name: its frames, innermost first}"""
+        found = {}
+        for block in re.split(r"^  thread ", answer, flags=re.M)[1:]:
+            lines = block.splitlines()
+            name = lines[0].split(" (tid")[0]
+            found[name] = [line.strip() for line in lines[1:] if line.startswith("      ")]
+        return found
+
+    def test_each_thread_on_its_line(self):
+        self.assertEqual(self.one.returncode, 0, self.one.stderr)
+        answer = self.section(self.one.stdout, self.pid)
+        threads = self.threads(answer)
+        self.assertEqual(list(threads)[0], "MainThread", answer)
+        self.assertIn(f"MainThread (tid {self.pid})", answer)
+        # the main thread is somewhere in its loop's lines
+        innermost = re.fullmatch(re.escape(JOB) + r":(\d+) in progress", threads["MainThread"][0])
+        self.assertIsNotNone(innermost, threads["MainThread"])
+        self.assertIn(int(innermost.group(1)),
+                      range(line_of("# the main thread counts"), line_of("# the loop ends here") + 1))
+        self.assertEqual(threads["waiter"][0], frame("# blocked here", "waiter"))
+        self.assertEqual(threads["sleeper"][0], frame("# asleep here", "sleeper"))
+        # the library's frames named as the reports name them
+        self.assertIn("threading.py:", threads["waiter"][1])
+        # and the threads that run no Python, the profiler's own said so
+        self.assertRegex(answer, r"threads without Python frames: .*pi-writer \(tid \d+, the profiler's\)")
+
+    def test_the_pause_it_states_the_job_saw(self):
+        held = float(re.search(r"held ([\d.]+) ms", self.one.stdout).group(1))
+        span = self.account["spans"][0]
+        self.assertGreater(span["turns"], 100, "the job's loop turned around the request")
+        # while the lock is held the loop cannot turn: its longest gap is at least that
+        self.assertGreaterEqual(span["max_gap_ns"] / 1e6, held, (held, span))
+
+    def test_all_takes_in_the_worker(self):
+        self.assertEqual(self.all.returncode, 0, self.all.stderr)
+        sections = re.findall(r"^(\d+):\n", self.all.stdout, flags=re.M)
+        self.assertIn(str(self.pid), sections)
+        workers = [int(p) for p in sections if int(p) != self.pid]
+        self.assertEqual(len(workers), 1, self.all.stdout)
+        threads = self.threads(self.section(self.all.stdout, workers[0]))
+        self.assertEqual(threads["MainThread"][0], frame("# the worker sleeps", "Files.__getitem__"))
+
+    def test_a_process_not_profiled_is_refused_with_the_way(self):
+        plain = subprocess.Popen(["sleep", "30"])
+        try:
+            result = subprocess.run([LAUNCHER, "stacks", str(plain.pid)], capture_output=True,
+                                    text=True, timeout=30)
+        finally:
+            plain.kill()
+            plain.wait()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(f"profinject attach {plain.pid}", result.stderr)
+
+    def test_a_process_without_python_says_so(self):
+        traces = subprocess.check_output(["mktemp", "-d"], text=True).strip()
+        native = subprocess.Popen(["sleep", "30"], env=dict(os.environ, LD_PRELOAD=LIBRARY,
+                                                            PROFINJECT_OUTPUT=traces))
+        try:
+            time.sleep(0.5)  # its control socket is made at its first flush
+            result = subprocess.run([LAUNCHER, "stacks", str(native.pid)], capture_output=True,
+                                    text=True, timeout=30)
+        finally:
+            native.kill()
+            native.wait()
+        self.assertIn("no Python interpreter the profiler can read in this process",
+                      result.stdout)
+
+    def test_another_user_is_refused(self):
+        if self.other is None:
+            self.fail("needs root to act as another user (nobody)")
+        result = self.other
+        self.assertEqual(result.returncode, 2, result.stdout)
+        self.assertIn("no process under the profiler answered", result.stderr)
+        self.assertNotIn("thread MainThread", result.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
