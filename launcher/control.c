@@ -22,7 +22,6 @@
 #include "proc_maps.h"
 #include "profinject/control_protocol.h"
 
-#define MAX_TREE 4096
 
 /* The control directory; exits with a message when its sockets' paths cannot fit. An
  * empty or relative one is the default directory, as in the library (control_channel.c). */
@@ -61,9 +60,9 @@ static int pid_in_namespace(int pid, int *inner, unsigned long long *pid_ns)
 }
 
 /* PID and its descendants, from /proc/PID/task/TID/children. */
-static int collect_tree(int pid, int *pids, int n)
+int pi_control_collect_tree(int pid, int *pids, int n)
 {
-    if (n >= MAX_TREE)
+    if (n >= PI_CONTROL_TREE_MAX)
         return n;
     pids[n++] = pid;
     char path[64];
@@ -78,7 +77,7 @@ static int collect_tree(int pid, int *pids, int n)
         FILE *f = fopen(children, "r");
         int child;
         while (f && fscanf(f, "%d", &child) == 1)
-            n = collect_tree(child, pids, n);
+            n = pi_control_collect_tree(child, pids, n);
         if (f)
             fclose(f);
     }
@@ -339,8 +338,9 @@ static void print_reply(int pid, const char *reply, size_t length)
     putchar('\n');
 }
 
-/* Send @request to one process; print its answer. 0 when it answered. */
-int pi_control_one(const char *dir, int pid, const char *request, int fallback_value)
+/* The control socket of @pid, waiting for it a while where the library is mapped; -1, with
+ * the reason said where another process holds a socket of its name */
+static int reach(const char *dir, int pid)
 {
     refused.seen = 0;
     int fd = open_control(dir, pid);
@@ -358,6 +358,36 @@ int pi_control_one(const char *dir, int pid, const char *request, int fallback_v
                         "bound a socket of that name; nothing was sent to it\n",
                 refused.peer_pid, refused.peer_uid, pid);
     }
+    return fd;
+}
+
+/* @request over @fd, and the whole answer into @reply: its length, or -1 (said) */
+static ssize_t exchange(int fd, int pid, const char *request, char *reply, size_t size)
+{
+    size_t got = 0;
+    ssize_t n = 0;
+    int sent = write(fd, request, strlen(request)) == (ssize_t)strlen(request);
+    while (sent && got + 1 < size && (n = read(fd, reply + got, size - 1 - got)) > 0)
+        got += (size_t)n;
+    int timed_out = sent && n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    close(fd);
+    reply[got] = '\0';
+    if (timed_out)
+        fprintf(stderr, "profinject: %d: no %sanswer within %ld ms (--timeout)\n", pid,
+                got ? "whole " : "", pi_control_timeout_ms);
+    return sent && got > 0 && n >= 0 ? (ssize_t)got : -1;
+}
+
+ssize_t pi_control_ask(const char *dir, int pid, const char *request, char *reply, size_t size)
+{
+    int fd = reach(dir, pid);
+    return fd < 0 ? -1 : exchange(fd, pid, request, reply, size);
+}
+
+/* Send @request to one process; print its answer. 0 when it answered. */
+int pi_control_one(const char *dir, int pid, const char *request, int fallback_value)
+{
+    int fd = reach(dir, pid);
     if (fd < 0) {
         /* no socket we can reach: the signal, for start and stop, where it is ours */
         if (!pi_runs_profiler(pid))
@@ -379,21 +409,10 @@ int pi_control_one(const char *dir, int pid, const char *request, int fallback_v
     }
     /* the answer, to the end: one line, or the many of "stacks" */
     static char reply[REPLY_MAX];
-    size_t got = 0;
-    ssize_t n = 0;
-    int sent = write(fd, request, strlen(request)) == (ssize_t)strlen(request);
-    while (sent && got + 1 < sizeof(reply) && (n = read(fd, reply + got, sizeof(reply) - 1 - got)) > 0)
-        got += (size_t)n;
-    int ok = sent && got > 0 && n >= 0;
-    int timed_out = sent && n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-    close(fd);
-    reply[got] = '\0';
-    if (timed_out)
-        fprintf(stderr, "profinject: %d: no %sanswer within %ld ms (--timeout)\n", pid,
-                got ? "whole " : "", pi_control_timeout_ms);
-    if (ok)
-        print_reply(pid, reply, got);
-    return ok && strncmp(reply, "refused", 7) != 0 ? 0 : -1;
+    ssize_t got = exchange(fd, pid, request, reply, sizeof(reply));
+    if (got > 0)
+        print_reply(pid, reply, (size_t)got);
+    return got > 0 && strncmp(reply, "refused", 7) != 0 ? 0 : -1;
 }
 
 /* Returns how many processes answered; prints why when none did. */
@@ -404,8 +423,8 @@ int pi_control_tree(int pid, const char *request, int whole_tree)
     int fallback = strncmp(request, "start", 5) == 0  ? PI_CONTROL_SIGNAL_START
                    : strncmp(request, "stop", 4) == 0 ? PI_CONTROL_SIGNAL_STOP
                                                       : 0;
-    static int pids[MAX_TREE];
-    int n = whole_tree ? collect_tree(pid, pids, 0) : (pids[0] = pid, 1), answered = 0;
+    static int pids[PI_CONTROL_TREE_MAX];
+    int n = whole_tree ? pi_control_collect_tree(pid, pids, 0) : (pids[0] = pid, 1), answered = 0;
     for (int i = 0; i < n; i++)
         answered += pi_control_one(dir, pids[i], request, fallback) == 0;
     return answered;

@@ -8,6 +8,7 @@
 #define PI_LAUNCHER_CONTROL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* The longest wait for one process's answer, in ms (ctl --timeout). */
 extern long pi_control_timeout_ms;
@@ -21,6 +22,15 @@ int pi_runs_profiler(int pid);
 /* pi_control_one - send @request to @pid, print its answer; 0 when it answered
  * @fallback_value: PI_CONTROL_SIGNAL_START or _STOP to signal where no socket is reached, or 0 */
 int pi_control_one(const char *dir, int pid, const char *request, int fallback_value);
+
+/* pi_control_ask - send @request to @pid and read its whole answer into @reply (NUL-ended,
+ * cut at @size): its length, or -1 when it was not reached (said on stderr where known) */
+ssize_t pi_control_ask(const char *dir, int pid, const char *request, char *reply, size_t size);
+
+/* pi_control_collect_tree - @pid and its descendants into @pids from index @n, at most
+ * PI_CONTROL_TREE_MAX in all: the new count */
+#define PI_CONTROL_TREE_MAX 4096
+int pi_control_collect_tree(int pid, int *pids, int n);
 
 /* pi_control_tree - @request to @pid and, with @whole_tree, its descendants; how many answered */
 int pi_control_tree(int pid, const char *request, int whole_tree);

@@ -6,6 +6,7 @@
  *   profinject ctl PID start|stop|status|detach|capture 10s
  *   profinject attach PID [-o DIR] [--duration 10s]
  *   profinject stacks [--all] PID
+ *   profinject top [--once] [--json] PID
  *   profinject analyze ...
  */
 #define _GNU_SOURCE
@@ -30,6 +31,7 @@
 #include "profinject/control_protocol.h"
 #include "profinject/trace_format.h"
 #include "terminal_text.h"
+#include "top.h"
 
 static void usage_run(FILE *out)
 {
@@ -55,6 +57,7 @@ static void usage(FILE *out)
                  "  ctl PID start|stop|status|detach|capture TIME             capture windows\n"
                  "  attach PID [-o DIR] [--duration TIME]                     profile a running process\n"
                  "  stacks [--all] PID                                        its Python threads now\n"
+                 "  top [--once] [--json] PID                                 its live figures\n"
                  "  analyze ARGS...                                           profinject-analyze\n"
                  "Each command takes --help.\n");
 }
@@ -366,6 +369,8 @@ int main(int argc, char **argv)
         return cmd_attach(argc - 2, argv + 2);
     if (strcmp(argv[1], "stacks") == 0)
         return pi_cmd_stacks(argc - 2, argv + 2);
+    if (strcmp(argv[1], "top") == 0)
+        return pi_cmd_top(argc - 2, argv + 2);
     if (strcmp(argv[1], "analyze") == 0)
         return cmd_analyze(argc - 2, argv + 2);
     char shown[256];

@@ -33,6 +33,7 @@
 #include "core/diagnostics.h"
 #include "core/process_events.h"
 #include "core/guard.h"
+#include "core/live_figures.h"
 #include "cuda/live_allocations.h"
 #include "core/raw_syscalls.h"
 #include "core/real_functions.h"
@@ -121,6 +122,55 @@ static void answer_stacks(int client)
     free(text);
 }
 
+/* The second and third numbers of the main thread's schedstat: its time on a CPU and its
+ * time ready and waiting for one, in ns; 0 where it cannot be read. */
+static void main_thread_clock(uint64_t *on_cpu, uint64_t *waiting)
+{
+    char path[64], text[128];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", pi_recorder_pid());
+    unsigned long long cpu = 0, delay = 0;
+    if (!pi_sys_read_file(path, text, sizeof(text)) || sscanf(text, "%llu %llu", &cpu, &delay) != 2)
+        cpu = delay = 0;
+    *on_cpu = cpu;
+    *waiting = delay;
+}
+
+/* "figures": the process's own counters as one JSON object, for `profinject top` */
+static void answer_figures(int client)
+{
+    enum { SIZE = 16384 };
+    char *text = malloc(SIZE);
+    if (!text) {
+        answer(client, "{}\n");
+        return;
+    }
+    char statm[128];
+    unsigned long long pages = 0, resident = 0;
+    if (pi_sys_read_file("/proc/self/statm", statm, sizeof(statm)))
+        sscanf(statm, "%llu %llu", &pages, &resident);
+    uint64_t on_cpu, waiting;
+    main_thread_clock(&on_cpu, &waiting);
+    struct timespec process_cpu = {0, 0};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &process_cpu);
+    int n = snprintf(text, SIZE,
+                     "{\"pid\": %d, \"ppid\": %d, \"recording\": %s, \"mode\": \"%s\", "
+                     "\"rss_bytes\": %llu, \"device_bytes\": %llu, \"main_cpu_ns\": %llu, "
+                     "\"main_cpu_wait_ns\": %llu, \"process_cpu_ns\": %llu, ",
+                     pi_recorder_pid(), (int)getppid(), atomic_load(&pi_recording) ? "true" : "false",
+                     pi_recorder_summary_mode() ? "summary" : "full",
+                     resident * (unsigned long long)sysconf(_SC_PAGESIZE),
+                     (unsigned long long)pi_live_device_bytes(), (unsigned long long)on_cpu,
+                     (unsigned long long)waiting,
+                     (unsigned long long)process_cpu.tv_sec * 1000000000ull +
+                         (unsigned long long)process_cpu.tv_nsec);
+    size_t at = n > 0 && n < SIZE ? (size_t)n : 0;
+    at += pi_live_figures_json(text + at, SIZE - at - 2, pi_recorder_ticks_per_second());
+    text[at++] = '}';
+    text[at++] = '\n';
+    pi_sys_write_all(client, text, at);
+    free(text);
+}
+
 /* The longest a client may take to send its request or read the answer. */
 #define CLIENT_DEADLINE_MS 500
 
@@ -145,6 +195,10 @@ static void serve(int client)
     long ms = 0;
     if (strncmp(line, "stacks", 6) == 0) {
         answer_stacks(client);
+        return;
+    }
+    if (strncmp(line, "figures", 7) == 0) {
+        answer_figures(client);
         return;
     }
     if (strncmp(line, "start", 5) == 0) {

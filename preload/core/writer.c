@@ -21,6 +21,7 @@
 #include "frame_output.h"
 #include "pool_sizing.h"
 #include "raw_syscalls.h"
+#include "live_figures.h"
 #include "summary_mode.h"
 #include "trace_file.h"
 
@@ -230,6 +231,7 @@ static void copy_buffer(struct pi_writer *w, struct pi_buffer *b, uint32_t end)
         }
         uint32_t count = end - b->flushed < room ? end - b->flushed : room;
         const struct pi_record *src = &b->records[b->flushed];
+        pi_live_take(src, count, (uint32_t)pi_rec.pid);
         if (pi_rec.config.summary) {
             pi_summary_mode_take(src, count); /* stages only what it writes in full */
         } else {

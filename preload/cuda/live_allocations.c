@@ -26,6 +26,7 @@ static struct live_slot slots[SLOTS];
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 static uint32_t used;
 static _Atomic uint64_t missed; /* allocations the full table could not hold */
+static _Atomic uint64_t device_bytes; /* what the device allocations in the table hold */
 
 static void acquire(void)
 {
@@ -63,6 +64,8 @@ static void remember(uint16_t flags, uint64_t pointer, uint64_t bytes, uint64_t 
         used++;
     }
     slots[i] = (struct live_slot){pointer, bytes, where, flags};
+    if (!pi_gpu_alloc_on_host(PI_CUDA_SUBTYPE(flags)))
+        atomic_fetch_add_explicit(&device_bytes, bytes, memory_order_relaxed);
 }
 
 /* Linear probing without tombstones: later entries of the run move back,
@@ -83,8 +86,15 @@ static void forget(uint64_t pointer)
             i = j;
         }
     }
+    if (!pi_gpu_alloc_on_host(PI_CUDA_SUBTYPE(slots[i].flags)))
+        atomic_fetch_sub_explicit(&device_bytes, slots[i].bytes, memory_order_relaxed);
     slots[i].pointer = 0;
     used--;
+}
+
+uint64_t pi_live_device_bytes(void)
+{
+    return atomic_load_explicit(&device_bytes, memory_order_relaxed);
 }
 
 void pi_live_alloc(uint16_t record_flags, uint64_t ts, uint64_t dur, uint64_t pointer,
@@ -165,6 +175,7 @@ static void clear_table(void)
         }
     used = 0;
     atomic_store(&missed, 0);
+    atomic_store(&device_bytes, 0);
 }
 
 void pi_live_after_fork(void)

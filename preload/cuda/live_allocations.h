@@ -47,6 +47,9 @@ int pi_live_open_window(void);
 /* pi_live_forget_all - frees are no longer followed (detach): what the table holds would go stale */
 void pi_live_forget_all(void);
 
+/* pi_live_device_bytes - the device memory the live allocations hold now (host memory apart) */
+uint64_t pi_live_device_bytes(void);
+
 /* pi_live_after_fork - in a fork child: no CUDA memory, lock free */
 void pi_live_after_fork(void);
 

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""`profinject top`: a running job's figures from its processes' own
+counters, against the job's own clock: a DataLoader loop whose workers
+sleep (steps a second, its time in next()), and a loop on the stand-in CUDA
+device with a known GPU share (6 ms of kernel, 4 ms of host work a step).
+The live view quits cleanly on Ctrl-C, refuses what it cannot read, and its
+screen is driven through a terminal (tmux) as a user would see it."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+LAUNCHER = os.environ["PI_LAUNCHER"]
+LIBRARY = os.environ["PI_LIBRARY"]
+PROGRAMS = os.environ["PI_PROGRAMS"]
+FAKE_CUPTI = os.environ["PI_FAKE_CUPTI"]
+PYTHON = os.environ.get("PI_PYTHON", sys.executable)
+LOADER_JOB = os.path.join(os.environ["PI_SOURCE"], "tests", "programs", "live_loader_job.py")
+
+
+def start(command, env=None):
+    traces = tempfile.mkdtemp()
+    job = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
+                           env=dict(os.environ, LD_PRELOAD=LIBRARY, PROFINJECT_OUTPUT=traces,
+                                    **(env or {})))
+    pid = int(job.stdout.readline().split()[-1])
+    return job, pid
+
+
+def top_json(pid, *extra):
+    result = subprocess.run([LAUNCHER, "top", "--once", "--json", *extra, str(pid)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return {p["pid"]: p for p in json.loads(result.stdout)}
+
+
+def screen_once(session, text, seconds):
+    """The tmux @session's screen once it shows @text, or as it is after @seconds."""
+    screen = ""
+    for _ in range(int(seconds / 0.2)):
+        time.sleep(0.2)
+        screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                                capture_output=True, text=True).stdout
+        if text in screen:
+            break
+    return screen
+
+
+class DataLoaderJob(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.job, cls.pid = start([PYTHON, LOADER_JOB, "6"])
+        time.sleep(1.5)
+        cls.figures = top_json(cls.pid, "--interval", "3s")
+        cls.own = json.loads(cls.job.stdout.readline())
+        cls.job.wait(timeout=60)
+
+    def test_steps_and_the_wait_for_data_within_10_percent(self):
+        main = self.figures[self.pid]
+        self.assertEqual(main["role"], "process")
+        self.assertAlmostEqual(main["steps_per_s"], self.own["steps_per_s"],
+                               delta=0.1 * self.own["steps_per_s"], msg=(main, self.own))
+        # its time in next(): waiting for the workers, and receiving what they sent
+        self.assertAlmostEqual(main["main_thread"]["data_wait"], self.own["next_share"],
+                               delta=0.1, msg=(main, self.own))
+        self.assertEqual(main["leading"], "input-bound (waiting for data)")
+        self.assertGreater(main["window_steps"], 0)
+        # each step waits for a batch of two 20 ms samples from one of two workers
+        self.assertGreater(main["step_p50_ms"], 5)
+
+    def test_the_workers_are_workers_that_sleep(self):
+        workers = [p for p in self.figures.values() if p["ppid"] == self.pid]
+        self.assertEqual(len(workers), 2, self.figures)
+        for worker in workers:
+            self.assertEqual(worker["role"], "worker")
+            self.assertEqual(worker["steps_per_s"], 0, "a worker's index reads are no steps")
+            self.assertEqual(worker["leading"], "asleep")
+            self.assertGreater(worker["main_thread"]["sleep"], 0.8, worker)
+
+
+class GpuJob(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.job, cls.pid = start([os.path.join(PROGRAMS, "prog_cuda_live"), "5"],
+                                 dict(LD_LIBRARY_PATH=FAKE_CUPTI,
+                                      NVTX_INJECTION64_PATH=LIBRARY))
+        time.sleep(1.0)
+        cls.figures = top_json(cls.pid, "--interval", "2s")
+        words = cls.job.stdout.readline().split()
+        cls.job.wait(timeout=60)
+        cls.own = {"steps_per_s": int(words[1]) / float(words[3]),
+                   "sync_share": int(words[5]) / 1e9 / float(words[3])}
+
+    def test_gpu_busy_and_the_wait_for_it_within_10_percent(self):
+        main = self.figures[self.pid]
+        self.assertAlmostEqual(main["steps_per_s"], self.own["steps_per_s"],
+                               delta=0.1 * self.own["steps_per_s"], msg=(main, self.own))
+        self.assertAlmostEqual(main["main_thread"]["sync"], self.own["sync_share"], delta=0.1,
+                               msg=(main, self.own))
+        # 6 ms of kernel a step (the stand-in device's own duration), over a second's steps
+        busy = 0.006 * self.own["steps_per_s"]
+        self.assertAlmostEqual(main["gpu_busy"], busy, delta=0.1 * busy, msg=(main, self.own))
+        self.assertEqual(main["leading"], "waiting for the GPU (synchronising)")
+
+
+class Screen(unittest.TestCase):
+    def test_the_screen_and_ctrl_c(self):
+        if not shutil.which("tmux"):
+            self.fail("tmux is needed to drive the screen (tools/setup installs it)")
+        job, pid = start([PYTHON, LOADER_JOB, "8"])
+        session = f"pi-top-{os.getpid()}"
+        try:
+            subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "40",
+                            f"{LAUNCHER} top {pid}; echo exited $?; sleep 30"], check=True)
+            screen = screen_once(session, "mostly", 10)
+            self.assertIn(f"profinject top {pid}: 3 processes under the profiler", screen)
+            self.assertIn("steps/s", screen)
+            self.assertIn(f"{pid}: its main thread is mostly input-bound", screen)
+            subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
+            screen = screen_once(session, "exited", 5)
+            self.assertIn("exited 0", screen, "Ctrl-C ends it cleanly")
+        finally:
+            subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+            job.kill()
+            job.wait()
+
+    def test_a_process_not_profiled_is_refused(self):
+        plain = subprocess.Popen(["sleep", "30"])
+        try:
+            result = subprocess.run([LAUNCHER, "top", "--once", str(plain.pid)],
+                                    capture_output=True, text=True, timeout=30)
+        finally:
+            plain.kill()
+            plain.wait()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no process under the profiler answered", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
