@@ -56,6 +56,13 @@ static enum live_class class_of(const struct pi_record *r)
     }
 }
 
+/* The writer alone adds: a load and a store, no locked instruction on the drain's path. */
+static inline void add(_Atomic uint64_t *figure, uint64_t amount)
+{
+    atomic_store_explicit(figure, atomic_load_explicit(figure, memory_order_relaxed) + amount,
+                          memory_order_relaxed);
+}
+
 static void step_ended(uint64_t end, uint64_t length)
 {
     uint64_t n = atomic_load_explicit(&live.steps, memory_order_relaxed);
@@ -68,17 +75,17 @@ static void take(const struct pi_record *r, uint32_t pid)
 {
     int main_thread = r->tid == pid;
     if (r->kind == PI_REC_GPU_TIME) {
-        atomic_fetch_add_explicit(&live.gpu_busy, r->dur, memory_order_relaxed);
+        add(&live.gpu_busy, r->dur);
         if (r->ts + r->dur > atomic_load_explicit(&live.gpu_until, memory_order_relaxed))
             atomic_store_explicit(&live.gpu_until, r->ts + r->dur, memory_order_relaxed);
     }
     else if (r->kind == PI_REC_GPU_LAUNCH)
-        atomic_fetch_add_explicit(&live.launches, 1, memory_order_relaxed);
+        add(&live.launches, 1);
     if (!main_thread)
         return;
     enum live_class c = class_of(r);
     if (c != LIVE_CLASSES)
-        atomic_fetch_add_explicit(&live.waited[c], r->dur, memory_order_relaxed);
+        add(&live.waited[c], r->dur);
     unsigned mark = pi_summary_step_mark(r, 1);
     if (mark == PI_STEP_SPAN) {
         step_ended(r->ts + r->dur, r->dur);

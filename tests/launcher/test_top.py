@@ -52,9 +52,11 @@ def screen_once(session, text, seconds):
 
 
 class DataLoaderJob(unittest.TestCase):
+    mode = "full"
+
     @classmethod
     def setUpClass(cls):
-        cls.job, cls.pid = start([PYTHON, LOADER_JOB, "6"])
+        cls.job, cls.pid = start([PYTHON, LOADER_JOB, "6"], dict(PROFINJECT_MODE=cls.mode))
         time.sleep(1.5)
         cls.figures = top_json(cls.pid, "--interval", "3s")
         cls.own = json.loads(cls.job.stdout.readline())
@@ -62,7 +64,7 @@ class DataLoaderJob(unittest.TestCase):
 
     def test_steps_and_the_wait_for_data_within_10_percent(self):
         main = self.figures[self.pid]
-        self.assertEqual(main["role"], "process")
+        self.assertEqual((main["role"], main["mode"]), ("process", self.mode))
         self.assertAlmostEqual(main["steps_per_s"], self.own["steps_per_s"],
                                delta=0.1 * self.own["steps_per_s"], msg=(main, self.own))
         # its time in next(): waiting for the workers, and receiving what they sent
@@ -81,6 +83,11 @@ class DataLoaderJob(unittest.TestCase):
             self.assertEqual(worker["steps_per_s"], 0, "a worker's index reads are no steps")
             self.assertEqual(worker["leading"], "asleep")
             self.assertGreater(worker["main_thread"]["sleep"], 0.8, worker)
+
+
+class DataLoaderJobInSummaryMode(DataLoaderJob):
+    """The always-on case: the same figures, counted before the writer summarises."""
+    mode = "summary"
 
 
 class GpuJob(unittest.TestCase):
