@@ -8,7 +8,9 @@ is not profiled, one without Python, and another user."""
 import json
 import os
 import re
+import signal
 import subprocess
+import tempfile
 import sys
 import time
 import unittest
@@ -42,6 +44,13 @@ class Stacks(unittest.TestCase):
         cls.one = cls.stacks(cls.pid)
         cls.all = cls.stacks("--all", cls.pid)
         cls.other = cls.as_nobody()
+        # a stopped process answers nothing: said, and it runs on once continued
+        os.kill(cls.pid, signal.SIGSTOP)
+        try:
+            cls.stopped = subprocess.run([LAUNCHER, "stacks", "--timeout", "1s", str(cls.pid)],
+                                         capture_output=True, text=True, timeout=30)
+        finally:
+            os.kill(cls.pid, signal.SIGCONT)
         cls.job.stdin.close()
         cls.account = json.loads(cls.job.stdout.readline())
         cls.job.wait(timeout=30)
@@ -113,6 +122,31 @@ class Stacks(unittest.TestCase):
         self.assertEqual(len(workers), 1, self.all.stdout)
         threads = self.threads(self.section(self.all.stdout, workers[0]))
         self.assertEqual(threads["MainThread"][0], frame("# the worker sleeps", "Files.__getitem__"))
+
+    def test_a_stopped_process_is_said_and_runs_on(self):
+        self.assertEqual(self.stopped.returncode, 2, self.stopped.stdout)
+        self.assertIn(f"{self.pid}: no answer within 1000 ms", self.stopped.stderr)
+        # continued, the job went on to the end of its loop and printed its account
+        self.assertEqual(len(self.account["spans"]), 2, self.account)
+
+    def test_a_process_attached_to_gives_its_stacks(self):
+        job = subprocess.Popen([PYTHON, JOB], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True, start_new_session=True)
+        try:
+            self.assertEqual(job.stdout.readline().split()[0], "ready")
+            attached = subprocess.run([LAUNCHER, "attach", str(job.pid), "-o", tempfile.mkdtemp()],
+                                      capture_output=True, text=True, timeout=60)
+            self.assertEqual(attached.returncode, 0, attached.stderr)
+            result = subprocess.run([LAUNCHER, "stacks", str(job.pid)], capture_output=True,
+                                    text=True, timeout=60)
+            subprocess.run([LAUNCHER, "ctl", str(job.pid), "detach"], capture_output=True,
+                           timeout=60)
+        finally:
+            os.killpg(job.pid, signal.SIGKILL)  # its DataLoader worker too
+            job.wait()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        threads = self.threads(self.section(result.stdout, job.pid))
+        self.assertEqual(threads["waiter"][0], frame("# blocked here", "waiter"))
 
     def test_a_process_not_profiled_is_refused_with_the_way(self):
         plain = subprocess.Popen(["sleep", "30"])
