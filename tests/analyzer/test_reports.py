@@ -765,6 +765,22 @@ class RealGpuTraces(unittest.TestCase):
             [job_process] = [p for p in self.reports[job]["processes"] if p["steps"]["count"]]
             self.assertIn("pin-memory thread", job_process["steps"]["found_from"], job)
 
+    def test_each_kernel_has_a_short_name_of_its_own(self):
+        """PyTorch's elementwise kernels all begin alike: each gets a short name of its own,
+        which names its function and the functor in its template arguments."""
+        for job, rep in self.reports.items():
+            kernels = [e for e in rep["latency"] if e["group"] == "kernel"]
+            self.assertTrue(kernels, job)
+            shorts = [e["short_name"] for e in kernels]
+            self.assertEqual(len(set(shorts)), len(shorts), f"{job}: {sorted(shorts)}")
+            for e in kernels:
+                function = e["name"].removeprefix("void ").split("<")[0].split("(")[0]
+                self.assertTrue(e["short_name"].startswith(function.split("::")[-1][:14]),
+                                (e["short_name"], e["name"]))
+                self.assertLessEqual(len(e["short_name"]), 80, e["short_name"])
+            add = [e["short_name"] for e in kernels if "CUDAFunctor_add" in e["name"]]
+            self.assertTrue(all("CUDAFunctor_add" in s for s in add), add)
+
     def test_no_memory_growth_finding(self):
         for job, rep in self.reports.items():
             kinds = [f["kind"] for f in rep["verdict"]]
