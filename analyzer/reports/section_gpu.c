@@ -13,10 +13,10 @@
 
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/gpu/gpu_timeline.h"
-#include "analysis/sites/kernel_names.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
 #include "reports/format/html_plot.h"
+#include "reports/format/kernel_labels.h"
 #include "section_sites.h"
 
 #define TEXT_KERNELS 20
@@ -48,24 +48,6 @@ static void print_missing_durations(FILE *out, struct pi_analysis *a)
                 "columns are missing, not an idle GPU\n", launches, source_name(a->gpu.timing_source));
 }
 
-/* The short names of @list's first @count kernels, no two alike (kernel_names.h); NULL
- * without memory */
-static char (*short_names(struct pi_latency_entry *const *list, size_t count))[PI_KERNEL_SHORT_NAME]
-{
-    const char **full = malloc((count ? count : 1) * sizeof(*full));
-    char(*names)[PI_KERNEL_SHORT_NAME] = malloc((count ? count : 1) * sizeof(*names));
-    if (full && names) {
-        for (size_t i = 0; i < count; i++)
-            full[i] = list[i]->name;
-        pi_kernel_short_names(full, count, names);
-    } else {
-        free(names);
-        names = NULL;
-    }
-    free(full);
-    return names;
-}
-
 static void print_kernels(FILE *out, struct pi_analysis *a)
 {
     size_t n;
@@ -76,13 +58,13 @@ static void print_kernels(FILE *out, struct pi_analysis *a)
     }
     fprintf(out, "  %-56s %8s %10s %10s | %10s %10s %10s %10s %10s\n", "kernel", "launches",
             "launch p50", "launch p99", "gpu total", "gpu p50", "gpu p90", "gpu p99", "gpu max");
-    size_t rows = n < TEXT_KERNELS ? n : TEXT_KERNELS;
-    char(*names)[PI_KERNEL_SHORT_NAME] = short_names(list, rows);
-    for (size_t i = 0; i < rows; i++) {
+    struct pi_kernel_labels labels;
+    pi_kernel_labels_make(a, &labels);
+    for (size_t i = 0; i < n && i < TEXT_KERNELS; i++) {
         struct pi_histogram *host = &list[i]->durations;
         struct pi_latency_entry *g = pi_latency_get(&a->calls, "gpu", list[i]->name, "kernel");
         struct pi_histogram *gpu = g ? &g->durations : NULL;
-        fprintf(out, "  %-56.56s %8" PRIu64 " %10s %10s | ", names ? names[i] : list[i]->name,
+        fprintf(out, "  %-56.56s %8" PRIu64 " %10s %10s | ", pi_kernel_label(&labels, list[i]->name),
                 host->count,
                 pi_format_ns(pi_histogram_quantile(host, 0.5)),
                 pi_format_ns(pi_histogram_quantile(host, 0.99)));
@@ -95,7 +77,7 @@ static void print_kernels(FILE *out, struct pi_analysis *a)
             fprintf(out, "%10s\n", "-");
         pi_report_kernel_lines(out, a, list[i]->name, "      ");
     }
-    free(names);
+    pi_kernel_labels_free(&labels);
     free(list);
 }
 
@@ -191,18 +173,17 @@ static void top_kernels_table(FILE *out, const struct pi_analysis *a)
     fputs("<table id=\"top-kernels\"><tr><th>kernel</th><th>launches timed</th><th>GPU time</th>"
           "<th>share of GPU busy</th><th>mean</th><th>p50</th><th>max</th></tr>\n",
           out);
-    /* the rows first, for their short names: the full name on hover */
-    struct pi_latency_entry **rows = calloc(n ? n : 1, sizeof(*rows));
-    for (size_t i = 0; gpu && rows && i < n && shown < HTML_KERNELS; i++)
-        if (strcmp(gpu[i]->detail, "kernel") == 0 && gpu[i]->durations.count > 0)
-            rows[shown++] = gpu[i];
-    char(*names)[PI_KERNEL_SHORT_NAME] = rows ? short_names(rows, shown) : NULL;
-    for (size_t i = 0; rows && i < shown; i++) {
-        const struct pi_latency_entry *e = rows[i];
+    struct pi_kernel_labels labels; /* the short name shown, the full one on hover */
+    pi_kernel_labels_make(a, &labels);
+    for (size_t i = 0; gpu && i < n && shown < HTML_KERNELS; i++) {
+        const struct pi_latency_entry *e = gpu[i];
+        if (strcmp(e->detail, "kernel") != 0 || e->durations.count == 0)
+            continue;
+        shown++;
         fputs("<tr class=\"kernel\"><td class=\"name\" title=\"", out);
         pi_html_text(out, e->name);
         fputs("\">", out);
-        pi_html_text(out, names ? names[i] : e->name);
+        pi_html_text(out, pi_kernel_label(&labels, e->name));
         fprintf(out, "</td><td>%" PRIu64 "</td><td class=\"total\" data-ns=\"%" PRIu64 "\">%s</td>",
                 e->durations.count, e->durations.sum, pi_format_ns((double)e->durations.sum));
         fprintf(out, "<td>%.1f%%</td>", 100.0 * (double)e->durations.sum / (double)a->gpu.gpu_busy_ns);
@@ -211,8 +192,7 @@ static void top_kernels_table(FILE *out, const struct pi_analysis *a)
         fprintf(out, "<td>%s</td></tr>\n", pi_format_ns((double)e->durations.max));
     }
     fputs("</table>\n", out);
-    free(names);
-    free(rows);
+    pi_kernel_labels_free(&labels);
     free(gpu);
 }
 

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/sites/kernel_names.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/figures.h"
 #include "reports/format/format.h"
 #include "reports/format/html_plot.h"
+#include "reports/format/kernel_labels.h"
 
 #define TEXT_CALLS 25
 #define TEXT_FILES 10
@@ -120,39 +120,11 @@ void pi_report_latency_text(FILE *out, const struct pi_analysis *a)
     free(list);
 }
 
-/* The short names of every kernel of @list (group "kernel"), no two alike: their full names in
- * @full, the short ones returned (NULL: none, or no memory). */
-static char (*kernel_short_names(struct pi_latency_entry *const *list, size_t n, const char ***full,
-                                 size_t *count))[PI_KERNEL_SHORT_NAME]
+static cJSON *latency_json(const struct pi_latency_table *table, int files,
+                           const struct pi_kernel_labels *labels)
 {
-    *count = 0;
-    *full = malloc((n ? n : 1) * sizeof(**full));
-    for (size_t i = 0; *full && i < n; i++)
-        if (strcmp(list[i]->group, "kernel") == 0)
-            (*full)[(*count)++] = list[i]->name;
-    char(*names)[PI_KERNEL_SHORT_NAME] = *full ? malloc((*count ? *count : 1) * sizeof(*names)) : NULL;
-    if (names)
-        pi_kernel_short_names(*full, *count, names);
-    return names;
-}
-
-/* The short name of the kernel @name, or NULL. */
-static const char *short_name_of(const char *name, const char **full,
-                                 char (*names)[PI_KERNEL_SHORT_NAME], size_t count)
-{
-    for (size_t i = 0; names && i < count; i++)
-        if (strcmp(full[i], name) == 0)
-            return names[i];
-    return NULL;
-}
-
-static cJSON *latency_json(const struct pi_latency_table *table, int files)
-{
-    size_t n, kernels = 0;
+    size_t n;
     struct pi_latency_entry **list = pi_latency_sorted(table, NULL, &n);
-    const char **full = NULL;
-    char(*names)[PI_KERNEL_SHORT_NAME] =
-        files || !list ? NULL : kernel_short_names(list, n, &full, &kernels);
     cJSON *array = cJSON_CreateArray();
     for (size_t i = 0; list && i < n; i++) {
         cJSON *e = cJSON_CreateObject();
@@ -166,24 +138,24 @@ static cJSON *latency_json(const struct pi_latency_table *table, int files)
             /* a kernel's, and its GPU time's: the name its rows show */
             int kernel = strcmp(list[i]->group, "kernel") == 0 ||
                          (strcmp(list[i]->group, "gpu") == 0 && strcmp(list[i]->detail, "kernel") == 0);
-            const char *short_name = kernel ? short_name_of(list[i]->name, full, names, kernels) : NULL;
-            if (short_name)
-                cJSON_AddStringToObject(e, "short_name", short_name);
+            if (kernel)
+                cJSON_AddStringToObject(e, "short_name", pi_kernel_label(labels, list[i]->name));
         }
         pi_quantiles_json(e, &list[i]->durations);
         cJSON_AddNumberToObject(e, "bytes", (double)list[i]->bytes);
         cJSON_AddItemToArray(array, e);
     }
-    free(names);
-    free(full);
     free(list);
     return array;
 }
 
 void pi_report_latency_json(cJSON *root, const struct pi_analysis *a)
 {
-    cJSON_AddItemToObject(root, "latency", latency_json(&a->calls, 0));
-    cJSON_AddItemToObject(root, "files", latency_json(&a->files, 1));
+    struct pi_kernel_labels labels;
+    pi_kernel_labels_make(a, &labels);
+    cJSON_AddItemToObject(root, "latency", latency_json(&a->calls, 0, &labels));
+    cJSON_AddItemToObject(root, "files", latency_json(&a->files, 1, &labels));
+    pi_kernel_labels_free(&labels);
 }
 
 /* One bar per power of two of duration. */

@@ -458,11 +458,13 @@ class GpuFirstHtml(unittest.TestCase):
         self.assertIn(f"<title>peak {peak} B at", dom)
         kernels = [e for e in rep["latency"] if e["group"] == "gpu" and e["class"] == "kernel"]
         top = max(kernels, key=lambda e: e["total_ns"])
-        row = re.search(r'<tr class="kernel"><td class="name">([^<]*)</td><td>\d+</td>'
-                        r'<td class="total" data-ns="(\d+)"', dom)
-        self.assertEqual(row.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"),
-                         top["name"])
-        self.assertEqual(int(row.group(2)), top["total_ns"])
+        row = re.search(r'<tr class="kernel"><td class="name" title="([^"]*)">([^<]*)</td>'
+                        r'<td>\d+</td><td class="total" data-ns="(\d+)"', dom)
+        unescape = lambda t: t.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&")
+        # its short name shown, as the JSON calls it, and its full name on hover
+        self.assertEqual(unescape(row.group(1)), top["name"])
+        self.assertEqual(unescape(row.group(2)), top["short_name"])
+        self.assertEqual(int(row.group(3)), top["total_ns"])
 
     def test_the_copies_table_moves_each_steps_batch(self):
         # the job's own description (fixtures/h100/README.md): 100 steps, each moves a
