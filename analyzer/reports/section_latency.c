@@ -136,9 +136,7 @@ static cJSON *latency_json(const struct pi_latency_table *table, int files,
             cJSON_AddStringToObject(e, "name", list[i]->name);
             cJSON_AddStringToObject(e, "class", list[i]->detail);
             /* a kernel's, and its GPU time's: the name its rows show */
-            int kernel = strcmp(list[i]->group, "kernel") == 0 ||
-                         (strcmp(list[i]->group, "gpu") == 0 && strcmp(list[i]->detail, "kernel") == 0);
-            if (kernel)
+            if (pi_kernel_entry(list[i]))
                 cJSON_AddStringToObject(e, "short_name", pi_kernel_label(labels, list[i]->name));
         }
         pi_quantiles_json(e, &list[i]->durations);

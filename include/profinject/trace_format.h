@@ -743,6 +743,17 @@ _Static_assert(sizeof(struct pi_module_def) == 16, "module definition size is pa
 _Static_assert(sizeof(struct pi_stack_frame) == 24, "stack frame size is part of the format");
 _Static_assert(sizeof(struct pi_summary_body) == 64, "summary body size is part of the format");
 
+/* pi_gpu_host_waits - whether the calling thread was blocked until the GPU caught up in @r:
+ * a synchronisation (not a stream's queued wait on an event) or a synchronous copy, made by
+ * the application itself (not nested in another recorded call) */
+static inline int pi_gpu_host_waits(const struct pi_record *r)
+{
+    unsigned subtype = PI_CUDA_SUBTYPE(r->flags);
+    int blocks = (r->kind == PI_REC_GPU_SYNC && subtype != 0 && subtype != PI_GPU_SYNC_STREAM_WAIT) ||
+                 (r->kind == PI_REC_GPU_COPY && !(r->flags & PI_CUDA_ASYNC));
+    return blocks && !(r->flags & PI_CUDA_NESTED);
+}
+
 /* pi_record_is_definition - whether a record defines an id and carries its
  * bytes in continuation slots (strings, and from format 2 modules and stacks) */
 static inline int pi_record_is_definition(uint16_t kind)

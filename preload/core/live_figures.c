@@ -43,14 +43,9 @@ static enum live_class class_of(const struct pi_record *r)
     }
     case PI_REC_WAIT:
         return r->arg[0] == PI_WAIT_SLEEP ? SLEEP : LOCK_WAIT;
-    case PI_REC_GPU_SYNC: { /* as the analyzer: the host blocks, not a queued stream wait */
-        unsigned subtype = PI_CUDA_SUBTYPE(r->flags);
-        return subtype != 0 && subtype != PI_GPU_SYNC_STREAM_WAIT && !(r->flags & PI_CUDA_NESTED)
-                   ? SYNC
-                   : LIVE_CLASSES;
-    }
+    case PI_REC_GPU_SYNC:
     case PI_REC_GPU_COPY:
-        return !(r->flags & (PI_CUDA_ASYNC | PI_CUDA_NESTED)) ? SYNC : LIVE_CLASSES;
+        return pi_gpu_host_waits(r) ? SYNC : LIVE_CLASSES;
     default:
         return LIVE_CLASSES;
     }

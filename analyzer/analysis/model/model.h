@@ -185,7 +185,6 @@ struct pi_process_info {
         uint32_t tid, signo;
         int32_t code;     /* si_code */
         unsigned flags;   /* enum pi_signal_flag: what detail holds */
-        uint64_t ns;
         uint64_t detail;  /* the sender's pid | its uid << 32, or the fault's address */
         struct pi_call_site *site; /* NULL: no frames */
     } fatal;

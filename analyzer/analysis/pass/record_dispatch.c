@@ -168,7 +168,6 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         p->fatal.signo = (uint32_t)r->arg[0];
         p->fatal.code = (int32_t)(uint32_t)(r->arg[0] >> 32);
         p->fatal.flags = r->flags;
-        p->fatal.ns = ev->ts_ns;
         p->fatal.detail = r->arg[1];
         return;
     case PI_REC_STDERR_TAIL: {
@@ -322,11 +321,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         time_class = pi_wait_time_class(kind);
     } else if (r->kind >= PI_REC_GPU_ALLOC && r->kind <= PI_REC_GPU_SYNC) {
         pi_gpu_event(a, reader, p, ev);
-        /* the host waits for the GPU in synchronisation and synchronous copies */
-        int blocks = (r->kind == PI_REC_GPU_SYNC && PI_CUDA_SUBTYPE(r->flags) != 0 &&
-                      PI_CUDA_SUBTYPE(r->flags) != PI_GPU_SYNC_STREAM_WAIT) ||
-                     (r->kind == PI_REC_GPU_COPY && !(r->flags & PI_CUDA_ASYNC));
-        if (blocks && !(r->flags & PI_CUDA_NESTED))
+        if (pi_gpu_host_waits(r))
             time_class = PI_TIME_SYNC;
     } else if (r->kind == PI_REC_NVTX_RANGE) {
         struct pi_latency_entry *e = entry_by_string(a, reader, BY_ID_NVTX, r->arg[0], "nvtx");

@@ -4,9 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A kernel's name is in the "kernel" group (its launches) and, under the name the GPU ran it
- * by, in the "gpu" group with class "kernel" (its GPU times). */
-static int is_kernel(const struct pi_latency_entry *e)
+int pi_kernel_entry(const struct pi_latency_entry *e)
 {
     return strcmp(e->group, "kernel") == 0 ||
            (strcmp(e->group, "gpu") == 0 && strcmp(e->detail, "kernel") == 0);
@@ -19,7 +17,7 @@ void pi_kernel_labels_make(const struct pi_analysis *a, struct pi_kernel_labels 
     struct pi_latency_entry **all = pi_latency_sorted(&a->calls, NULL, &n);
     l->full = calloc(n ? n : 1, sizeof(*l->full));
     for (size_t i = 0; all && l->full && i < n; i++) {
-        if (!is_kernel(all[i]))
+        if (!pi_kernel_entry(all[i]))
             continue;
         int seen = 0;
         for (size_t j = 0; j < l->count && !seen; j++)

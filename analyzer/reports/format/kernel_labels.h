@@ -19,6 +19,10 @@ struct pi_kernel_labels {
     size_t count;
 };
 
+/* pi_kernel_entry - whether @entry is a kernel's: its launches (group "kernel") or, under
+ * the name the GPU ran it by, its GPU times (group "gpu", class "kernel") */
+int pi_kernel_entry(const struct pi_latency_entry *entry);
+
 /* pi_kernel_labels_make - the labels of every kernel of @analysis into @labels (none without
  * memory: the full names are used then) */
 void pi_kernel_labels_make(const struct pi_analysis *analysis, struct pi_kernel_labels *labels);
