@@ -90,6 +90,12 @@ static inline size_t pi_sys_read_file(const char *path, char *buf, size_t size)
     return total;
 }
 
+/* the CPU to another runnable thread: a thread that waits for another's short work */
+static inline void pi_sys_yield(void)
+{
+    syscall(SYS_sched_yield);
+}
+
 static inline uint32_t pi_sys_gettid(void)
 {
     return (uint32_t)syscall(SYS_gettid);

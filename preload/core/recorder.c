@@ -95,6 +95,26 @@ static void thread_adopt(struct pi_thread *t, uint32_t generation)
         pthread_setspecific(pi_rec.thread_key, (void *)1);
 }
 
+/* No buffer is free: threads came faster than the pool grew, or the writer is behind (on
+ * a busy machine it may not run for a while). Rather than drop, map one more chunk while
+ * the pool is under about twice the live threads (a buffer each, and as many waiting for
+ * the writer), after a thread that is growing it already. A writer that stays behind is
+ * still said as such: a pool this size then fills too, and records are dropped. */
+static struct pi_buffer *acquire_grown(struct pi_buffer_pool *pool)
+{
+    uint32_t live = atomic_load_explicit(&pi_rec.live_threads, memory_order_relaxed);
+    for (int tries = 0; tries < 100; tries++) {
+        int grew = pi_pool_grow(pool, 2 * live);
+        struct pi_buffer *buf = pi_pool_acquire(pool);
+        if (buf || grew < 0)
+            return buf;
+        if (grew == 0 && !atomic_load_explicit(&pool->growing, memory_order_acquire))
+            return NULL; /* as large as it may be */
+        pi_sys_yield();
+    }
+    return NULL;
+}
+
 /* Slow path of pi_emit: get a buffer with room. NULL means drop. */
 static struct pi_buffer *pi_thread_refill(struct pi_thread *t)
 {
@@ -113,6 +133,8 @@ static struct pi_buffer *pi_thread_refill(struct pi_thread *t)
     /* the threads hold most buffers: the writer grows the pool before none is left */
     if (!buf || pi_pool_running_low(pool))
         pi_writer_wake();
+    if (!buf)
+        buf = acquire_grown(pool);
     if (!buf)
         return NULL;
     t->buf = buf;
