@@ -15,6 +15,7 @@
 #include "python_stacks.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -29,60 +30,15 @@
 #include "core/raw_syscalls.h"
 #include "core/real_functions.h"
 #include "profinject/python_files.h"
+#include "python_capi.h"
 #include "python_runtime.h"
 
 #define MAX_FRAMES 64
 #define MAX_THREADS 256
 
-struct c_api {
-    int (*gil_ensure)(void); /* PyGILState_Ensure: its PyGILState_STATE */
-    void (*gil_release)(int);
-    void *(*current_frames)(void); /* _PyThread_CurrentFrames: {ident: frame}, new */
-    int (*dict_next)(void *dict, long *pos, void **key, void **value);
-    void *(*dict_get)(void *dict, void *key); /* PyDict_GetItem, borrowed */
-    void *(*modules)(void);                    /* PyImport_GetModuleDict, borrowed */
-    void *(*dict_item)(void *dict, const char *key);
-    void *(*get_attr)(void *object, const char *name);
-    unsigned long (*as_unsigned_long)(void *number);
-    const char *(*as_utf8)(void *text);
-    void *(*frame_back)(void *frame); /* PyFrame_GetBack, new: 3.9+ */
-    void *(*frame_code)(void *frame); /* PyFrame_GetCode, new: 3.9+ */
-    int (*frame_line)(void *frame);   /* PyFrame_GetLineNumber */
-    void (*err_clear)(void);
-    void (*dec_ref)(void *object);
-};
-
-static int look_up(const struct pi_python *py, struct c_api *api)
-{
-    struct {
-        void **field;
-        const char *name;
-    } wanted[] = {
-        {(void **)&api->gil_ensure, "PyGILState_Ensure"},
-        {(void **)&api->gil_release, "PyGILState_Release"},
-        {(void **)&api->current_frames, "_PyThread_CurrentFrames"},
-        {(void **)&api->dict_next, "PyDict_Next"},
-        {(void **)&api->dict_get, "PyDict_GetItem"},
-        {(void **)&api->modules, "PyImport_GetModuleDict"},
-        {(void **)&api->dict_item, "PyDict_GetItemString"},
-        {(void **)&api->get_attr, "PyObject_GetAttrString"},
-        {(void **)&api->as_unsigned_long, "PyLong_AsUnsignedLong"},
-        {(void **)&api->as_utf8, "PyUnicode_AsUTF8"},
-        {(void **)&api->frame_back, "PyFrame_GetBack"},
-        {(void **)&api->frame_code, "PyFrame_GetCode"},
-        {(void **)&api->frame_line, "PyFrame_GetLineNumber"},
-        {(void **)&api->err_clear, "PyErr_Clear"},
-        {(void **)&api->dec_ref, "Py_DecRef"},
-    };
-    for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
-        if (!(*wanted[i].field = pi_dlsym(py->handle, wanted[i].name)))
-            return 0;
-    return 1;
-}
-
 /* One request: the text the helper writes, and who lets go of it. */
 struct request {
-    struct c_api api;
+    const struct pi_python_capi *api;
     char *out;
     size_t size, used;
     int cut;
@@ -112,7 +68,7 @@ static void say(struct request *r, const char *format, ...)
 }
 
 /* @object's attribute @name as UTF-8 into @out ("?" when it has none). */
-static void text_of(const struct c_api *api, void *object, const char *name, char *out, size_t size)
+static void text_of(const struct pi_python_capi *api, void *object, const char *name, char *out, size_t size)
 {
     void *value = object ? api->get_attr(object, name) : NULL;
     const char *text = value ? api->as_utf8(value) : NULL;
@@ -122,7 +78,7 @@ static void text_of(const struct c_api *api, void *object, const char *name, cha
     api->err_clear();
 }
 
-static unsigned long number_of(const struct c_api *api, void *object, const char *name)
+static unsigned long number_of(const struct pi_python_capi *api, void *object, const char *name)
 {
     void *value = object ? api->get_attr(object, name) : NULL;
     unsigned long n = value ? api->as_unsigned_long(value) : 0;
@@ -134,7 +90,7 @@ static unsigned long number_of(const struct c_api *api, void *object, const char
 
 static void say_frames(struct request *r, void *frame)
 {
-    const struct c_api *api = &r->api;
+    const struct pi_python_capi *api = r->api;
     void *held = NULL; /* the frame we own a reference to */
     for (int n = 0; frame && n < MAX_FRAMES; n++) {
         void *code = api->frame_code(frame);
@@ -183,10 +139,22 @@ static void say_other_threads(struct request *r, const unsigned long *python_tid
     say(r, first ? "every thread runs Python\n" : "\n");
 }
 
+/* The main thread's ident (pthread_self), noted as the library loads there: threading
+ * names threads only where the program imported it. */
+static unsigned long main_thread;
+static int main_thread_known;
+
+__attribute__((constructor)) static void note_main_thread(void)
+{
+    main_thread_known = pi_sys_gettid() == (uint32_t)getpid();
+    if (main_thread_known)
+        main_thread = (unsigned long)pthread_self();
+}
+
 /* Each thread of @frames ({ident: frame}), the main thread first. */
 static void say_threads(struct request *r, void *frames, void *active)
 {
-    const struct c_api *api = &r->api;
+    const struct pi_python_capi *api = r->api;
     unsigned long tids[MAX_THREADS];
     int count = 0;
     for (int main_pass = 1; main_pass >= 0; main_pass--) {
@@ -195,10 +163,16 @@ static void say_threads(struct request *r, void *frames, void *active)
         while (api->dict_next(frames, &pos, &ident, &frame)) {
             void *thread = active ? api->dict_get(active, ident) : NULL;
             unsigned long tid = number_of(api, thread, "_native_id");
-            if ((tid == (unsigned long)getpid()) != main_pass)
-                continue;
             char name[128];
             text_of(api, thread, "_name", name, sizeof(name));
+            if (!thread && main_thread_known && api->as_unsigned_long(ident) == main_thread) {
+                /* a program that never imported threading: its main thread is still known */
+                tid = (unsigned long)getpid();
+                snprintf(name, sizeof(name), "MainThread");
+            }
+            api->err_clear();
+            if ((tid == (unsigned long)getpid()) != main_pass)
+                continue;
             if (count < MAX_THREADS)
                 tids[count++] = tid;
             say(r, "thread %s (tid %lu):\n", name, tid);
@@ -210,7 +184,7 @@ static void say_threads(struct request *r, void *frames, void *active)
 
 static void read_stacks(struct request *r)
 {
-    const struct c_api *api = &r->api;
+    const struct pi_python_capi *api = r->api;
     void *frames = api->current_frames();
     void *modules = api->modules();
     void *threading = modules ? api->dict_item(modules, "threading") : NULL;
@@ -231,11 +205,11 @@ static void *helper(void *arg)
 {
     struct request *r = arg;
     pi_guard_enter(); /* its waits for the GIL are not the application's */
-    int state = r->api.gil_ensure();
+    int state = r->api->gil_ensure();
     r->taken_ns = pi_clock_ns(CLOCK_MONOTONIC);
     read_stacks(r);
     r->released_ns = pi_clock_ns(CLOCK_MONOTONIC);
-    r->api.gil_release(state);
+    r->api->gil_release(state);
     int running = RUNNING;
     if (!atomic_compare_exchange_strong(&r->state, &running, DONE)) {
         free(r->out); /* the waiter gave up on it */
@@ -251,18 +225,23 @@ size_t pi_python_stacks(char *out, size_t size, int timeout_ms)
     if (r)
         r->out = malloc(size);
     int running_python = py && py->is_initialized() && !(py->is_finalizing && py->is_finalizing());
-    if (!py || !running_python || !r || !r->out ||
-        !look_up(py, &r->api)) {
-        snprintf(out, size, "%s\n",
-                 !py ? "no Python interpreter the profiler can read in this process"
-                 : !r || !r->out ? "out of memory"
-                 : !running_python ? "its Python interpreter is not running (starting or ending)"
-                     : "its Python lacks a function this needs (_PyThread_CurrentFrames, "
-                       "PyFrame_GetBack: Python 3.9 or later)");
+    const struct pi_python_capi *api = pi_python_capi(py);
+    if (r)
+        r->api = api;
+    if (!py || !running_python || !r || !r->out || !api || !api->has_frames) {
+        /* its threads are still listed, the profiler's said, for their native frames */
+        struct request listing = {.out = out, .size = size};
+        say(&listing, "%s\n",
+            !py ? "no Python interpreter the profiler can read in this process"
+            : !r || !r->out ? "out of memory"
+            : !running_python ? "its Python interpreter is not running (starting or ending)"
+                : "its Python lacks a function this needs (_PyThread_CurrentFrames, "
+                  "PyFrame_GetBack: Python 3.9 or later)");
+        say_other_threads(&listing, NULL, 0);
         if (r)
             free(r->out);
         free(r);
-        return strlen(out);
+        return listing.used;
     }
     r->size = size;
     r->asked_ns = pi_clock_ns(CLOCK_MONOTONIC);

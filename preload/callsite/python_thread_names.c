@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
+#include "python_capi.h"
 
 /* How often the threads are looked at: a look costs a few microseconds of
  * the main thread, so ten a second cost it under 0.01%, and a thread that
@@ -17,44 +18,13 @@
 /* Threads whose name was recorded: at most this many are remembered. */
 #define REMEMBERED 256
 
-struct c_api {
-    void *(*modules)(void);                        /* PyImport_GetModuleDict: sys.modules */
-    void *(*dict_item)(void *dict, const char *key); /* PyDict_GetItemString, borrowed */
-    void *(*get_attr)(void *object, const char *name);
-    int (*dict_next)(void *dict, long *pos, void **key, void **value);
-    unsigned long (*as_unsigned_long)(void *number);
-    const char *(*as_utf8)(void *text);
-    void (*err_clear)(void);
-    void (*dec_ref)(void *object);
-};
-
-static struct c_api api;
-static int api_state; /* 0: not looked up, 1: usable, -1: not */
+static const struct pi_python_capi *api;
 static uint64_t next_look_ns;
 static struct {
     uint32_t tid;
     uint64_t name_hash;
 } remembered[REMEMBERED];
 static size_t remembered_count;
-
-static int look_up_api(const struct pi_python *py)
-{
-    if (api_state)
-        return api_state > 0;
-    void **fields[] = {(void **)&api.modules, (void **)&api.dict_item,
-                       (void **)&api.get_attr, (void **)&api.dict_next,
-                       (void **)&api.as_unsigned_long, (void **)&api.as_utf8,
-                       (void **)&api.err_clear, (void **)&api.dec_ref};
-    static const char *const names[] = {"PyImport_GetModuleDict", "PyDict_GetItemString",
-                                        "PyObject_GetAttrString", "PyDict_Next",
-                                        "PyLong_AsUnsignedLong", "PyUnicode_AsUTF8",
-                                        "PyErr_Clear", "Py_DecRef"};
-    api_state = 1;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (!(*fields[i] = pi_dlsym(py->handle, names[i])))
-            api_state = -1;
-    return api_state > 0;
-}
 
 static uint64_t hash(const char *text)
 {
@@ -85,38 +55,38 @@ static int is_news(uint32_t tid, uint64_t name_hash)
 
 static void record_thread(void *thread)
 {
-    void *native = api.get_attr(thread, "_native_id");
-    void *name = native ? api.get_attr(thread, "_name") : NULL;
-    unsigned long tid = native ? api.as_unsigned_long(native) : 0;
-    const char *text = name ? api.as_utf8(name) : NULL;
+    void *native = api->get_attr(thread, "_native_id");
+    void *name = native ? api->get_attr(thread, "_name") : NULL;
+    unsigned long tid = native ? api->as_unsigned_long(native) : 0;
+    const char *text = name ? api->as_utf8(name) : NULL;
     if (text && tid && tid != (unsigned long)-1 && tid != (unsigned long)getpid() &&
         is_news((uint32_t)tid, hash(text))) {
         uint32_t id = pi_intern(text, strnlen(text, 64));
         pi_emit(PI_REC_THREAD_NAME, 0, pi_clock_ticks(), 0, id, 0, tid);
     }
     if (native)
-        api.dec_ref(native);
+        api->dec_ref(native);
     if (name)
-        api.dec_ref(name);
-    api.err_clear();
+        api->dec_ref(name);
+    api->err_clear();
 }
 
 void pi_python_thread_names(const struct pi_python *py)
 {
     uint64_t now = pi_clock_ns(CLOCK_MONOTONIC);
-    if (now < next_look_ns || !look_up_api(py))
+    if (now < next_look_ns || !(api = pi_python_capi(py)))
         return;
     next_look_ns = now + LOOK_EVERY_NS;
     /* sys.modules read directly: PyImport_GetModule runs importlib's module lock for a
      * module still being imported, and this call may come in the middle of that lock */
-    void *modules = api.modules();
-    void *threading = modules ? api.dict_item(modules, "threading") : NULL;
-    void *active = threading ? api.get_attr(threading, "_active") : NULL;
+    void *modules = api->modules();
+    void *threading = modules ? api->dict_item(modules, "threading") : NULL;
+    void *active = threading ? api->get_attr(threading, "_active") : NULL;
     long pos = 0;
     void *key, *thread;
-    while (active && api.dict_next(active, &pos, &key, &thread))
+    while (active && api->dict_next(active, &pos, &key, &thread))
         record_thread(thread);
     if (active)
-        api.dec_ref(active);
-    api.err_clear();
+        api->dec_ref(active);
+    api->err_clear();
 }

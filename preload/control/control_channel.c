@@ -32,6 +32,7 @@
 #include "control_directory.h"
 #include "core/diagnostics.h"
 #include "core/process_events.h"
+#include "core/process_sample.h"
 #include "core/guard.h"
 #include "core/live_figures.h"
 #include "cuda/live_allocations.h"
@@ -122,19 +123,6 @@ static void answer_stacks(int client)
     free(text);
 }
 
-/* The second and third numbers of the main thread's schedstat: its time on a CPU and its
- * time ready and waiting for one, in ns; 0 where it cannot be read. */
-static void main_thread_clock(uint64_t *on_cpu, uint64_t *waiting)
-{
-    char path[64], text[128];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", pi_recorder_pid());
-    unsigned long long cpu = 0, delay = 0;
-    if (!pi_sys_read_file(path, text, sizeof(text)) || sscanf(text, "%llu %llu", &cpu, &delay) != 2)
-        cpu = delay = 0;
-    *on_cpu = cpu;
-    *waiting = delay;
-}
-
 /* "figures": the process's own counters as one JSON object, for `profinject top` */
 static void answer_figures(int client)
 {
@@ -144,25 +132,26 @@ static void answer_figures(int client)
         answer(client, "{}\n");
         return;
     }
-    char statm[128];
-    unsigned long long pages = 0, resident = 0;
-    if (pi_sys_read_file("/proc/self/statm", statm, sizeof(statm)))
-        sscanf(statm, "%llu %llu", &pages, &resident);
-    uint64_t on_cpu, waiting;
-    main_thread_clock(&on_cpu, &waiting);
-    struct timespec process_cpu = {0, 0};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &process_cpu);
+    /* read as the writer reads its samples */
+    struct pi_process_sampler sampler = {0};
+    struct pi_process_sample sample;
+    pi_process_sampler_open(&sampler, 0);
+    pi_process_sample_read(&sampler, &sample);
+    pi_process_sampler_close(&sampler);
+    int schedstat = pi_run_delay_open(pi_recorder_pid());
+    int64_t waiting = pi_run_delay_read(schedstat);
+    if (schedstat >= 0)
+        pi_sys_close(schedstat);
     int n = snprintf(text, SIZE,
                      "{\"pid\": %d, \"ppid\": %d, \"recording\": %s, \"mode\": \"%s\", "
                      "\"rss_bytes\": %llu, \"device_bytes\": %llu, \"main_cpu_ns\": %llu, "
-                     "\"main_cpu_wait_ns\": %llu, \"process_cpu_ns\": %llu, ",
+                     "\"main_cpu_wait_ns\": %llu, ",
                      pi_recorder_pid(), (int)getppid(), atomic_load(&pi_recording) ? "true" : "false",
                      pi_recorder_summary_mode() ? "summary" : "full",
-                     resident * (unsigned long long)sysconf(_SC_PAGESIZE),
-                     (unsigned long long)pi_live_device_bytes(), (unsigned long long)on_cpu,
-                     (unsigned long long)waiting,
-                     (unsigned long long)process_cpu.tv_sec * 1000000000ull +
-                         (unsigned long long)process_cpu.tv_nsec);
+                     (unsigned long long)sample.rss_bytes,
+                     (unsigned long long)pi_live_device_bytes(),
+                     (unsigned long long)pi_clock_thread_cpu_ns((uint32_t)pi_recorder_pid()),
+                     (unsigned long long)(waiting > 0 ? waiting : 0));
     size_t at = n > 0 && n < SIZE ? (size_t)n : 0;
     at += pi_live_figures_json(text + at, SIZE - at - 2, pi_recorder_ticks_per_second());
     text[at++] = '}';

@@ -25,7 +25,7 @@ static struct {
     _Atomic uint64_t gpu_busy;             /* ticks of GPU work timed */
     _Atomic uint64_t gpu_until;            /* the latest end of it: GPU times come in batches,
                                               so their share is of the span they cover */
-    _Atomic uint64_t launches, steps;
+    _Atomic uint64_t steps;
     _Atomic uint64_t step_end[STEPS_KEPT], step_length[STEPS_KEPT]; /* ticks, a ring */
     uint64_t last_boundary; /* the writer's alone */
     uint32_t pid;           /* whose figures: a fork child's writer starts them again */
@@ -74,8 +74,6 @@ static void take(const struct pi_record *r, uint32_t pid)
         if (r->ts + r->dur > atomic_load_explicit(&live.gpu_until, memory_order_relaxed))
             atomic_store_explicit(&live.gpu_until, r->ts + r->dur, memory_order_relaxed);
     }
-    else if (r->kind == PI_REC_GPU_LAUNCH)
-        add(&live.launches, 1);
     if (!main_thread)
         return;
     enum live_class c = class_of(r);
@@ -99,7 +97,6 @@ static void start_again(void)
         atomic_store_explicit(&live.waited[c], 0, memory_order_relaxed);
     atomic_store_explicit(&live.gpu_busy, 0, memory_order_relaxed);
     atomic_store_explicit(&live.gpu_until, 0, memory_order_relaxed);
-    atomic_store_explicit(&live.launches, 0, memory_order_relaxed);
     atomic_store_explicit(&live.steps, 0, memory_order_release);
     live.last_boundary = 0;
 }
@@ -135,11 +132,10 @@ size_t pi_live_figures_json(char *out, size_t size, double ticks_per_second)
         SAY("%s\"%s\": %llu", c ? ", " : "", class_names[c],
             (unsigned long long)ticks_ns(atomic_load_explicit(&live.waited[c], memory_order_relaxed), rate));
     uint64_t steps = atomic_load_explicit(&live.steps, memory_order_acquire);
-    SAY("}, \"gpu_busy_ns\": %llu, \"gpu_until_ns\": %llu, \"launches\": %llu, \"steps\": %llu, "
+    SAY("}, \"gpu_busy_ns\": %llu, \"gpu_until_ns\": %llu, \"steps\": %llu, "
         "\"recent_steps\": [",
         (unsigned long long)ticks_ns(atomic_load_explicit(&live.gpu_busy, memory_order_relaxed), rate),
         (unsigned long long)ticks_ns(atomic_load_explicit(&live.gpu_until, memory_order_relaxed), rate),
-        (unsigned long long)atomic_load_explicit(&live.launches, memory_order_relaxed),
         (unsigned long long)steps);
     /* the last steps, oldest first: [end_ns, length_ns] */
     uint64_t kept = steps < STEPS_KEPT ? steps : STEPS_KEPT;
