@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 #include "namespaces.h"
 #include "proc_maps.h"
+#include "terminal_text.h"
 #include "profinject/control_protocol.h"
 
 
@@ -41,6 +43,29 @@ void pi_control_dir(char *out, size_t size)
         fprintf(stderr, "profinject: PROFINJECT_CONTROL_DIR=%s is %s; using %s, as the "
                         "profiled processes do (set an absolute path, or unset it)\n",
                 dir, *dir ? "not an absolute path" : "empty", out);
+}
+
+int pi_control_parse_pid(const char *command, const char *text)
+{
+    char *end;
+    long value = strtol(text, &end, 10);
+    if (!*text || *end || value <= 0 || value > INT32_MAX) {
+        char shown[256];
+        fprintf(stderr, "profinject: %s: %s is not a process id\n", command,
+                pi_shown(shown, sizeof(shown), text));
+        return 0;
+    }
+    return (int)value;
+}
+
+void pi_control_say_none_answered(int pid)
+{
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        fprintf(stderr, "profinject: no process %d\n", pid);
+    else
+        fprintf(stderr, "profinject: no process under the profiler answered at pid %d (is it "
+                        "running under profinject, as this user? 'profinject attach %d' profiles "
+                        "one that is not)\n", pid, pid);
 }
 
 /* @pid as it sees itself (the last NSpid of /proc/PID/status) and its PID namespace's inode. */
@@ -384,8 +409,13 @@ ssize_t pi_control_ask(const char *dir, int pid, const char *request, char *repl
     return fd < 0 ? -1 : exchange(fd, pid, request, reply, size);
 }
 
-/* Send @request to one process; print its answer. 0 when it answered. */
 int pi_control_one(const char *dir, int pid, const char *request, int fallback_value)
+{
+    return pi_control_one_then(dir, pid, request, fallback_value, NULL, NULL);
+}
+
+int pi_control_one_then(const char *dir, int pid, const char *request, int fallback_value,
+                        pi_control_answered then, void *arg)
 {
     int fd = reach(dir, pid);
     if (fd < 0) {
@@ -412,11 +442,19 @@ int pi_control_one(const char *dir, int pid, const char *request, int fallback_v
     ssize_t got = exchange(fd, pid, request, reply, sizeof(reply));
     if (got > 0)
         print_reply(pid, reply, (size_t)got);
-    return got > 0 && strncmp(reply, "refused", 7) != 0 ? 0 : -1;
+    int answered = got > 0 && strncmp(reply, "refused", 7) != 0;
+    if (answered && then)
+        then(pid, reply, arg);
+    return answered ? 0 : -1;
 }
 
-/* Returns how many processes answered; prints why when none did. */
 int pi_control_tree(int pid, const char *request, int whole_tree)
+{
+    return pi_control_tree_then(pid, request, whole_tree, NULL, NULL);
+}
+
+int pi_control_tree_then(int pid, const char *request, int whole_tree, pi_control_answered then,
+                         void *arg)
 {
     char dir[PATH_MAX];
     pi_control_dir(dir, sizeof(dir));
@@ -426,6 +464,6 @@ int pi_control_tree(int pid, const char *request, int whole_tree)
     static int pids[PI_CONTROL_TREE_MAX];
     int n = whole_tree ? pi_control_collect_tree(pid, pids, 0) : (pids[0] = pid, 1), answered = 0;
     for (int i = 0; i < n; i++)
-        answered += pi_control_one(dir, pids[i], request, fallback) == 0;
+        answered += pi_control_one_then(dir, pids[i], request, fallback, then, arg) == 0;
     return answered;
 }

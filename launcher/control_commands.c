@@ -2,16 +2,12 @@
  * control_commands.h). */
 #include "control_commands.h"
 
-#include <errno.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "control.h"
 #include "durations.h"
-#include "terminal_text.h"
+#include "native_stacks.h"
 
 static void usage_ctl(FILE *out)
 {
@@ -20,21 +16,8 @@ static void usage_ctl(FILE *out)
                  "  --timeout TIME  longest wait for each process's answer (default 5s)\n");
 }
 
-/* @text as a process id, else 0 with a message for @command */
-static int parse_pid(const char *command, const char *text)
-{
-    char *end;
-    long value = strtol(text, &end, 10);
-    if (*end || value <= 0 || value > INT32_MAX) {
-        char shown[256];
-        fprintf(stderr, "profinject: %s: %s is not a process id\n", command,
-                pi_shown(shown, sizeof(shown), text));
-        return 0;
-    }
-    return (int)value;
-}
-
-static int send_request(int pid, const char *request, int whole_tree);
+static int send_request(int pid, const char *request, int whole_tree, pi_control_answered then,
+                        void *arg);
 
 int pi_cmd_ctl(int argc, char **argv)
 {
@@ -55,7 +38,7 @@ int pi_cmd_ctl(int argc, char **argv)
         usage_ctl(stderr);
         return 1;
     }
-    int pid = parse_pid("ctl", argv[0]);
+    int pid = pi_control_parse_pid("ctl", argv[0]);
     if (pid <= 0)
         return 1;
     char request[64];
@@ -73,21 +56,16 @@ int pi_cmd_ctl(int argc, char **argv)
         usage_ctl(stderr);
         return 1;
     }
-    return send_request(pid, request, 1);
+    return send_request(pid, request, 1, NULL, NULL);
 }
 
 /* @request to @pid (and, with @whole_tree, its descendants under the profiler): 0 when one
  * answered, 2 with a message when none did */
-static int send_request(int pid, const char *request, int whole_tree)
+static int send_request(int pid, const char *request, int whole_tree, pi_control_answered then,
+                        void *arg)
 {
-    if (kill(pid, 0) != 0 && errno == ESRCH) {
-        fprintf(stderr, "profinject: no process %d\n", pid);
-        return 2;
-    }
-    if (pi_control_tree(pid, request, whole_tree) == 0) {
-        fprintf(stderr, "profinject: no process under the profiler answered at pid %d (is it "
-                        "running under profinject, as this user? 'profinject attach %d' profiles "
-                        "one that is not)\n", pid, pid);
+    if (pi_control_tree_then(pid, request, whole_tree, then, arg) == 0) {
+        pi_control_say_none_answered(pid);
         return 2;
     }
     return 0;
@@ -95,23 +73,34 @@ static int send_request(int pid, const char *request, int whole_tree)
 
 static void usage_stacks(FILE *out)
 {
-    fprintf(out, "usage: profinject stacks [--timeout TIME] [--all] PID\n"
+    fprintf(out, "usage: profinject stacks [--timeout TIME] [--all] [--native] PID\n"
                  "Every Python thread's stack in PID, innermost frame first, read while the\n"
-                 "profiler holds its interpreter's lock (the pause is said); PID runs under the\n"
-                 "profiler ('profinject attach PID' first for one that does not).\n"
+                 "profiler holds its interpreter's lock (the pause is said), and the native\n"
+                 "frames of its threads that run no Python, each stopped (ptrace) only while\n"
+                 "its own are read; PID runs under the profiler ('profinject attach PID' first\n"
+                 "for one that does not).\n"
                  "  --all           PID and all its descendants under the profiler (workers, ranks)\n"
+                 "  --native        the native frames of the Python threads too\n"
                  "  --timeout TIME  longest wait for each process's answer (default 5s)\n");
+}
+
+/* after a process's Python stacks, its native frames */
+static void native_frames(int pid, const char *reply, void *every_thread)
+{
+    pi_native_stacks_print(pid, reply, *(int *)every_thread);
 }
 
 int pi_cmd_stacks(int argc, char **argv)
 {
-    int whole_tree = 0;
+    int whole_tree = 0, every_thread = 0;
     for (; argc >= 1 && argv[0][0] == '-'; argc--, argv++) {
         if (strcmp(argv[0], "--help") == 0) {
             usage_stacks(stdout);
             return 0;
         } else if (strcmp(argv[0], "--all") == 0) {
             whole_tree = 1;
+        } else if (strcmp(argv[0], "--native") == 0) {
+            every_thread = 1;
         } else if (strcmp(argv[0], "--timeout") == 0 && argc >= 2 &&
                    (pi_control_timeout_ms = pi_parse_ms(argv[1])) > 0) {
             argc--;
@@ -125,7 +114,7 @@ int pi_cmd_stacks(int argc, char **argv)
         usage_stacks(stderr);
         return 1;
     }
-    int pid = parse_pid("stacks", argv[0]);
-    return pid > 0 ? send_request(pid, "stacks\n", whole_tree) : 1;
+    int pid = pi_control_parse_pid("stacks", argv[0]);
+    return pid > 0 ? send_request(pid, "stacks\n", whole_tree, native_frames, &every_thread) : 1;
 }
 

@@ -5,7 +5,7 @@
  *   profinject run [-o DIR] [--append] [--paused | --summary] [--duration 30s] -- COMMAND...
  *   profinject ctl PID start|stop|status|detach|capture 10s
  *   profinject attach PID [-o DIR] [--duration 10s]
- *   profinject stacks [--all] PID
+ *   profinject stacks [--all] [--native] PID
  *   profinject top [--once] [--json] PID
  *   profinject analyze ...
  */
@@ -56,7 +56,7 @@ static void usage(FILE *out)
                  "                                                            record a command\n"
                  "  ctl PID start|stop|status|detach|capture TIME             capture windows\n"
                  "  attach PID [-o DIR] [--duration TIME]                     profile a running process\n"
-                 "  stacks [--all] PID                                        its Python threads now\n"
+                 "  stacks [--all] [--native] PID                             its threads' stacks now\n"
                  "  top [--once] [--json] PID                                 its live figures\n"
                  "  analyze ARGS...                                           profinject-analyze\n"
                  "Each command takes --help.\n");

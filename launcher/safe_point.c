@@ -70,8 +70,7 @@ static int safe_to_call(pid_t pid, const struct user_regs_struct *regs)
     }
 }
 
-/* Wait for the stop PTRACE_INTERRUPT asked for, delivering any signal that comes first. */
-static int wait_for_interrupt(pid_t pid)
+int pi_wait_for_interrupt(pid_t pid)
 {
     for (;;) {
         int status;
@@ -100,7 +99,7 @@ int pi_stop_at_safe_point(pid_t pid, unsigned timeout_ms, struct user_regs_struc
      * they vary, so that they do not keep falling on the same phase of a loop */
     uint64_t deadline = now_ms() + timeout_ms, random = (uint64_t)pid * 2654435761u | 1;
     for (unsigned attempt = 0;; attempt++) {
-        if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) != 0 || wait_for_interrupt(pid) != 0 ||
+        if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) != 0 || pi_wait_for_interrupt(pid) != 0 ||
             ptrace(PTRACE_GETREGS, pid, NULL, regs) != 0)
             return -1;
         if (safe_to_call(pid, regs))
@@ -145,7 +144,7 @@ pid_t pi_other_thread_at_safe_point(pid_t pid, struct user_regs_struct *regs)
         if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
             continue;
         /* it may have woken since: only where it is stopped counts */
-        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0 && wait_for_interrupt(tid) == 0 &&
+        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0 && pi_wait_for_interrupt(tid) == 0 &&
             ptrace(PTRACE_GETREGS, tid, NULL, regs) == 0 && safe_to_call(pid, regs)) {
             found = tid;
             break;

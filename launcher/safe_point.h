@@ -32,4 +32,11 @@ int pi_stop_at_safe_point(pid_t pid, unsigned timeout_ms, struct user_regs_struc
  */
 pid_t pi_other_thread_at_safe_point(pid_t pid, struct user_regs_struct *regs);
 
+/**
+ * pi_wait_for_interrupt - wait for the stop PTRACE_INTERRUPT asked of @pid
+ * (seized), delivering any signal that arrives first
+ * Return: 0 with it stopped, -1 when it is gone or not stopped.
+ */
+int pi_wait_for_interrupt(pid_t pid);
+
 #endif

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """`profinject stacks PID`: every Python thread's stack in a running job,
 against the lines the job's threads are known to sit on
-(tests/programs/stacks_job.py); --all for its DataLoader worker; the pause
-it states against the job's own main loop, which cannot turn while the
-profiler holds the interpreter's lock; a clear refusal for a process that
-is not profiled, one without Python, and another user."""
+(tests/programs/stacks_job.py); the native frames of its thread that runs
+no Python, against the call the kernel says it is in; --all for its
+DataLoader worker; the pauses it states against the job's own main loop,
+which cannot turn while the profiler holds the interpreter's lock, nor
+while its thread is stopped for its native frames (--native); a clear
+refusal for a process that is not profiled, one without Python, and
+another user."""
 import json
 import os
 import re
@@ -30,6 +33,28 @@ def frame(marker, function):
     return f"{JOB}:{line_of(marker)} in {function}"
 
 
+def thread_comm(pid, tid):
+    with open(f"/proc/{pid}/task/{tid}/comm") as f:
+        return f.read().strip()
+
+
+def system_call(pid, tid):
+    """The system call thread @tid is blocked in, by the kernel's account."""
+    with open(f"/proc/{pid}/task/{tid}/syscall") as f:
+        return int(f.read().split()[0])
+
+
+SYS_PAUSE, SYS_CLOCK_NANOSLEEP = 34, 230  # x86-64
+
+
+def native_threads(answer):
+    """{tid: (name, stopped ms, frames innermost first)} of @answer's native frames"""
+    return {int(tid): (name, float(ms), [line.strip() for line in frames.splitlines()])
+            for name, tid, ms, frames in re.findall(
+                r"^  thread (.+?) \(tid (\d+)\), stopped ([\d.]+) ms, native frames:\n"
+                r"((?:      .*\n)*)", answer + "\n", flags=re.M)}
+
+
 class Stacks(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -43,6 +68,10 @@ class Stacks(unittest.TestCase):
         cls.spans = []
         cls.one = cls.stacks(cls.pid)
         cls.all = cls.stacks("--all", cls.pid)
+        cls.native = cls.stacks("--native", cls.pid)
+        cls.native_tid = next(int(t) for t in os.listdir(f"/proc/{cls.pid}/task")
+                              if thread_comm(cls.pid, t) == "native-pause")
+        cls.native_call_after = system_call(cls.pid, cls.native_tid)
         cls.other = cls.as_nobody()
         # a stopped process answers nothing: said, and it runs on once continued
         os.kill(cls.pid, signal.SIGSTOP)
@@ -114,6 +143,32 @@ class Stacks(unittest.TestCase):
         # while the lock is held the loop cannot turn: its longest gap is at least that
         self.assertGreaterEqual(span["max_gap_ns"] / 1e6, held, (held, span))
 
+    def test_a_thread_without_python_gets_its_native_frames(self):
+        answer = self.section(self.one.stdout, self.pid)
+        native = native_threads(answer)
+        # only the thread that runs no Python: not the Python threads, not the profiler's
+        self.assertEqual(list(native), [self.native_tid], answer)
+        name, _, frames = native[self.native_tid]
+        self.assertEqual(name, "native-pause")
+        # in the call the kernel says it waits in, started by the C library's thread start
+        self.assertEqual(self.native_call_after, SYS_PAUSE)
+        self.assertRegex(frames[0], r"^pause\+0x[0-9a-f]+ \(libc\.so\.6\)$", answer)
+        self.assertTrue(any(f.startswith("start_thread+") for f in frames), frames)
+
+    def test_native_frames_stop_each_thread_no_longer_than_the_job_saw(self):
+        self.assertEqual(self.native.returncode, 0, self.native.stderr)
+        native = native_threads(self.section(self.native.stdout, self.pid))
+        # --native: the Python threads too, the main thread among them
+        self.assertIn(self.pid, native, self.native.stdout)
+        self.assertIn(self.native_tid, native)
+        stopped_ms = native[self.pid][1]
+        span = self.account["spans"][2]
+        self.assertGreater(span["turns"], 100, "the job's loop turned around the request")
+        # the main loop cannot turn while its thread is stopped
+        self.assertGreaterEqual(span["max_gap_ns"] / 1e6, stopped_ms, (stopped_ms, span))
+        # and the thread that was stopped in pause() waits in it still
+        self.assertEqual(self.native_call_after, SYS_PAUSE)
+
     def test_all_takes_in_the_worker(self):
         self.assertEqual(self.all.returncode, 0, self.all.stderr)
         sections = re.findall(r"^(\d+):\n", self.all.stdout, flags=re.M)
@@ -127,7 +182,7 @@ class Stacks(unittest.TestCase):
         self.assertEqual(self.stopped.returncode, 2, self.stopped.stdout)
         self.assertIn(f"{self.pid}: no answer within 1000 ms", self.stopped.stderr)
         # continued, the job went on to the end of its loop and printed its account
-        self.assertEqual(len(self.account["spans"]), 2, self.account)
+        self.assertEqual(len(self.account["spans"]), 3, self.account)
 
     def test_a_process_attached_to_gives_its_stacks(self):
         job = subprocess.Popen([PYTHON, JOB], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -165,6 +220,7 @@ class Stacks(unittest.TestCase):
                                                             PROFINJECT_OUTPUT=traces))
         try:
             time.sleep(0.5)  # its control socket is made at its first flush
+            system_call_seen = system_call(native.pid, native.pid)
             result = subprocess.run([LAUNCHER, "stacks", str(native.pid)], capture_output=True,
                                     text=True, timeout=30)
         finally:
@@ -172,6 +228,11 @@ class Stacks(unittest.TestCase):
             native.wait()
         self.assertIn("no Python interpreter the profiler can read in this process",
                       result.stdout)
+        # its one thread's native frames, in the call the kernel says it sleeps in
+        self.assertEqual(system_call_seen, SYS_CLOCK_NANOSLEEP)
+        frames = native_threads(self.section(result.stdout, native.pid))[native.pid][2]
+        self.assertRegex(frames[0], r"^clock_nanosleep\+0x[0-9a-f]+ \(libc\.so\.6\)$")
+        self.assertTrue(any(f.endswith(" (sleep)") for f in frames), frames)
 
     def test_another_user_is_refused(self):
         if self.other is None:

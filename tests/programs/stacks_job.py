@@ -1,12 +1,15 @@
 """A job whose threads sit in known lines, for `profinject stacks`: the main
 thread counts in progress(), a thread waits for a lock in waiter(), one
-sleeps in sleeper(), and a DataLoader worker sleeps in Files.__getitem__.
+sleeps in sleeper(), a thread that runs no Python, "native-pause", waits in
+the C library's pause(), and a DataLoader worker sleeps in
+Files.__getitem__.
 It prints "ready PID" once all are there, then runs until its stdin closes,
 and prints as JSON the longest gap between two of its main loop's turns
 within each span of CLOCK_MONOTONIC that stdin's lines named ("span A B",
 in ns), with the number of turns: what a pause of its Python code cost it.
 
 Usage: stacks_job.py"""
+import ctypes
 import json
 import os
 import select
@@ -58,6 +61,10 @@ def progress(turns):
 spans = []
 threading.Thread(target=waiter, name="waiter", daemon=True).start()
 threading.Thread(target=sleeper, name="sleeper", daemon=True).start()
+libc = ctypes.CDLL(None)
+native = ctypes.c_ulong()
+assert libc.pthread_create(ctypes.byref(native), None, libc.pause, None) == 0
+libc.pthread_setname_np(native, b"native-pause")
 batches = iter(DataLoader(Files(), num_workers=1))  # its worker starts on sample 0
 time.sleep(1.0)  # the worker in its sleep, every socket made
 print("ready", os.getpid(), flush=True)

@@ -12,12 +12,17 @@ network and user namespaces (unshare). Checked:
     to /tmp with a message saying so;
 (c) after detach, no file of ours in the container, and the host folder
     handed to the process leads nowhere else;
+(d) `profinject stacks` and `top` from the host, for a job under LD_PRELOAD
+    in there: its Python thread on its line, its thread that runs no Python
+    in a function of a library only the container has, its resident memory
+    as the kernel counts it, and the job unharmed;
 and that what cannot be attached to is named: musl, a static program, a
 seccomp filter refusing memfd_create, no right to trace.
 Needs root (namespaces, mounts, chroot, ptrace): without it each test fails
 and says so, never passes for nothing."""
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -31,6 +36,7 @@ ANALYZE = os.environ["PI_ANALYZE"]
 LIBRARY = os.environ["PI_LIBRARY"]
 ROOT = os.environ["PI_CONTAINER_ROOT"]
 PROGRAMS = os.environ["PI_PROGRAMS"]
+PAUSE_HERE = os.environ["PI_PAUSE_HERE"]
 DATA_BYTES = 4096
 # the opens of the workload attached to: one every ~1 ms
 ATTACHED_OPENS = 6000
@@ -44,6 +50,21 @@ for i in range(n):
         total += len(f.read())
     time.sleep(0.001)
 print("read", total, "bytes in", n, "opens", flush=True)
+"""
+
+# a Python thread asleep on a known line, a thread that runs no Python in
+# /tmp/libpause_here.so, 64 MiB made resident; it says when all are there
+LIVE_JOB = """import ctypes, os, threading, time
+def sleeper():
+    while True:
+        time.sleep(0.05)  # asleep here
+threading.Thread(target=sleeper, name="sleeper", daemon=True).start()
+assert ctypes.CDLL("/tmp/libpause_here.so").start_pausing_thread() == 0
+held = bytearray(64 << 20)
+for i in range(0, len(held), 4096):
+    held[i] = 1
+print("ready", flush=True)
+time.sleep(120)
 """
 
 # two forked children and one exec'd: the pids each process saw, sorted
@@ -87,7 +108,7 @@ def workdir():
     os.chmod(tmp, 0o1777)
     with open(os.path.join(tmp, "data.bin"), "wb") as f:
         f.write(os.urandom(DATA_BYTES))
-    for name, text in (("reader.py", READER), ("family.py", FAMILY)):
+    for name, text in (("reader.py", READER), ("family.py", FAMILY), ("live.py", LIVE_JOB)):
         with open(os.path.join(tmp, name), "w") as f:
             f.write(text)
     return tmp
@@ -344,6 +365,48 @@ class Containers(unittest.TestCase):
         [process] = report(out)["processes"]
         self.assertEqual(len(process["windows"]), 1, "one window, opened and closed")
         self.assertGreater(data_file_row(report(out), "/tmp/data.bin")["opens"], 100)
+
+    def test_stacks_and_top_from_the_host(self):
+        tmp, out = workdir(), tempfile.mkdtemp()
+        shutil.copy(PAUSE_HERE, os.path.join(tmp, "libpause_here.so"))
+        env = ["LD_PRELOAD=/opt/profinject/" + os.path.basename(LIBRARY), "PROFINJECT_OUTPUT=/out"]
+        job = container(["python3", "/tmp/live.py"], tmp, net=True, library=True, out=out,
+                        env=env)
+        try:
+            self.assertEqual(job.stdout.readline(), "ready\n", "the workload started")
+            pid = host_pid_of(job.pid)
+            time.sleep(0.5)  # its control socket is made at its first flush
+            stacks = subprocess.run([LAUNCHER, "stacks", str(pid)], capture_output=True,
+                                    text=True, timeout=60)
+            top = subprocess.run([LAUNCHER, "top", "--once", "--json", "--interval", "500ms",
+                                  str(pid)], capture_output=True, text=True, timeout=60)
+            with open(f"/proc/{pid}/status") as f:
+                rss_kib = int(next(line for line in f if line.startswith("VmRSS:")).split()[1])
+            host_tids = os.listdir(f"/proc/{pid}/task")
+            self.assertIsNone(job.poll(), "the job runs on")
+        finally:
+            job.kill()
+            job.wait()
+        self.assertEqual(stacks.returncode, 0, stacks.stderr)
+        line = LIVE_JOB.splitlines().index("        time.sleep(0.05)  # asleep here") + 1
+        self.assertRegex(stacks.stdout, rf"thread sleeper \(tid \d+\):\n      /tmp/live.py:{line} "
+                                        r"in sleeper\n")
+        # the library exists at /tmp/libpause_here.so in the container only
+        self.assertFalse(os.path.exists("/tmp/libpause_here.so"))
+        # its threads as it numbers them, and as the host does
+        native = re.search(r"thread native-pause \(tid \d+; (\d+) from here\), stopped [\d.]+ ms, "
+                           r"native frames:\n((?:      .*\n)+)", stacks.stdout)
+        self.assertIsNotNone(native, stacks.stdout)
+        self.assertIn(native.group(1), host_tids, "the host's number of the thread")
+        # only that thread: not its Python threads, not the profiler's
+        self.assertEqual(len(re.findall(r"native frames:\n", stacks.stdout)), 1, stacks.stdout)
+        frames = [frame.strip() for frame in native.group(2).splitlines()]
+        self.assertRegex(frames[0], r"^pause\+0x[0-9a-f]+ \(libc\.so\.6\)$")
+        self.assertRegex(frames[1], r"^pause_here\+0x[0-9a-f]+ \(libpause_here\.so\)$")
+        self.assertEqual(top.returncode, 0, top.stderr)
+        [process] = json.loads(top.stdout)
+        self.assertEqual(process["pid"], pid, "top names the process by the host's pid")
+        self.assertAlmostEqual(process["rss_mib"], rss_kib / 1024, delta=0.1 * rss_kib / 1024)
 
     def test_non_root_user_on_a_read_only_root_writes_to_the_volume(self):
         out = tempfile.mkdtemp()
