@@ -4,7 +4,8 @@
  * writer as records go by), never from re-reading traces. Two readings an
  * interval apart give the rates: steps a second, the main thread's time
  * by what it waited for, the GPU's busy share; the steps that ended in the
- * last window give the step time's percentiles.
+ * last window give the step time's percentiles, and the shares the
+ * analyzer's first verdict, by its rules and thresholds.
  */
 #include "top.h"
 
@@ -18,6 +19,8 @@
 
 #include "control.h"
 #include "durations.h"
+#include "proc_maps.h"
+#include "profinject/verdict_thresholds.h"
 
 #define REPLY_SIZE 16384
 #define STEPS_KEPT 256
@@ -25,10 +28,9 @@
 
 /* One process's reading. */
 struct reading {
-    int pid, ppid, ok;
+    int pid, ppid, ok, recording;
     char mode[16];
-    uint64_t now, rss, device, main_cpu, main_cpu_wait, process_cpu, gpu_busy, gpu_until;
-    uint64_t launches, steps;
+    uint64_t now, rss, device, main_cpu, main_cpu_wait, gpu_busy, gpu_until, steps;
     uint64_t data_wait, file_io, other_io, lock_wait, sleep, sync;
     uint64_t step_end[STEPS_KEPT], step_length[STEPS_KEPT];
     int recent;
@@ -45,20 +47,18 @@ static uint64_t number(const char *text, const char *key)
 
 static void parse(struct reading *r, const char *text)
 {
-    r->ppid = (int)number(text, "ppid");
     const char *mode = strstr(text, "\"mode\": \"");
     /* its word, or "?": what the process answers reaches the terminal */
     size_t length = mode ? strspn(mode + 9, "abcdefghijklmnopqrstuvwxyz") : 0;
     snprintf(r->mode, sizeof(r->mode), "%.*s", length ? (int)length : 1, length ? mode + 9 : "?");
+    r->recording = strstr(text, "\"recording\": true") != NULL;
     r->now = number(text, "now_ns");
     r->rss = number(text, "rss_bytes");
     r->device = number(text, "device_bytes");
     r->main_cpu = number(text, "main_cpu_ns");
     r->main_cpu_wait = number(text, "main_cpu_wait_ns");
-    r->process_cpu = number(text, "process_cpu_ns");
     r->gpu_busy = number(text, "gpu_busy_ns");
     r->gpu_until = number(text, "gpu_until_ns");
-    r->launches = number(text, "launches");
     r->steps = number(text, "steps");
     r->data_wait = number(text, "data_wait");
     r->file_io = number(text, "file_io");
@@ -88,6 +88,18 @@ static void read_one(const char *dir, int pid, struct reading *r)
     r->pid = pid;
     if (pi_control_ask(dir, pid, "figures\n", reply, sizeof(reply)) > 0)
         parse(r, reply);
+    /* the parent as this side numbers it: the process's own number is its PID namespace's */
+    char ppid[32];
+    r->ppid = pi_status_field(pid, "PPid", ppid, sizeof(ppid)) == 0 ? atoi(ppid) : 0;
+}
+
+/* @pid's answered reading among @count, or NULL */
+static const struct reading *reading_of(const struct reading *readings, int count, int pid)
+{
+    for (int i = 0; i < count; i++)
+        if (readings[i].pid == pid)
+            return readings[i].ok ? &readings[i] : NULL;
+    return NULL;
 }
 
 /* The command line of @pid, its arguments joined by NULs, into @out: its length (0: unknown). */
@@ -113,15 +125,16 @@ static int is_worker(int pid, int ppid)
 
 /* What two readings of one process say of the time between them. */
 struct figures {
-    int pid, ppid, worker;
+    int pid, ppid, worker, recording;
     const char *mode;
     double seconds, steps_per_s, step_p50_ms, step_p95_ms;
     uint64_t window_steps;
     /* shares of the main thread's time */
     double data, sync, cpu, cpu_wait, lock, io, sleep, other, gpu_busy;
     double rss_mib, device_mib, rss_growth_mib, device_growth_mib; /* growth: a step, or a s */
-    int growth_per_step;
-    const char *leading;
+    int growth_per_step, has_gpu;
+    const char *leading, *verdict;
+    double verdict_share;
 };
 
 static int by_value(const void *a, const void *b)
@@ -156,6 +169,34 @@ static const char *leading(const struct figures *f)
     return parts[best].name;
 }
 
+/* The analyzer's first verdict by its rules and thresholds (analyzer/verdicts/), over the
+ * interval's shares of the main thread's time: the largest share above its threshold. */
+static void live_verdict(struct figures *f)
+{
+    double idle = 1 - f->gpu_busy - f->data - f->sync;
+    int gpu_bound = f->has_gpu && f->gpu_busy >= PI_GPU_BOUND_SHARE;
+    struct {
+        int holds;
+        double share;
+        const char *kind;
+    } rules[] = {
+        {f->data >= PI_INPUT_BOUND_SHARE, f->data, "input-bound"},
+        {gpu_bound, f->gpu_busy, "gpu-bound"},
+        {f->sync >= PI_SYNC_BOUND_SHARE && !gpu_bound, f->sync, "sync-bound"},
+        {f->has_gpu && !gpu_bound && f->sync < PI_HOST_WAITS_LITTLE && idle >= PI_LAUNCH_BOUND_IDLE,
+         idle, "launch-bound"},
+        {f->lock >= PI_WAIT_BOUND_SHARE, f->lock, "lock-bound"},
+        {!f->has_gpu && f->cpu >= PI_COMPUTE_BOUND_SHARE, f->cpu, "compute-bound"},
+    };
+    f->verdict = "none";
+    f->verdict_share = 0;
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+        if (rules[i].holds && rules[i].share > f->verdict_share) {
+            f->verdict = rules[i].kind;
+            f->verdict_share = rules[i].share;
+        }
+}
+
 static void figure(const struct reading *a, const struct reading *b, struct figures *f)
 {
     memset(f, 0, sizeof(*f));
@@ -163,6 +204,8 @@ static void figure(const struct reading *a, const struct reading *b, struct figu
     f->ppid = b->ppid;
     f->mode = b->mode;
     f->worker = is_worker(b->pid, b->ppid);
+    /* paused over the whole interval: nothing was recorded, so nothing was counted */
+    f->recording = a->recording || b->recording;
     double ns = b->now > a->now ? (double)(b->now - a->now) : 0;
     f->seconds = ns / 1e9;
     uint64_t steps = b->steps > a->steps && !f->worker ? b->steps - a->steps : 0;
@@ -189,7 +232,8 @@ static void figure(const struct reading *a, const struct reading *b, struct figu
     f->other = known < 1 ? 1 - known : 0;
     /* of the span the GPU's times that came in cover: they come in batches, not as the
      * wall clock goes */
-    f->gpu_busy = b->gpu_until > a->gpu_until
+    f->has_gpu = b->gpu_until > a->gpu_until;
+    f->gpu_busy = f->has_gpu
                       ? share(a->gpu_busy, b->gpu_busy, (double)(b->gpu_until - a->gpu_until))
                       : 0;
     f->rss_mib = (double)b->rss / 1048576.0;
@@ -199,6 +243,12 @@ static void figure(const struct reading *a, const struct reading *b, struct figu
     f->rss_growth_mib = ((double)b->rss - (double)a->rss) / 1048576.0 / per;
     f->device_growth_mib = ((double)b->device - (double)a->device) / 1048576.0 / per;
     f->leading = leading(f);
+    if (!f->recording)
+        f->verdict = "paused";
+    else if (!f->worker)
+        live_verdict(f);
+    else
+        f->verdict = "-"; /* a worker has no loop of its own */
 }
 
 static void print_json(const struct figures *f, size_t count)
@@ -206,19 +256,22 @@ static void print_json(const struct figures *f, size_t count)
     printf("[");
     for (size_t i = 0; i < count; i++)
         printf("%s\n {\"pid\": %d, \"ppid\": %d, \"role\": \"%s\", \"mode\": \"%s\", "
+               "\"recording\": %s, "
                "\"seconds\": %.3f, "
                "\"steps_per_s\": %.3f, \"window_steps\": %llu, \"step_p50_ms\": %.3f, "
                "\"step_p95_ms\": %.3f, \"main_thread\": {\"data_wait\": %.4f, \"sync\": %.4f, "
                "\"cpu\": %.4f, \"cpu_wait\": %.4f, \"lock_wait\": %.4f, \"io\": %.4f, "
                "\"sleep\": %.4f, \"other\": %.4f}, \"gpu_busy\": %.4f, \"rss_mib\": %.1f, "
                "\"device_mib\": %.1f, \"rss_growth_mib\": %.3f, \"device_growth_mib\": %.3f, "
-               "\"growth_per\": \"%s\", \"leading\": \"%s\"}",
+               "\"growth_per\": \"%s\", \"leading\": \"%s\", \"verdict\": \"%s\"}",
                i ? "," : "", f[i].pid, f[i].ppid, f[i].worker ? "worker" : "process", f[i].mode,
+               f[i].recording ? "true" : "false",
                f[i].seconds, f[i].steps_per_s,
                (unsigned long long)f[i].window_steps, f[i].step_p50_ms, f[i].step_p95_ms,
                f[i].data, f[i].sync, f[i].cpu, f[i].cpu_wait, f[i].lock, f[i].io, f[i].sleep,
                f[i].other, f[i].gpu_busy, f[i].rss_mib, f[i].device_mib, f[i].rss_growth_mib,
-               f[i].device_growth_mib, f[i].growth_per_step ? "step" : "second", f[i].leading);
+               f[i].device_growth_mib, f[i].growth_per_step ? "step" : "second", f[i].leading,
+               f[i].verdict);
     printf("\n]\n");
 }
 
@@ -238,10 +291,21 @@ static void print_screen(const struct figures *f, size_t count, int root)
                100 * p->cpu, 100 * p->cpu_wait, 100 * p->sync, 100 * p->lock, 100 * p->io,
                100 * p->other, 100 * p->gpu_busy, p->rss_mib, p->device_mib);
     }
-    for (size_t i = 0; i < count; i++)
-        printf("\n%d: its main thread is mostly %s; memory %+.2f MiB host, %+.2f MiB device a %s",
-               f[i].pid, f[i].leading, f[i].rss_growth_mib, f[i].device_growth_mib,
+    for (size_t i = 0; i < count; i++) {
+        printf("\n%d: ", f[i].pid);
+        if (!f[i].recording) {
+            printf("paused: outside a capture window nothing is recorded, so nothing is counted "
+                   "('profinject ctl %d capture 10s' opens one)", f[i].pid);
+            continue;
+        }
+        if (!f[i].worker && f[i].verdict_share > 0)
+            printf("%s now (%.0f%%); ", f[i].verdict, 100 * f[i].verdict_share);
+        else if (!f[i].worker)
+            printf("none now; ");
+        printf("its main thread is mostly %s; memory %+.2f MiB host, %+.2f MiB device a %s",
+               f[i].leading, f[i].rss_growth_mib, f[i].device_growth_mib,
                f[i].growth_per_step ? "step" : "second");
+    }
     printf("\n");
 }
 
@@ -286,38 +350,39 @@ int pi_cmd_top(int argc, char **argv)
             return 1;
         }
     }
-    char *end;
-    long root = argc == 1 ? strtol(argv[0], &end, 10) : 0;
-    if (argc != 1 || *end || root <= 0 || root > INT32_MAX) {
+    if (argc != 1) {
         usage(stderr);
         return 1;
     }
+    int root = pi_control_parse_pid("top", argv[0]);
+    if (root <= 0)
+        return 1;
     char dir[4096];
     pi_control_dir(dir, sizeof(dir));
     static int pids[PI_CONTROL_TREE_MAX];
-    static struct reading before[PI_CONTROL_TREE_MAX], after[PI_CONTROL_TREE_MAX];
+    static struct reading readings[2][PI_CONTROL_TREE_MAX];
     static struct figures shown[PI_CONTROL_TREE_MAX];
     signal(SIGINT, stop);
     signal(SIGTERM, stop);
-    int n = 0;
+    /* each interval's reading of a process is the next one's start */
+    struct reading *before = readings[0], *after = readings[1];
+    int had = pi_control_collect_tree(root, pids, 0);
+    for (int i = 0; i < had; i++)
+        read_one(dir, pids[i], &before[i]);
     while (!stopping) {
-        n = pi_control_collect_tree((int)root, pids, 0);
-        for (int i = 0; i < n; i++)
-            read_one(dir, pids[i], &before[i]);
         usleep((useconds_t)interval_ms * 1000);
+        int n = pi_control_collect_tree(root, pids, 0);
         size_t count = 0;
         for (int i = 0; i < n && !stopping; i++) {
-            if (!before[i].ok)
-                continue;
             read_one(dir, pids[i], &after[i]);
-            if (after[i].ok)
-                figure(&before[i], &after[i], &shown[count++]);
+            const struct reading *start = reading_of(before, had, pids[i]);
+            if (start && after[i].ok)
+                figure(start, &after[i], &shown[count++]);
         }
         if (stopping)
             break;
         if (count == 0) {
-            fprintf(stderr, "profinject: no process under the profiler answered at pid %ld (is it "
-                            "running under profinject, as this user?)\n", root);
+            pi_control_say_none_answered(root);
             return 2;
         }
         if (!once && !json)
@@ -325,10 +390,14 @@ int pi_cmd_top(int argc, char **argv)
         if (json)
             print_json(shown, count);
         else
-            print_screen(shown, count, (int)root);
+            print_screen(shown, count, root);
         fflush(stdout);
         if (once)
             return 0;
+        struct reading *spare = before;
+        before = after;
+        after = spare;
+        had = n;
     }
     return 0;
 }

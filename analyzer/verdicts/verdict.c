@@ -4,6 +4,7 @@
  * threshold become findings, largest first.
  */
 #include "verdict.h"
+#include "profinject/verdict_thresholds.h"
 
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/gpu/gpu_timeline.h"
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WAIT_BOUND_SHARE 0.20
 /* a thread that computes at least this share of its life can hold a lock or the GIL for long */
 #define COMPETITOR_CPU_SHARE 0.30
 
@@ -98,7 +98,7 @@ static int lock_bound(const struct pi_loop *l, struct pi_finding *f)
     double wall = l->main_wall_ns;
     double waited = (double)l->main->time[PI_TIME_LOCK_WAIT], busy_ns;
     int busy = competitors(p, &busy_ns);
-    if (wall <= 0 || waited / wall < WAIT_BOUND_SHARE || busy == 0 || busy_ns < waited / 2)
+    if (wall <= 0 || waited / wall < PI_WAIT_BOUND_SHARE || busy == 0 || busy_ns < waited / 2)
         return 0;
     f->kind = "lock-bound";
     f->score = waited / wall;
@@ -124,7 +124,7 @@ static int file_io_bound(const struct pi_loop *l, struct pi_finding *f)
     if (!l->main)
         return 0;
     double wall = l->main_wall_ns, waited = (double)l->main->time[PI_TIME_FILE_IO];
-    if (wall <= 0 || waited / wall < WAIT_BOUND_SHARE)
+    if (wall <= 0 || waited / wall < PI_WAIT_BOUND_SHARE)
         return 0;
     f->kind = "file-io-bound";
     f->score = waited / wall;
@@ -173,7 +173,7 @@ static const struct {
 };
 
 /* The held_back entry with the largest share of the main thread's life, when at least
- * WAIT_BOUND_SHARE; -1 when none is. */
+ * PI_WAIT_BOUND_SHARE; -1 when none is. */
 static int main_held_back(const struct pi_loop *l, double *share)
 {
     int found = -1;
@@ -187,7 +187,7 @@ static int main_held_back(const struct pi_loop *l, double *share)
             int threads;
             ns -= pi_loop_waited_for_pool_ns(l, l->main_wall_ns, ns, &pool, &threads);
         }
-        if (ns / l->main_wall_ns >= WAIT_BOUND_SHARE && ns / l->main_wall_ns > *share) {
+        if (ns / l->main_wall_ns >= PI_WAIT_BOUND_SHARE && ns / l->main_wall_ns > *share) {
             *share = ns / l->main_wall_ns;
             found = i;
         }

@@ -5,6 +5,7 @@
  * sees: their CPU is the loop's, not time "blocked or waiting for a CPU".
  */
 #include "verdict.h"
+#include "profinject/verdict_thresholds.h"
 
 #include "analysis/host/threads.h"
 #include "analysis/sites/python_time.h"
@@ -13,7 +14,6 @@
 #include <string.h>
 
 /* half the loop on a CPU, its own or its pool's, and nothing else held it back */
-#define COMPUTE_BOUND_SHARE 0.50
 #define TOP_FUNCTIONS 3
 
 /*
@@ -160,7 +160,7 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     struct computed c;
     computed_of(l, &c);
     double share = (c.main_cpu + c.for_pool) / total;
-    if (share < COMPUTE_BOUND_SHARE)
+    if (share < PI_COMPUTE_BOUND_SHARE)
         return 0;
     f->kind = "compute-bound";
     f->score = share > 1 ? 1 : share;

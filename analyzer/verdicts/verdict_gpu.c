@@ -15,6 +15,7 @@
  * the host issuing work.
  */
 #include "verdicts/verdict.h"
+#include "profinject/verdict_thresholds.h"
 
 #include "analysis/gpu/gpu_timeline.h"
 
@@ -22,10 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GPU_BOUND_SHARE 0.80  /* GPU busy share of the loop */
-#define SYNC_BOUND_SHARE 0.20 /* host blocked in synchronisation */
-#define LAUNCH_BOUND_IDLE 0.20 /* GPU idle, not explained by data or sync waits */
-#define HOST_WAITS_LITTLE 0.05 /* the host hardly waits for the GPU at its per-step synchronisations */
 #define COPY_BOUND_SHARE 0.20
 #define MIN_LAUNCHES 1000
 
@@ -50,7 +47,7 @@ static const struct pi_latency_entry *top_kernel(const struct pi_analysis *a)
 int pi_verdict_gpu_bound(const struct pi_analysis *a, const struct pi_loop *l, struct pi_finding *f)
 {
     double busy = share(l->gpu_ns, l->total_ns);
-    if (l->gpu_ns < 0 || busy < GPU_BOUND_SHARE)
+    if (l->gpu_ns < 0 || busy < PI_GPU_BOUND_SHARE)
         return 0;
     const struct pi_latency_entry *top = top_kernel(a);
     f->kind = "gpu-bound";
@@ -77,7 +74,7 @@ int pi_verdict_sync_bound(const struct pi_loop *l, struct pi_finding *f)
 {
     double blocked = share(l->sync_ns, l->total_ns), busy = share(l->gpu_ns, l->total_ns);
     /* a host that waits for a saturated GPU is GPU-bound, not sync-bound */
-    if (blocked < SYNC_BOUND_SHARE || (l->gpu_ns >= 0 && busy >= GPU_BOUND_SHARE))
+    if (blocked < PI_SYNC_BOUND_SHARE || (l->gpu_ns >= 0 && busy >= PI_GPU_BOUND_SHARE))
         return 0;
     f->kind = "sync-bound";
     f->score = blocked;
@@ -139,15 +136,15 @@ int pi_verdict_launch_bound(const struct pi_analysis *a, const struct pi_loop *l
      * make the host wait there: a host that hardly waits sets the pace,
      * whatever share of the loop the GPU is busy. Without steps or without
      * synchronisations this cannot be said. */
-    int host_paced = l->steps > 0 && l->sync_ns > 0 && sync < HOST_WAITS_LITTLE;
+    int host_paced = l->steps > 0 && l->sync_ns > 0 && sync < PI_HOST_WAITS_LITTLE;
     double idle;
     if (l->gpu_ns >= 0) {
         double busy = share(l->gpu_ns, l->total_ns);
         idle = 1 - busy - data - sync;
-        if (idle < LAUNCH_BOUND_IDLE) {
+        if (idle < PI_LAUNCH_BOUND_IDLE) {
             /* little idle time left unexplained: still the host's pace
              * when the GPU is not saturated and the host does not wait */
-            if (!host_paced || busy >= GPU_BOUND_SHARE)
+            if (!host_paced || busy >= PI_GPU_BOUND_SHARE)
                 return 0;
             idle = 1 - busy - sync;
         }

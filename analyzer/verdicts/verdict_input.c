@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/host/worker_time.h"
+#include "profinject/verdict_thresholds.h"
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_lines.h"
 #include "verdict.h"
@@ -19,7 +20,6 @@
 /* Waiting for data is the one wait that needs no competitor to be real:
  * 15% of the step time is worth acting on, and a busy machine that slows
  * the loop's own compute must not hide a starved loader. */
-#define INPUT_BOUND_SHARE 0.15
 
 static double file_read_p50_ms(const struct pi_analysis *a)
 {
@@ -143,7 +143,7 @@ int pi_verdict_input_bound(const struct pi_analysis *a, const struct pi_loop *l,
     /* the time it takes the loop to get a batch: blocked until it comes, and in next() after
      * that, receiving it (unpickling, rebuilding its tensors), which is input too */
     double waited = l->data_wait_ns, received = l->data_receive_ns, total = l->total_ns;
-    if (total <= 0 || (waited + received) / total < INPUT_BOUND_SHARE)
+    if (total <= 0 || (waited + received) / total < PI_INPUT_BOUND_SHARE)
         return 0;
     f->kind = "input-bound";
     f->score = (waited + received) / total;

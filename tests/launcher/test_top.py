@@ -3,10 +3,13 @@
 counters, against the job's own clock: a DataLoader loop whose workers
 sleep (steps a second, its time in next()), and a loop on the stand-in CUDA
 device with a known GPU share (6 ms of kernel, 4 ms of host work a step).
-The live view quits cleanly on Ctrl-C, refuses what it cannot read, and its
+Its verdict now is the one the rules give the job's own shares, and the
+one the analyzer gives the job's traces afterwards. The live view quits
+cleanly on Ctrl-C, refuses what it cannot read, and its
 screen is driven through a terminal (tmux) as a user would see it."""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -16,6 +19,7 @@ import time
 import unittest
 
 LAUNCHER = os.environ["PI_LAUNCHER"]
+ANALYZE = os.environ["PI_ANALYZE"]
 LIBRARY = os.environ["PI_LIBRARY"]
 PROGRAMS = os.environ["PI_PROGRAMS"]
 FAKE_CUPTI = os.environ["PI_FAKE_CUPTI"]
@@ -29,7 +33,18 @@ def start(command, env=None):
                            env=dict(os.environ, LD_PRELOAD=LIBRARY, PROFINJECT_OUTPUT=traces,
                                     **(env or {})))
     pid = int(job.stdout.readline().split()[-1])
-    return job, pid
+    return job, pid, traces
+
+
+def first_verdict(traces):
+    """The kind of the analyzer's first finding of what held the loop, for the traces of a
+    job that ended (the jobs end by killing their workers: that death comes first)."""
+    out = os.path.join(tempfile.mkdtemp(), "report.json")
+    subprocess.run([ANALYZE, traces, "--quiet", "--json", out], capture_output=True, timeout=120,
+                   check=True)
+    with open(out) as f:
+        return next(finding["kind"] for finding in json.load(f)["verdict"]
+                    if finding["kind"] != "died")
 
 
 def top_json(pid, *extra):
@@ -56,7 +71,8 @@ class DataLoaderJob(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.job, cls.pid = start([PYTHON, LOADER_JOB, "6"], dict(PROFINJECT_MODE=cls.mode))
+        cls.job, cls.pid, cls.traces = start([PYTHON, LOADER_JOB, "6"],
+                                             dict(PROFINJECT_MODE=cls.mode))
         time.sleep(1.5)
         cls.figures = top_json(cls.pid, "--interval", "3s")
         cls.own = json.loads(cls.job.stdout.readline())
@@ -73,6 +89,10 @@ class DataLoaderJob(unittest.TestCase):
                                delta=0.1, msg=(main, self.own))
         self.assertLessEqual(main["main_thread"]["data_wait"], self.own["next_share"] + 0.05)
         self.assertEqual(main["leading"], "input-bound (waiting for data)")
+        # the job blocked for data over its threshold: its rule, as the analyzer's afterwards
+        self.assertGreater(self.own["blocked_share"], 0.15)
+        self.assertEqual(main["verdict"], "input-bound")
+        self.assertEqual(first_verdict(self.traces), "input-bound")
         self.assertGreater(main["window_steps"], 0)
         # each step waits for a batch of two 20 ms samples from one of two workers
         self.assertGreater(main["step_p50_ms"], 5)
@@ -84,6 +104,7 @@ class DataLoaderJob(unittest.TestCase):
             self.assertEqual(worker["role"], "worker")
             self.assertEqual(worker["steps_per_s"], 0, "a worker's index reads are no steps")
             self.assertEqual(worker["leading"], "asleep")
+            self.assertEqual(worker["verdict"], "-", "a worker has no loop of its own")
             self.assertGreater(worker["main_thread"]["sleep"], 0.8, worker)
 
 
@@ -92,14 +113,41 @@ class DataLoaderJobInSummaryMode(DataLoaderJob):
     mode = "summary"
 
 
+class PausedJob(unittest.TestCase):
+    """Started --paused, a job records nothing outside capture windows: top says it is
+    paused rather than showing zeros as figures, and counts once a window opens."""
+
+    def test_paused_then_counted_in_a_window(self):
+        job, pid, _ = start([PYTHON, LOADER_JOB, "6"], dict(PROFINJECT_PAUSED="1"))
+        try:
+            time.sleep(1.0)
+            paused = top_json(pid)[pid]
+            subprocess.run([LAUNCHER, "ctl", str(pid), "start"], capture_output=True, timeout=30,
+                           check=True)
+            counted = top_json(pid)[pid]
+            own = json.loads(job.stdout.readline())
+        finally:
+            job.kill()
+            job.wait()
+        self.assertEqual((paused["recording"], paused["verdict"]), (False, "paused"), paused)
+        self.assertEqual(paused["steps_per_s"], 0)
+        self.assertEqual((counted["recording"], counted["verdict"]), (True, "input-bound"),
+                         counted)
+        self.assertAlmostEqual(counted["steps_per_s"], own["steps_per_s"],
+                               delta=0.2 * own["steps_per_s"], msg=(counted, own))
+
+
 class GpuJob(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.job, cls.pid = start([os.path.join(PROGRAMS, "prog_cuda_live"), "5"],
+        cls.job, cls.pid, cls.traces = start([os.path.join(PROGRAMS, "prog_cuda_live"), "5"],
                                  dict(LD_LIBRARY_PATH=FAKE_CUPTI,
                                       NVTX_INJECTION64_PATH=LIBRARY))
         time.sleep(1.0)
         cls.figures = top_json(cls.pid, "--interval", "2s")
+        # what it does now, from outside: a program without Python gets native frames
+        cls.stacks = subprocess.run([LAUNCHER, "stacks", str(cls.pid)], capture_output=True,
+                                    text=True, timeout=60)
         words = cls.job.stdout.readline().split()
         cls.job.wait(timeout=60)
         cls.own = {"steps_per_s": int(words[1]) / float(words[3]),
@@ -115,13 +163,33 @@ class GpuJob(unittest.TestCase):
         busy = 0.006 * self.own["steps_per_s"]
         self.assertAlmostEqual(main["gpu_busy"], busy, delta=0.1 * busy, msg=(main, self.own))
         self.assertEqual(main["leading"], "waiting for the GPU (synchronising)")
+        # blocked in synchronisation over its threshold with a GPU busy well under 80%: its
+        # rule, as the analyzer's afterwards
+        self.assertGreater(self.own["sync_share"], 0.2)
+        self.assertLess(busy, 0.8)
+        self.assertEqual(main["verdict"], "sync-bound")
+        self.assertEqual(first_verdict(self.traces), "sync-bound")
+
+
+    def test_stacks_gives_the_loops_native_frames(self):
+        self.assertEqual(self.stacks.returncode, 0, self.stacks.stderr)
+        out = self.stacks.stdout
+        self.assertIn("no Python interpreter the profiler can read in this process", out)
+        blocks = re.findall(r"^  thread (.+?) \(tid (\d+)\), stopped [\d.]+ ms, native frames:\n"
+                            r"((?:      .*\n)*)", out, flags=re.M)
+        main = [frames for _, tid, frames in blocks if int(tid) == self.pid]
+        self.assertEqual(len(main), 1, out)
+        # its loop is main() of the program, by its source
+        self.assertRegex(main[0], r"      main\+0x[0-9a-f]+ \(prog_cuda_live\)\n", out)
+        # the profiler's own threads are left alone
+        self.assertFalse([name for name, _, _ in blocks if name.startswith("pi-")], out)
 
 
 class Screen(unittest.TestCase):
     def test_the_screen_and_ctrl_c(self):
         if not shutil.which("tmux"):
             self.fail("tmux is needed to drive the screen (tools/setup installs it)")
-        job, pid = start([PYTHON, LOADER_JOB, "8"])
+        job, pid, _ = start([PYTHON, LOADER_JOB, "8"])
         session = f"pi-top-{os.getpid()}"
         try:
             subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "40",
@@ -129,7 +197,8 @@ class Screen(unittest.TestCase):
             screen = screen_once(session, "mostly", 10)
             self.assertIn(f"profinject top {pid}: 3 processes under the profiler", screen)
             self.assertIn("steps/s", screen)
-            self.assertIn(f"{pid}: its main thread is mostly input-bound", screen)
+            self.assertIn(f"{pid}: input-bound now (", screen)
+            self.assertIn("; its main thread is mostly input-bound", screen)
             subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
             screen = screen_once(session, "exited", 5)
             self.assertIn("exited 0", screen, "Ctrl-C ends it cleanly")
