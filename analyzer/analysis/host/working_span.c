@@ -6,10 +6,18 @@
 
 #include "analysis/host/thread_cpu.h"
 
-void pi_working_span_wait(struct pi_process_info *p, const struct pi_thread_info *t, uint64_t ts,
-                          uint64_t dur, unsigned time_class)
+void pi_working_span_wait(struct pi_process_info *p, const struct pi_thread_info *t,
+                          const struct pi_record *r, uint64_t ts, uint64_t dur, unsigned time_class)
 {
     struct pi_working_span *w = &p->working;
+    int64_t fd = (int64_t)r->arg[0];
+    int ready_wait = pi_io_waits_ready(PI_IO_OP(r->flags));
+    /* the receives of what the last wait found ready (a message's length, then its bytes)
+     * are part of that wait */
+    int continues = w->start_ns != 0 && !ready_wait && w->ready_fd == fd;
+    if (continues)
+        return;
+    w->ready_fd = ready_wait ? fd : -1;
     if (w->start_ns == 0) {
         w->start_ns = ts + dur;
         memcpy(w->waited_at_start, t->time, sizeof(w->waited_at_start));

@@ -4,18 +4,21 @@
  * queue before its first sample and, after its last, until it is told to
  * stop: between the two it makes batches. Its start-up and its wait to stop
  * grow with the load on the machine, not with the dataset, so the workers'
- * causes are judged over this span where the trace has it.
+ * causes are judged over this span where the trace has it. A wait is a
+ * readiness wait and the receive from the descriptor it found ready
+ * together (Connection.recv after poll): the last wait starts at the poll.
  */
 #ifndef PI_WORKING_SPAN_H
 #define PI_WORKING_SPAN_H
 
 #include "analysis/model/model.h"
 
-/* pi_working_span_wait - the main thread of @process waited for data @dur ns from @ts, time
- * of its @time_class (a data wait, or other I/O in a process without children); its waits so
- * far (@thread->time) already hold it */
+/* pi_working_span_wait - the main thread of @process waited for data @dur ns from @ts in
+ * @record (an I/O call), time of its @time_class; its waits so far (@thread->time) already
+ * hold it */
 void pi_working_span_wait(struct pi_process_info *process, const struct pi_thread_info *thread,
-                          uint64_t ts, uint64_t dur, unsigned time_class);
+                          const struct pi_record *record, uint64_t ts, uint64_t dur,
+                          unsigned time_class);
 
 /* pi_working_span_clock - read the main thread's CPU over the span from its clock's samples
  * (before they are released) */

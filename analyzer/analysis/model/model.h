@@ -222,6 +222,7 @@ struct pi_process_info {
         uint64_t waited_at_start[PI_TIME_CPU], waited_at_end[PI_TIME_CPU];
         uint64_t cpu_ns;  /* by the main thread's clock, where cpu_measured */
         int cpu_measured; /* its samples cover the span */
+        int64_t ready_fd; /* the fd the last wait found ready, -1: the last was no such wait */
     } working;
     /* the main thread's time ready to run and waiting for a CPU so far (the kernel's schedstat
      * run delay, PI_FLAG_RUN_DELAY) at its first and last sample */

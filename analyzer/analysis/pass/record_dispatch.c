@@ -346,7 +346,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     }
     if ((int)r->tid == p->header.pid && r->kind == PI_REC_IO && time_class < PI_TIME_CPU &&
         pi_io_is_data_wait(PI_IO_OP(r->flags), PI_IO_CLASS(r->flags)))
-        pi_working_span_wait(p, t, ev->ts_ns, ev->dur_ns, time_class);
+        pi_working_span_wait(p, t, r, ev->ts_ns, ev->dur_ns, time_class);
     if (main_thread && time_class < PI_TIME_CLASS_COUNT)
         pi_steps_event(&p->steps, ev, time_class, received);
     if ((int)r->tid == p->header.pid && time_class == PI_TIME_LOCK_WAIT) {

@@ -2,8 +2,11 @@
 sample sleeps, reads a large file, or computes in __getitem__. The workers
 time their own work (perf_counter around the sleep and the read, their CPU
 clock around the computing) and hand their running totals back with each
-sample; the loop times its own steps and its waits in next(). Prints as JSON
-the pid, the steps, each worker's totals and life, and the loop's clocks.
+sample; the loop times its own steps and its waits in next(). After each
+epoch's last batch the loop computes LAST_STEP_S more before it asks for the
+end, so the workers wait that long to be told to stop: that wait is not
+their work. Prints as JSON the pid, the steps, each worker's totals and
+life, and the loop's clocks.
 
 Usage: worker_causes.py sleep|read|compute STEPS WORKERS DATA_FILE [EPOCHS]"""
 import json
@@ -20,6 +23,7 @@ cause, steps, workers, data_file = sys.argv[1], int(sys.argv[2]), int(sys.argv[3
 epochs = int(sys.argv[5]) if len(sys.argv) > 5 else 1  # each epoch starts its own workers
 BATCH = 4
 READ_BYTES = 32 << 20
+LAST_STEP_S = 0.3
 timers = {"start": 0.0, "end": 0.0, "work": 0.0}
 buffer = bytearray(READ_BYTES) if cause == "read" else None
 
@@ -66,6 +70,7 @@ if __name__ == "__main__":
     waited = own = 0.0
     for epoch in range(epochs):
         batches = iter(loader)
+        taken = 0
         while True:
             at = time.perf_counter()
             try:
@@ -76,7 +81,8 @@ if __name__ == "__main__":
             waited += got - at
             for k, worker in enumerate(ids.tolist()):
                 last[worker] = {name: float(totals[name][k]) for name in totals}
-            compute(0.002)
+            taken += 1
+            compute(0.002 + (LAST_STEP_S if taken == len(loader) else 0))
             own += time.perf_counter() - got
     print(json.dumps({"pid": os.getpid(), "steps": steps, "workers": last,
                       "loop_wait_s": waited, "loop_own_s": own}))
