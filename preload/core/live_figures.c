@@ -66,7 +66,7 @@ static void step_ended(uint64_t end, uint64_t length)
     atomic_store_explicit(&live.steps, n + 1, memory_order_release);
 }
 
-static void take(const struct pi_record *r, uint32_t pid)
+static void take(const struct pi_record *r, uint32_t pid, int marks_steps)
 {
     int main_thread = r->tid == pid;
     if (r->kind == PI_REC_GPU_TIME) {
@@ -79,7 +79,7 @@ static void take(const struct pi_record *r, uint32_t pid)
     enum live_class c = class_of(r);
     if (c != LIVE_CLASSES)
         add(&live.waited[c], r->dur);
-    unsigned mark = pi_summary_step_mark(r, 1);
+    unsigned mark = marks_steps ? pi_summary_step_mark(r, 1) : PI_STEP_NONE;
     if (mark == PI_STEP_SPAN) {
         step_ended(r->ts + r->dur, r->dur);
     } else if (mark == PI_STEP_BOUNDARY) {
@@ -101,14 +101,15 @@ static void start_again(void)
     live.last_boundary = 0;
 }
 
-void pi_live_take(const struct pi_record *records, uint32_t count, uint32_t pid)
+void pi_live_take(const struct pi_record *records, uint32_t count, uint32_t pid,
+                  int marks_steps)
 {
     if (live.pid != pid) { /* the parent's figures are not the child's */
         start_again();
         live.pid = pid;
     }
     for (uint32_t i = 0; i < count; i++)
-        take(&records[i], pid);
+        take(&records[i], pid, marks_steps);
 }
 
 static uint64_t ticks_ns(uint64_t ticks, double rate)

@@ -15,8 +15,10 @@
 #include "profinject/trace_format.h"
 
 /* pi_live_take - count @count records of process @pid (its main thread's tid) as they reach
- * the writer (the writer thread only); a new @pid, a fork child's, starts from nothing */
-void pi_live_take(const struct pi_record *records, uint32_t count, uint32_t pid);
+ * the writer (the writer thread only); a new @pid, a fork child's, starts from nothing;
+ * @marks_steps: 0 in a process whose main thread's records are no steps (a worker) */
+void pi_live_take(const struct pi_record *records, uint32_t count, uint32_t pid,
+                  int marks_steps);
 
 /**
  * pi_live_figures_json - the figures so far as the members of a JSON object, without its

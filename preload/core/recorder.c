@@ -310,6 +310,7 @@ void pi_recorder_after_fork_child(void)
      * to the parent, which writes them; the child starts empty. */
     atomic_fetch_add(&pi_generation, 1);
     pi_rec.pid = getpid();
+    pi_rec.fork_child = 1;
     pi_clock_sync_point(&pi_rec.start_ticks, &pi_rec.start_monotonic_ns);
     pi_rec.start_realtime_ns = pi_clock_ns(CLOCK_REALTIME);
     pi_rec.main_cpu_start_ns = pi_clock_thread_cpu_ns((uint32_t)pi_rec.pid); /* a new thread */

@@ -80,6 +80,9 @@ struct pi_recorder {
     struct pi_string_table strings;
     _Atomic int state;            /* enum pi_recorder_state */
     int pid;
+    /* a fork child that has not exec'd (a DataLoader worker): its main thread's reads of
+     * its index queue look like a loop's batches, so it marks no steps */
+    int fork_child;
     pthread_key_t thread_key;
     int thread_key_ok;
     double ticks_per_second;      /* measured once, inherited by fork children */

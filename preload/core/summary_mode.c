@@ -260,6 +260,8 @@ void pi_summary_mode_take(const struct pi_record *records, uint32_t n)
         const struct pi_record *r = &records[i];
         struct pi_summary_class k;
         pi_summary_classify(r, (uint32_t)pi_rec.pid, &k);
+        if (pi_rec.fork_child)
+            k.step = PI_STEP_NONE; /* a worker's index reads are no slow steps */
         uint64_t start, end;
         int slow = pi_step_trigger_record(&s.trigger, k.step, r, &start, &end);
         count(r, &k, 1);

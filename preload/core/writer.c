@@ -231,7 +231,7 @@ static void copy_buffer(struct pi_writer *w, struct pi_buffer *b, uint32_t end)
         }
         uint32_t count = end - b->flushed < room ? end - b->flushed : room;
         const struct pi_record *src = &b->records[b->flushed];
-        pi_live_take(src, count, (uint32_t)pi_rec.pid);
+        pi_live_take(src, count, (uint32_t)pi_rec.pid, !pi_rec.fork_child);
         if (pi_rec.config.summary) {
             pi_summary_mode_take(src, count); /* stages only what it writes in full */
         } else {

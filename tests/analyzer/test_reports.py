@@ -270,6 +270,30 @@ def step_bars(dom):
     return re.findall(r'<g class="step-bar([^"]*)"><title>([^<]*)</title>', dom)
 
 
+class SummaryModeSlowSteps(unittest.TestCase):
+    def test_only_the_loop_opens_slow_step_windows(self):
+        # every slow step may open a window (after the trigger's first 100 steps); the
+        # DataLoader workers run no step of the loop (their main threads read indices, by the
+        # workload's construction), so only the loop's process may open one, and the planted
+        # step does
+        traces = tempfile.mkdtemp()
+        workload = os.path.join(SOURCE, "tests", "analyzer", "workloads", "slow_step_loop.py")
+        record([sys.executable, workload, "400", "300"], traces,
+               env={"OMP_NUM_THREADS": "1", "PROFINJECT_MODE": "summary",
+                    "PROFINJECT_SUMMARY_TRIGGER_GAP_S": "0"})
+        processes = report(traces)["processes"]
+        loop = max(processes, key=lambda p: p["steps"]["count"] if p.get("steps") else 0)
+        slow = {p["pid"]: [w for w in p.get("summary_mode", {}).get("detail_windows", [])
+                           if w["reason"] == "slow step"] for p in processes}
+        self.assertEqual(len(processes), 3, "the loop and its two workers")
+        self.assertGreaterEqual(len(slow[loop["pid"]]), 1, loop.get("summary_mode"))
+        self.assertTrue(any(w["step_ns"] >= 150e6 for w in slow[loop["pid"]]),
+                        "the step that computed 150 ms more")
+        for pid, windows in slow.items():
+            if pid != loop["pid"]:
+                self.assertEqual(windows, [], f"worker {pid} ran no step")
+
+
 class HtmlStepView(unittest.TestCase):
     def test_each_step_is_a_bar_and_the_slow_one_is_marked(self):
         path = html_report(slow_step_loop(40, 26))
