@@ -162,6 +162,8 @@ class GpuJob(unittest.TestCase):
         # 6 ms of kernel a step (the stand-in device's own duration), over a second's steps
         busy = 0.006 * self.own["steps_per_s"]
         self.assertAlmostEqual(main["gpu_busy"], busy, delta=0.1 * busy, msg=(main, self.own))
+        # the loop never sleeps (its source): its wait for the device is sync, not sleep
+        self.assertLess(main["main_thread"]["sleep"], 0.02, main)
         self.assertEqual(main["leading"], "waiting for the GPU (synchronising)")
         # blocked in synchronisation over its threshold with a GPU busy well under 80%: its
         # rule, as the analyzer's afterwards
