@@ -71,16 +71,13 @@ void pi_control_say_none_answered(int pid)
 /* @pid as it sees itself (the last NSpid of /proc/PID/status) and its PID namespace's inode. */
 static int pid_in_namespace(int pid, int *inner, unsigned long long *pid_ns)
 {
-    char path[64], line[256];
+    char path[64];
     struct stat st;
     snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
     if (stat(path, &st) != 0)
         return -1;
     *pid_ns = st.st_ino;
-    *inner = pid;
-    if (pi_status_field(pid, "NSpid", line, sizeof(line)) == 0)
-        for (char *field = strtok(line, " \t"); field; field = strtok(NULL, " \t"))
-            *inner = atoi(field);
+    *inner = pi_pid_inside(pid);
     return 0;
 }
 

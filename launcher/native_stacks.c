@@ -186,22 +186,6 @@ static void thread_name(int pid, pid_t tid, char *out, size_t size)
     pi_shown(out, size, name);
 }
 
-/* @tid of @pid as the process itself numbers it: the last of its NSpid */
-static pid_t inner_tid(int pid, pid_t tid)
-{
-    char path[96], line[256];
-    snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, (int)tid);
-    FILE *f = fopen(path, "r");
-    pid_t inner = tid;
-    while (f && fgets(line, sizeof(line), f))
-        if (strncmp(line, "NSpid:", 6) == 0)
-            for (char *field = strtok(line + 6, " \t\n"); field; field = strtok(NULL, " \t\n"))
-                inner = (pid_t)atoi(field);
-    if (f)
-        fclose(f);
-    return inner;
-}
-
 /* The threads of @pid to walk, into @threads: their count */
 static int threads_to_walk(int pid, const char *reply, int every_thread,
                            struct thread_frames *threads)
@@ -214,7 +198,7 @@ static int threads_to_walk(int pid, const char *reply, int every_thread,
     DIR *tasks = opendir(path);
     struct dirent *e;
     while (tasks && (e = readdir(tasks)) && count < MAX_THREADS) {
-        pid_t tid = (pid_t)atoi(e->d_name), inner = tid > 0 ? inner_tid(pid, tid) : 0;
+        pid_t tid = (pid_t)atoi(e->d_name), inner = tid > 0 ? pi_pid_inside(tid) : 0;
         if (tid > 0 && !among(inner, ours, our_count) &&
             (every_thread || !among(inner, python, python_count)))
             threads[count++] = (struct thread_frames){.tid = tid, .inner_tid = inner};

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int pi_find_mapping(const char *pid, int (*match)(const struct pi_mapping *, const void *),
@@ -51,4 +52,14 @@ int pi_status_field(int pid, const char *field, char *out, size_t size)
     if (status)
         fclose(status);
     return found;
+}
+
+int pi_pid_inside(int pid)
+{
+    char line[256];
+    int inner = pid;
+    if (pi_status_field(pid, "NSpid", line, sizeof(line)) == 0)
+        for (char *field = strtok(line, " \t"); field; field = strtok(NULL, " \t"))
+            inner = atoi(field);
+    return inner;
 }

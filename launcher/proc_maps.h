@@ -31,4 +31,11 @@ const char *pi_mapping_name(const struct pi_mapping *mapping);
  */
 int pi_status_field(int pid, const char *field, char *out, size_t size);
 
+/**
+ * pi_pid_inside - @pid (a process, or a thread by its tid) as it numbers itself: the last
+ * of its NSpid, its innermost PID namespace's number
+ * Return: that number, or @pid where the kernel gives none.
+ */
+int pi_pid_inside(int pid);
+
 #endif
