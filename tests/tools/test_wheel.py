@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The Python wheel (tools/wheel) as a user gets it: built, installed with pip
-into a fresh venv of a Python that is not the project's (Debian's
-/usr/bin/python3), and used there through its `profinject` command with no
-build tree, compiler or PROFINJECT_LIB:
+into a fresh venv of a Python that is not the project's (the system's, as
+the build found it: PROFINJECT_USER_PYTHON), and used there through its
+`profinject` command with no build tree, compiler or PROFINJECT_LIB:
 (a) its tag is true: every program and library in it needs no GLIBC_ symbol
     version above 2.28 (objdump -T) and no library outside it but glibc's
     (readelf -d), and `auditwheel show` agrees; pip refuses it for a glibc
@@ -37,8 +37,8 @@ DEBIAN12_ROOT = os.environ["PI_CONTAINER_ROOT"]
 DEBIAN11_ROOT = next((root for root in (os.path.join(BUILD, "wheel-root"),
                                         os.path.join(SOURCE, "build", "wheel-root"))
                       if os.path.exists(os.path.join(root, ".profinject-root"))), None)
-# a Python that is not the project's: the system's
-USER_PYTHON = "/usr/bin/python3"
+# a Python that is not the project's: the system's (CMake's PROFINJECT_USER_PYTHON)
+USER_PYTHON = os.environ.get("PI_USER_PYTHON", "")
 EXAMPLE = os.path.join(SOURCE, "examples", "pytorch_train.py")
 ARCH = platform.machine()
 OLDEST_GLIBC = (2, 28)
@@ -62,8 +62,9 @@ setup_seconds = {}
 def why_not():
     if os.geteuid() != 0:
         return "building the wheel (chroot, mounts) needs root"
-    if not os.access(USER_PYTHON, os.X_OK):
-        return f"no {USER_PYTHON} to make the user's venv from"
+    if not USER_PYTHON or not os.access(USER_PYTHON, os.X_OK):
+        return (f"no system Python ({USER_PYTHON or 'PROFINJECT_USER_PYTHON not found'}) to "
+                f"make the user's venv from: apt-get install python3 python3-venv")
     return None
 
 
