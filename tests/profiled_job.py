@@ -18,3 +18,62 @@ def run_and_report(launcher, work, command, env=None, timeout=600):
                           capture_output=True, text=True).stdout
     with open(path) as f:
         return json.load(f), text
+
+
+def _descendants(pid):
+    """@pid and every process below it, parents first, read from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    tree, queue = [], [pid]
+    while queue:
+        tree.append(queue.pop(0))
+        queue += sorted(children.get(tree[-1], []))
+    return tree
+
+
+def _native_stacks(pid):
+    """Every thread's native frames of @pid, by the debugger, or why there are none."""
+    try:
+        return subprocess.run(["gdb", "-batch", "-nx", "-p", str(pid), "-ex",
+                               "thread apply all bt 30"], capture_output=True, text=True,
+                              timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"(no stacks: {e})"
+
+
+def run_job(command, timeout, **options):
+    """subprocess.run(@command, capture_output=True, text=True, **@options), but a job
+    still running after @timeout seconds fails with what it was doing: each process of
+    its tree, every thread's native frames, then its output so far. A hang is then
+    seen where it happened, not guessed at from a timeout."""
+    job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, **options)
+    try:
+        out, err = job.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        tree = _descendants(job.pid)
+        stacks = [f"--- pid {pid}: {_command_line(pid)}\n{_native_stacks(pid)}" for pid in tree]
+        for pid in reversed(tree):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        out, err = job.communicate()
+        raise AssertionError(f"{command} still ran after {timeout} s; its processes:\n" +
+                             "\n".join(stacks) + f"\nstderr:\n{err[-3000:]}") from None
+    return subprocess.CompletedProcess(command, job.returncode, out, err)
+
+
+def _command_line(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "?"

@@ -15,6 +15,9 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from profiled_job import run_job  # noqa: E402
+
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
 SOURCE = os.environ["PI_SOURCE"]
@@ -34,10 +37,9 @@ CONFIGURATIONS = {
 def run(options, **env):
     traces = tempfile.mkdtemp(prefix="pi-steps-")
     summary = os.path.join(traces, "job.json")
-    job = subprocess.run([sys.executable, EXAMPLE, "--data-dir", DATA, "--samples", "256",
-                          "--batch-size", "16", "--summary", summary, *options],
-                         env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **env),
-                         capture_output=True, text=True, timeout=300)
+    job = run_job([sys.executable, EXAMPLE, "--data-dir", DATA, "--samples", "256",
+                   "--batch-size", "16", "--summary", summary, *options], timeout=300,
+                  env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **env))
     assert job.returncode == 0, job.stderr
     with open(summary) as f:
         truth = json.load(f)
@@ -56,9 +58,8 @@ def starved_steps(work_ms, steps=40):
     """The starved loop's own arrivals and the steps the report found for it, as
     (truth, [(start_unix_ns, duration_ns)...])."""
     traces = tempfile.mkdtemp(prefix="pi-starved-")
-    job = subprocess.run([sys.executable, STARVED_LOOP, str(steps), str(work_ms)],
-                         env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces),
-                         capture_output=True, text=True, timeout=300)
+    job = run_job([sys.executable, STARVED_LOOP, str(steps), str(work_ms)], timeout=300,
+                  env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces))
     assert job.returncode == 0, job.stderr
     truth = json.loads(job.stdout)
     tables = tempfile.mkdtemp()
@@ -156,6 +157,5 @@ class DataLoaderSteps(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from unittest_summary import main
     main()

@@ -14,6 +14,9 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from profiled_job import run_job  # noqa: E402
+
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
 SOURCE = os.environ["PI_SOURCE"]
@@ -32,10 +35,9 @@ def line_of(text):
 
 def profile(cause, epochs=1):
     traces = tempfile.mkdtemp(prefix=f"pi-cause-{cause}-")
-    job = subprocess.run([sys.executable, WORKLOAD, cause, str(STEPS), str(WORKERS), DATA,
-                          str(epochs)],
-                         env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces),
-                         cwd=WORKLOADS, capture_output=True, text=True, timeout=300)
+    job = run_job([sys.executable, WORKLOAD, cause, str(STEPS), str(WORKERS), DATA,
+                   str(epochs)], timeout=300, cwd=WORKLOADS,
+                  env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces))
     assert job.returncode == 0, job.stderr
     truth = json.loads(job.stdout)
     out = os.path.join(traces, "report.json")
