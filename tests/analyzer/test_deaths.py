@@ -33,14 +33,17 @@ def run_job(mode, cgroup=None):
     job = subprocess.Popen([sys.executable, PROGRAM, mode], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True,
                            preexec_fn=enter_cgroup if cgroup else None)
-    if mode == "term":  # this process sends the signal once the job says it waits for it
+    said = ""  # what it said before it waited
+    if mode in ("term", "hang"):  # this process sends the signal once the job says it waits
         for line in job.stdout:
-            if line.strip() == "waiting":
-                time.sleep(0.3)  # into its spin(), off the write that said so
+            said += line
+            if line.split()[:1] == ["waiting"]:
+                time.sleep(0.3 if mode == "term" else 2)  # into its spin(), or blocked
                 job.send_signal(signal.SIGTERM)
                 break
     stdout, stderr = job.communicate(timeout=120)
-    job = subprocess.CompletedProcess(job.args, job.returncode, stdout, stderr)
+    job = subprocess.CompletedProcess(job.args, job.returncode, said + stdout,
+                                      stderr)
     account = {"steps": [], "pid": None, "worker": None, "child": None}
     for line in job.stdout.splitlines():
         words = line.split()
@@ -52,6 +55,8 @@ def run_job(mode, cgroup=None):
             account["worker"] = (int(words[1]), int(words[2]))
         elif words[0] == "child":
             account["child"] = (int(words[1]), words[2])
+        elif words[0] == "waiting" and len(words) > 1:
+            account["cpu_ns"] = int(words[1])
         elif words[0] == "worker_kept":
             account["worker"] = (int(words[1]), int(words[2]))  # pid, MiB kept
     out = os.path.join(traces, "report.json")
@@ -140,6 +145,20 @@ class Deaths(unittest.TestCase):
         self.assertEqual(evidence(first)["signal_code"], 0)  # SI_USER: kill()
         # it spun in spin() while it waited: the line the signal found it on
         self.assertIn(f"at {PROGRAM}:{line_of('# last seen')} in spin", first["summary"])
+
+    def test_a_job_killed_while_blocked_did_not_compute_then(self):
+        """Blocked 2 s where no hook sees, then SIGTERM: no end of its main thread was
+        recorded, and its blocked time is not its CPU time (nor a compute-bound verdict)."""
+        job, account, report, first = self.first_death("hang")
+        self.assertEqual(job.returncode, -signal.SIGTERM)
+        [main] = [t for p in report["processes"] if p["pid"] == account["pid"]
+                  for t in p["threads"] if t["main"]]
+        time_ns = main["time_ns"]
+        # its CPU time up to the wait, by its own clock, and at most a little after (the
+        # call and the clock's last reading); the 2 s blocked are other, not CPU
+        self.assertLessEqual(time_ns["cpu"], account["cpu_ns"] + 0.3e9, main)
+        self.assertGreaterEqual(time_ns["other"], 1.5e9, main)
+        self.assertNotIn("compute-bound", [f["kind"] for f in report["verdict"]])
 
     def test_a_killed_worker_comes_before_the_error_it_caused(self):
         job, account, report, first = self.first_death("worker_killed")

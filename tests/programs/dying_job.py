@@ -8,6 +8,9 @@ CLOCK_MONOTONIC time in ns) and, for a worker that dies, "worker_died P T".
   raise          an uncaught exception after 20 steps
   segv           a read of address 0 after 20 steps and 0.5 s in spin()
   term           after 20 steps, spins until another process sends it SIGTERM
+  hang           after 20 steps, blocks in a futex wait made as a bare system call (no
+                 hook sees it: a deadlock) until SIGTERM; says "waiting C", C its main
+                 thread's CPU time in ns by its own clock
   reaped         a child it forks SIGKILLs itself; the parent reaps it (os.waitpid,
                  printing "child P S" with the status), runs 20 steps, ends well
   unreaped       the same, but the parent never reaps it
@@ -104,6 +107,12 @@ elif mode == "raise":
     raise RuntimeError("the loss went NaN: \x1b[31mnan\x1b[0m")  # in colour, as logs are
 elif mode == "segv":
     ctypes.string_at(0)  # the fault
+elif mode == "hang":
+    say("waiting", time.thread_time_ns())
+    libc = ctypes.CDLL(None, use_errno=True)
+    word = ctypes.c_int(0)
+    while True:  # FUTEX_WAIT (0) for a wake that never comes
+        libc.syscall(202, ctypes.byref(word), 0, 0, None)
 elif mode == "term":
     say("waiting")
     while True:

@@ -105,6 +105,11 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
     struct pi_thread_info *main_thread = pi_main_thread(p);
     if (main_thread && !p->window_count) /* between windows, waits were not recorded */
         pi_thread_timeline_cpu(main_thread, p->header.start_monotonic_ns, &p->main_cpu);
+    /* a process killed before its main thread's end was recorded (SIGKILL, a hang ended by
+     * a signal): its clock's last sample, not all its time outside recorded waits, which
+     * a thread blocked where no hook sees would have counted as computing */
+    if (main_thread && !main_thread->cpu.measured && !p->window_count && p->main_cpu.count)
+        pi_thread_cpu_end(&main_thread->cpu, p->main_cpu.at[p->main_cpu.count - 1].cpu_ns);
     pi_working_span_clock(p);
     pi_clock_samples_free(&p->main_cpu);
     pi_memory_growth_steady_start(p);
