@@ -104,6 +104,13 @@ int pi_python_defer(const struct pi_python *py, const struct pi_deferred_call *c
     if (!runs_pending_calls(tid) || !py->is_initialized() || py->is_finalizing() ||
         !py->this_thread_state())
         return 0;
+    /* A thread holding the GIL had its frames read already: none means no Python site
+     * (the interpreter before its first frame). It may also be inside the interpreter's
+     * own pending calls, whose lock it just took in the wait being recorded: asking for
+     * another call there waits on that lock forever (Py_MakePendingCalls before a script
+     * runs did so, on a wait of 20 us or more). */
+    if (pi_python_holds_gil(py))
+        return 0;
     if (atomic_flag_test_and_set_explicit(&queue.busy, memory_order_acquire))
         return 0;
     int queued = queue.count < QUEUE_MAX;

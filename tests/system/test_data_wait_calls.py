@@ -3,6 +3,8 @@
 data wait with its Python line: a loop that receives its batches with
 recvmmsg(2) from a forked worker (as a loader over a socket would) gets its
 wait line in the report, with the time the loop measured around the calls.
+And every wait recorded, however short, leaves the job running: a loop whose
+queue waits are all recorded still gets their line.
 
 The truth is the loop's own clock around each call. Run by ctest with the
 build's paths in the environment."""
@@ -13,6 +15,9 @@ import sys
 import tempfile
 import textwrap
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from profiled_job import run_job  # noqa: E402
 
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
@@ -86,6 +91,55 @@ class RecvmmsgIsADataWait(unittest.TestCase):
         self.assertLessEqual(site["total_ns"], truth["waited_ns"])
         self.assertGreaterEqual(site["total_ns"], 0.8 * truth["waited_ns"],
                                 f"{site['total_ns']} ns against the loop's {truth['waited_ns']}")
+
+
+# A script run from its file (python runs the interpreter's pending calls before its first
+# line there, taking their lock in a semaphore wait) whose loop waits on a queue for a
+# producer thread; it started a process, as a training loop starts its workers.
+QUEUE_LOOP = textwrap.dedent("""
+    import json, os, queue, threading, time
+    if os.fork() == 0:
+        os._exit(0)
+    os.wait()
+    items = queue.Queue()
+
+    def produce():
+        for i in range(20):
+            time.sleep(0.01)
+            items.put(i)
+
+    threading.Thread(target=produce).start()
+    for _ in range(20):
+        items.get()  # GET_LINE
+    print(json.dumps({"gets": 20}))
+""")
+
+
+class EveryWaitRecorded(unittest.TestCase):
+    def test_the_job_runs_on_and_its_waits_keep_their_line(self):
+        """PROFINJECT_WAIT_US=0 records every wait, the interpreter's own lock taken before
+        the script's first frame included: the job ends (it hung there, asking for its frames
+        on the lock it held), and the loop's queue waits, made without the GIL, still get
+        the line that waited."""
+        work = tempfile.mkdtemp()
+        script = os.path.join(work, "queue_loop.py")
+        with open(script, "w") as f:
+            f.write(QUEUE_LOOP)
+        line = next(i for i, text in enumerate(QUEUE_LOOP.splitlines(), 1) if "GET_LINE" in text)
+        traces = os.path.join(work, "traces")
+        job = run_job([sys.executable, script], timeout=60,
+                      env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
+                               PROFINJECT_WAIT_US="0"))
+        self.assertEqual(job.returncode, 0, job.stderr)
+        out = os.path.join(work, "report.json")
+        subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True,
+                       capture_output=True)
+        with open(out) as f:
+            report = json.load(f)
+        where = f"{script}:{line}"
+        waits = sum(s["count"] for s in report.get("wait_sites", [])
+                    if where in s["stack"]["text"])
+        self.assertGreaterEqual(waits, 10, f"queue waits at {where}: {report.get('wait_sites')}")
 
 
 if __name__ == "__main__":
