@@ -5,6 +5,7 @@ Chromium rendering the HTML page, the real PyTorch example's known
 input-bound and compute-bound runs, and hand-broken trace files.
 
 Run by ctest with the build's paths in the environment."""
+import csv
 import glob
 import json
 import os
@@ -319,6 +320,21 @@ class HtmlStepView(unittest.TestCase):
         self.assertGreaterEqual(totals[26], 0.150, "the step that computed 150 ms more")
         after = [totals[step] for step in range(27, 41)]
         self.assertLess(max(after), 0.050, "the steps after it computed about 5 ms each")
+
+    def test_kept_batches_stay_apart_in_traces_of_a_loaded_machine(self):
+        # the same loop, recorded where the steps went wrong (fixtures README: loaded/)
+        loaded = os.path.join(SOURCE, "tests", "analyzer", "fixtures", "loaded")
+        for name in sorted(os.listdir(loaded)):
+            with self.subTest(trace=name):
+                tables = tempfile.mkdtemp()
+                analyze(os.path.join(loaded, name), "--quiet", "--export", tables)
+                with open(os.path.join(tables, "steps.csv")) as f:
+                    rows = list(csv.DictReader(f))
+                loop = max({r["pid"] for r in rows}, key=lambda pid: sum(r["pid"] == pid for r in rows))
+                lengths = [int(r["duration_ns"]) / 1e9 for r in rows if r["pid"] == loop]
+                self.assertEqual(len(lengths), 40, "the loop's 40 steps")
+                self.assertGreaterEqual(lengths[25], 0.150, f"step 26 computed 155 ms: {lengths}")
+                self.assertLess(max(lengths[26:]), 0.050, f"the steps after it about 5 ms: {lengths}")
 
     def test_a_long_run_stays_small_and_keeps_its_slow_step(self):
         path = html_report(slow_step_loop(1500, 750))

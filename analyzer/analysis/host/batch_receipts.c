@@ -64,6 +64,38 @@ static int posts_mark_steps(const struct pi_steps *s)
     return s->spans >= 3 && s->spans_one_post_a_batch * 10 >= s->spans * 9;
 }
 
+/*
+ * Count a span of @count posts and @held batches (@carried_in of them left by the span
+ * before) towards posts_mark_steps, as if the posts marked the steps: a span with fewer
+ * posts than batches then leaves the rest to the next, and agrees when the next one's
+ * posts take them too. Counted span by span alone, a batch kept past the next receipt
+ * (behind a late one, or at an epoch's start) made two spans disagree, and a 40-step loop
+ * beside busy processes fell under the bar at its slow step, whose kept batches then
+ * shared its time evenly. A span without a post says nothing: at an epoch's end the
+ * loop has no index left to post.
+ */
+static void count_agreement(struct pi_steps *s, size_t count, uint64_t held, uint64_t carried_in)
+{
+    if (count == 0 || s->wakes_overflowed) {
+        s->agreement_carry = 0;
+        s->agreement_open = 0;
+        return;
+    }
+    uint64_t expected = (held > carried_in ? held - carried_in : 0) + s->agreement_carry;
+    s->spans++;
+    if (count == expected) {
+        s->spans_one_post_a_batch += 1 + (uint64_t)s->agreement_open;
+        s->agreement_carry = 0;
+        s->agreement_open = 0;
+    } else if (count < expected) {
+        s->agreement_carry = expected - count;
+        s->agreement_open = 1;
+    } else {
+        s->agreement_carry = 0;
+        s->agreement_open = 0;
+    }
+}
+
 /* The steps from the open span's start to @end: one per post when the posts
  * mark the steps and the batches held allow it, else one per batch held,
  * the compute time split evenly and the waits to the last. Fewer posts than
@@ -83,8 +115,7 @@ static void record_span(struct pi_steps *s, struct pi_step_point end, int last)
      * spans too); fewer carry a batch on only where the posts are known to mark steps */
     int by_posts = !s->wakes_overflowed && count >= 1 &&
                    (count == held || (posts_mark_steps(s) && count < held && !carried && !last));
-    s->spans++;
-    s->spans_one_post_a_batch += count == held && !s->wakes_overflowed;
+    count_agreement(s, count, held, s->batches_carried_in);
     uint64_t steps = by_posts ? count : held;
     s->batches_held = held - steps;
     struct pi_step_point from = s->span_start;
@@ -279,7 +310,15 @@ void pi_steps_event(struct pi_steps *s, const struct pi_event *ev, unsigned time
     }
     if (time_class != PI_TIME_DATA_WAIT)
         return;
-    if (s->receipt_end.ns && ((ev->ts_ns > s->receipt_end.ns + RECEIPT_GAP_NS &&
+    /* a read after a poll that found its descriptor ready belongs to that poll's wait, however
+     * long the loop then took to run again: beside busy processes, or while another thread
+     * held the GIL, 5 ms passed between them, and the batch read there was taken for one
+     * that came after the loop had waited for nothing */
+    int polled_ready = s->ready_polled && ev->rec.kind == PI_REC_IO &&
+                       (pi_io_traits(PI_IO_OP(ev->rec.flags)) & PI_IO_RECEIVES);
+    s->ready_polled = ev->rec.kind == PI_REC_IO && pi_io_waits_ready(PI_IO_OP(ev->rec.flags)) &&
+                      !(ev->rec.flags & PI_FLAG_FAILED) && ev->rec.arg[1] > 0;
+    if (s->receipt_end.ns && !polled_ready && ((ev->ts_ns > s->receipt_end.ns + RECEIPT_GAP_NS &&
                                !rest_of_receipt(s, ev) && !kept_for_later(s)) ||
                               batch_taken(s, ev))) {
         if (s->in_receive && maybe_taken_as_they_came(s)) {

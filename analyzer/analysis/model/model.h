@@ -104,13 +104,16 @@ struct pi_steps {
     int boundary_pending;
     struct pi_step_point pending_end, pending_cluster_start;
     int after_header;             /* the last pipe read was a message's length */
+    int ready_polled;             /* the last data wait found a descriptor ready: a read comes */
     uint64_t largest_payload;     /* the largest batch message's first read */
     uint64_t batches_held;        /* batches read and given no step yet */
     uint64_t batches_carried_in;  /* of them, those the span before left to the open one */
     void *wakes;                  /* the main thread's posts since the open span began */
     size_t wake_count, wake_capacity;
     int wakes_overflowed;         /* some were not kept */
-    uint64_t spans, spans_one_post_a_batch; /* spans; of them with a post for each batch */
+    uint64_t spans, spans_one_post_a_batch; /* spans with posts; of them, a post a batch */
+    uint64_t agreement_carry; /* batches a span of fewer posts left to the next, as counted */
+    int agreement_open;       /* that span agrees if the next one's posts take them */
     void *steps; /* every step: start, end, waits, GPU time (steps.c) */
     size_t capacity;
     void *pending; /* GPU work after the last finished step */
