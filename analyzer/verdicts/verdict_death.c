@@ -275,6 +275,9 @@ static uint64_t steps_by(const struct pi_process_info *training, uint64_t ns)
     return n;
 }
 
+/* A main thread that did not run for this long before its process died is said so. */
+#define STILL_SAID_NS 1000000000u
+
 static void write_death(const struct pi_analysis *a, const struct pi_process_info *p,
                         const char *role, const char *how, const struct pi_process_info *training,
                         struct pi_finding *f)
@@ -303,6 +306,15 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
         snprintf(seen, sizeof(seen), "; its main thread was last seen at %s:%u in %s",
                  lines->last.file, lines->last.line, lines->last.function);
     }
+    /* a job ended by a time limit, or by hand, after it hung: the line above is where its
+     * thread last ran, not where it spent its last seconds */
+    char still[128] = "";
+    if (p->main_still_ns >= STILL_SAID_NS) {
+        snprintf(still, sizeof(still),
+                 "; its main thread had not run in its last %.2f s (its CPU clock stood still: "
+                 "blocked, waiting or hung)", (double)p->main_still_ns / 1e9);
+        pi_finding_evidence(f, "main_still_s", (double)p->main_still_ns / 1e9, "s");
+    }
     char command[256], words[400];
     printable(command, sizeof(command), p->command ? p->command : "?",
               strlen(p->command ? p->command : "?"));
@@ -311,9 +323,10 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
     printable(seen_printable, sizeof(seen_printable), seen, strlen(seen));
     /* without an end record, the last record is all there is: the records of up to one
      * flush interval (PROFINJECT_FLUSH_MS) before the kill went with the process */
-    snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s%s%s%s%s",
+    snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s%s%s%s%s%s",
              role, f->pid, command, how, p->ended ? "" : "its last record ", at_s, when,
-             seen_printable, words[0] ? "; its stderr ended: \"" : "", words, words[0] ? "\"" : "");
+             seen_printable, still, words[0] ? "; its stderr ended: \"" : "", words,
+             words[0] ? "\"" : "");
     const char *advice =
         f->cause && strcmp(f->cause, "device-out-of-memory") == 0 ? DEVICE_ADVICE
         : f->cause && strcmp(f->cause, "oom-killer") == 0

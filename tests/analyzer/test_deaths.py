@@ -38,8 +38,10 @@ def run_job(mode, cgroup=None):
         for line in job.stdout:
             said += line
             if line.split()[:1] == ["waiting"]:
+                told = time.monotonic()
                 time.sleep(0.3 if mode == "term" else 2)  # into its spin(), or blocked
                 job.send_signal(signal.SIGTERM)
+                said += f"signalled {time.monotonic() - told}\n"
                 break
     stdout, stderr = job.communicate(timeout=120)
     job = subprocess.CompletedProcess(job.args, job.returncode, said + stdout,
@@ -57,6 +59,8 @@ def run_job(mode, cgroup=None):
             account["child"] = (int(words[1]), words[2])
         elif words[0] == "waiting" and len(words) > 1:
             account["cpu_ns"] = int(words[1])
+        elif words[0] == "signalled":  # seconds from its "waiting" to the signal, by our clock
+            account["signalled_after_s"] = float(words[1])
         elif words[0] == "worker_kept":
             account["worker"] = (int(words[1]), int(words[2]))  # pid, MiB kept
     out = os.path.join(traces, "report.json")
@@ -148,7 +152,8 @@ class Deaths(unittest.TestCase):
 
     def test_a_job_killed_while_blocked_did_not_compute_then(self):
         """Blocked 2 s where no hook sees, then SIGTERM: no end of its main thread was
-        recorded, and its blocked time is not its CPU time (nor a compute-bound verdict)."""
+        recorded, and its blocked time is not its CPU time (nor a compute-bound verdict); its
+        death says how long it had not run."""
         job, account, report, first = self.first_death("hang")
         self.assertEqual(job.returncode, -signal.SIGTERM)
         [main] = [t for p in report["processes"] if p["pid"] == account["pid"]
@@ -159,6 +164,12 @@ class Deaths(unittest.TestCase):
         self.assertLessEqual(time_ns["cpu"], account["cpu_ns"] + 0.3e9, main)
         self.assertGreaterEqual(time_ns["other"], 1.5e9, main)
         self.assertNotIn("compute-bound", [f["kind"] for f in report["verdict"]])
+        # the death says how long its main thread had stood still: from its block (before
+        # it said "waiting") to the signal, to within a sample of its clock (100 ms)
+        blocked = account["signalled_after_s"]
+        self.assertGreaterEqual(evidence(first)["main_still_s"], blocked - 0.15, first["summary"])
+        self.assertLessEqual(evidence(first)["main_still_s"], blocked + 0.5, first["summary"])
+        self.assertIn("its main thread had not run in its last", first["summary"])
 
     def test_a_killed_worker_comes_before_the_error_it_caused(self):
         job, account, report, first = self.first_death("worker_killed")

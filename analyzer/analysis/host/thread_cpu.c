@@ -83,3 +83,23 @@ void pi_clock_samples_free(struct pi_clock_samples *c)
     c->at = NULL;
     c->count = c->capacity = 0;
 }
+
+/* A clock that gains less than 1/STILL_SHARE of the time between two samples stood still:
+ * a thread that waits wakes now and then (a timed poll, the GIL's 5 ms) and gains tens of
+ * microseconds a 100 ms sample; one that runs gains most of it. */
+#define STILL_SHARE 100
+
+uint64_t pi_clock_samples_still_ns(const struct pi_clock_samples *c, uint64_t end_ns)
+{
+    if (c->count < 2)
+        return 0;
+    size_t i = c->count - 1;
+    for (; i > 0; i--) {
+        uint64_t between = c->at[i].ns - c->at[i - 1].ns;
+        uint64_t gained = c->at[i].cpu_ns > c->at[i - 1].cpu_ns ? c->at[i].cpu_ns - c->at[i - 1].cpu_ns
+                                                                 : 0;
+        if (gained * STILL_SHARE >= between)
+            break;
+    }
+    return end_ns > c->at[i].ns ? end_ns - c->at[i].ns : 0;
+}

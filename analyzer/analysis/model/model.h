@@ -218,6 +218,7 @@ struct pi_process_info {
     uint64_t pss_peak, pss_peak_ns;
     struct pi_series pss;
     struct pi_clock_samples main_cpu;
+    uint64_t main_still_ns; /* how long before its end the main thread's clock last advanced */
     /* the main thread between the end of its first wait for data and the start of its last
      * (working_span.h): a data-loader worker's time making batches */
     struct pi_working_span {
