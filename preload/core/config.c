@@ -42,6 +42,7 @@ void pi_config_from_env(struct pi_config *config)
                                                       : PI_CLOCK_AUTO;
 
     config->test_writer_stall_ns = pi_setting_number("PROFINJECT_TEST_WRITER_STALL_MS") * 1000000u;
+    config->test_stop_stall_ns = pi_setting_number("PROFINJECT_TEST_STOP_STALL_MS") * 1000000u;
     config->test_fail_write_after = pi_setting_number("PROFINJECT_TEST_FAIL_WRITE_AFTER");
 
     config->disabled = pi_setting_flag("PROFINJECT_DISABLE");

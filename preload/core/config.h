@@ -38,6 +38,7 @@ struct pi_config {
     uint64_t summary_trigger_gap_ns; /* PROFINJECT_SUMMARY_TRIGGER_GAP_S between two windows */
     /* fault injection, for the reliability tests */
     uint64_t test_writer_stall_ns;  /* PROFINJECT_TEST_WRITER_STALL_MS: a slow disk */
+    uint64_t test_stop_stall_ns;    /* PROFINJECT_TEST_STOP_STALL_MS: threads that end late */
     uint64_t test_fail_write_after; /* PROFINJECT_TEST_FAIL_WRITE_AFTER bytes: a full disk */
 };
 

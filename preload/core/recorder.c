@@ -167,16 +167,24 @@ void pi_thread_exit(void)
     struct pi_thread *t = &pi_tls;
     if (t->generation != atomic_load_explicit(&pi_generation, memory_order_relaxed))
         return;
-    pi_emit(PI_REC_THREAD_EXIT, 0, pi_clock_ticks(), 0, pi_thread_cpu_in_trace(t->tid),
-            PI_THREAD_CPU_MEASURED, 0);
+    uint64_t cpu = pi_thread_cpu_in_trace(t->tid);
+    /* a thread that ends as the process does (after a join of Python's, which returns before
+     * the thread's own end) may come after the writer stopped recording: its end record is
+     * then left in its slot for the writer's last pass, else its CPU time is lost */
+    int unsaid = !atomic_load_explicit(&pi_recording, memory_order_relaxed) &&
+                 atomic_load(&pi_rec.stop_requested);
+    pi_emit(PI_REC_THREAD_EXIT, 0, pi_clock_ticks(), 0, cpu, PI_THREAD_CPU_MEASURED, 0);
     if (t->buf) {
         pi_pool_retire(&pi_rec.pool, t->buf);
         t->buf = NULL;
     }
     atomic_fetch_sub_explicit(&pi_rec.live_threads, 1, memory_order_relaxed);
     /* the writer reports what is left in the slot under this tid, then frees it */
-    if (t->slot && t->slot != &pi_rec.thread_slots[0])
+    if (t->slot && t->slot != &pi_rec.thread_slots[0]) {
+        if (unsaid)
+            atomic_store(&t->slot->unsaid_exit_cpu_ns, cpu ? cpu : 1);
         atomic_store(&t->slot->state, PI_SLOT_ENDED);
+    }
     t->slot = NULL;
     t->generation = 0; /* a later event re-adopts the thread */
 }
@@ -321,6 +329,7 @@ void pi_recorder_after_fork_child(void)
     uint32_t used = atomic_load(&pi_rec.thread_slots_used);
     for (uint32_t i = 0; i < used && i < PI_THREAD_SLOTS; i++) {
         atomic_store(&pi_rec.thread_slots[i].lost, 0);
+        atomic_store(&pi_rec.thread_slots[i].unsaid_exit_cpu_ns, 0);
         atomic_store(&pi_rec.thread_slots[i].state, PI_SLOT_FREE);
     }
     atomic_store(&pi_rec.flush_requested, 0);

@@ -34,7 +34,10 @@ struct pi_thread_slot {
     _Atomic uint64_t lost;
     _Atomic uint32_t tid;
     _Atomic uint32_t state; /* enum pi_slot_state; the writer frees ENDED slots */
-    char padding[48];
+    /* the CPU time of a thread that ended as the process did, after recording stopped: its
+     * end record, which no buffer took, for the writer to write (0: none) */
+    _Atomic uint64_t unsaid_exit_cpu_ns;
+    char padding[40];
 };
 
 /* Everything the writer thread owns; touched by no other thread. */

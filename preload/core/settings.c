@@ -53,6 +53,7 @@ static const struct setting settings[] = {
     {"PROFINJECT_ATTACHED", CHOICE, 0, 0, 0, "0|1"},
 #ifdef PI_TEST_KNOBS /* fault injection: the tests' build only (preload/CMakeLists.txt) */
     {"PROFINJECT_TEST_WRITER_STALL_MS", NUMBER, 0, 600000, 0, NULL},
+    {"PROFINJECT_TEST_STOP_STALL_MS", NUMBER, 0, 600000, 0, NULL},
     {"PROFINJECT_TEST_FAIL_WRITE_AFTER", NUMBER, 0, UINT64_MAX / 2, 0, NULL},
     {"PROFINJECT_TEST_LAUNCH_DELAY_NS", NUMBER, 0, 1000000000, 0, NULL},
     {"PROFINJECT_TEST_NO_LIBUNWIND", CHOICE, 0, 0, 0, "0|1"},

@@ -188,7 +188,7 @@ static void stage_lost_counts(struct pi_writer *w)
                 stage_lost(w, i ? atomic_load(&slot->tid) : 0, count, PI_LOST_NO_BUFFER);
             dropped += count;
         }
-        if (state == PI_SLOT_ENDED)
+        if (state == PI_SLOT_ENDED && !atomic_load(&slot->unsaid_exit_cpu_ns))
             atomic_store(&slot->state, PI_SLOT_FREE);
     }
     w->pool_threads = MAX(w->pool_active, live); /* those with a buffer, and those without */
@@ -204,18 +204,22 @@ static void stage_lost_counts(struct pi_writer *w)
 
 /* The threads still running as the process ends end with it: each one's CPU
  * time, as a thread that exits records its own (pi_thread_exit). One system
- * call a thread, once. */
+ * call a thread, once. A thread that ended after recording stopped left its
+ * figure in its slot. */
 static void stage_running_threads(struct pi_writer *w)
 {
     uint32_t end = atomic_load(&pi_rec.thread_slots_used);
     uint64_t now = pi_clock_ticks();
     for (uint32_t i = 1; i < end && i < PI_THREAD_SLOTS; i++) { /* slot 0: anyone's */
         struct pi_thread_slot *slot = &pi_rec.thread_slots[i];
-        if (atomic_load(&slot->state) != PI_SLOT_IN_USE)
+        uint32_t state = atomic_load(&slot->state);
+        uint64_t unsaid = state == PI_SLOT_ENDED ? atomic_exchange(&slot->unsaid_exit_cpu_ns, 0) : 0;
+        if (state != PI_SLOT_IN_USE && !unsaid)
             continue;
         uint32_t tid = atomic_load(&slot->tid);
-        stage_process_record(w, PI_REC_THREAD_EXIT, now, pi_thread_cpu_in_trace(tid),
-                             PI_THREAD_CPU_MEASURED, 0)
+        stage_process_record(w, PI_REC_THREAD_EXIT, now,
+                             unsaid ? unsaid : pi_thread_cpu_in_trace(tid), PI_THREAD_CPU_MEASURED,
+                             0)
             ->tid = tid;
     }
 }
@@ -357,6 +361,8 @@ static void writer_loop(struct pi_writer *w)
         int partial = stopping || now + slack >= w->next_flush_ns || flush_asked;
         /* the process ends inside the recording (not in a pause between windows) */
         int ends_recorded = stopping && atomic_exchange(&pi_recording, 0) != 0;
+        if (ends_recorded && pi_rec.config.test_stop_stall_ns) /* the tests' build: 0 else */
+            pi_sys_sleep(pi_rec.config.test_stop_stall_ns);
         /* a wake for a sample alone need not look at the buffers */
         if (partial || woken) {
             drain_buffers(w, partial);

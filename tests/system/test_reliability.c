@@ -296,6 +296,49 @@ Test(reliability, unfinished_writer_says_what_it_lost, .timeout = 60)
     cr_assert_eq(files[0].lost, said, "%s", result.err);
 }
 
+struct thread_end {
+    uint32_t tid;
+    int ends;
+    uint64_t cpu_ns;
+};
+
+static void find_thread_end(const struct pi_reader *reader, const struct pi_event *ev,
+                            struct traced_file *file, void *context)
+{
+    (void)reader;
+    (void)file;
+    struct thread_end *end = context;
+    if (ev->rec.kind == PI_REC_THREAD_EXIT && ev->rec.tid == end->tid) {
+        end->ends++;
+        end->cpu_ns = ev->rec.arg[0];
+    }
+}
+
+/* A thread that ends while the process ends, after the writer stopped recording (held
+ * there 300 ms by the tests' knob, as a loaded machine holds it) keeps its end record and
+ * its CPU time: it was lost, and the report took its whole life for CPU time. */
+Test(reliability, a_thread_ending_with_the_process_keeps_its_cpu_time, .timeout = 60)
+{
+    char dir[64];
+    make_temp_dir(dir, sizeof(dir));
+    char *argv[] = {(char *)test_program("prog_thread_ends_late"), "100", NULL};
+    char *env[] = {"LD_PRELOAD=" PI_TESTING_PRELOAD_PATH, "PROFINJECT_TEST_STOP_STALL_MS=300",
+                   NULL};
+    struct run_result result;
+    run_program(dir, argv, env, NULL, 0, &result);
+    cr_assert(result.exited && result.status == 0, "%s", result.err);
+    unsigned tid = 0;
+    long long cpu = 0;
+    cr_assert_eq(sscanf(result.out, "%u %lld", &tid, &cpu), 2, "the thread ended: %s", result.out);
+    struct thread_end end = {tid, 0, 0};
+    static struct traced_file files[4];
+    cr_assert_eq(read_trace_dir(dir, files, 4, find_thread_end, &end), 1);
+    cr_assert_eq(end.ends, 1, "one end record of thread %u", tid);
+    /* its clock in the trace, read as it ended, against its own read just before */
+    cr_assert(end.cpu_ns >= (uint64_t)cpu && end.cpu_ns <= (uint64_t)cpu + 20000000u,
+              "%llu ns in the trace, %lld by the thread", (unsigned long long)end.cpu_ns, cpu);
+}
+
 /* PROFINJECT_OUTPUT naming a regular file: the message says so (it used to
  * call it a symbolic link). */
 Test(reliability, output_that_is_a_file_is_called_a_file)
