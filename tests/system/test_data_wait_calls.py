@@ -63,25 +63,30 @@ LOOP = textwrap.dedent("""
 """)
 
 
+def profile_script(source, marker, timeout, **env):
+    """@source written to a file and run from it under the preload (with @env), then
+    analysed: its run, its JSON report, and "file:line" of the line marked @marker."""
+    work = tempfile.mkdtemp()
+    script = os.path.join(work, "loop.py")
+    with open(script, "w") as f:
+        f.write(source)
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if marker in text)
+    traces = os.path.join(work, "traces")
+    job = run_job([sys.executable, script], timeout=timeout,
+                  env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **env))
+    assert job.returncode == 0, job.stderr
+    out = os.path.join(work, "report.json")
+    analysis = subprocess.run([ANALYZE, traces, "--quiet", "--json", out],
+                              capture_output=True, text=True)
+    assert analysis.returncode == 0, analysis.stderr
+    with open(out) as f:
+        return job, json.load(f), f"{script}:{line}"
+
+
 class RecvmmsgIsADataWait(unittest.TestCase):
     def test_the_wait_line_and_its_time(self):
-        work = tempfile.mkdtemp()
-        script = os.path.join(work, "loop.py")
-        with open(script, "w") as f:
-            f.write(LOOP)
-        wait_line = next(i for i, line in enumerate(LOOP.splitlines(), 1) if "WAIT_LINE" in line)
-        traces = os.path.join(work, "traces")
-        env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
-        run = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True)
-        self.assertEqual(run.returncode, 0, run.stderr)
+        run, report, where = profile_script(LOOP, "WAIT_LINE", 300)
         truth = json.loads(run.stdout)
-        out = os.path.join(work, "report.json")
-        analysis = subprocess.run([ANALYZE, traces, "--quiet", "--json", out],
-                                  capture_output=True, text=True)
-        self.assertEqual(analysis.returncode, 0, analysis.stderr)
-        with open(out) as f:
-            report = json.load(f)
-        where = f"{script}:{wait_line}"
         sites = [s for s in report.get("wait_sites", [])
                  if s["class"] == "data_wait" and where in s["stack"]["text"]]
         self.assertEqual(len(sites), 1, f"no data wait at {where}: {report.get('wait_sites')}")
@@ -121,22 +126,7 @@ class EveryWaitRecorded(unittest.TestCase):
         the script's first frame included: the job ends (it hung there, asking for its frames
         on the lock it held), and the loop's queue waits, made without the GIL, still get
         the line that waited."""
-        work = tempfile.mkdtemp()
-        script = os.path.join(work, "queue_loop.py")
-        with open(script, "w") as f:
-            f.write(QUEUE_LOOP)
-        line = next(i for i, text in enumerate(QUEUE_LOOP.splitlines(), 1) if "GET_LINE" in text)
-        traces = os.path.join(work, "traces")
-        job = run_job([sys.executable, script], timeout=60,
-                      env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
-                               PROFINJECT_WAIT_US="0"))
-        self.assertEqual(job.returncode, 0, job.stderr)
-        out = os.path.join(work, "report.json")
-        subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True,
-                       capture_output=True)
-        with open(out) as f:
-            report = json.load(f)
-        where = f"{script}:{line}"
+        _, report, where = profile_script(QUEUE_LOOP, "GET_LINE", 60, PROFINJECT_WAIT_US="0")
         waits = sum(s["count"] for s in report.get("wait_sites", [])
                     if where in s["stack"]["text"])
         self.assertGreaterEqual(waits, 10, f"queue waits at {where}: {report.get('wait_sites')}")
