@@ -7,6 +7,7 @@
  */
 #include "callsite/call_sites.h"
 #include "callsite/fatal_site.h"
+#include "callsite/native_sampler.h"
 #include "callsite/python_sampler.h"
 #include "control/attach_bindings.h"
 #include "control/control_channel.h"
@@ -31,6 +32,7 @@ __attribute__((constructor(101))) static void pi_constructor(void)
         pi_call_sites_start();
         pi_fatal_site_start();
         pi_python_sampler_start();
+        pi_native_sampler_start();
         pi_stderr_tail_start();
         pi_control_start();
         pi_guard_restore(guard);

@@ -213,6 +213,10 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         fprintf(dump_out, " dur_ns=%" PRIu64, ev->dur_ns);
         print_stack(reader, "stack", r->arg[0]);
         break;
+    case PI_REC_NATIVE_SAMPLE:
+        fprintf(dump_out, " thread=%" PRIu64 " cpu_ns=%" PRIu64, r->arg[0], ev->dur_ns);
+        print_stack(reader, "stack", r->arg[1]);
+        break;
     case PI_REC_PYTHON:
         fprintf(dump_out, " version=%u.%u.%u frames=%" PRIu64 " reason=\"%s\"", (unsigned)(r->arg[0] >> 24),
                (unsigned)(r->arg[0] >> 16) & 0xff, (unsigned)(r->arg[0] >> 8) & 0xff, r->arg[1],

@@ -32,7 +32,8 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_THREAD_CPU] = "thread_cpu",   [PI_REC_PROC_PSS] = "proc_pss",
         [PI_REC_MEMORY_CGROUP] = "memory_cgroup", [PI_REC_STDERR_TAIL] = "stderr_tail",
         [PI_REC_FATAL_SIGNAL] = "fatal_signal",
-        [PI_REC_DEVICE_MEMORY] = "device_memory",
+        [PI_REC_DEVICE_MEMORY] = "device_memory", [PI_REC_CHILD_STATUS] = "child_status",
+        [PI_REC_NATIVE_SAMPLE] = "native_sample",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }

@@ -20,6 +20,7 @@
 #include "section_latency.h"
 #include "section_overview.h"
 #include "section_processes.h"
+#include "section_native_time.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
 #include "section_sites.h"
@@ -59,6 +60,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     pi_report_latency_json(root, a);
     pi_report_sites_json(root, a);
     pi_report_python_time_json(root, a);
+    pi_report_native_time_json(root, a);
     pi_report_ranks_json(root, a);
     pi_report_collectives_json(root, a);
     return root;

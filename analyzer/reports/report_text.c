@@ -12,6 +12,7 @@
 #include "section_latency.h"
 #include "section_overview.h"
 #include "section_processes.h"
+#include "section_native_time.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
 #include "section_sites.h"
@@ -31,6 +32,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_ranks_text(out, a);
     pi_report_sites_text(out, a);
     pi_report_python_time_text(out, a);
+    pi_report_native_time_text(out, a);
     pi_report_collectives_text(out, a);
     pi_report_gpu_text(out, a);
     pi_report_device_memory_text(out, a);

@@ -8,6 +8,7 @@
 #include "profinject/verdict_thresholds.h"
 
 #include "analysis/host/threads.h"
+#include "analysis/sites/native_time.h"
 #include "analysis/sites/python_time.h"
 
 #include <stdio.h>
@@ -17,19 +18,24 @@
 #define TOP_FUNCTIONS 3
 
 /*
- * An intra-op thread: one of the process's threads that spent no time in a
- * recorded call (an OpenMP or PyTorch pool thread computes and waits on its
- * pool in calls no hook sees) and whose CPU time the trace measured. Threads that
- * wait on queues, locks or files (Python threads, the pin-memory relay, the
- * autograd engine) make recorded calls and are left out.
+ * An intra-op thread: one of the process's threads that spent almost no time
+ * in a recorded call (an OpenMP or PyTorch pool thread computes and waits on
+ * its pool in calls no hook sees; a BLAS library's lock or a malloc arena's
+ * may be seen now and then: 0.2% of an OpenMP thread's life, measured) and
+ * whose CPU time the trace measured. Threads that wait on queues, locks or
+ * files (Python threads, the pin-memory relay, the autograd engine) spend
+ * their lives in recorded calls and are left out.
  */
+#define INTRA_OP_RECORDED_SHARE_MAX 0.02
 static int intra_op_thread(const struct pi_process_info *p, const struct pi_thread_info *t)
 {
     if ((int)t->tid == p->header.pid || !t->cpu.measured)
         return 0;
+    uint64_t recorded = 0;
     for (int c = 0; c < PI_TIME_CPU; c++)
-        if (t->time[c])
-            return 0;
+        recorded += t->time[c];
+    if ((double)recorded > INTRA_OP_RECORDED_SHARE_MAX * (double)pi_thread_wall_ns(p, t))
+        return 0;
     return strncmp(t->name, "pt_autograd", 11) != 0 && strcmp(t->name, "pt_data_pin") != 0;
 }
 
@@ -84,6 +90,60 @@ static void top_functions(const struct pi_python_profile *prof, char *out, size_
         used += (size_t)snprintf(out + used, size - used, "%s%s %.0f%%", k ? ", " : "",
                                  top[k]->function,
                                  100.0 * (double)top[k]->work_self_ns / (double)prof->sampled_ns);
+}
+
+/* Whether @tid computes for the loop: its own thread or one of its intra-op threads. */
+static int loop_thread(const struct pi_loop *l, uint32_t tid)
+{
+    const struct pi_process_info *p = l->process;
+    if ((int)tid == p->header.pid)
+        return 1;
+    for (size_t i = 0; i < p->thread_count; i++)
+        if (p->threads[i].tid == tid)
+            return intra_op_thread(p, &p->threads[i]);
+    return 0;
+}
+
+/* "aten::addmm 61%, aten::mul 9%": the native operators that took most of the CPU of the
+ * loop's thread and its intra-op threads together, as their CPU clocks sampled them over
+ * the run, imports left out. */
+static double top_operators(const struct pi_loop *l, char *out, size_t size)
+{
+    const struct pi_native_time *t = l->process->native_time;
+    out[0] = '\0';
+    if (!t)
+        return 0;
+    struct pi_native_operator sums[TOP_FUNCTIONS * 8];
+    size_t count = 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct pi_native_operator *o = &t->operators[i];
+        if (!loop_thread(l, o->tid) || strcmp(o->name, PI_NATIVE_IMPORTS) == 0)
+            continue;
+        total += o->ns;
+        size_t k = 0;
+        while (k < count && strcmp(sums[k].name, o->name) != 0)
+            k++;
+        if (k == count && count < sizeof(sums) / sizeof(sums[0]))
+            sums[count++] = (struct pi_native_operator){0, o->name, 0, 0};
+        if (k < count)
+            sums[k].ns += o->ns;
+    }
+    if (!total)
+        return 0;
+    size_t used = 0;
+    for (int shown = 0; shown < TOP_FUNCTIONS && used < size; shown++) {
+        size_t best = count;
+        for (size_t k = 0; k < count; k++)
+            if (sums[k].ns && (best == count || sums[k].ns > sums[best].ns))
+                best = k;
+        if (best == count)
+            break;
+        used += (size_t)snprintf(out + used, size - used, "%s%s %.0f%%", shown ? ", " : "",
+                                 sums[best].name, 100.0 * (double)sums[best].ns / (double)total);
+        sums[best].ns = 0;
+    }
+    return (double)total;
 }
 
 const char *pi_verdict_speed_up_advice(const struct pi_analysis *a, const struct pi_loop *l)
@@ -171,11 +231,14 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     if (c.threads)
         snprintf(pool_words, sizeof(pool_words), " and %d intra-op thread%s %.2f s", c.threads,
                  c.threads == 1 ? "" : "s", c.pool / 1e9);
+    char operators[300];
+    double native_ns = top_operators(l, operators, sizeof(operators));
     snprintf(f->summary, sizeof(f->summary),
              "the training loop of pid %d computed %.0f%% of its time (%s): its thread %.2f s "
-             "on a CPU%s%s%s",
+             "on a CPU%s%s%s%s%s",
              p->header.pid, 100 * f->score, l->basis, c.main_cpu / 1e9, pool_words,
-             top[0] ? "; most self time in " : "", top);
+             top[0] ? "; most self time in " : "", top,
+             operators[0] ? "; native operators by CPU: " : "", operators);
     snprintf(f->advice, sizeof(f->advice), "%s", pi_verdict_speed_up_advice(a, l));
     pi_finding_evidence(f, "cpu_share", f->score, "");
     pi_finding_evidence(f, "loop_s", total / 1e9, "s");
@@ -184,5 +247,6 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     pi_finding_evidence(f, "intra_op_threads", c.threads, "");
     pi_finding_evidence(f, "main_other_share", (c.unaccounted - c.for_pool) / total, "");
     pi_finding_evidence(f, "main_cpu_wait_share", pi_loop_cpu_wait_share(l), "");
+    pi_finding_evidence(f, "native_sampled_cpu_s", native_ns / 1e9, "s");
     return 1;
 }

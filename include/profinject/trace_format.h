@@ -45,7 +45,9 @@
  * (PI_REC_DEVICE_MEMORY); the fatal signal's sender or fault address and
  * the frames it found (PI_REC_FATAL_SIGNAL); the children a parent reaped
  * (PI_REC_CHILD_STATUS). */
-#define PI_FORMAT_VERSION 9
+/* 10: native stacks of the application's threads, sampled by their CPU
+ * time (PI_REC_NATIVE_SAMPLE). */
+#define PI_FORMAT_VERSION 10
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -321,6 +323,14 @@ enum pi_record_kind {
      * own ran (SIGKILL, the OOM killer). arg0 = the child's pid, arg1 = its
      * wait status as waitpid gives it (WIFEXITED, WTERMSIG, WCOREDUMP). */
     PI_REC_CHILD_STATUS = 41,
+    /* Format 10, written by the sampling thread for a thread of the
+     * application that computed: the native stack found when that thread
+     * had used another PROFINJECT_NATIVE_CPU_MS of CPU time. ts = the moment
+     * of the sample, dur = the CPU time it stands for (the interval, more
+     * when the timer overran), arg0 = the sampled thread's tid, arg1 = the
+     * stack id (a PI_REC_STACK of native frames, innermost first; 0: the
+     * stack table was full). */
+    PI_REC_NATIVE_SAMPLE = 42,
     PI_REC_KIND_COUNT
 };
 

@@ -31,6 +31,7 @@
 #define BUILD_ID_MAX 64
 
 static int (*backtrace_fn)(void **, int);
+static int backtrace_is_libunwind;
 static const void *own_base;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static atomic_int unwinder_loaded;
@@ -73,6 +74,7 @@ static void load_unwinder(void)
         lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (lib)
         backtrace_fn = (int (*)(void **, int))pi_dlsym(lib, "unw_backtrace");
+    backtrace_is_libunwind = backtrace_fn != NULL;
     if (!backtrace_fn) {
         backtrace_fn = (int (*)(void **, int))pi_dlsym(RTLD_DEFAULT, "backtrace");
         void *first[2];
@@ -98,6 +100,26 @@ int pi_native_walk(void **pcs, int max)
 int pi_native_walk_loaded(void **pcs, int max)
 {
     return atomic_load(&unwinder_loaded) ? walk(pcs, max) : 0;
+}
+
+int pi_native_can_walk_in_handler(void)
+{
+    pi_native_prepare();
+    return backtrace_is_libunwind;
+}
+
+int pi_native_walk_in_handler(void **pcs, int max)
+{
+    if (!atomic_load(&unwinder_loaded) || !backtrace_is_libunwind || max <= 0)
+        return 0;
+    int n = backtrace_fn(pcs, max);
+    return n > 0 ? n : 0;
+}
+
+int pi_native_is_own(const void *pc)
+{
+    Dl_info info;
+    return dladdr(pc, &info) && info.dli_fbase == own_base;
 }
 
 static int walk(void **pcs, int max)
@@ -164,13 +186,23 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
+static uint32_t describe_module_named(const char *name, uintptr_t base,
+                                      const struct build_id_search *search);
+
 /* Intern the PI_REC_MODULE definition of @map. */
 static uint32_t describe_module(const struct link_map *map)
 {
     struct build_id_search search = {map, NULL, 0};
     dl_iterate_phdr(find_module, &search);
+    return describe_module_named(map->l_name, (uintptr_t)map->l_addr, &search);
+}
+
+/* Intern the PI_REC_MODULE of the module named @name (NULL or "": the main program) loaded
+ * at @base, with the build id @search found. */
+static uint32_t describe_module_named(const char *name, uintptr_t base,
+                                      const struct build_id_search *search)
+{
     char path[PATH_MAX];
-    const char *name = map->l_name;
     if (!name || !name[0]) {
         /* the main program has no name in its link map */
         ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
@@ -183,13 +215,103 @@ static uint32_t describe_module(const struct link_map *map)
     if (path_length > PI_MAX_STRING_LEN - sizeof(struct pi_module_def) - BUILD_ID_MAX)
         path_length = PI_MAX_STRING_LEN - sizeof(struct pi_module_def) - BUILD_ID_MAX;
     unsigned char bytes[PI_MAX_STRING_LEN];
-    struct pi_module_def def = {(uint64_t)map->l_addr, (uint16_t)search.length,
+    struct pi_module_def def = {(uint64_t)base, (uint16_t)search->length,
                                 (uint16_t)path_length, 0};
     memcpy(bytes, &def, sizeof(def));
-    if (search.length)
-        memcpy(bytes + sizeof(def), search.id, search.length);
-    memcpy(bytes + sizeof(def) + search.length, name, path_length);
-    return pi_intern_kind(PI_REC_MODULE, bytes, sizeof(def) + search.length + path_length);
+    if (search->length)
+        memcpy(bytes + sizeof(def), search->id, search->length);
+    memcpy(bytes + sizeof(def) + search->length, name, path_length);
+    return pi_intern_kind(PI_REC_MODULE, bytes, sizeof(def) + search->length + path_length);
+}
+
+/* The executable ranges of the loaded modules, for pi_native_describe_by_range. */
+#define RANGES_MAX 2048
+static struct code_range {
+    uintptr_t start, end, base;
+    uint32_t module; /* its PI_REC_MODULE, 0 until a frame lies in it */
+    char name[PATH_MAX > 512 ? 512 : PATH_MAX];
+    int named; /* name holds the whole path */
+} ranges[RANGES_MAX];
+static size_t range_count;
+
+static int add_ranges(struct dl_phdr_info *info, size_t size, void *unused)
+{
+    (void)size;
+    (void)unused;
+    for (int i = 0; i < info->dlpi_phnum && range_count < RANGES_MAX; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        struct code_range *r = &ranges[range_count++];
+        r->start = info->dlpi_addr + ph->p_vaddr;
+        r->end = r->start + ph->p_memsz;
+        r->base = info->dlpi_addr;
+        r->module = 0;
+        const char *name = info->dlpi_name ? info->dlpi_name : "";
+        size_t length = strlen(name);
+        r->named = length < sizeof(r->name);
+        memcpy(r->name, name, r->named ? length + 1 : 0);
+    }
+    return 0;
+}
+
+static struct code_range *range_of(uintptr_t pc)
+{
+    for (size_t i = 0; i < range_count; i++)
+        if (pc >= ranges[i].start && pc < ranges[i].end)
+            return &ranges[i];
+    return NULL;
+}
+
+struct phdr_search {
+    uintptr_t base;
+    struct build_id_search *found;
+};
+
+static int find_module_by_base(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct phdr_search *search = data;
+    if (info->dlpi_addr != search->base)
+        return 0;
+    note_build_id(info, search->found);
+    return 1;
+}
+
+static uint32_t range_module(struct code_range *r)
+{
+    if (!r->module && r->named) {
+        struct build_id_search found = {NULL, NULL, 0};
+        struct phdr_search search = {r->base, &found};
+        dl_iterate_phdr(find_module_by_base, &search);
+        r->module = describe_module_named(r->name, r->base, &found);
+    }
+    return r->module;
+}
+
+int pi_native_describe_by_range(void *const *pcs, int n, struct pi_stack_frame *out)
+{
+    int written = 0, reread = 0;
+    for (int i = 0; i < n; i++) {
+        /* a return address points after the call: name the call itself */
+        uintptr_t pc = (uintptr_t)pcs[i] - 1;
+        struct code_range *r = range_of(pc);
+        if (!r && !reread) { /* a module loaded since: read them again, once a stack */
+            reread = 1;
+            range_count = 0;
+            dl_iterate_phdr(add_ranges, NULL);
+            r = range_of(pc);
+        }
+        uint32_t module = r ? range_module(r) : 0;
+        if (!module)
+            continue;
+        struct pi_stack_frame *f = &out[written++];
+        memset(f, 0, sizeof(*f));
+        f->type = PI_FRAME_NATIVE;
+        f->ref = module;
+        f->offset = (uint64_t)(pc - r->base);
+    }
+    return written;
 }
 
 static uint32_t module_id(const struct link_map *map)

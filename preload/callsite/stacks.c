@@ -65,6 +65,22 @@ uint32_t pi_stack_intern_native(void *const *pcs, int n)
     return id;
 }
 
+uint32_t pi_stack_intern_sampled(void *const *pcs, int n)
+{
+    if (n <= 0)
+        return 0;
+    uint64_t h = hash_pcs(pcs, n);
+    uint32_t id = cache_get(native_cache, h);
+    if (id)
+        return id;
+    struct pi_stack_frame frames[PI_NATIVE_SAMPLE_FRAMES_MAX];
+    int count = pi_native_describe_by_range(
+        pcs, n < PI_NATIVE_SAMPLE_FRAMES_MAX ? n : PI_NATIVE_SAMPLE_FRAMES_MAX, frames);
+    id = count ? pi_intern_kind(PI_REC_STACK, frames, (uint64_t)count * sizeof(frames[0])) : 0;
+    cache_put(native_cache, h, id);
+    return id;
+}
+
 /* A 64-bit hash of Python frames (whole words at a time) and a native stack id. */
 static uint64_t hash_frames(const struct pi_stack_frame *frames, int n, uint32_t native)
 {

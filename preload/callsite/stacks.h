@@ -24,6 +24,11 @@ uint32_t pi_stack_intern(const struct pi_stack_frame *python, int python_count, 
  */
 uint32_t pi_stack_intern_native(void *const *pcs, int n);
 
+/* pi_stack_intern_sampled - pi_stack_intern_native for a CPU sample: up to
+ * PI_NATIVE_SAMPLE_FRAMES_MAX frames, described by pi_native_describe_by_range
+ * (the native sampler's drain only) */
+uint32_t pi_stack_intern_sampled(void *const *pcs, int n);
+
 /**
  * pi_stack_emit_call_site - write the PI_REC_CALL_SITE that gives @stack to
  * the earlier record of this thread of @kind, @flags and @detail made at @ts

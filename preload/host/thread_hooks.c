@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "callsite/native_sampler.h"
 #include "core/hook.h"
 
 struct thread_start {
@@ -23,6 +24,7 @@ static void *thread_trampoline(void *p)
     free(p);
     pi_emit(PI_REC_THREAD_START, 0, pi_clock_ticks(), 0, start.creator,
             (uint64_t)pthread_self(), 0);
+    pi_native_sampler_thread_start();
     return start.routine(start.arg);
 }
 

@@ -1069,6 +1069,42 @@ class ComputeLoop(unittest.TestCase):
             did = json.loads(record([sys.executable, workload, *arguments], traces,
                                     env={"OMP_NUM_THREADS": "2"}).splitlines()[-1])
             cls.runs[load] = (did, report(traces))
+        # the operators' own account of the idle loop's CPU, untraced
+        profiled = subprocess.run([sys.executable, workload, "300", "--torch-profile"],
+                                  env=dict(os.environ, OMP_NUM_THREADS="2"), check=True,
+                                  stdout=subprocess.PIPE, text=True).stdout
+        cls.profiler_self_cpu = json.loads(profiled.splitlines()[-1])["self_cpu_us"]
+
+    # matrix products by their ATen names and by the BLAS kernels a walk may end in
+    GEMM_OPERATORS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul",
+                      "aten::linear"}
+
+    def is_gemm(self, operator):
+        return operator in self.GEMM_OPERATORS or re.fullmatch(r"\w*gemm \(.*\)", operator)
+
+    def test_idle_loop_names_its_native_operators(self):
+        """the verdict's native operators of the loop's thread and its pool: matrix
+        products first, as torch.profiler's self CPU time has them"""
+        did, rep = self.runs["idle"]
+        ops = self.profiler_self_cpu
+        total = sum(ops.values())
+        gemm_truth = sum(us for op, us in ops.items() if op in self.GEMM_OPERATORS) / total
+        top_truth = max((op for op in ops if op.startswith("aten::")), key=ops.get)
+        self.assertIn(top_truth, self.GEMM_OPERATORS, ops)  # the workload is as built
+        [finding] = [f for f in rep["verdict"] if f["kind"] == "compute-bound"]
+        named = re.search(r"native operators by CPU: (.*)", finding["summary"].replace("\n", " "))
+        self.assertIsNotNone(named, finding)
+        shares = [(op, float(pct)) for op, pct in re.findall(r"([^,]+?) (\d+)%", named.group(1))]
+        self.assertTrue(shares, finding)
+        self.assertTrue(self.is_gemm(shares[0][0].strip()), (shares, ops))
+        gemm = sum(pct for op, pct in shares if self.is_gemm(op.strip())) / 100
+        # the samples weigh the pool's CPU too, and the interpreter's own work between the
+        # operators, which the profiler gives to no operator
+        self.assertGreater(gemm, 0.5 * gemm_truth, (shares, gemm_truth))
+        # imports are the process's, not the loop's operators
+        self.assertNotIn("imports", named.group(1))
+        native = [p for p in rep["native_time"] if p["samples"]]
+        self.assertTrue(native, "no native CPU samples")
 
     def check(self, load):
         did, rep = self.runs[load]

@@ -124,6 +124,7 @@ struct pi_gpu_memory;
 struct pi_step_sources;
 struct pi_python_time;
 struct pi_python_lines;
+struct pi_native_time;
 struct pi_ranks;
 
 /* A capture window: recording on request, from start_ns to end_ns (CLOCK_MONOTONIC ns). */
@@ -259,6 +260,8 @@ struct pi_process_info {
     struct pi_collectives *collectives; /* NCCL (analysis/gpu/collectives.h); NULL when none */
     struct pi_python_lines *python_lines; /* the user's lines that held the main thread
                                            * (sites/python_lines.h); NULL: no samples */
+    struct pi_native_time *native_time; /* CPU time by thread and native operator
+                                         * (sites/native_time.h); NULL: no samples */
 };
 
 /* pi_process_unended - @p was recorded to its end but has no end record: killed outright

@@ -20,6 +20,7 @@
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_lines.h"
+#include "analysis/sites/native_time.h"
 #include "analysis/sites/python_time.h"
 
 const char *const pi_time_class_names[PI_TIME_CLASS_COUNT] = {
@@ -116,6 +117,7 @@ void pi_analysis_free(struct pi_analysis *a)
         pi_steps_free(&p->nvtx_steps);
         pi_relay_free(p);
         pi_python_lines_free(p);
+        pi_native_time_free(p);
         pi_gpu_free_process(p);
     }
     free(a->processes);

@@ -20,6 +20,7 @@
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_lines.h"
+#include "analysis/sites/native_time.h"
 #include "analysis/sites/python_time.h"
 
 #include <stdio.h>
@@ -228,6 +229,9 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         if (r->kind == PI_REC_CALL_SITE && PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_FATAL_SIGNAL &&
             p->fatal.seen && !p->fatal.site && r->tid == p->fatal.tid)
             p->fatal.site = pi_call_site_read(reader, r->arg[0] & 0xffffffu);
+        return;
+    case PI_REC_NATIVE_SAMPLE:
+        pi_native_time_event(p, ev);
         return;
     case PI_REC_PY_SAMPLE:
         p->python = 1;

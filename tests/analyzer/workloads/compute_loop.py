@@ -13,7 +13,10 @@ thread's time ready to run and waiting for a CPU (the kernel's run delay, in
 threads started (neither on a CPU nor waiting for one: no pool computed
 then).
 
-Usage: compute_loop.py STEPS [--loaded]"""
+With --torch-profile, the loop runs inside torch.profiler instead (not
+traced) and prints its operators' self CPU time: {"self_cpu_us": {op: us}}.
+
+Usage: compute_loop.py STEPS [--loaded] [--torch-profile]"""
 import json
 import os
 import subprocess
@@ -76,6 +79,14 @@ if __name__ == "__main__":
     # until the pool's threads start, time the main thread is neither on a CPU nor waiting
     # for one is blocked (imports reading files and faulting pages in): no pool computed
     blocked_before_pool = life_ns() - time.thread_time_ns() - run_delay_ns()
+    if "--torch-profile" in sys.argv:
+        train_step(model, optimizer, batch)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            for _ in range(steps):
+                train_step(model, optimizer, batch)
+        print(json.dumps({"self_cpu_us": {e.key: e.self_cpu_time_total
+                                          for e in prof.key_averages()}}), flush=True)
+        os._exit(0)
     try:
         train_step(model, optimizer, batch)  # the pool's threads start here
         wall0, main0, cpu0 = time.monotonic_ns(), time.thread_time_ns(), process_cpu_ns()

@@ -1,0 +1,58 @@
+/*
+ * native_time.h - where each thread of a process spent its CPU in native
+ * code, from the samples its own CPU clock triggered (PI_REC_NATIVE_SAMPLE):
+ * each sample's CPU time goes to the operator its stack was in. Python's
+ * samples stop at the line that called into PyTorch; these say which
+ * operator computed, on the loop's thread and on the intra-op threads that
+ * compute for it, which have no Python frames at all.
+ *
+ * The operator of a stack, innermost first: the innermost ATen operator
+ * entry (at::_ops::addmm::call -> "aten::addmm", the name torch.profiler
+ * gives it); else, in a pool thread, the outermost at::native function
+ * (the kernel that split its work over the pool); else the innermost
+ * function outside the C library and the thread runtimes. A stack inside an
+ * import (or a library's initialisers) is PI_NATIVE_IMPORTS, whatever ran.
+ */
+#ifndef PI_NATIVE_TIME_H
+#define PI_NATIVE_TIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/model/model.h"
+#include "analysis/sites/call_sites.h"
+
+/* The operator of samples taken while modules loaded: not the job's work. */
+#define PI_NATIVE_IMPORTS "imports (modules and libraries loading)"
+
+/* CPU time of one thread in one operator. */
+struct pi_native_operator {
+    uint32_t tid;
+    char *name;
+    uint64_t ns, samples;
+};
+
+/* One process's samples, kept with the process (model.h). */
+struct pi_native_time {
+    struct pi_native_operator *operators; /* by (thread, operator), most time first */
+    size_t count, capacity;
+    uint64_t sampled_ns, samples;
+    uint64_t unnamed_ns;   /* samples without a stack: the stack table was full */
+    uint64_t profiler_ns;  /* samples taken while the thread ran the profiler's own code */
+    uint64_t lost_ns;      /* samples the ring had no room for */
+    void *pending;         /* this file's sample time by (thread, stack id), until its end */
+};
+
+/* pi_native_time_event - account a PI_REC_NATIVE_SAMPLE of @process (record_dispatch.c) */
+void pi_native_time_event(struct pi_process_info *process, const struct pi_event *ev);
+
+/* pi_native_time_finish_file - name @process's stacks while the file's definitions are known */
+void pi_native_time_finish_file(struct pi_process_info *process, const struct pi_reader *reader);
+
+/* pi_native_operator_of - the operator @site's sample is credited to, into @out */
+void pi_native_operator_of(const struct pi_call_site *site, char *out, size_t size);
+
+/* pi_native_time_free - release @process's samples */
+void pi_native_time_free(struct pi_process_info *process);
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * native_sampler.c - native stacks sampled by each thread's CPU time (see
+ * native_sampler.h).
+ *
+ * A timer of the thread's own CPU clock (CLOCK_THREAD_CPUTIME_ID, signalled
+ * to that thread alone by SIGEV_THREAD_ID) is the one way to sample CPU
+ * thread by thread: a process-wide CPU timer signals the main thread
+ * whichever thread computed. The timers are made by raw system calls, as
+ * timer_create lived in librt before glibc 2.34.
+ *
+ * The handler does no more than a walk (libunwind's, which takes no lock)
+ * into a slot of a ring it claims with one atomic add; interning the stack
+ * (dladdr, the string table) and writing the record is the sampling
+ * thread's work, every DRAIN_NS. A thread inside the profiler is not walked
+ * (it may be inside the unwinder already): its sample is counted without a
+ * stack. A timer is deleted as its thread ends, and before an exec, with any
+ * signal of it still pending: the new image would meet it with the default
+ * action, which ends the process.
+ */
+#include "native_sampler.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/background_thread.h"
+#include "core/diagnostics.h"
+#include "core/guard.h"
+#include "core/process_events.h"
+#include "core/raw_syscalls.h"
+#include "core/real_functions.h"
+#include "core/recorder.h"
+#include "core/settings.h"
+#include "native_frames.h"
+#include "stacks.h"
+
+/* SIGRTMIN + 7 is the control channel's fallback signal */
+#define SAMPLE_SIGNAL_OFFSET 6
+/* 4096 walks: 40 threads computing for 1 s at 10 ms, between two drains 50 ms apart */
+#define RING_SLOTS 4096
+#define TIMER_SLOTS 4096
+#define DRAIN_NS 50000000u
+/* the handler's own frames and the signal's trampoline, above the interrupted code */
+#define HANDLER_FRAMES_MAX 8
+#define WALK_MAX (PI_NATIVE_SAMPLE_FRAMES_MAX + HANDLER_FRAMES_MAX)
+
+enum { SLOT_FREE, SLOT_WRITING, SLOT_READY };
+
+struct sample_slot {
+    _Atomic uint32_t state;
+    uint32_t tid;
+    uint64_t ticks, cpu_ns;
+    int count; /* -1: the thread was inside the profiler, not walked */
+    void *pcs[WALK_MAX];
+};
+
+/* A thread's timer: the kernel's timer id, for the thread's end or an exec. */
+struct armed_timer {
+    _Atomic uint32_t tid; /* 0: free */
+    int timer;
+};
+
+static uint64_t interval_ns; /* 0: not sampling */
+static int signal_number;
+static uintptr_t restorer; /* the signal trampoline's address (x86-64), 0 if unknown */
+static struct sample_slot *ring;
+static _Atomic uint64_t ring_head;
+static _Atomic uint64_t lost_samples;
+static struct armed_timer timers[TIMER_SLOTS];
+static __thread int armed_slot __attribute__((tls_model("initial-exec"))); /* slot + 1, 0: none */
+static pthread_key_t thread_end_key;
+static _Atomic int drainer_started;
+
+static void on_sample(int sig, siginfo_t *info, void *context)
+{
+    (void)sig;
+    (void)context;
+    int saved = errno;
+    if (!atomic_load_explicit(&pi_recording, memory_order_relaxed) || !ring) {
+        errno = saved;
+        return;
+    }
+    uint64_t index = atomic_fetch_add_explicit(&ring_head, 1, memory_order_relaxed);
+    struct sample_slot *s = &ring[index % RING_SLOTS];
+    uint32_t expected = SLOT_FREE;
+    if (!atomic_compare_exchange_strong_explicit(&s->state, &expected, SLOT_WRITING,
+                                                 memory_order_acquire, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&lost_samples, 1, memory_order_relaxed);
+        errno = saved;
+        return;
+    }
+    s->tid = pi_sys_gettid();
+    s->ticks = pi_clock_ticks();
+    /* an overrun: the timer expired again before this signal was taken */
+    s->cpu_ns = interval_ns * (1 + (uint64_t)(info && info->si_overrun > 0 ? info->si_overrun : 0));
+    s->count = pi_guarded() ? -1 : pi_native_walk_in_handler(s->pcs, WALK_MAX);
+    atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
+    errno = saved;
+}
+
+/* The frames above the interrupted code: the handler's, the trampoline's. */
+static int handler_frames(void *const *pcs, int count)
+{
+    int skip = 0;
+    while (skip < count && skip < HANDLER_FRAMES_MAX && pi_native_is_own(pcs[skip]))
+        skip++;
+    if (skip < count && restorer && (uintptr_t)pcs[skip] >= restorer &&
+        (uintptr_t)pcs[skip] < restorer + 16)
+        skip++;
+    return skip;
+}
+
+static int by_ticks(const void *a, const void *b)
+{
+    const struct sample_slot *x = *(struct sample_slot *const *)a,
+                             *y = *(struct sample_slot *const *)b;
+    return x->ticks < y->ticks ? -1 : x->ticks > y->ticks;
+}
+
+/* Write every finished walk, oldest first; the sampling thread, or a process's end. */
+static void drain(void)
+{
+    static struct sample_slot *ready[RING_SLOTS];
+    static atomic_flag draining = ATOMIC_FLAG_INIT;
+    if (!ring || atomic_flag_test_and_set(&draining))
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < RING_SLOTS; i++)
+        if (atomic_load_explicit(&ring[i].state, memory_order_acquire) == SLOT_READY)
+            ready[n++] = &ring[i];
+    qsort(ready, n, sizeof(ready[0]), by_ticks);
+    double ticks_per_ns = pi_recorder_ticks_per_second() / 1e9;
+    for (size_t i = 0; i < n; i++) {
+        struct sample_slot *s = ready[i];
+        uint32_t stack = 0, in_profiler = s->count < 0;
+        if (s->count > 0) {
+            int skip = handler_frames(s->pcs, s->count);
+            stack = pi_stack_intern_sampled(s->pcs + skip, s->count - skip);
+        }
+        pi_emit(PI_REC_NATIVE_SAMPLE, 0, s->ticks, (uint64_t)((double)s->cpu_ns * ticks_per_ns),
+                s->tid, stack, in_profiler);
+        atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
+    }
+    uint64_t lost = atomic_exchange(&lost_samples, 0);
+    if (lost)
+        pi_emit(PI_REC_NATIVE_SAMPLE, 0, pi_clock_ticks(),
+                (uint64_t)((double)(lost * interval_ns) * ticks_per_ns), 0, 0, 2);
+    atomic_flag_clear(&draining);
+}
+
+static void *drainer_main(void *unused)
+{
+    (void)unused;
+    pi_guard_enter(); /* nothing this thread calls is recorded */
+    for (;;) {
+        pi_sys_sleep(DRAIN_NS);
+        drain();
+    }
+    return NULL;
+}
+
+static void start_drainer(void)
+{
+    if (atomic_exchange(&drainer_started, 1))
+        return;
+    int err = pi_background_thread("pi-native-smp", drainer_main, NULL);
+    if (err != 0) {
+        pi_diag("no native CPU samples: the sampling thread could not start (error %d)", err);
+        interval_ns = 0;
+    }
+}
+
+static void arm_this_thread(void)
+{
+    if (!interval_ns || armed_slot)
+        return;
+    uint32_t tid = pi_sys_gettid();
+    struct sigevent ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = signal_number;
+    ev._sigev_un._tid = (pid_t)tid;
+    int timer = -1;
+    if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &timer) != 0)
+        return;
+    for (uint32_t i = 0; i < TIMER_SLOTS; i++) {
+        struct armed_timer *t = &timers[(tid + i) % TIMER_SLOTS];
+        uint32_t free_tid = 0;
+        if (atomic_load_explicit(&t->tid, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&t->tid, &free_tid, tid)) {
+            t->timer = timer;
+            armed_slot = (int)((tid + i) % TIMER_SLOTS) + 1;
+            break;
+        }
+    }
+    if (!armed_slot) { /* no slot to find it again by: no timer that could outlive its thread */
+        syscall(SYS_timer_delete, timer);
+        return;
+    }
+    struct itimerspec every = {
+        {(time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u)},
+        {(time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u)}};
+    syscall(SYS_timer_settime, timer, 0, &every, NULL);
+    pthread_setspecific(thread_end_key, (void *)1);
+}
+
+static void disarm_this_thread(void)
+{
+    if (!armed_slot)
+        return;
+    struct armed_timer *t = &timers[armed_slot - 1];
+    syscall(SYS_timer_delete, t->timer);
+    atomic_store(&t->tid, 0);
+    armed_slot = 0;
+}
+
+static void on_thread_end(void *unused)
+{
+    (void)unused;
+    disarm_this_thread();
+}
+
+/* Before an exec: no timer, and no signal of one left pending for the new image. */
+static void before_exec(void)
+{
+    if (!armed_slot)
+        return;
+    disarm_this_thread();
+    sigset_t ours, old;
+    sigemptyset(&ours);
+    sigaddset(&ours, signal_number);
+    pthread_sigmask(SIG_BLOCK, &ours, &old);
+    struct timespec now = {0, 0};
+    while (sigtimedwait(&ours, NULL, &now) == signal_number)
+        ;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* A fork child: the parent's timers and threads are not its own; its one thread is sampled
+ * anew, and the walks its parent left unwritten are the parent's to write. */
+static void after_fork(void)
+{
+    for (size_t i = 0; i < TIMER_SLOTS; i++)
+        atomic_store(&timers[i].tid, 0);
+    armed_slot = 0;
+    for (size_t i = 0; ring && i < RING_SLOTS; i++)
+        atomic_store(&ring[i].state, SLOT_FREE);
+    atomic_store(&lost_samples, 0);
+    atomic_store(&drainer_started, 0);
+    start_drainer();
+    arm_this_thread();
+}
+
+/* The signal, unless the application has a disposition of its own for it. */
+static int take_signal(void)
+{
+    signal_number = SIGRTMIN + SAMPLE_SIGNAL_OFFSET;
+    struct sigaction current;
+    if (pi_real_sigaction(signal_number, NULL, &current) != 0 || current.sa_handler != SIG_DFL)
+        return 0;
+    struct sigaction act;
+    memset(&act, 0, sizeof(act));
+    act.sa_sigaction = on_sample;
+    act.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&act.sa_mask); /* one walk at a time in a thread */
+    if (pi_real_sigaction(signal_number, &act, NULL) != 0)
+        return 0;
+#if defined(__x86_64__)
+    /* glibc's own trampoline, given back by the kernel: the first frame above the code */
+    if (pi_real_sigaction(signal_number, NULL, &current) == 0)
+        restorer = (uintptr_t)current.sa_restorer;
+#endif
+    return 1;
+}
+
+void pi_native_sampler_start(void)
+{
+    interval_ns = pi_setting_number("PROFINJECT_NATIVE_CPU_MS") * 1000000u;
+    if (!interval_ns)
+        return;
+    if (!pi_native_can_walk_in_handler()) {
+        pi_diag("no native CPU samples: libunwind.so.8 was not found");
+        interval_ns = 0;
+        return;
+    }
+    void *map = pi_sys_anonymous_map(sizeof(*ring) * RING_SLOTS);
+    ring = map == MAP_FAILED ? NULL : map;
+    if (!ring || pthread_key_create(&thread_end_key, on_thread_end) != 0 || !take_signal()) {
+        interval_ns = 0;
+        return;
+    }
+    pi_process_event_subscribe(PI_EVENT_FORK_CHILD, after_fork);
+    pi_process_event_subscribe(PI_EVENT_BEFORE_EXEC, before_exec);
+    pi_process_event_subscribe(PI_EVENT_EXEC_FAILED, arm_this_thread);
+    pi_process_event_subscribe(PI_EVENT_WINDOW_CLOSING, drain);
+    pi_process_event_subscribe(PI_EVENT_END, drain);
+    start_drainer();
+    arm_this_thread();
+}
+
+void pi_native_sampler_thread_start(void)
+{
+    int guard = pi_guard_enter();
+    arm_this_thread();
+    pi_guard_restore(guard);
+}

@@ -1,0 +1,24 @@
+/*
+ * native_sampler.h - where the application's threads spend their CPU in
+ * native code (a PyTorch operator, its intra-op pool, a tokenizer), which no
+ * Python sample can tell apart: each thread of the application gets a timer
+ * on its own CPU clock that signals it every PROFINJECT_NATIVE_CPU_MS
+ * (default 10, 0: never) of CPU it uses; the handler walks the thread's
+ * native stack into a ring, and a thread of ours writes each walk as a
+ * PI_REC_NATIVE_SAMPLE. A thread that sleeps or waits gets no sample, so the
+ * samples weigh CPU time only, thread by thread.
+ *
+ * Only with libunwind (its walk is safe in a signal handler; glibc's is not),
+ * and only where the application left the signal (SIGRTMIN + 6) alone.
+ */
+#ifndef PI_NATIVE_SAMPLER_H
+#define PI_NATIVE_SAMPLER_H
+
+/* pi_native_sampler_start - read PROFINJECT_NATIVE_CPU_MS and sample the calling (main)
+ * thread and every application thread started from now on (library constructor) */
+void pi_native_sampler_start(void);
+
+/* pi_native_sampler_thread_start - a new application thread, at its start: sample it */
+void pi_native_sampler_thread_start(void);
+
+#endif
