@@ -18,24 +18,19 @@
 #define TOP_FUNCTIONS 3
 
 /*
- * An intra-op thread: one of the process's threads that spent almost no time
- * in a recorded call (an OpenMP or PyTorch pool thread computes and waits on
- * its pool in calls no hook sees; a BLAS library's lock or a malloc arena's
- * may be seen now and then: 0.2% of an OpenMP thread's life, measured) and
- * whose CPU time the trace measured. Threads that wait on queues, locks or
- * files (Python threads, the pin-memory relay, the autograd engine) spend
- * their lives in recorded calls and are left out.
+ * An intra-op thread: one of the process's threads that spent no time in a
+ * recorded call (an OpenMP or PyTorch pool thread computes and waits on its
+ * pool in calls no hook sees) and whose CPU time the trace measured. Threads that
+ * wait on queues, locks or files (Python threads, the pin-memory relay, the
+ * autograd engine) make recorded calls and are left out.
  */
-#define INTRA_OP_RECORDED_SHARE_MAX 0.02
 static int intra_op_thread(const struct pi_process_info *p, const struct pi_thread_info *t)
 {
     if ((int)t->tid == p->header.pid || !t->cpu.measured)
         return 0;
-    uint64_t recorded = 0;
     for (int c = 0; c < PI_TIME_CPU; c++)
-        recorded += t->time[c];
-    if ((double)recorded > INTRA_OP_RECORDED_SHARE_MAX * (double)pi_thread_wall_ns(p, t))
-        return 0;
+        if (t->time[c])
+            return 0;
     return strncmp(t->name, "pt_autograd", 11) != 0 && strcmp(t->name, "pt_data_pin") != 0;
 }
 
