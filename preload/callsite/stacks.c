@@ -49,23 +49,10 @@ static uint64_t hash_pcs(void *const *pcs, int n)
     return h ? h : 1;
 }
 
-uint32_t pi_stack_intern_native(void *const *pcs, int n)
-{
-    if (n <= 0)
-        return 0;
-    uint64_t h = hash_pcs(pcs, n);
-    uint32_t id = cache_get(native_cache, h);
-    if (id)
-        return id;
-    struct pi_stack_frame frames[PI_NATIVE_FRAMES_MAX];
-    int count =
-        pi_native_describe(pcs, n < PI_NATIVE_FRAMES_MAX ? n : PI_NATIVE_FRAMES_MAX, frames);
-    id = count ? pi_intern_kind(PI_REC_STACK, frames, (uint64_t)count * sizeof(frames[0])) : 0;
-    cache_put(native_cache, h, id);
-    return id;
-}
-
-uint32_t pi_stack_intern_sampled(void *const *pcs, int n)
+/* The id of the native stack @pcs, described by @describe (up to @max frames) once per
+ * distinct stack. */
+static uint32_t intern_native(void *const *pcs, int n, int max,
+                              int (*describe)(void *const *, int, struct pi_stack_frame *))
 {
     if (n <= 0)
         return 0;
@@ -74,11 +61,20 @@ uint32_t pi_stack_intern_sampled(void *const *pcs, int n)
     if (id)
         return id;
     struct pi_stack_frame frames[PI_NATIVE_SAMPLE_FRAMES_MAX];
-    int count = pi_native_describe_by_range(
-        pcs, n < PI_NATIVE_SAMPLE_FRAMES_MAX ? n : PI_NATIVE_SAMPLE_FRAMES_MAX, frames);
+    int count = describe(pcs, n < max ? n : max, frames);
     id = count ? pi_intern_kind(PI_REC_STACK, frames, (uint64_t)count * sizeof(frames[0])) : 0;
     cache_put(native_cache, h, id);
     return id;
+}
+
+uint32_t pi_stack_intern_native(void *const *pcs, int n)
+{
+    return intern_native(pcs, n, PI_NATIVE_FRAMES_MAX, pi_native_describe);
+}
+
+uint32_t pi_stack_intern_sampled(void *const *pcs, int n)
+{
+    return intern_native(pcs, n, PI_NATIVE_SAMPLE_FRAMES_MAX, pi_native_describe_by_range);
 }
 
 /* A 64-bit hash of Python frames (whole words at a time) and a native stack id. */
