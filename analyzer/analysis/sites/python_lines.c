@@ -27,12 +27,27 @@ void pi_python_lines_event(struct pi_process_info *p, const struct pi_event *ev)
         e->value[0] += ev->dur_ns;
 }
 
-/* The innermost Python frame of the user's own code, NULL when all are libraries'. */
+/* Where a multiprocessing child's own code starts: the frames outside it are its parent's,
+ * which the fork copied (a DataLoader worker's <module> line that made the iterator). */
+static int process_start(const struct pi_site_frame *f)
+{
+    size_t n = strlen(f->file), m = sizeof("multiprocessing/process.py") - 1;
+    return strcmp(f->function, "BaseProcess._bootstrap") == 0 && n >= m &&
+           strcmp(f->file + n - m, "multiprocessing/process.py") == 0;
+}
+
+/* The innermost Python frame of the user's own code, NULL when all are libraries' (or the
+ * parent's, in a fork child). */
 static const struct pi_site_frame *users_frame(const struct pi_call_site *site)
 {
-    for (size_t i = 0; i < site->python_count; i++)
-        if (site->frames[i].python && !pi_call_site_library_file(site->frames[i].file))
+    for (size_t i = 0; i < site->python_count; i++) {
+        if (!site->frames[i].python)
+            continue;
+        if (process_start(&site->frames[i]))
+            return NULL;
+        if (!pi_call_site_library_file(site->frames[i].file))
             return &site->frames[i];
+    }
     return NULL;
 }
 
