@@ -2,20 +2,30 @@
  * native_sampler.c - native stacks sampled by each thread's CPU time (see
  * native_sampler.h).
  *
- * A timer of the thread's own CPU clock (CLOCK_THREAD_CPUTIME_ID, signalled
+ * A timer of the thread's own CPU clock (its CLOCK_THREAD_CPUTIME_ID, signalled
  * to that thread alone by SIGEV_THREAD_ID) is the one way to sample CPU
  * thread by thread: a process-wide CPU timer signals the main thread
  * whichever thread computed. The timers are made by raw system calls, as
  * timer_create lived in librt before glibc 2.34.
  *
+ * Sampling starts at the writer's first flush (PI_EVENT_SETTLED, at most
+ * 100 ms in), not in the constructor: a process that ends sooner (a shell's
+ * /bin/true) never loads the unwinder or starts a thread for it. Then every
+ * thread of the process is armed from there (a thread's CPU clock can be
+ * named from another thread), and each thread started later arms itself.
+ * A timer is deleted as its thread ends (a thread armed from outside has no
+ * destructor of ours: the sampling thread deletes the timers of threads
+ * that are gone).
+ *
  * The handler does no more than a walk (libunwind's, which takes no lock)
  * into a slot of a ring it claims with one atomic add; interning the stack
- * (dladdr, the string table) and writing the record is the sampling
- * thread's work, every DRAIN_NS. A thread inside the profiler is not walked
- * (it may be inside the unwinder already): its sample is counted without a
- * stack. A timer is deleted as its thread ends, and before an exec, with any
- * signal of it still pending: the new image would meet it with the default
- * action, which ends the process.
+ * (the modules' ranges, the string table) and writing the record is the
+ * sampling thread's work, every DRAIN_NS. A thread inside the profiler is
+ * not walked (it may be inside the unwinder already): its sample is counted
+ * without a stack. Before an exec the thread's timer is deleted and any of
+ * its signals still pending taken: kernels before 6.13 keep a deleted
+ * timer's pending signal across the exec, where the default action ends the
+ * process.
  */
 #include "native_sampler.h"
 
@@ -26,6 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +51,7 @@
 #include "core/recorder.h"
 #include "core/settings.h"
 #include "native_frames.h"
+#include "python_runtime.h"
 #include "stacks.h"
 
 /* SIGRTMIN + 7 is the control channel's fallback signal */
@@ -47,6 +60,7 @@
 #define RING_SLOTS 4096
 #define TIMER_SLOTS 4096
 #define DRAIN_NS 50000000u
+#define SWEEP_DRAINS 20 /* timers of threads that are gone deleted every second */
 /* the handler's own frames and the signal's trampoline, above the interrupted code */
 #define HANDLER_FRAMES_MAX 8
 #define WALK_MAX (PI_NATIVE_SAMPLE_FRAMES_MAX + HANDLER_FRAMES_MAX)
@@ -67,14 +81,16 @@ struct armed_timer {
     int timer;
 };
 
-static uint64_t interval_ns; /* 0: not sampling */
+static uint64_t interval_ns; /* 0: not sampling (yet) */
+static uint64_t asked_ns;    /* PROFINJECT_NATIVE_CPU_MS, from the constructor */
+static _Atomic int running;  /* timers are being armed */
 static int signal_number;
 static uintptr_t restorer; /* the signal trampoline's address (x86-64), 0 if unknown */
 static struct sample_slot *ring;
 static _Atomic uint64_t ring_head;
 static _Atomic uint64_t lost_samples;
 static struct armed_timer timers[TIMER_SLOTS];
-static __thread int armed_slot __attribute__((tls_model("initial-exec"))); /* slot + 1, 0: none */
+static __thread int armed_slot __attribute__((tls_model("initial-exec"))); /* own slot + 1, 0: none */
 static pthread_key_t thread_end_key;
 static _Atomic int drainer_started;
 
@@ -100,7 +116,11 @@ static void on_sample(int sig, siginfo_t *info, void *context)
     s->ticks = pi_clock_ticks();
     /* an overrun: the timer expired again before this signal was taken */
     s->cpu_ns = interval_ns * (1 + (uint64_t)(info && info->si_overrun > 0 ? info->si_overrun : 0));
-    s->count = pi_guarded() ? -1 : pi_native_walk_in_handler(s->pcs, WALK_MAX);
+    /* the unwinder checks addresses by writing them to a pipe of its own (libunwind's
+     * validate_mem): under the guard, those calls are not the thread's I/O */
+    int guard = pi_guard_enter();
+    s->count = guard ? -1 : pi_native_walk_in_handler(s->pcs, WALK_MAX);
+    pi_guard_restore(guard);
     atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
     errno = saved;
 }
@@ -155,13 +175,28 @@ static void drain(void)
     atomic_flag_clear(&draining);
 }
 
+/* Delete the timers of threads that ended without our destructor (armed from outside). */
+static void sweep_timers(void)
+{
+    int pid = pi_recorder_pid();
+    for (size_t i = 0; i < TIMER_SLOTS; i++) {
+        uint32_t tid = atomic_load_explicit(&timers[i].tid, memory_order_acquire);
+        if (!tid || timers[i].timer < 0 || syscall(SYS_tgkill, pid, tid, 0) == 0 || errno != ESRCH)
+            continue;
+        syscall(SYS_timer_delete, timers[i].timer);
+        atomic_store(&timers[i].tid, 0);
+    }
+}
+
 static void *drainer_main(void *unused)
 {
     (void)unused;
     pi_guard_enter(); /* nothing this thread calls is recorded */
-    for (;;) {
+    for (unsigned n = 1;; n++) {
         pi_sys_sleep(DRAIN_NS);
         drain();
+        if (n % SWEEP_DRAINS == 0)
+            sweep_timers();
     }
     return NULL;
 }
@@ -177,47 +212,81 @@ static void start_drainer(void)
     }
 }
 
-static void arm_this_thread(void)
+/* The clock of thread @tid of this process (the kernel's encoding, as glibc's
+ * pthread_getcpuclockid makes it): CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED. */
+static clockid_t thread_cpu_clock(uint32_t tid)
 {
-    if (!interval_ns || armed_slot)
-        return;
-    uint32_t tid = pi_sys_gettid();
+    return (clockid_t)((~(unsigned)tid << 3) | 6u);
+}
+
+/* Give thread @tid a timer, once; its slot + 1, 0 when it has none. Two arms of one thread
+ * probe the same slots in the same order, so the second finds the first's. */
+static int arm(uint32_t tid, int self)
+{
+    int slot = -1;
+    for (uint32_t i = 0; i < TIMER_SLOTS && slot < 0; i++) {
+        struct armed_timer *t = &timers[(tid + i) % TIMER_SLOTS];
+        uint32_t seen = atomic_load(&t->tid);
+        if (seen == tid)
+            return 0; /* armed already */
+        if (seen == 0 && atomic_compare_exchange_strong(&t->tid, &seen, tid))
+            slot = (int)((tid + i) % TIMER_SLOTS);
+        else if (seen == tid)
+            return 0;
+    }
+    if (slot < 0)
+        return 0;
+    struct armed_timer *t = &timers[slot];
+    t->timer = -1;
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
     ev.sigev_notify = SIGEV_THREAD_ID;
     ev.sigev_signo = signal_number;
     ev._sigev_un._tid = (pid_t)tid;
     int timer = -1;
-    if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &timer) != 0)
-        return;
-    for (uint32_t i = 0; i < TIMER_SLOTS; i++) {
-        struct armed_timer *t = &timers[(tid + i) % TIMER_SLOTS];
-        uint32_t free_tid = 0;
-        if (atomic_load_explicit(&t->tid, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_strong(&t->tid, &free_tid, tid)) {
-            t->timer = timer;
-            armed_slot = (int)((tid + i) % TIMER_SLOTS) + 1;
-            break;
-        }
+    clockid_t clock = self ? CLOCK_THREAD_CPUTIME_ID : thread_cpu_clock(tid);
+    if (syscall(SYS_timer_create, clock, &ev, &timer) != 0) {
+        atomic_store(&t->tid, 0);
+        return 0;
     }
-    if (!armed_slot) { /* no slot to find it again by: no timer that could outlive its thread */
-        syscall(SYS_timer_delete, timer);
-        return;
-    }
+    t->timer = timer;
     struct itimerspec every = {
         {(time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u)},
         {(time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u)}};
     syscall(SYS_timer_settime, timer, 0, &every, NULL);
-    pthread_setspecific(thread_end_key, (void *)1);
+    return slot + 1;
 }
 
+static void arm_this_thread(void)
+{
+    if (!atomic_load(&running) || armed_slot)
+        return;
+    armed_slot = arm(pi_sys_gettid(), 1);
+    if (armed_slot)
+        pthread_setspecific(thread_end_key, (void *)1);
+}
+
+static void disarm(int slot)
+{
+    struct armed_timer *t = &timers[slot];
+    if (t->timer >= 0)
+        syscall(SYS_timer_delete, t->timer);
+    t->timer = -1;
+    atomic_store(&t->tid, 0);
+}
+
+/* This thread's timer, whoever armed it. */
 static void disarm_this_thread(void)
 {
-    if (!armed_slot)
-        return;
-    struct armed_timer *t = &timers[armed_slot - 1];
-    syscall(SYS_timer_delete, t->timer);
-    atomic_store(&t->tid, 0);
+    uint32_t tid = pi_sys_gettid();
+    for (uint32_t i = 0; i < TIMER_SLOTS; i++) {
+        struct armed_timer *t = &timers[(tid + i) % TIMER_SLOTS];
+        uint32_t seen = atomic_load(&t->tid);
+        if (seen == tid)
+            disarm((int)((tid + i) % TIMER_SLOTS));
+        if (seen == tid || seen == 0)
+            break;
+    }
     armed_slot = 0;
 }
 
@@ -230,7 +299,7 @@ static void on_thread_end(void *unused)
 /* Before an exec: no timer, and no signal of one left pending for the new image. */
 static void before_exec(void)
 {
-    if (!armed_slot)
+    if (!atomic_load(&running))
         return;
     disarm_this_thread();
     sigset_t ours, old;
@@ -254,8 +323,10 @@ static void after_fork(void)
         atomic_store(&ring[i].state, SLOT_FREE);
     atomic_store(&lost_samples, 0);
     atomic_store(&drainer_started, 0);
-    start_drainer();
-    arm_this_thread();
+    if (atomic_load(&running)) {
+        start_drainer();
+        arm_this_thread();
+    }
 }
 
 /* The signal, unless the application has a disposition of its own for it. */
@@ -280,33 +351,64 @@ static int take_signal(void)
     return 1;
 }
 
-void pi_native_sampler_start(void)
+/* Every thread of the process but the profiler's own. */
+static void arm_every_thread(void)
 {
-    interval_ns = pi_setting_number("PROFINJECT_NATIVE_CPU_MS") * 1000000u;
-    if (!interval_ns)
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks)
+        return;
+    for (struct dirent *e; (e = readdir(tasks));) {
+        uint32_t tid = (uint32_t)strtoul(e->d_name, NULL, 10);
+        if (tid && !pi_background_thread_is_ours(tid))
+            arm(tid, tid == pi_sys_gettid());
+    }
+    closedir(tasks);
+}
+
+/* The writer's first flush: start where asked, or by default in a process that runs Python
+ * (which retries every call a signal interrupts: see native_sampler.h). */
+static void settle(void)
+{
+    if (!asked_ns || atomic_load(&running))
+        return;
+    if (!getenv("PROFINJECT_NATIVE_CPU_MS") && !pi_python_get())
         return;
     if (!pi_native_can_walk_in_handler()) {
         pi_diag("no native CPU samples: libunwind.so.8 was not found");
-        interval_ns = 0;
+        asked_ns = 0;
         return;
     }
     void *map = pi_sys_anonymous_map(sizeof(*ring) * RING_SLOTS);
     ring = map == MAP_FAILED ? NULL : map;
     if (!ring || pthread_key_create(&thread_end_key, on_thread_end) != 0 || !take_signal()) {
-        interval_ns = 0;
+        asked_ns = 0;
         return;
     }
+    interval_ns = asked_ns;
+    start_drainer();
+    if (!interval_ns) /* no thread to write the samples */
+        return;
+    atomic_store(&running, 1);
+    arm_every_thread();
+}
+
+void pi_native_sampler_start(void)
+{
+    asked_ns = pi_setting_number("PROFINJECT_NATIVE_CPU_MS") * 1000000u;
+    if (!asked_ns)
+        return;
+    pi_process_event_subscribe(PI_EVENT_SETTLED, settle);
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, after_fork);
     pi_process_event_subscribe(PI_EVENT_BEFORE_EXEC, before_exec);
     pi_process_event_subscribe(PI_EVENT_EXEC_FAILED, arm_this_thread);
     pi_process_event_subscribe(PI_EVENT_WINDOW_CLOSING, drain);
     pi_process_event_subscribe(PI_EVENT_END, drain);
-    start_drainer();
-    arm_this_thread();
 }
 
 void pi_native_sampler_thread_start(void)
 {
+    if (!atomic_load_explicit(&running, memory_order_relaxed))
+        return;
     int guard = pi_guard_enter();
     arm_this_thread();
     pi_guard_restore(guard);

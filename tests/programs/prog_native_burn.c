@@ -2,7 +2,8 @@
  * prog_native_burn - CPU spent in known functions, thread by thread, timed by
  * each thread's own CPU clock: the truth for native CPU samples.
  *
- * The main thread runs burn_alpha then burn_gamma; two threads run
+ * After 200 ms asleep (sampling starts at most 100 ms in), the main thread
+ * runs burn_alpha then burn_gamma; two threads run
  * burn_beta; a third thread sleeps (no CPU, so no sample may name it); a
  * fork child runs burn_delta. Prints one JSON line: each thread's tid and
  * CPU nanoseconds per function, and the child's pid and CPU.
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
         return 0;
     }
     unit_ms = argc > 1 ? atol(argv[1]) : 100;
+    /* sampling starts at the profiler's first flush, at most 100 ms in */
+    usleep(200000);
     struct worker workers[3] = {{0}, {0}, {.sleeper = 1}};
     for (int i = 0; i < 3; i++)
         pthread_create(&workers[i].thread, NULL, work, &workers[i]);

@@ -3,8 +3,9 @@
 thread's own CPU clock measured it (prog_native_burn times every function it
 calls with CLOCK_THREAD_CPUTIME_ID). A sleeping thread gets no sample; a fork
 child is sampled too; a process that execs while its timer runs leaves no
-sample's signal pending for the new image. Off by default (a signal makes some
-system calls fail with EINTR): PROFINJECT_NATIVE_CPU_MS=10 turns it on.
+sample's signal pending for the new image. A program without Python is sampled
+only when asked (a signal makes some system calls fail with EINTR, which C code
+may not retry); a Python process by default.
 
 Run by ctest with the build's paths in the environment."""
 import json
@@ -105,10 +106,51 @@ class NativeCpu(unittest.TestCase):
             self.assertEqual(json.loads(done.stdout.splitlines()[1]),
                              {"sample_signal_pending": False})
 
-    def test_off_by_default(self):
+    def test_a_program_without_python_is_not_sampled_unless_asked(self):
         done, truth, report = profile(env={})
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual([p for p in report["native_time"] if p["samples"]], [])
+
+
+# A Python loop that computes for 0.6 s by its own process clock, after 0.2 s asleep.
+PYTHON_LOOP = """
+import json, time
+time.sleep(0.2)
+start = time.process_time()
+while time.process_time() - start < 0.6:
+    sum(i * i for i in range(1000))
+print(json.dumps({"cpu_ns": int((time.process_time() - start) * 1e9)}))
+"""
+
+
+class PythonByDefault(unittest.TestCase):
+    """Python retries every call a signal interrupts, so a Python process is sampled without
+    being asked; PROFINJECT_NATIVE_CPU_MS=0 turns that off."""
+
+    def run_loop(self, env):
+        traces = tempfile.mkdtemp()
+        environment = {k: v for k, v in os.environ.items() if k != "PROFINJECT_NATIVE_CPU_MS"}
+        environment.update(LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **env)
+        done = run_job([sys.executable, "-c", PYTHON_LOOP], 120, env=environment)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        out = os.path.join(traces, "report.json")
+        subprocess.run([ANALYZE, "report", traces, "--json", out], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            return json.loads(done.stdout), json.load(f)["native_time"]
+
+    def test_sampled_by_default(self):
+        truth, native = self.run_loop({})
+        [process] = native
+        # the loop's CPU is the interpreter's; imports and start-up come on top
+        interpreter = sum(r["ns"] for r in process["operators"]
+                          if r["operator"] == "Python interpreter")
+        self.assertAlmostEqual(interpreter, truth["cpu_ns"], delta=0.15 * truth["cpu_ns"] + 30e6,
+                               msg=process["operators"][:5])
+
+    def test_zero_turns_it_off(self):
+        truth, native = self.run_loop({"PROFINJECT_NATIVE_CPU_MS": "0"})
+        self.assertEqual([p for p in native if p["samples"]], [])
 
 
 if __name__ == "__main__":

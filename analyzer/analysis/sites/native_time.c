@@ -201,6 +201,22 @@ static int import_frame(const char *symbol)
     return 0;
 }
 
+/* A thread pool's worker between tasks: OpenMP's spins at its barrier before it sleeps
+ * (OMP_WAIT_POLICY), OpenBLAS's server thread polls for work. CPU, but no work. */
+static int pool_waiting(const struct pi_site_frame *f, int runtime_only, char *out, size_t size)
+{
+    const char *slash = f->module ? strrchr(f->module, '/') : NULL;
+    const char *base = slash ? slash + 1 : f->module ? f->module : "";
+    int openmp = runtime_only && (strncmp(base, "libgomp", 7) == 0 ||
+                                  strncmp(base, "libiomp", 7) == 0 ||
+                                  strncmp(base, "libomp", 6) == 0);
+    if (openmp)
+        snprintf(out, size, "OpenMP threads waiting for work (spinning)");
+    else if (strcmp(f->symbol, "blas_thread_server") == 0)
+        snprintf(out, size, "OpenBLAS threads waiting for work (spinning)");
+    return openmp || strcmp(f->symbol, "blas_thread_server") == 0;
+}
+
 void pi_native_operator_of(const struct pi_call_site *site, char *out, size_t size)
 {
     char plain[512];
@@ -228,7 +244,8 @@ void pi_native_operator_of(const struct pi_call_site *site, char *out, size_t si
         if (site->frames[i].symbol && aten_kernel(site->frames[i].symbol, out, size))
             return;
     const struct pi_site_frame *f = own ? own : any;
-    if (f && (blas_kernel(f, out, size) || interpreter_frame(f, out, size)))
+    if (f && (blas_kernel(f, out, size) || interpreter_frame(f, out, size) ||
+              pool_waiting(f, !own, out, size)))
         return;
     if (f) {
         plain_name(f->symbol, out, size);

@@ -10,7 +10,8 @@
  * entry (at::_ops::addmm::call -> "aten::addmm", the name torch.profiler
  * gives it); else, in a pool thread, the outermost at::native function
  * (the kernel that split its work over the pool); else the innermost
- * function outside the C library and the thread runtimes. A stack inside an
+ * function outside the C library and the thread runtimes (a pool's thread
+ * spinning for work is named so). A stack inside an
  * import (or a library's initialisers) is PI_NATIVE_IMPORTS, whatever ran.
  */
 #ifndef PI_NATIVE_TIME_H
