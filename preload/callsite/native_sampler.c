@@ -2,20 +2,23 @@
  * native_sampler.c - native stacks sampled by each thread's CPU time (see
  * native_sampler.h).
  *
- * A timer of the thread's own CPU clock (its CLOCK_THREAD_CPUTIME_ID, signalled
+ * A timer of the thread's own CPU clock (CLOCK_THREAD_CPUTIME_ID, signalled
  * to that thread alone by SIGEV_THREAD_ID) is the one way to sample CPU
  * thread by thread: a process-wide CPU timer signals the main thread
  * whichever thread computed. The timers are made by raw system calls, as
  * timer_create lived in librt before glibc 2.34.
  *
- * Sampling starts at the writer's first flush (PI_EVENT_SETTLED, at most
- * 100 ms in), not in the constructor: a process that ends sooner (a shell's
- * /bin/true) never loads the unwinder or starts a thread for it. Then every
- * thread of the process is armed from there (a thread's CPU clock can be
- * named from another thread), and each thread started later arms itself.
- * A timer is deleted as its thread ends (a thread armed from outside has no
- * destructor of ours: the sampling thread deletes the timers of threads
- * that are gone).
+ * A thread arms its own timer, and only after one walk of its own outside
+ * any handler: libunwind keeps a cache in thread-local storage of a library
+ * we load at run time, which the C library allocates with malloc on the
+ * thread's first use. Made first in a handler that interrupted malloc, that
+ * allocation waits for the lock the thread itself holds (seen: a Python
+ * job hung in its imports). So a new thread arms at its start; a process's
+ * main thread where the library starts sampling (the constructor when
+ * PROFINJECT_NATIVE_CPU_MS is set, else its first Python time sample after
+ * the writer's first flush, holding the GIL between two bytecodes); a fork
+ * child's one thread as the child starts. Threads that began before
+ * sampling started are not sampled.
  *
  * The handler does no more than a walk (libunwind's, which takes no lock)
  * into a slot of a ring it claims with one atomic add; interning the stack
@@ -36,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -58,9 +60,7 @@
 #define SAMPLE_SIGNAL_OFFSET 6
 /* 4096 walks: 40 threads computing for 1 s at 10 ms, between two drains 50 ms apart */
 #define RING_SLOTS 4096
-#define TIMER_SLOTS 4096
 #define DRAIN_NS 50000000u
-#define SWEEP_DRAINS 20 /* timers of threads that are gone deleted every second */
 /* the handler's own frames and the signal's trampoline, above the interrupted code */
 #define HANDLER_FRAMES_MAX 8
 #define WALK_MAX (PI_NATIVE_SAMPLE_FRAMES_MAX + HANDLER_FRAMES_MAX)
@@ -75,12 +75,6 @@ struct sample_slot {
     void *pcs[WALK_MAX];
 };
 
-/* A thread's timer: the kernel's timer id, for the thread's end or an exec. */
-struct armed_timer {
-    _Atomic uint32_t tid; /* 0: free */
-    int timer;
-};
-
 static uint64_t interval_ns; /* 0: not sampling (yet) */
 static uint64_t asked_ns;    /* PROFINJECT_NATIVE_CPU_MS, from the constructor */
 static _Atomic int running;  /* timers are being armed */
@@ -89,8 +83,8 @@ static uintptr_t restorer; /* the signal trampoline's address (x86-64), 0 if unk
 static struct sample_slot *ring;
 static _Atomic uint64_t ring_head;
 static _Atomic uint64_t lost_samples;
-static struct armed_timer timers[TIMER_SLOTS];
-static __thread int armed_slot __attribute__((tls_model("initial-exec"))); /* own slot + 1, 0: none */
+/* the calling thread's timer: the kernel's id + 1, 0: none */
+static __thread int armed __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_end_key;
 static _Atomic int drainer_started;
 
@@ -175,28 +169,13 @@ static void drain(void)
     atomic_flag_clear(&draining);
 }
 
-/* Delete the timers of threads that ended without our destructor (armed from outside). */
-static void sweep_timers(void)
-{
-    int pid = pi_recorder_pid();
-    for (size_t i = 0; i < TIMER_SLOTS; i++) {
-        uint32_t tid = atomic_load_explicit(&timers[i].tid, memory_order_acquire);
-        if (!tid || timers[i].timer < 0 || syscall(SYS_tgkill, pid, tid, 0) == 0 || errno != ESRCH)
-            continue;
-        syscall(SYS_timer_delete, timers[i].timer);
-        atomic_store(&timers[i].tid, 0);
-    }
-}
-
 static void *drainer_main(void *unused)
 {
     (void)unused;
     pi_guard_enter(); /* nothing this thread calls is recorded */
-    for (unsigned n = 1;; n++) {
+    for (;;) {
         pi_sys_sleep(DRAIN_NS);
         drain();
-        if (n % SWEEP_DRAINS == 0)
-            sweep_timers();
     }
     return NULL;
 }
@@ -212,82 +191,34 @@ static void start_drainer(void)
     }
 }
 
-/* The clock of thread @tid of this process (the kernel's encoding, as glibc's
- * pthread_getcpuclockid makes it): CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED. */
-static clockid_t thread_cpu_clock(uint32_t tid)
+/* This thread's timer, after a walk that readies the unwinder's thread-local cache. */
+static void arm_this_thread(void)
 {
-    return (clockid_t)((~(unsigned)tid << 3) | 6u);
-}
-
-/* Give thread @tid a timer, once; its slot + 1, 0 when it has none. Two arms of one thread
- * probe the same slots in the same order, so the second finds the first's. */
-static int arm(uint32_t tid, int self)
-{
-    int slot = -1;
-    for (uint32_t i = 0; i < TIMER_SLOTS && slot < 0; i++) {
-        struct armed_timer *t = &timers[(tid + i) % TIMER_SLOTS];
-        uint32_t seen = atomic_load(&t->tid);
-        if (seen == tid)
-            return 0; /* armed already */
-        if (seen == 0 && atomic_compare_exchange_strong(&t->tid, &seen, tid))
-            slot = (int)((tid + i) % TIMER_SLOTS);
-        else if (seen == tid)
-            return 0;
-    }
-    if (slot < 0)
-        return 0;
-    struct armed_timer *t = &timers[slot];
-    t->timer = -1;
+    if (!atomic_load(&running) || armed)
+        return;
+    void *warm[4];
+    pi_native_walk(warm, 4);
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
     ev.sigev_notify = SIGEV_THREAD_ID;
     ev.sigev_signo = signal_number;
-    ev._sigev_un._tid = (pid_t)tid;
+    ev._sigev_un._tid = (pid_t)pi_sys_gettid();
     int timer = -1;
-    clockid_t clock = self ? CLOCK_THREAD_CPUTIME_ID : thread_cpu_clock(tid);
-    if (syscall(SYS_timer_create, clock, &ev, &timer) != 0) {
-        atomic_store(&t->tid, 0);
-        return 0;
-    }
-    t->timer = timer;
+    if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &timer) != 0)
+        return;
+    armed = timer + 1;
+    pthread_setspecific(thread_end_key, (void *)1);
     struct itimerspec every = {
         {(time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u)},
         {(time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u)}};
     syscall(SYS_timer_settime, timer, 0, &every, NULL);
-    return slot + 1;
 }
 
-static void arm_this_thread(void)
-{
-    if (!atomic_load(&running) || armed_slot)
-        return;
-    armed_slot = arm(pi_sys_gettid(), 1);
-    if (armed_slot)
-        pthread_setspecific(thread_end_key, (void *)1);
-}
-
-static void disarm(int slot)
-{
-    struct armed_timer *t = &timers[slot];
-    if (t->timer >= 0)
-        syscall(SYS_timer_delete, t->timer);
-    t->timer = -1;
-    atomic_store(&t->tid, 0);
-}
-
-/* This thread's timer, whoever armed it. */
 static void disarm_this_thread(void)
 {
-    uint32_t tid = pi_sys_gettid();
-    for (uint32_t i = 0; i < TIMER_SLOTS; i++) {
-        struct armed_timer *t = &timers[(tid + i) % TIMER_SLOTS];
-        uint32_t seen = atomic_load(&t->tid);
-        if (seen == tid)
-            disarm((int)((tid + i) % TIMER_SLOTS));
-        if (seen == tid || seen == 0)
-            break;
-    }
-    armed_slot = 0;
+    if (armed)
+        syscall(SYS_timer_delete, armed - 1);
+    armed = 0;
 }
 
 static void on_thread_end(void *unused)
@@ -299,7 +230,7 @@ static void on_thread_end(void *unused)
 /* Before an exec: no timer, and no signal of one left pending for the new image. */
 static void before_exec(void)
 {
-    if (!atomic_load(&running))
+    if (!armed)
         return;
     disarm_this_thread();
     sigset_t ours, old;
@@ -316,9 +247,7 @@ static void before_exec(void)
  * anew, and the walks its parent left unwritten are the parent's to write. */
 static void after_fork(void)
 {
-    for (size_t i = 0; i < TIMER_SLOTS; i++)
-        atomic_store(&timers[i].tid, 0);
-    armed_slot = 0;
+    armed = 0; /* the parent's timer, not the child's */
     for (size_t i = 0; ring && i < RING_SLOTS; i++)
         atomic_store(&ring[i].state, SLOT_FREE);
     atomic_store(&lost_samples, 0);
@@ -351,45 +280,38 @@ static int take_signal(void)
     return 1;
 }
 
-/* Every thread of the process but the profiler's own. */
-static void arm_every_thread(void)
+/* Load the unwinder, take the signal, start the sampling thread: 1 when sampling runs. */
+static int start(void)
 {
-    DIR *tasks = opendir("/proc/self/task");
-    if (!tasks)
-        return;
-    for (struct dirent *e; (e = readdir(tasks));) {
-        uint32_t tid = (uint32_t)strtoul(e->d_name, NULL, 10);
-        if (tid && !pi_background_thread_is_ours(tid))
-            arm(tid, tid == pi_sys_gettid());
-    }
-    closedir(tasks);
-}
-
-/* The writer's first flush: start where asked, or by default in a process that runs Python
- * (which retries every call a signal interrupts: see native_sampler.h). */
-static void settle(void)
-{
-    if (!asked_ns || atomic_load(&running))
-        return;
-    if (!getenv("PROFINJECT_NATIVE_CPU_MS") && !pi_python_get())
-        return;
+    if (atomic_load(&running))
+        return 1;
+    if (!asked_ns)
+        return 0;
     if (!pi_native_can_walk_in_handler()) {
         pi_diag("no native CPU samples: libunwind.so.8 was not found");
         asked_ns = 0;
-        return;
+        return 0;
     }
     void *map = pi_sys_anonymous_map(sizeof(*ring) * RING_SLOTS);
     ring = map == MAP_FAILED ? NULL : map;
     if (!ring || pthread_key_create(&thread_end_key, on_thread_end) != 0 || !take_signal()) {
         asked_ns = 0;
-        return;
+        return 0;
     }
     interval_ns = asked_ns;
     start_drainer();
     if (!interval_ns) /* no thread to write the samples */
-        return;
+        return 0;
     atomic_store(&running, 1);
-    arm_every_thread();
+    return 1;
+}
+
+/* The writer's first flush: by default, a process that runs Python starts sampling here (its
+ * main thread arms at its next Python time sample). */
+static void settle(void)
+{
+    if (pi_python_get())
+        start();
 }
 
 void pi_native_sampler_start(void)
@@ -397,12 +319,18 @@ void pi_native_sampler_start(void)
     asked_ns = pi_setting_number("PROFINJECT_NATIVE_CPU_MS") * 1000000u;
     if (!asked_ns)
         return;
-    pi_process_event_subscribe(PI_EVENT_SETTLED, settle);
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, after_fork);
     pi_process_event_subscribe(PI_EVENT_BEFORE_EXEC, before_exec);
     pi_process_event_subscribe(PI_EVENT_EXEC_FAILED, arm_this_thread);
     pi_process_event_subscribe(PI_EVENT_WINDOW_CLOSING, drain);
     pi_process_event_subscribe(PI_EVENT_END, drain);
+    /* asked for: every process, from now, its main thread first */
+    if (getenv("PROFINJECT_NATIVE_CPU_MS")) {
+        if (start())
+            arm_this_thread();
+    } else {
+        pi_process_event_subscribe(PI_EVENT_SETTLED, settle);
+    }
 }
 
 void pi_native_sampler_thread_start(void)
@@ -412,4 +340,10 @@ void pi_native_sampler_thread_start(void)
     int guard = pi_guard_enter();
     arm_this_thread();
     pi_guard_restore(guard);
+}
+
+void pi_native_sampler_here(void)
+{
+    if (!armed && atomic_load_explicit(&running, memory_order_relaxed))
+        arm_this_thread();
 }

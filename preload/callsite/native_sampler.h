@@ -21,11 +21,16 @@
 #ifndef PI_NATIVE_SAMPLER_H
 #define PI_NATIVE_SAMPLER_H
 
-/* pi_native_sampler_start - read PROFINJECT_NATIVE_CPU_MS; sampling starts at the
- * writer's first flush (library constructor) */
+/* pi_native_sampler_start - read PROFINJECT_NATIVE_CPU_MS (library constructor): set, sample
+ * from now on; by default, from the writer's first flush where Python runs */
 void pi_native_sampler_start(void);
 
 /* pi_native_sampler_thread_start - a new application thread, at its start: sample it */
 void pi_native_sampler_thread_start(void);
+
+/* pi_native_sampler_here - sample the calling thread if sampling runs and it is not sampled
+ * yet: the main thread, from a Python time sample (a safe place: no signal handler, no lock
+ * of the C library held) */
+void pi_native_sampler_here(void);
 
 #endif

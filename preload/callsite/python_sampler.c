@@ -39,6 +39,7 @@
 #include "core/raw_syscalls.h"
 #include "core/recorder.h"
 #include "core/settings.h"
+#include "native_sampler.h"
 #include "python_frames.h"
 #include "python_runtime.h"
 #include "python_thread_names.h"
@@ -120,6 +121,7 @@ static int take_sample(void *unused)
         last_ticks = now;
         check_eval_breaker(py);
         pi_python_thread_names(py);
+        pi_native_sampler_here();
         if (atomic_load_explicit(&backing_off, memory_order_relaxed)) {
             atomic_store_explicit(&backing_off, 0, memory_order_relaxed);
             atomic_store_explicit(&sampler_wake, 1, memory_order_relaxed);
