@@ -54,6 +54,11 @@ static _Atomic uint32_t sampler_wake; /* 1: the main thread woke the sampling th
 static _Atomic int backing_off;      /* the sampling thread sleeps longer than the interval */
 static _Atomic int thread_started;
 static uint64_t last_ticks;      /* the previous sample, main thread only; 0: none */
+/* The moment of the first request while no span is open: where the first span starts. A main
+ * thread that serves no request until it next takes the GIL back (before eval_breaker is
+ * known, see above) would otherwise lose its first span whole: a script's first 250 ms
+ * asleep went unsampled in 6 of 20 runs. */
+static _Atomic uint64_t first_request;
 static _Atomic int *_Atomic eval_breaker; /* checked, or NULL: see above */
 static int breaker_checked;              /* main thread only */
 
@@ -110,8 +115,11 @@ static int take_sample(void *unused)
     if (!atomic_load_explicit(&pi_recording, memory_order_relaxed) || !py ||
         !pi_python_holds_gil(py)) {
         last_ticks = 0; /* paused: the next span starts with the next window */
+        atomic_store_explicit(&first_request, 0, memory_order_relaxed);
     } else {
-        if (last_ticks) {
+        if (!last_ticks)
+            last_ticks = atomic_exchange_explicit(&first_request, 0, memory_order_relaxed);
+        if (last_ticks && last_ticks < now) {
             struct pi_stack_frame frames[SAMPLE_FRAMES_MAX];
             int n = pi_python_frames(py, frames, SAMPLE_FRAMES_MAX, 1);
             /* a full stack table still counts the time, marked as lost frames */
@@ -142,6 +150,10 @@ static void request_sample(void)
     /* -1: the interpreter's queue is full (or it is shutting down); ask next time */
     if (atomic_exchange_explicit(&requested, 1, memory_order_relaxed))
         return;
+    /* before the call is queued: its sample may come before this thread runs again */
+    uint64_t none = 0;
+    atomic_compare_exchange_strong_explicit(&first_request, &none, pi_clock_ticks(),
+                                            memory_order_relaxed, memory_order_relaxed);
     if (py->add_pending_call(take_sample, NULL) != 0) {
         atomic_store_explicit(&requested, 0, memory_order_relaxed);
         return;
@@ -236,6 +248,7 @@ static void after_fork(void)
         interval_ns *= CHILD_INTERVAL_FACTOR;
     atomic_store(&requested, 0);
     last_ticks = 0;
+    atomic_store(&first_request, 0);
     if (atomic_exchange(&thread_started, 0))
         start_thread();
 }
