@@ -328,10 +328,16 @@ enum pi_record_kind {
      * had used another PROFINJECT_NATIVE_CPU_MS of CPU time. ts = the moment
      * of the sample, dur = the CPU time it stands for (the interval, more
      * when the timer overran), arg0 = the sampled thread's tid, arg1 = the
-     * stack id (a PI_REC_STACK of native frames, innermost first; 0: the
-     * stack table was full). */
+     * stack id (a PI_REC_STACK of native frames, innermost first; 0: none),
+     * arg2 = 0 or why there is no stack (enum pi_native_sample_without). */
     PI_REC_NATIVE_SAMPLE = 42,
     PI_REC_KIND_COUNT
+};
+
+/* PI_REC_NATIVE_SAMPLE arg2: a sample without a stack */
+enum pi_native_sample_without {
+    PI_NATIVE_IN_PROFILER = 1, /* the thread ran the profiler's own code: not walked */
+    PI_NATIVE_LOST = 2,        /* samples the ring had no room for (arg0 0, dur all of them) */
 };
 
 /* PI_REC_FATAL_SIGNAL flags: what arg1 holds */

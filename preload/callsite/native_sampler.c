@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,19 +153,19 @@ static void drain(void)
     double ticks_per_ns = pi_recorder_ticks_per_second() / 1e9;
     for (size_t i = 0; i < n; i++) {
         struct sample_slot *s = ready[i];
-        uint32_t stack = 0, in_profiler = s->count < 0;
+        uint32_t stack = 0, without = s->count < 0 ? PI_NATIVE_IN_PROFILER : 0;
         if (s->count > 0) {
             int skip = handler_frames(s->pcs, s->count);
             stack = pi_stack_intern_sampled(s->pcs + skip, s->count - skip);
         }
         pi_emit(PI_REC_NATIVE_SAMPLE, 0, s->ticks, (uint64_t)((double)s->cpu_ns * ticks_per_ns),
-                s->tid, stack, in_profiler);
+                s->tid, stack, without);
         atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
     }
     uint64_t lost = atomic_exchange(&lost_samples, 0);
     if (lost)
         pi_emit(PI_REC_NATIVE_SAMPLE, 0, pi_clock_ticks(),
-                (uint64_t)((double)(lost * interval_ns) * ticks_per_ns), 0, 0, 2);
+                (uint64_t)((double)(lost * interval_ns) * ticks_per_ns), 0, 0, PI_NATIVE_LOST);
     atomic_flag_clear(&draining);
 }
 

@@ -32,9 +32,12 @@ import subprocess
 import sys
 import time
 
-# the defaults of PROFINJECT_FLUSH_MS, _SAMPLE_MS, _PY_TIME_MS and _WAIT_US (preload/core/settings.c)
+# the defaults of PROFINJECT_FLUSH_MS, _SAMPLE_MS, _PY_TIME_MS, _WAIT_US and _NATIVE_CPU_MS
+# (preload/core/settings.c); native CPU samples come by each thread's CPU clock, which runs
+# as much faster than the job under callgrind as a wall clock does (set, they start in the
+# constructor rather than at the first flush: all these processes run Python either way)
 TIMERS = {"PROFINJECT_FLUSH_MS": 100, "PROFINJECT_SAMPLE_MS": 50, "PROFINJECT_PY_TIME_MS": 10,
-          "PROFINJECT_WAIT_US": 20}
+          "PROFINJECT_WAIT_US": 20, "PROFINJECT_NATIVE_CPU_MS": 10}
 
 
 def wall(command, env):

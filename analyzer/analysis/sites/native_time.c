@@ -8,23 +8,19 @@
 #include "analysis/common/array_room.h"
 #include "analysis/common/u64_map.h"
 
-/* PI_REC_NATIVE_SAMPLE arg2: why a sample has no stack */
-#define SAMPLE_IN_PROFILER 1
-#define SAMPLE_LOST 2
-
 void pi_native_time_event(struct pi_process_info *p, const struct pi_event *ev)
 {
     if (!p->native_time && !(p->native_time = calloc(1, sizeof(*p->native_time))))
         return;
     struct pi_native_time *t = p->native_time;
     uint64_t ns = ev->dur_ns, tid = ev->rec.arg[0] & 0xffffffffu, stack = ev->rec.arg[1];
-    if (ev->rec.arg[2] == SAMPLE_LOST) {
+    if (ev->rec.arg[2] == PI_NATIVE_LOST) {
         t->lost_ns += ns;
         return;
     }
     t->sampled_ns += ns;
     t->samples++;
-    if (ev->rec.arg[2] == SAMPLE_IN_PROFILER) {
+    if (ev->rec.arg[2] == PI_NATIVE_IN_PROFILER) {
         t->profiler_ns += ns;
         return;
     }
