@@ -233,7 +233,8 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
              "on a CPU%s%s%s%s%s",
              p->header.pid, 100 * f->score, l->basis, c.main_cpu / 1e9, pool_words,
              top[0] ? "; most self time in " : "", top,
-             operators[0] ? "; native operators by CPU: " : "", operators);
+             operators[0] ? "; native operators by CPU over the run (imports apart): " : "",
+             operators);
     snprintf(f->advice, sizeof(f->advice), "%s", pi_verdict_speed_up_advice(a, l));
     pi_finding_evidence(f, "cpu_share", f->score, "");
     pi_finding_evidence(f, "loop_s", total / 1e9, "s");
