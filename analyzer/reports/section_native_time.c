@@ -13,19 +13,6 @@
 #define TEXT_OPERATORS 10
 #define JSON_ROWS 200
 
-/* One operator over all the threads of a process. */
-struct operator_sum {
-    const char *name;
-    uint64_t ns;
-    unsigned threads;
-};
-
-static int by_ns(const void *a, const void *b)
-{
-    const struct operator_sum *x = a, *y = b;
-    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->name, y->name);
-}
-
 static int by_sampled(const void *a, const void *b)
 {
     const struct pi_process_info *x = *(const struct pi_process_info *const *)a;
@@ -38,20 +25,9 @@ static int by_sampled(const void *a, const void *b)
 static void process_text(FILE *out, const struct pi_process_info *p)
 {
     const struct pi_native_time *t = p->native_time;
-    struct operator_sum *sums = calloc(t->count + 1, sizeof(*sums));
-    if (!sums)
-        return;
-    size_t count = 0;
-    for (size_t i = 0; i < t->count; i++) {
-        size_t k = 0;
-        while (k < count && strcmp(sums[k].name, t->operators[i].name) != 0)
-            k++;
-        if (k == count)
-            sums[count++].name = t->operators[i].name;
-        sums[k].ns += t->operators[i].ns;
-        sums[k].threads++;
-    }
-    qsort(sums, count, sizeof(*sums), by_ns);
+    struct pi_native_operator *sums;
+    uint64_t total;
+    size_t count = pi_native_time_by_operator(t, NULL, NULL, &sums, &total);
     fprintf(out, "\nNATIVE CPU (pid %d: %s of CPU sampled on its threads every %s of each "
                  "one's CPU; by operator, all threads together)\n",
             p->header.pid, pi_format_ns((double)t->sampled_ns),
@@ -59,7 +35,7 @@ static void process_text(FILE *out, const struct pi_process_info *p)
     for (size_t k = 0; k < count && k < TEXT_OPERATORS; k++)
         fprintf(out, "  %9s %5.1f%%  %s%s\n", pi_format_ns((double)sums[k].ns),
                 100.0 * (double)sums[k].ns / (double)t->sampled_ns, sums[k].name,
-                sums[k].threads > 1 ? " (several threads)" : "");
+                sums[k].tid > 1 ? " (several threads)" : "");
     if (t->profiler_ns)
         fprintf(out, "  %9s %5.1f%%  in the profiler's own code\n",
                 pi_format_ns((double)t->profiler_ns),

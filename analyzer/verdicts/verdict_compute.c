@@ -12,6 +12,7 @@
 #include "analysis/sites/python_time.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* half the loop on a CPU, its own or its pool's, and nothing else held it back */
@@ -87,57 +88,36 @@ static void top_functions(const struct pi_python_profile *prof, char *out, size_
                                  100.0 * (double)top[k]->work_self_ns / (double)prof->sampled_ns);
 }
 
-/* Whether @tid computes for the loop: its own thread or one of its intra-op threads. */
-static int loop_thread(const struct pi_loop *l, uint32_t tid)
+/* Whether @row is the loop's computing: on its own thread or one of its intra-op threads,
+ * outside imports. */
+static int loop_operator(const struct pi_native_operator *row, const void *loop)
 {
-    const struct pi_process_info *p = l->process;
-    if ((int)tid == p->header.pid)
+    const struct pi_process_info *p = ((const struct pi_loop *)loop)->process;
+    if (strcmp(row->name, PI_NATIVE_IMPORTS) == 0)
+        return 0;
+    if ((int)row->tid == p->header.pid)
         return 1;
     for (size_t i = 0; i < p->thread_count; i++)
-        if (p->threads[i].tid == tid)
+        if (p->threads[i].tid == row->tid)
             return intra_op_thread(p, &p->threads[i]);
     return 0;
 }
 
 /* "aten::addmm 61%, aten::mul 9%": the native operators that took most of the CPU of the
  * loop's thread and its intra-op threads together, as their CPU clocks sampled them over
- * the run, imports left out. */
+ * the run, imports left out. Return: the CPU those shares are of. */
 static double top_operators(const struct pi_loop *l, char *out, size_t size)
 {
-    const struct pi_native_time *t = l->process->native_time;
+    struct pi_native_operator *sums;
+    uint64_t total;
+    size_t count =
+        pi_native_time_by_operator(l->process->native_time, loop_operator, l, &sums, &total);
     out[0] = '\0';
-    if (!t)
-        return 0;
-    struct pi_native_operator sums[TOP_FUNCTIONS * 8];
-    size_t count = 0;
-    uint64_t total = 0;
-    for (size_t i = 0; i < t->count; i++) {
-        const struct pi_native_operator *o = &t->operators[i];
-        if (!loop_thread(l, o->tid) || strcmp(o->name, PI_NATIVE_IMPORTS) == 0)
-            continue;
-        total += o->ns;
-        size_t k = 0;
-        while (k < count && strcmp(sums[k].name, o->name) != 0)
-            k++;
-        if (k == count && count < sizeof(sums) / sizeof(sums[0]))
-            sums[count++] = (struct pi_native_operator){0, o->name, 0, 0};
-        if (k < count)
-            sums[k].ns += o->ns;
-    }
-    if (!total)
-        return 0;
     size_t used = 0;
-    for (int shown = 0; shown < TOP_FUNCTIONS && used < size; shown++) {
-        size_t best = count;
-        for (size_t k = 0; k < count; k++)
-            if (sums[k].ns && (best == count || sums[k].ns > sums[best].ns))
-                best = k;
-        if (best == count)
-            break;
-        used += (size_t)snprintf(out + used, size - used, "%s%s %.0f%%", shown ? ", " : "",
-                                 sums[best].name, 100.0 * (double)sums[best].ns / (double)total);
-        sums[best].ns = 0;
-    }
+    for (size_t k = 0; k < count && k < TOP_FUNCTIONS && used < size; k++)
+        used += (size_t)snprintf(out + used, size - used, "%s%s %.0f%%", k ? ", " : "",
+                                 sums[k].name, 100.0 * (double)sums[k].ns / (double)total);
+    free(sums);
     return (double)total;
 }
 

@@ -50,7 +50,7 @@ static void plain_name(const char *demangled, char *out, size_t size)
             c += sizeof(anonymous) - 2;
             continue;
         }
-        if (*c == '<' && strncmp(c - (c > demangled ? 8 : 0), "operator<", 9) != 0) {
+        if (*c == '<' && !(c - demangled >= 8 && strncmp(c - 8, "operator<", 9) == 0)) {
             depth++;
             continue;
         }
@@ -71,6 +71,13 @@ static void plain_name(const char *demangled, char *out, size_t size)
     out[used] = '\0';
 }
 
+/* A module's file name without its directory; "" for none. */
+static const char *module_base(const char *module)
+{
+    const char *slash = module ? strrchr(module, '/') : NULL;
+    return slash ? slash + 1 : module ? module : "";
+}
+
 /* The C library, the thread runtimes and the profiler: no frame of them is an operator. */
 static int runtime_module(const char *module)
 {
@@ -78,8 +85,7 @@ static int runtime_module(const char *module)
                                            "libgomp",     "libiomp",    "libomp",
                                            "ld-linux",    "linux-vdso", "libunwind",
                                            "libstdc++",   "libgcc_s",   "libprofinject"};
-    const char *slash = module ? strrchr(module, '/') : NULL;
-    const char *base = slash ? slash + 1 : module ? module : "";
+    const char *base = module_base(module);
     for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
         if (strncmp(base, runtimes[i], strlen(runtimes[i])) == 0)
             return 1;
@@ -165,8 +171,8 @@ static int blas_kernel(const struct pi_site_frame *f, char *out, size_t size)
         type--;
     const char *library = strncmp(f->symbol, "mkl_", 4) == 0          ? "MKL"
                           : f->module && strstr(f->module, "openblas") ? "OpenBLAS"
-                          : f->module && strrchr(f->module, '/')     ? strrchr(f->module, '/') + 1
-                                                                       : f->module ? f->module : "?";
+                          : f->module                                  ? module_base(f->module)
+                                                                       : "?";
     snprintf(out, size, "%.*sgemm (%s)", (int)(gemm - type), type, library);
     return 1;
 }
@@ -174,8 +180,7 @@ static int blas_kernel(const struct pi_site_frame *f, char *out, size_t size)
 /* The interpreter itself: its collector or its evaluation loop. */
 static int interpreter_frame(const struct pi_site_frame *f, char *out, size_t size)
 {
-    const char *slash = f->module ? strrchr(f->module, '/') : NULL;
-    const char *base = slash ? slash + 1 : f->module ? f->module : "";
+    const char *base = module_base(f->module);
     if (strncmp(base, "libpython", 9) != 0 && strncmp(base, "python", 6) != 0)
         return 0;
     int collecting = strncmp(f->symbol, "gc_", 3) == 0 || strncmp(f->symbol, "visit_", 6) == 0 ||
@@ -201,8 +206,7 @@ static int import_frame(const char *symbol)
  * (OMP_WAIT_POLICY), OpenBLAS's server thread polls for work. CPU, but no work. */
 static int pool_waiting(const struct pi_site_frame *f, int runtime_only, char *out, size_t size)
 {
-    const char *slash = f->module ? strrchr(f->module, '/') : NULL;
-    const char *base = slash ? slash + 1 : f->module ? f->module : "";
+    const char *base = module_base(f->module);
     int openmp = runtime_only && (strncmp(base, "libgomp", 7) == 0 ||
                                   strncmp(base, "libiomp", 7) == 0 ||
                                   strncmp(base, "libomp", 6) == 0);
@@ -249,8 +253,7 @@ void pi_native_operator_of(const struct pi_call_site *site, char *out, size_t si
     }
     const char *module = site->count > site->python_count
                              ? site->frames[site->python_count].module : NULL;
-    const char *slash = module ? strrchr(module, '/') : NULL;
-    snprintf(out, size, "unnamed code in %s", slash ? slash + 1 : module ? module : "?");
+    snprintf(out, size, "unnamed code in %s", module ? module_base(module) : "?");
 }
 
 static struct pi_native_operator *operator_of(struct pi_native_time *t, uint32_t tid,
@@ -320,4 +323,40 @@ void pi_native_time_free(struct pi_process_info *p)
     pi_u64_map_free(t->pending);
     free(t);
     p->native_time = NULL;
+}
+
+static int by_operator_time(const void *a, const void *b)
+{
+    const struct pi_native_operator *x = a, *y = b;
+    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->name, y->name);
+}
+
+size_t pi_native_time_by_operator(const struct pi_native_time *t,
+                                  int (*keep)(const struct pi_native_operator *row,
+                                              const void *context),
+                                  const void *context, struct pi_native_operator **sums,
+                                  uint64_t *total_ns)
+{
+    *sums = NULL;
+    *total_ns = 0;
+    if (!t || !t->count || !(*sums = calloc(t->count, sizeof(**sums))))
+        return 0;
+    size_t count = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct pi_native_operator *o = &t->operators[i];
+        if (keep && !keep(o, context))
+            continue;
+        *total_ns += o->ns;
+        size_t k = 0;
+        while (k < count && strcmp((*sums)[k].name, o->name) != 0)
+            k++;
+        if (k == count)
+            (*sums)[count++].name = o->name;
+        (*sums)[k].ns += o->ns;
+        (*sums)[k].samples += o->samples;
+        (*sums)[k].tid++;
+    }
+    if (count > 1)
+        qsort(*sums, count, sizeof(**sums), by_operator_time);
+    return count;
 }

@@ -53,6 +53,20 @@ void pi_native_time_finish_file(struct pi_process_info *process, const struct pi
 /* pi_native_operator_of - the operator @site's sample is credited to, into @out */
 void pi_native_operator_of(const struct pi_call_site *site, char *out, size_t size);
 
+/**
+ * pi_native_time_by_operator - @t's operators summed over the threads, of the rows (a thread
+ * and an operator) @keep keeps (all when NULL), most time first
+ * @sums: receives a new array (free it) whose rows' tid holds how many threads ran it; its
+ *        names are @t's
+ * @total_ns: receives the kept rows' time in all
+ * Return: the rows, 0 when none (or without memory).
+ */
+size_t pi_native_time_by_operator(const struct pi_native_time *t,
+                                  int (*keep)(const struct pi_native_operator *row,
+                                              const void *context),
+                                  const void *context, struct pi_native_operator **sums,
+                                  uint64_t *total_ns);
+
 /* pi_native_time_free - release @process's samples */
 void pi_native_time_free(struct pi_process_info *process);
 
