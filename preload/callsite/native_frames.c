@@ -18,6 +18,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -233,6 +234,18 @@ static struct code_range {
     int named; /* name holds the whole path */
 } ranges[RANGES_MAX];
 static size_t range_count;
+static unsigned long long ranges_loads = ~0ull; /* the loader's loads + unloads they were read at */
+
+/* The loader's count of loads and unloads so far (glibc's dlpi_adds, dlpi_subs): the ranges
+ * change only when it does. */
+static int loads_so_far(struct dl_phdr_info *info, size_t size, void *loads)
+{
+    *(unsigned long long *)loads =
+        size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)
+            ? info->dlpi_adds + info->dlpi_subs
+            : 0;
+    return 1; /* the first module says it */
+}
 
 static int add_ranges(struct dl_phdr_info *info, size_t size, void *unused)
 {
@@ -298,9 +311,15 @@ int pi_native_describe_by_range(void *const *pcs, int n, struct pi_stack_frame *
         struct code_range *r = range_of(pc);
         if (!r && !reread) { /* a module loaded since: read them again, once a stack */
             reread = 1;
-            range_count = 0;
-            dl_iterate_phdr(add_ranges, NULL);
-            r = range_of(pc);
+            /* an address in no module (JIT code) finds the same modules loaded: keep them */
+            unsigned long long loads = 0;
+            dl_iterate_phdr(loads_so_far, &loads);
+            if (loads != ranges_loads || !loads) {
+                ranges_loads = loads;
+                range_count = 0;
+                dl_iterate_phdr(add_ranges, NULL);
+                r = range_of(pc);
+            }
         }
         uint32_t module = r ? range_module(r) : 0;
         if (!module)
