@@ -1,7 +1,7 @@
 /*
  * fatal_site.c - the frames of the thread a fatal signal ends the process
  * from (see fatal_site.h). Runs in the signal handler: nothing is loaded
- * or allocated here (pi_native_walk_loaded), and a signal that came in the
+ * or allocated here (pi_native_walk_signal, from the faulting instruction), and a signal that came in the
  * profiler's own code gets no frames, since the interning it takes could
  * be half done in that very thread.
  */
@@ -18,10 +18,12 @@ static void fatal_frames(void)
 {
     uint64_t ts;
     int in_profiler;
-    if (!pi_fatal_signal_moment(&ts, &in_profiler) || in_profiler)
+    void *context;
+    if (!pi_fatal_signal_moment(&ts, &in_profiler, &context) || in_profiler)
         return;
     void *pcs[PI_NATIVE_FRAMES_MAX];
-    uint32_t stack = pi_stack_intern_native(pcs, pi_native_walk_loaded(pcs, PI_NATIVE_FRAMES_MAX));
+    uint32_t stack =
+        pi_stack_intern_native(pcs, pi_native_walk_signal(context, pcs, PI_NATIVE_FRAMES_MAX));
     const struct pi_python *py = pi_python_ready();
     if (py && pi_python_holds_gil(py)) {
         struct pi_stack_frame frames[PI_PYTHON_FRAMES_MAX];

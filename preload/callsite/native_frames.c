@@ -21,7 +21,12 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
+
+/* types and the architecture's symbol names only: the library is dlopen'ed, never linked */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
 
 #include "core/real_functions.h"
 #include "core/recorder.h"
@@ -32,7 +37,11 @@
 #define BUILD_ID_MAX 64
 
 static int (*backtrace_fn)(void **, int);
-static int backtrace_is_libunwind;
+/* libunwind's frame-by-frame walk, for signal handlers (pi_native_walk_signal) */
+static int (*init_local2_fn)(unw_cursor_t *, unw_context_t *, int);
+static int (*step_fn)(unw_cursor_t *);
+static int (*get_reg_fn)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+static int can_walk_signal;
 static const void *own_base;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static atomic_int unwinder_loaded;
@@ -46,6 +55,10 @@ static struct {
     uint32_t id;
 } modules[MODULE_SLOTS];
 static atomic_flag modules_busy = ATOMIC_FLAG_INIT;
+
+/* libunwind's exported name of a function of its API (unw_step: _ULx86_64_step) */
+#define SYMBOL_NAME(function) SYMBOL_NAME_EXPANDED(function)
+#define SYMBOL_NAME_EXPANDED(name) #name
 
 /* libunwind.so.8 beside this library (the relocatable tarball ships one),
  * else the system's. By path, not through a run path: a run path would also
@@ -73,9 +86,24 @@ static void load_unwinder(void)
     }
     if (!lib && !skip_libunwind)
         lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    if (lib)
+    if (lib) {
         backtrace_fn = (int (*)(void **, int))pi_dlsym(lib, "unw_backtrace");
-    backtrace_is_libunwind = backtrace_fn != NULL;
+        init_local2_fn = (int (*)(unw_cursor_t *, unw_context_t *, int))pi_dlsym(
+            lib, SYMBOL_NAME(unw_init_local2));
+        step_fn = (int (*)(unw_cursor_t *))pi_dlsym(lib, SYMBOL_NAME(unw_step));
+        get_reg_fn = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))pi_dlsym(
+            lib, SYMBOL_NAME(unw_get_reg));
+    }
+    can_walk_signal = init_local2_fn && step_fn && get_reg_fn;
+    if (can_walk_signal) {
+        /* libunwind's first walk sets up its process-wide state (a lock, its check of
+         * addresses): here, where the application holds nothing, not in a handler */
+        ucontext_t here;
+        void *pcs[4];
+        atomic_store(&unwinder_loaded, 1);
+        if (getcontext(&here) == 0)
+            pi_native_walk_signal(&here, pcs, 4);
+    }
     if (!backtrace_fn) {
         backtrace_fn = (int (*)(void **, int))pi_dlsym(RTLD_DEFAULT, "backtrace");
         void *first[2];
@@ -98,29 +126,33 @@ int pi_native_walk(void **pcs, int max)
     return walk(pcs, max);
 }
 
-int pi_native_walk_loaded(void **pcs, int max)
-{
-    return atomic_load(&unwinder_loaded) ? walk(pcs, max) : 0;
-}
-
-int pi_native_can_walk_in_handler(void)
+int pi_native_can_walk_signal(void)
 {
     pi_native_prepare();
-    return backtrace_is_libunwind;
+    return can_walk_signal;
 }
 
-int pi_native_walk_in_handler(void **pcs, int max)
+/* From the interrupted instruction, frame by frame. Not unw_backtrace: its fast path keeps a
+ * cache in thread-local storage of libunwind's own, a dlopen'ed library's, and once any
+ * library with thread-local storage has been loaded since the thread last touched it, the
+ * C library grows the thread's table of such storage on that touch, with malloc (seen: a
+ * handler that had interrupted malloc waited for malloc's lock for ever, in `import torch`).
+ * The step walk's caches are global, taken with signals blocked. */
+int pi_native_walk_signal(void *context, void **pcs, int max)
 {
-    if (!atomic_load(&unwinder_loaded) || !backtrace_is_libunwind || max <= 0)
+    if (!atomic_load(&unwinder_loaded) || !can_walk_signal || !context || max <= 0)
         return 0;
-    int n = backtrace_fn(pcs, max);
-    return n > 0 ? n : 0;
-}
-
-int pi_native_is_own(const void *pc)
-{
-    Dl_info info;
-    return dladdr(pc, &info) && info.dli_fbase == own_base;
+    unw_cursor_t cursor;
+    if (init_local2_fn(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) < 0)
+        return 0;
+    int n = 0;
+    do {
+        unw_word_t pc;
+        if (get_reg_fn(&cursor, UNW_REG_IP, &pc) < 0 || pc == 0)
+            break;
+        pcs[n++] = (void *)(uintptr_t)pc;
+    } while (n < max && step_fn(&cursor) > 0);
+    return n;
 }
 
 static int walk(void **pcs, int max)

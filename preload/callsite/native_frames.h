@@ -26,27 +26,24 @@
 int pi_native_walk(void **pcs, int max);
 
 /* pi_native_prepare - load the unwinder now, off the application's threads, so that
- * pi_native_walk_loaded can walk */
+ * pi_native_walk_signal can walk */
 void pi_native_prepare(void);
 
-/* pi_native_walk_loaded - pi_native_walk where the unwinder is loaded already, else 0:
- * loading it (dlopen, malloc) is no thing to do in a signal handler */
-int pi_native_walk_loaded(void **pcs, int max);
+/**
+ * pi_native_walk_signal - for a signal handler: the interrupted thread's frames, from the
+ * interrupted instruction (the handler's own frames and the signal's trampoline are not
+ * among them)
+ * @context: the handler's third argument (its ucontext_t)
+ * @pcs: receives up to @max addresses, innermost first
+ *
+ * Loads nothing, allocates nothing, touches no thread-local storage of another library:
+ * 0 unless pi_native_can_walk_signal said yes before.
+ */
+int pi_native_walk_signal(void *context, void **pcs, int max);
 
-/* pi_native_walk_in_handler - the raw return addresses of the calling thread,
- * the profiler's own frames and a signal's trampoline included, for a signal
- * handler: 0 unless the unwinder is libunwind, loaded already (glibc's
- * backtrace() takes the loader's lock and may load libgcc_s: no thing for a
- * handler), so the caller can tell "no unwinder" apart by
- * pi_native_can_walk_in_handler */
-int pi_native_walk_in_handler(void **pcs, int max);
-
-/* pi_native_can_walk_in_handler - whether pi_native_walk_in_handler can walk (loads the
- * unwinder: call it outside any handler) */
-int pi_native_can_walk_in_handler(void);
-
-/* pi_native_is_own - whether @pc lies in the profiler's own library */
-int pi_native_is_own(const void *pc);
+/* pi_native_can_walk_signal - whether pi_native_walk_signal can walk: libunwind is there,
+ * with its frame-by-frame API (loads it: call it outside any handler) */
+int pi_native_can_walk_signal(void);
 
 /**
  * pi_native_describe - one PI_FRAME_NATIVE frame per address: its module's

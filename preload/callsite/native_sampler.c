@@ -8,20 +8,15 @@
  * whichever thread computed. The timers are made by raw system calls, as
  * timer_create lived in librt before glibc 2.34.
  *
- * A thread arms its own timer, and only after one walk of its own outside
- * any handler: libunwind keeps a cache in thread-local storage of a library
- * we load at run time, which the C library allocates with malloc on the
- * thread's first use. Made first in a handler that interrupted malloc, that
- * allocation waits for the lock the thread itself holds (seen: a Python
- * job hung in its imports). So a new thread arms at its start; a process's
- * main thread where the library starts sampling (the constructor when
- * PROFINJECT_NATIVE_CPU_MS is set, else its first Python time sample after
- * the writer's first flush, holding the GIL between two bytecodes); a fork
- * child's one thread as the child starts. Threads that began before
- * sampling started are not sampled.
+ * A thread arms its own timer (the timer is of the calling thread's clock):
+ * a new thread at its start; a process's main thread where the library
+ * starts sampling (the constructor when PROFINJECT_NATIVE_CPU_MS is set, else
+ * its first Python time sample after the writer's first flush, between two
+ * bytecodes); a fork child's one thread as the child starts. Threads that
+ * began before sampling started are not sampled.
  *
- * The handler does no more than a walk (libunwind's, which takes no lock)
- * into a slot of a ring it claims with one atomic add; interning the stack
+ * The handler does no more than a walk from the interrupted instruction
+ * (pi_native_walk_signal: no allocation, no lock held across it) into a slot of a ring it claims with one atomic add; interning the stack
  * (the modules' ranges, the string table) and writing the record is the
  * sampling thread's work, every DRAIN_NS. A thread inside the profiler is
  * not walked (it may be inside the unwinder already): its sample is counted
@@ -61,9 +56,6 @@
  * the sampling thread costs 17-40 us of CPU on a virtual machine: 4 a second, not 20 */
 #define RING_SLOTS 4096
 #define DRAIN_NS 250000000u
-/* the handler's own frames and the signal's trampoline, above the interrupted code */
-#define HANDLER_FRAMES_MAX 8
-#define WALK_MAX (PI_NATIVE_SAMPLE_FRAMES_MAX + HANDLER_FRAMES_MAX)
 
 enum { SLOT_FREE, SLOT_WRITING, SLOT_READY };
 
@@ -72,14 +64,13 @@ struct sample_slot {
     uint32_t tid;
     uint64_t ticks, cpu_ns;
     int count; /* -1: the thread was inside the profiler, not walked */
-    void *pcs[WALK_MAX];
+    void *pcs[PI_NATIVE_SAMPLE_FRAMES_MAX];
 };
 
 static uint64_t interval_ns; /* 0: not sampling (yet) */
 static uint64_t asked_ns;    /* PROFINJECT_NATIVE_CPU_MS, from the constructor */
 static _Atomic int running;  /* timers are being armed */
 static int signal_number;
-static uintptr_t restorer; /* the signal trampoline's address (x86-64), 0 if unknown */
 static struct sample_slot *ring;
 static _Atomic uint64_t ring_head;
 static _Atomic uint64_t lost_samples;
@@ -91,7 +82,6 @@ static _Atomic int drainer_started;
 static void on_sample(int sig, siginfo_t *info, void *context)
 {
     (void)sig;
-    (void)context;
     int saved = errno;
     if (!atomic_load_explicit(&pi_recording, memory_order_relaxed) || !ring) {
         errno = saved;
@@ -113,22 +103,10 @@ static void on_sample(int sig, siginfo_t *info, void *context)
     /* the unwinder checks addresses by writing them to a pipe of its own (libunwind's
      * validate_mem): under the guard, those calls are not the thread's I/O */
     int guard = pi_guard_enter();
-    s->count = guard ? -1 : pi_native_walk_in_handler(s->pcs, WALK_MAX);
+    s->count = guard ? -1 : pi_native_walk_signal(context, s->pcs, PI_NATIVE_SAMPLE_FRAMES_MAX);
     pi_guard_restore(guard);
     atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
     errno = saved;
-}
-
-/* The frames above the interrupted code: the handler's, the trampoline's. */
-static int handler_frames(void *const *pcs, int count)
-{
-    int skip = 0;
-    while (skip < count && skip < HANDLER_FRAMES_MAX && pi_native_is_own(pcs[skip]))
-        skip++;
-    if (skip < count && restorer && (uintptr_t)pcs[skip] >= restorer &&
-        (uintptr_t)pcs[skip] < restorer + 16)
-        skip++;
-    return skip;
 }
 
 static int by_ticks(const void *a, const void *b)
@@ -154,10 +132,8 @@ static void drain(void)
     for (size_t i = 0; i < n; i++) {
         struct sample_slot *s = ready[i];
         uint32_t stack = 0, without = s->count < 0 ? PI_NATIVE_IN_PROFILER : 0;
-        if (s->count > 0) {
-            int skip = handler_frames(s->pcs, s->count);
-            stack = pi_stack_intern_sampled(s->pcs + skip, s->count - skip);
-        }
+        if (s->count > 0)
+            stack = pi_stack_intern_sampled(s->pcs, s->count);
         pi_emit(PI_REC_NATIVE_SAMPLE, 0, s->ticks, (uint64_t)((double)s->cpu_ns * ticks_per_ns),
                 s->tid, stack, without);
         atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
@@ -191,13 +167,11 @@ static void start_drainer(void)
     }
 }
 
-/* This thread's timer, after a walk that readies the unwinder's thread-local cache. */
+/* This thread's timer. */
 static void arm_this_thread(void)
 {
     if (!atomic_load(&running) || armed)
         return;
-    void *warm[4];
-    pi_native_walk(warm, 4);
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
     ev.sigev_notify = SIGEV_THREAD_ID;
@@ -270,14 +244,7 @@ static int take_signal(void)
     act.sa_sigaction = on_sample;
     act.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&act.sa_mask); /* one walk at a time in a thread */
-    if (pi_real_sigaction(signal_number, &act, NULL) != 0)
-        return 0;
-#if defined(__x86_64__)
-    /* glibc's own trampoline, given back by the kernel: the first frame above the code */
-    if (pi_real_sigaction(signal_number, NULL, &current) == 0)
-        restorer = (uintptr_t)current.sa_restorer;
-#endif
-    return 1;
+    return pi_real_sigaction(signal_number, &act, NULL) == 0;
 }
 
 /* Load the unwinder, take the signal, start the sampling thread: 1 when sampling runs. */
@@ -287,8 +254,8 @@ static int start(void)
         return 1;
     if (!asked_ns)
         return 0;
-    if (!pi_native_can_walk_in_handler()) {
-        pi_diag("no native CPU samples: libunwind.so.8 was not found");
+    if (!pi_native_can_walk_signal()) {
+        pi_diag("no native CPU samples: libunwind.so.8 (1.3 or later) was not found");
         asked_ns = 0;
         return 0;
     }

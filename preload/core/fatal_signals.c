@@ -35,6 +35,7 @@ static _Atomic int ending;
 static _Atomic uint32_t fatal_tid;
 static uint64_t fatal_ts;
 static int fatal_in_profiler;
+static void *fatal_context; /* the handler's ucontext_t */
 
 int pi_fatal_signal_handled(int sig)
 {
@@ -86,12 +87,13 @@ static void emit_signal(int sig, const siginfo_t *info, int in_profiler)
             (uint32_t)sig | (uint64_t)(uint32_t)(info ? info->si_code : 0) << 32, from, 0);
 }
 
-int pi_fatal_signal_moment(uint64_t *ts, int *in_profiler)
+int pi_fatal_signal_moment(uint64_t *ts, int *in_profiler, void **context)
 {
     if (atomic_load(&fatal_tid) != (uint32_t)pi_current_tid())
         return 0;
     *ts = fatal_ts;
     *in_profiler = fatal_in_profiler;
+    *context = fatal_context;
     return 1;
 }
 
@@ -104,6 +106,7 @@ static void pi_signal_handler(int sig, siginfo_t *info, void *context)
     if ((!app_handles || is_fault(sig)) && !atomic_exchange(&ending, 1)) {
         int guard = pi_guard_enter();
         if (!app_handles) {
+            fatal_context = context;
             emit_signal(sig, info, guard != 0);
             pi_process_event_notify(PI_EVENT_FATAL_SIGNAL);
             pi_emit(PI_REC_PROCESS_END, 0, pi_clock_ticks(), 0, (uint64_t)sig, PI_END_SIGNAL,

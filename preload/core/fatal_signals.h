@@ -12,10 +12,11 @@
  * pi_fatal_signal_moment - during PI_EVENT_FATAL_FRAMES, the fatal signal's record
  * @ts: receives the start of its PI_REC_FATAL_SIGNAL record
  * @in_profiler: receives nonzero when it came while the thread ran the profiler's code
+ * @context: receives the handler's ucontext_t, the interrupted thread's registers
  *
  * Return: nonzero when the calling thread is the one ending the process on a signal.
  */
-int pi_fatal_signal_moment(uint64_t *ts, int *in_profiler);
+int pi_fatal_signal_moment(uint64_t *ts, int *in_profiler, void **context);
 
 /* pi_fatal_signals_install - put our handler in front of each handled signal (at start-up) */
 void pi_fatal_signals_install(void);

@@ -10,6 +10,7 @@ may not retry); a Python process by default.
 Run by ctest with the build's paths in the environment."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -110,6 +111,45 @@ class NativeCpu(unittest.TestCase):
         done, truth, report = profile(env={})
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual([p for p in report["native_time"] if p["samples"]], [])
+
+
+class LibrariesLoadedWhileSampled(unittest.TestCase):
+    """A library with thread-local storage loaded while a thread computes inside malloc: the
+    walk in the sample's handler must not touch another library's thread-local storage, whose
+    table the C library then grows with malloc, from inside malloc (seen: a Python job hung in
+    `import torch`, waiting for ever on the lock its own thread held). prog_tls_loads loads 60
+    copies of one such library while its main thread allocates."""
+
+    COPIES = 60
+
+    def test_the_job_ends_and_its_samples_are_walked(self):
+        folder = tempfile.mkdtemp()
+        library = os.path.join(os.environ["PI_PROGRAMS"], "libtls_module.so")
+        copies = []
+        for i in range(self.COPIES):  # a copy under a new path is a new module
+            os.mkdir(os.path.join(folder, str(i)))
+            copies.append(os.path.join(folder, str(i), "libtls_module.so"))
+            shutil.copy(library, copies[-1])
+        traces = tempfile.mkdtemp()
+        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
+                           PROFINJECT_NATIVE_CPU_MS="1")
+        for _ in range(3):
+            shutil.rmtree(traces)
+            os.mkdir(traces)
+            done = run_job([os.path.join(os.environ["PI_PROGRAMS"], "prog_tls_loads"), *copies],
+                           60, env=environment)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            truth = json.loads(done.stdout)
+            self.assertEqual(truth["loaded"], self.COPIES)
+        out = os.path.join(traces, "report.json")
+        subprocess.run([ANALYZE, "report", traces, "--json", out], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            report = json.load(f)
+        rows = by_thread_and_operator(report, truth["main_tid"])
+        # the main thread's CPU, sampled with its stack, all but a few samples' worth
+        self.assertAlmostEqual(rows.get((truth["main_tid"], "main"), 0), truth["main_cpu_ns"],
+                               delta=0.25 * truth["main_cpu_ns"] + 10e6, msg=rows)
 
 
 # A Python loop that computes for 0.6 s by its own process clock, after 0.2 s asleep.
