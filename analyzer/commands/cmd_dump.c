@@ -211,6 +211,8 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         break;
     case PI_REC_PY_SAMPLE:
         fprintf(dump_out, " dur_ns=%" PRIu64, ev->dur_ns);
+        if (r->flags & PI_PY_SAMPLE_CPU)
+            fprintf(dump_out, " cpu_ns=%" PRIu64, r->arg[2]);
         print_stack(reader, "stack", r->arg[0]);
         break;
     case PI_REC_NATIVE_SAMPLE:

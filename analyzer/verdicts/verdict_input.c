@@ -28,10 +28,19 @@ static double file_read_p50_ms(const struct pi_analysis *a)
     return e && e->durations.count ? pi_histogram_quantile(&e->durations, 0.5) / 1e6 : 0.0;
 }
 
+/* What a line weighs: its sampled wall time, or its main thread's CPU time in those samples. */
+static uint64_t line_weight(const struct pi_python_line *line, int by_cpu)
+{
+    return by_cpu ? line->cpu_ns : line->ns;
+}
+
 /* The user's line that held the workers longest, over all of them: written to @out as
- * "file:line in function"; its share of their sampled time, 0 when none. */
+ * "file:line in function"; its share of their sampled time, 0 when none. @by_cpu: weigh by
+ * the workers' CPU time, not their wall time: for workers that compute, time they waited
+ * for a CPU goes to whichever line they were preempted at (a system call's return, on a
+ * busy machine), not to the one that computes. */
 static double workers_line(const struct pi_analysis *a, const struct pi_process_info *parent,
-                           char *out, size_t size)
+                           int by_cpu, char *out, size_t size)
 {
     const struct pi_python_line *best = NULL;
     uint64_t best_ns = 0, sampled = 0;
@@ -39,7 +48,7 @@ static double workers_line(const struct pi_analysis *a, const struct pi_process_
         const struct pi_process_info *q = &a->processes[i];
         if (!pi_is_worker_of(q, parent) || !q->python_lines)
             continue;
-        sampled += q->python_lines->sampled_ns;
+        sampled += by_cpu ? q->python_lines->sampled_cpu_ns : q->python_lines->sampled_ns;
         for (size_t k = 0; k < q->python_lines->count; k++) {
             const struct pi_python_line *line = &q->python_lines->lines[k];
             uint64_t ns = 0; /* the same line in every worker */
@@ -51,7 +60,7 @@ static double workers_line(const struct pi_analysis *a, const struct pi_process_
                     const struct pi_python_line *x = &r->python_lines->lines[m];
                     if (x->line == line->line && strcmp(x->file, line->file) == 0 &&
                         strcmp(x->function, line->function) == 0)
-                        ns += x->ns;
+                        ns += line_weight(x, by_cpu);
                 }
             }
             if (ns > best_ns) {
@@ -65,6 +74,21 @@ static double workers_line(const struct pi_analysis *a, const struct pi_process_
     snprintf(out, size, "%s:%u in %s", pi_call_site_short_file(best->file), best->line,
              best->function);
     return (double)best_ns / (double)sampled;
+}
+
+/* Whether the workers' samples measured their CPU time (traces of format 10 on; not a
+ * first span), for most of their sampled time. */
+static int workers_cpu_sampled(const struct pi_analysis *a, const struct pi_process_info *parent)
+{
+    uint64_t known = 0, unknown = 0;
+    for (size_t i = 0; i < a->process_count; i++) {
+        const struct pi_process_info *q = &a->processes[i];
+        if (pi_is_worker_of(q, parent) && q->python_lines) {
+            known += q->python_lines->sampled_ns - q->python_lines->cpu_unknown_ns;
+            unknown += q->python_lines->cpu_unknown_ns;
+        }
+    }
+    return known > unknown;
 }
 
 /*
@@ -176,7 +200,8 @@ int pi_verdict_input_bound(const struct pi_analysis *a, const struct pi_loop *l,
         share[i] = (double)w.ns[i] / (double)w.wall_ns;
     enum pi_worker_activity cause = dominant(&w);
     f->cause = pi_worker_activity_name(cause);
-    double line_share = workers_line(a, p, f->line, sizeof(f->line));
+    int by_cpu = cause == PI_WORKER_COMPUTING && workers_cpu_sampled(a, p);
+    double line_share = workers_line(a, p, by_cpu, f->line, sizeof(f->line));
     /* one worker makes a batch at a time: its busy time per batch against the loop's own
      * time per step (not waiting for data) says how many in parallel keep up */
     double batches = (double)p->steps.count;
@@ -194,7 +219,8 @@ int pi_verdict_input_bound(const struct pi_analysis *a, const struct pi_loop *l,
                       100 * share[PI_WORKER_OTHER]);
     if (f->line[0] && n > 0 && (size_t)n < sizeof(f->summary))
         n += snprintf(f->summary + n, sizeof(f->summary) - (size_t)n,
-                      ", most at %s (%.0f%% of their samples)", f->line, 100 * line_share);
+                      ", most at %s (%.0f%% of their sampled %s)", f->line, 100 * line_share,
+                      by_cpu ? "CPU" : "time");
     if (needed > 0 && n > 0 && (size_t)n < sizeof(f->summary))
         snprintf(f->summary + n, sizeof(f->summary) - (size_t)n,
                  "; a worker takes %.1f ms a batch, the loop %.1f ms a step: %.0f workers would "

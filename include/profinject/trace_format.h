@@ -46,7 +46,8 @@
  * the frames it found (PI_REC_FATAL_SIGNAL); the children a parent reaped
  * (PI_REC_CHILD_STATUS). */
 /* 10: native stacks of the application's threads, sampled by their CPU
- * time (PI_REC_NATIVE_SAMPLE). */
+ * time (PI_REC_NATIVE_SAMPLE); a Python time sample's CPU time
+ * (PI_PY_SAMPLE_CPU). */
 #define PI_FORMAT_VERSION 10
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -235,7 +236,8 @@ enum pi_record_kind {
      * code, GIL released or not, goes to the line that made the call);
      * arg0 = 0: no Python frame (the interpreter starting or ending), or
      * with arg1 = 1 frames that could not be kept (the stack table was
-     * full). Format 3. */
+     * full); flags = PI_PY_SAMPLE_CPU: arg2 = the main thread's CPU time
+     * over the span, in nanoseconds (format 10). Format 3. */
     PI_REC_PY_SAMPLE = 29,
     /* A sem_post while a thread waited on the semaphore (the post wakes it):
      * arg0 = the semaphore's address, as in the waiter's PI_REC_WAIT. Python
@@ -338,6 +340,11 @@ enum pi_record_kind {
 enum pi_native_sample_without {
     PI_NATIVE_IN_PROFILER = 1, /* the thread ran the profiler's own code: not walked */
     PI_NATIVE_LOST = 2,        /* samples the ring had no room for (arg0 0, dur all of them) */
+};
+
+/* PI_REC_PY_SAMPLE flags */
+enum pi_py_sample_flag {
+    PI_PY_SAMPLE_CPU = 1u << 0, /* arg2 holds the main thread's CPU time over the span */
 };
 
 /* PI_REC_FATAL_SIGNAL flags: what arg1 holds */

@@ -54,6 +54,7 @@ static _Atomic uint32_t sampler_wake; /* 1: the main thread woke the sampling th
 static _Atomic int backing_off;      /* the sampling thread sleeps longer than the interval */
 static _Atomic int thread_started;
 static uint64_t last_ticks;      /* the previous sample, main thread only; 0: none */
+static uint64_t last_cpu_ns;     /* the main thread's CPU clock then; 0: not read */
 /* The moment of the first request while no span is open: where the first span starts. A main
  * thread that serves no request until it next takes the GIL back (before eval_breaker is
  * known, see above) would otherwise lose its first span whole: a script's first 250 ms
@@ -115,18 +116,29 @@ static int take_sample(void *unused)
     if (!atomic_load_explicit(&pi_recording, memory_order_relaxed) || !py ||
         !pi_python_holds_gil(py)) {
         last_ticks = 0; /* paused: the next span starts with the next window */
+        last_cpu_ns = 0;
         atomic_store_explicit(&first_request, 0, memory_order_relaxed);
     } else {
-        if (!last_ticks)
+        /* the thread's CPU over the span beside its wall time: time ready to run without a
+         * CPU goes to the line it resumed at (a thread preempted as a system call returns,
+         * under load, piles wall time on the line after it) */
+        uint64_t cpu_ns = pi_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        if (!last_ticks) {
             last_ticks = atomic_exchange_explicit(&first_request, 0, memory_order_relaxed);
+            last_cpu_ns = 0; /* the span began in the sampling thread: its CPU unknown */
+        }
         if (last_ticks && last_ticks < now) {
             struct pi_stack_frame frames[SAMPLE_FRAMES_MAX];
             int n = pi_python_frames(py, frames, SAMPLE_FRAMES_MAX, 1);
             /* a full stack table still counts the time, marked as lost frames */
             uint32_t stack = n > 0 ? pi_stack_intern(frames, n, 0) : 0;
-            pi_emit(PI_REC_PY_SAMPLE, 0, last_ticks, now - last_ticks, stack, n > 0 && !stack, 0);
+            int cpu_known = last_cpu_ns && cpu_ns >= last_cpu_ns;
+            pi_emit(PI_REC_PY_SAMPLE, cpu_known ? PI_PY_SAMPLE_CPU : 0, last_ticks,
+                    now - last_ticks, stack, n > 0 && !stack,
+                    cpu_known ? cpu_ns - last_cpu_ns : 0);
         }
         last_ticks = now;
+        last_cpu_ns = cpu_ns;
         check_eval_breaker(py);
         pi_python_thread_names(py);
         pi_native_sampler_here();
@@ -248,6 +260,7 @@ static void after_fork(void)
         interval_ns *= CHILD_INTERVAL_FACTOR;
     atomic_store(&requested, 0);
     last_ticks = 0;
+    last_cpu_ns = 0;
     atomic_store(&first_request, 0);
     if (atomic_exchange(&thread_started, 0))
         start_thread();

@@ -16,6 +16,11 @@ void pi_python_lines_event(struct pi_process_info *p, const struct pi_event *ev)
     if (!l->pending && !(l->pending = pi_u64_map_new()))
         return;
     l->sampled_ns += ev->dur_ns;
+    uint64_t cpu = (ev->rec.flags & PI_PY_SAMPLE_CPU) ? ev->rec.arg[2] : 0;
+    if (ev->rec.flags & PI_PY_SAMPLE_CPU)
+        l->sampled_cpu_ns += cpu;
+    else
+        l->cpu_unknown_ns += ev->dur_ns;
     if (!ev->rec.arg[0])
         return;
     if (ev->ts_ns + ev->dur_ns >= l->last_ns) {
@@ -23,8 +28,10 @@ void pi_python_lines_event(struct pi_process_info *p, const struct pi_event *ev)
         l->last_ns = ev->ts_ns + ev->dur_ns;
     }
     struct pi_u64_entry *e = pi_u64_map_put(l->pending, ev->rec.arg[0]);
-    if (e)
+    if (e) {
         e->value[0] += ev->dur_ns;
+        e->value[1] += cpu;
+    }
 }
 
 /* Where a multiprocessing child's own code starts: the frames outside it are its parent's,
@@ -52,13 +59,15 @@ static const struct pi_site_frame *users_frame(const struct pi_call_site *site)
 }
 
 /* Add @ns to the line of @frame; a process's lines are few: a search is enough. */
-static void add_line(struct pi_python_lines *l, const struct pi_site_frame *frame, uint64_t ns)
+static void add_line(struct pi_python_lines *l, const struct pi_site_frame *frame, uint64_t ns,
+                     uint64_t cpu_ns)
 {
     for (size_t i = 0; i < l->count; i++) {
         struct pi_python_line *x = &l->lines[i];
         if (x->line == frame->line && strcmp(x->file, frame->file) == 0 &&
             strcmp(x->function, frame->function) == 0) {
             x->ns += ns;
+            x->cpu_ns += cpu_ns;
             return;
         }
     }
@@ -69,6 +78,7 @@ static void add_line(struct pi_python_lines *l, const struct pi_site_frame *fram
     x->function = strdup(frame->function);
     x->line = frame->line;
     x->ns = ns;
+    x->cpu_ns = cpu_ns;
     if (!x->file || !x->function) {
         free(x->file);
         free(x->function);
@@ -96,7 +106,7 @@ void pi_python_lines_finish_file(struct pi_process_info *p, const struct pi_read
         struct pi_call_site *site = pi_call_site_read(reader, e->key);
         const struct pi_site_frame *frame = site ? users_frame(site) : NULL;
         if (frame)
-            add_line(l, frame, e->value[0]);
+            add_line(l, frame, e->value[0], e->value[1]);
         pi_call_site_free(site);
     }
     pi_u64_map_free(pending);
@@ -105,7 +115,7 @@ void pi_python_lines_finish_file(struct pi_process_info *p, const struct pi_read
     const struct pi_site_frame *frame = last ? users_frame(last) : NULL;
     if (frame && !l->last.file) {
         l->last = (struct pi_python_line){strdup(frame->file), strdup(frame->function), frame->line,
-                                          0};
+                                          0, 0};
     }
     pi_call_site_free(last);
     if (l->count > 1)

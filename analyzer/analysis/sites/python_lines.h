@@ -16,7 +16,8 @@
 struct pi_python_line {
     char *file, *function; /* as recorded */
     uint32_t line;
-    uint64_t ns; /* sampled time with this line the deepest of the user's code */
+    uint64_t ns;     /* sampled time with this line the deepest of the user's code */
+    uint64_t cpu_ns; /* the main thread's CPU time in those samples */
 };
 
 /* One process's lines, most time first, kept with the process (model.h). */
@@ -24,6 +25,8 @@ struct pi_python_lines {
     struct pi_python_line *lines;
     size_t count, capacity;
     uint64_t sampled_ns; /* all its samples' time, in the user's code or not */
+    uint64_t sampled_cpu_ns; /* the CPU time of the samples that measured it */
+    uint64_t cpu_unknown_ns; /* the time of the samples that did not (older traces, a first span) */
     void *pending;       /* this file's sample time by stack id, until its end */
     /* the last sample with Python frames: where the main thread was last seen (a process
      * that died: what it was doing) */

@@ -1,7 +1,11 @@
 """A loop starved by its DataLoader workers for one cause at a time: each
 sample sleeps, reads a large file, or computes in __getitem__. The workers
 time their own work (perf_counter around the sleep and the read, their CPU
-clock around the computing) and hand their running totals back with each
+clock around the computing: on a busy machine, reading the running thread's
+CPU clock makes the kernel account it then, and a thread whose slice is spent
+is preempted as that call returns, so the workers wait for a CPU on the line
+after spin() and the profiler's samples are often served there; the report
+weighs computing workers' lines by their CPU for that reason) and hand their running totals back with each
 sample; the loop times its own steps and its waits in next(). After each
 epoch's last batch the loop computes LAST_STEP_S more before it asks for the
 end, so the workers wait that long to be told to stop: that wait is not
