@@ -103,22 +103,40 @@ static int loop_operator(const struct pi_native_operator *row, const void *loop)
     return 0;
 }
 
-/* "aten::addmm 61%, aten::mul 9%": the native operators that took most of the CPU of the
- * loop's thread and its intra-op threads together, as their CPU clocks sampled them over
- * the run, imports left out. Return: the CPU those shares are of. */
-static double top_operators(const struct pi_loop *l, char *out, size_t size)
+/* The loop's native CPU as its samples found it. */
+struct loop_operators {
+    char top[300];     /* "aten::addmm 61%, aten::mul 9%": shares of the working CPU */
+    uint64_t sampled;  /* all of it, imports apart */
+    uint64_t spinning; /* its pool's threads spinning for work between tasks */
+};
+
+/* The native operators that took most of the CPU of the loop's thread and its intra-op
+ * threads together, as their CPU clocks sampled them over the run: imports left out, and
+ * the pool's spinning for work said apart (on a shared machine, a thread of the pool
+ * spins while the one that hands out the work waits for a CPU: CPU, no operator). */
+static void top_operators(const struct pi_loop *l, struct loop_operators *out)
 {
     struct pi_native_operator *sums;
     uint64_t total;
     size_t count =
         pi_native_time_by_operator(l->process->native_time, loop_operator, l, &sums, &total);
-    out[0] = '\0';
+    out->top[0] = '\0';
+    out->sampled = total;
+    out->spinning = 0;
+    for (size_t k = 0; k < count; k++)
+        if (pi_native_operator_is_spinning(sums[k].name))
+            out->spinning += sums[k].ns;
+    uint64_t working = total - out->spinning;
     size_t used = 0;
-    for (size_t k = 0; k < count && k < TOP_FUNCTIONS && used < size; k++)
-        used += (size_t)snprintf(out + used, size - used, "%s%s %.0f%%", k ? ", " : "",
-                                 sums[k].name, 100.0 * (double)sums[k].ns / (double)total);
+    for (size_t k = 0, shown = 0; k < count && shown < TOP_FUNCTIONS && used < sizeof(out->top);
+         k++) {
+        if (pi_native_operator_is_spinning(sums[k].name))
+            continue;
+        used += (size_t)snprintf(out->top + used, sizeof(out->top) - used, "%s%s %.0f%%",
+                                 shown++ ? ", " : "", sums[k].name,
+                                 100.0 * (double)sums[k].ns / (double)working);
+    }
     free(sums);
-    return (double)total;
 }
 
 const char *pi_verdict_speed_up_advice(const struct pi_analysis *a, const struct pi_loop *l)
@@ -206,16 +224,27 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     if (c.threads)
         snprintf(pool_words, sizeof(pool_words), " and %d intra-op thread%s %.2f s", c.threads,
                  c.threads == 1 ? "" : "s", c.pool / 1e9);
-    char operators[300];
-    double native_ns = top_operators(l, operators, sizeof(operators));
+    struct loop_operators ops;
+    top_operators(l, &ops);
+    double spinning = ops.sampled ? (double)ops.spinning / (double)ops.sampled : 0;
+    char spin_words[160] = "";
+    if (spinning >= PI_POOL_SPINNING_SHARE)
+        snprintf(spin_words, sizeof(spin_words),
+                 "; its pool's threads spun for work %.0f%% of that sampled CPU", 100 * spinning);
     snprintf(f->summary, sizeof(f->summary),
-             "the training loop of pid %d computed %.0f%% of its time (%s): its thread %.2f s "
-             "on a CPU%s%s%s%s%s",
-             p->header.pid, 100 * f->score, l->basis, c.main_cpu / 1e9, pool_words,
-             top[0] ? "; most self time in " : "", top,
-             operators[0] ? "; native operators by CPU over the run (imports apart): " : "",
-             operators);
-    snprintf(f->advice, sizeof(f->advice), "%s", pi_verdict_speed_up_advice(a, l));
+                     "the training loop of pid %d computed %.0f%% of its time (%s): its thread "
+                     "%.2f s on a CPU%s%s%s%s%s%s",
+                     p->header.pid, 100 * f->score, l->basis, c.main_cpu / 1e9, pool_words,
+                     top[0] ? "; most self time in " : "", top,
+                     ops.top[0] ? "; native operators by CPU over the run (imports and the "
+                                  "pool's spinning apart): "
+                                : "",
+                     ops.top, spin_words);
+    snprintf(f->advice, sizeof(f->advice), "%s%s", pi_verdict_speed_up_advice(a, l),
+             spinning >= PI_POOL_SPINNING_SHARE
+                 ? "; its intra-op threads spin while they wait for work: on a shared machine, "
+                   "OMP_WAIT_POLICY=passive or fewer threads (torch.set_num_threads)"
+                 : "");
     pi_finding_evidence(f, "cpu_share", f->score, "");
     pi_finding_evidence(f, "loop_s", total / 1e9, "s");
     pi_finding_evidence(f, "main_cpu_s", c.main_cpu / 1e9, "s");
@@ -223,6 +252,7 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     pi_finding_evidence(f, "intra_op_threads", c.threads, "");
     pi_finding_evidence(f, "main_other_share", (c.unaccounted - c.for_pool) / total, "");
     pi_finding_evidence(f, "main_cpu_wait_share", pi_loop_cpu_wait_share(l), "");
-    pi_finding_evidence(f, "native_sampled_cpu_s", native_ns / 1e9, "s");
+    pi_finding_evidence(f, "native_sampled_cpu_s", (double)ops.sampled / 1e9, "s");
+    pi_finding_evidence(f, "pool_spinning_share", spinning, "");
     return 1;
 }

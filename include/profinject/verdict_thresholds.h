@@ -21,5 +21,7 @@
 #define PI_WAIT_BOUND_SHARE 0.20
 /* the loop computes on the CPU */
 #define PI_COMPUTE_BOUND_SHARE 0.50
+/* a computing loop's intra-op threads spin for work: said, with what to change */
+#define PI_POOL_SPINNING_SHARE 0.10
 
 #endif

@@ -211,10 +211,16 @@ static int pool_waiting(const struct pi_site_frame *f, int runtime_only, char *o
                                   strncmp(base, "libiomp", 7) == 0 ||
                                   strncmp(base, "libomp", 6) == 0);
     if (openmp)
-        snprintf(out, size, "OpenMP threads waiting for work (spinning)");
+        snprintf(out, size, "OpenMP threads" PI_NATIVE_SPINNING);
     else if (strcmp(f->symbol, "blas_thread_server") == 0)
-        snprintf(out, size, "OpenBLAS threads waiting for work (spinning)");
+        snprintf(out, size, "OpenBLAS threads" PI_NATIVE_SPINNING);
     return openmp || strcmp(f->symbol, "blas_thread_server") == 0;
+}
+
+int pi_native_operator_is_spinning(const char *name)
+{
+    size_t n = strlen(name), m = sizeof(PI_NATIVE_SPINNING) - 1;
+    return n >= m && strcmp(name + n - m, PI_NATIVE_SPINNING) == 0;
 }
 
 void pi_native_operator_of(const struct pi_call_site *site, char *out, size_t size)

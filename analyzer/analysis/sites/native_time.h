@@ -25,6 +25,12 @@
 
 /* The operator of samples taken while modules loaded: not the job's work. */
 #define PI_NATIVE_IMPORTS "imports (modules and libraries loading)"
+/* How the operator of a pool's thread between tasks ends ("OpenMP threads waiting for
+ * work (spinning)"): CPU spent, no work done. */
+#define PI_NATIVE_SPINNING " waiting for work (spinning)"
+
+/* pi_native_operator_is_spinning - whether @name is a pool's threads spinning for work */
+int pi_native_operator_is_spinning(const char *name);
 
 /* CPU time of one thread in one operator. */
 struct pi_native_operator {
