@@ -81,18 +81,22 @@ static void count_agreement(struct pi_steps *s, size_t count, uint64_t held, uin
         s->agreement_open = 0;
         return;
     }
-    uint64_t expected = (held > carried_in ? held - carried_in : 0) + s->agreement_carry;
+    uint64_t own = held > carried_in ? held - carried_in : 0;
+    uint64_t expected = own + s->agreement_carry;
     s->spans++;
     if (count == expected) {
         s->spans_one_post_a_batch += 1 + (uint64_t)s->agreement_open;
         s->agreement_carry = 0;
         s->agreement_open = 0;
-    } else if (count < expected) {
+    } else if (count < expected && !s->agreement_open) {
         s->agreement_carry = expected - count;
         s->agreement_open = 1;
     } else {
-        s->agreement_carry = 0;
-        s->agreement_open = 0;
+        /* the batches carried in were not taken here: the two spans disagree, and only this
+         * span's own batches may still be taken by the next (carried for ever, one early
+         * disagreement at an epoch's start left every span after it one post short) */
+        s->agreement_carry = own > count ? own - count : 0;
+        s->agreement_open = s->agreement_carry != 0;
     }
 }
 
