@@ -157,9 +157,8 @@ void pi_report_device_memory_html(FILE *out, const struct pi_analysis *a,
 static const char *frame_label(const struct pi_site_frame *f, char *buf, size_t size)
 {
     if (f->python) {
-        const char *slash = f->file ? strrchr(f->file, '/') : NULL;
         snprintf(buf, size, "%s (%s)", f->function ? f->function : "?",
-                 slash ? slash + 1 : f->file ? f->file : "?");
+                 pi_call_site_base_name(f->file));
     } else {
         const char *slash = f->module ? strrchr(f->module, '/') : NULL;
         snprintf(buf, size, "%s", f->symbol   ? f->symbol

@@ -227,24 +227,24 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     struct loop_operators ops;
     top_operators(l, &ops);
     double spinning = ops.sampled ? (double)ops.spinning / (double)ops.sampled : 0;
+    int spins = spinning >= PI_POOL_SPINNING_SHARE;
     char spin_words[160] = "";
-    if (spinning >= PI_POOL_SPINNING_SHARE)
+    if (spins)
         snprintf(spin_words, sizeof(spin_words),
                  "; its pool's threads spun for work %.0f%% of that sampled CPU", 100 * spinning);
     snprintf(f->summary, sizeof(f->summary),
-                     "the training loop of pid %d computed %.0f%% of its time (%s): its thread "
-                     "%.2f s on a CPU%s%s%s%s%s%s",
-                     p->header.pid, 100 * f->score, l->basis, c.main_cpu / 1e9, pool_words,
-                     top[0] ? "; most self time in " : "", top,
-                     ops.top[0] ? "; native operators by CPU over the run (imports and the "
-                                  "pool's spinning apart): "
-                                : "",
-                     ops.top, spin_words);
+             "the training loop of pid %d computed %.0f%% of its time (%s): its thread %.2f s "
+             "on a CPU%s%s%s%s%s%s",
+             p->header.pid, 100 * f->score, l->basis, c.main_cpu / 1e9, pool_words,
+             top[0] ? "; most self time in " : "", top,
+             ops.top[0] ? "; native operators by CPU over the run (imports and the pool's "
+                          "spinning apart): "
+                        : "",
+             ops.top, spin_words);
     snprintf(f->advice, sizeof(f->advice), "%s%s", pi_verdict_speed_up_advice(a, l),
-             spinning >= PI_POOL_SPINNING_SHARE
-                 ? "; its intra-op threads spin while they wait for work: on a shared machine, "
-                   "OMP_WAIT_POLICY=passive or fewer threads (torch.set_num_threads)"
-                 : "");
+             spins ? "; its intra-op threads spin while they wait for work: on a shared machine, "
+                     "OMP_WAIT_POLICY=passive or fewer threads (torch.set_num_threads)"
+                   : "");
     pi_finding_evidence(f, "cpu_share", f->score, "");
     pi_finding_evidence(f, "loop_s", total / 1e9, "s");
     pi_finding_evidence(f, "main_cpu_s", c.main_cpu / 1e9, "s");

@@ -1,9 +1,9 @@
 /*
  * fatal_site.c - the frames of the thread a fatal signal ends the process
  * from (see fatal_site.h). Runs in the signal handler: nothing is loaded
- * or allocated here (pi_native_walk_signal, from the faulting instruction), and a signal that came in the
- * profiler's own code gets no frames, since the interning it takes could
- * be half done in that very thread.
+ * or allocated here (pi_native_walk_signal, from the faulting instruction),
+ * and a signal that came in the profiler's own code gets no frames, since
+ * the interning it takes could be half done in that very thread.
  */
 #include "fatal_site.h"
 

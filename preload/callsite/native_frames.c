@@ -42,6 +42,7 @@ static int (*init_local2_fn)(unw_cursor_t *, unw_context_t *, int);
 static int (*step_fn)(unw_cursor_t *);
 static int (*get_reg_fn)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
 static int can_walk_signal;
+static int walk_context(void *context, void **pcs, int max);
 static const void *own_base;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static atomic_int unwinder_loaded;
@@ -100,9 +101,8 @@ static void load_unwinder(void)
          * addresses): here, where the application holds nothing, not in a handler */
         ucontext_t here;
         void *pcs[4];
-        atomic_store(&unwinder_loaded, 1);
         if (getcontext(&here) == 0)
-            pi_native_walk_signal(&here, pcs, 4);
+            walk_context(&here, pcs, 4);
     }
     if (!backtrace_fn) {
         backtrace_fn = (int (*)(void **, int))pi_dlsym(RTLD_DEFAULT, "backtrace");
@@ -140,8 +140,13 @@ int pi_native_can_walk_signal(void)
  * The step walk's caches are global, taken with signals blocked. */
 int pi_native_walk_signal(void *context, void **pcs, int max)
 {
-    if (!atomic_load(&unwinder_loaded) || !can_walk_signal || !context || max <= 0)
-        return 0;
+    return atomic_load(&unwinder_loaded) && can_walk_signal && context && max > 0
+               ? walk_context(context, pcs, max)
+               : 0;
+}
+
+static int walk_context(void *context, void **pcs, int max)
+{
     unw_cursor_t cursor;
     if (init_local2_fn(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) < 0)
         return 0;

@@ -16,8 +16,9 @@
  * began before sampling started are not sampled.
  *
  * The handler does no more than a walk from the interrupted instruction
- * (pi_native_walk_signal: no allocation, no lock held across it) into a slot of a ring it claims with one atomic add; interning the stack
- * (the modules' ranges, the string table) and writing the record is the
+ * (pi_native_walk_signal: no allocation, no lock held across it) into a
+ * slot of a ring it claims with one atomic add; interning the stack (the
+ * modules' ranges, the string table) and writing the record is the
  * sampling thread's work, every DRAIN_NS. A thread inside the profiler is
  * not walked (it may be inside the unwinder already): its sample is counted
  * without a stack. Before an exec the thread's timer is deleted and any of

@@ -17,7 +17,7 @@ static char *copy(const char *text)
     return strdup(text ? text : "");
 }
 
-static const char *base_name(const char *path)
+const char *pi_call_site_base_name(const char *path)
 {
     const char *slash = path ? strrchr(path, '/') : NULL;
     return slash ? slash + 1 : (path ? path : "?");
@@ -42,11 +42,11 @@ void pi_call_site_frame_text(const struct pi_site_frame *f, char *out, size_t si
         snprintf(out, size, "%s:%u in %s", pi_call_site_short_file(f->file), f->line, f->function);
     else if (f->symbol && f->has_symbol_offset)
         snprintf(out, size, "%s+0x%llx (%s)", f->symbol, (unsigned long long)f->symbol_offset,
-                 base_name(f->module));
+                 pi_call_site_base_name(f->module));
     else if (f->symbol)
-        snprintf(out, size, "%s (%s)", f->symbol, base_name(f->module));
+        snprintf(out, size, "%s (%s)", f->symbol, pi_call_site_base_name(f->module));
     else
-        snprintf(out, size, "0x%llx (%s)", (unsigned long long)f->offset, base_name(f->module));
+        snprintf(out, size, "0x%llx (%s)", (unsigned long long)f->offset, pi_call_site_base_name(f->module));
 }
 
 static struct pi_site_frame *add_frame(struct pi_call_site *site)

@@ -52,6 +52,9 @@ void pi_call_site_free(struct pi_call_site *site);
  * site-packages and the Python library directory */
 void pi_call_site_frame_text(const struct pi_site_frame *frame, char *out, size_t size);
 
+/* pi_call_site_base_name - a path's file name without its directory; "?" for none */
+const char *pi_call_site_base_name(const char *path);
+
 /* pi_call_site_short_file - "torch/nn/modules/module.py" for a file of an installed package,
  * "threading.py" for one of the standard library, else @file as recorded */
 const char *pi_call_site_short_file(const char *file);

@@ -71,13 +71,6 @@ static void plain_name(const char *demangled, char *out, size_t size)
     out[used] = '\0';
 }
 
-/* A module's file name without its directory; "" for none. */
-static const char *module_base(const char *module)
-{
-    const char *slash = module ? strrchr(module, '/') : NULL;
-    return slash ? slash + 1 : module ? module : "";
-}
-
 /* The C library, the thread runtimes and the profiler: no frame of them is an operator. */
 static int runtime_module(const char *module)
 {
@@ -85,7 +78,7 @@ static int runtime_module(const char *module)
                                            "libgomp",     "libiomp",    "libomp",
                                            "ld-linux",    "linux-vdso", "libunwind",
                                            "libstdc++",   "libgcc_s",   "libprofinject"};
-    const char *base = module_base(module);
+    const char *base = pi_call_site_base_name(module);
     for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
         if (strncmp(base, runtimes[i], strlen(runtimes[i])) == 0)
             return 1;
@@ -169,10 +162,10 @@ static int blas_kernel(const struct pi_site_frame *f, char *out, size_t size)
     const char *type = gemm;
     while (type > f->symbol && strchr("sdczhbf16", type[-1]))
         type--;
-    const char *library = strncmp(f->symbol, "mkl_", 4) == 0          ? "MKL"
-                          : f->module && strstr(f->module, "openblas") ? "OpenBLAS"
-                          : f->module                                  ? module_base(f->module)
-                                                                       : "?";
+    const char *library = strncmp(f->symbol, "mkl_", 4) == 0 ? "MKL"
+                          : f->module && strstr(f->module, "openblas")
+                              ? "OpenBLAS"
+                              : pi_call_site_base_name(f->module);
     snprintf(out, size, "%.*sgemm (%s)", (int)(gemm - type), type, library);
     return 1;
 }
@@ -180,7 +173,7 @@ static int blas_kernel(const struct pi_site_frame *f, char *out, size_t size)
 /* The interpreter itself: its collector or its evaluation loop. */
 static int interpreter_frame(const struct pi_site_frame *f, char *out, size_t size)
 {
-    const char *base = module_base(f->module);
+    const char *base = pi_call_site_base_name(f->module);
     if (strncmp(base, "libpython", 9) != 0 && strncmp(base, "python", 6) != 0)
         return 0;
     int collecting = strncmp(f->symbol, "gc_", 3) == 0 || strncmp(f->symbol, "visit_", 6) == 0 ||
@@ -206,7 +199,7 @@ static int import_frame(const char *symbol)
  * (OMP_WAIT_POLICY), OpenBLAS's server thread polls for work. CPU, but no work. */
 static int pool_waiting(const struct pi_site_frame *f, int runtime_only, char *out, size_t size)
 {
-    const char *base = module_base(f->module);
+    const char *base = pi_call_site_base_name(f->module);
     int openmp = runtime_only && (strncmp(base, "libgomp", 7) == 0 ||
                                   strncmp(base, "libiomp", 7) == 0 ||
                                   strncmp(base, "libomp", 6) == 0);
@@ -259,7 +252,7 @@ void pi_native_operator_of(const struct pi_call_site *site, char *out, size_t si
     }
     const char *module = site->count > site->python_count
                              ? site->frames[site->python_count].module : NULL;
-    snprintf(out, size, "unnamed code in %s", module ? module_base(module) : "?");
+    snprintf(out, size, "unnamed code in %s", pi_call_site_base_name(module));
 }
 
 static struct pi_native_operator *operator_of(struct pi_native_time *t, uint32_t tid,

@@ -16,11 +16,13 @@ void pi_python_lines_event(struct pi_process_info *p, const struct pi_event *ev)
     if (!l->pending && !(l->pending = pi_u64_map_new()))
         return;
     l->sampled_ns += ev->dur_ns;
-    uint64_t cpu = (ev->rec.flags & PI_PY_SAMPLE_CPU) ? ev->rec.arg[2] : 0;
-    if (ev->rec.flags & PI_PY_SAMPLE_CPU)
+    uint64_t cpu = 0;
+    if (ev->rec.flags & PI_PY_SAMPLE_CPU) {
+        cpu = ev->rec.arg[2];
         l->sampled_cpu_ns += cpu;
-    else
+    } else {
         l->cpu_unknown_ns += ev->dur_ns;
+    }
     if (!ev->rec.arg[0])
         return;
     if (ev->ts_ns + ev->dur_ns >= l->last_ns) {
