@@ -1,6 +1,8 @@
 /* helpers.c - see helpers.h */
 #include "helpers.h"
 
+#include "reader/lineage.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -149,13 +151,19 @@ static int compare_files(const void *a, const void *b)
     return strcmp(((const struct traced_file *)a)->path, ((const struct traced_file *)b)->path);
 }
 
-static void read_one(struct traced_file *f, event_visitor visit, void *context)
+static void read_one(struct pi_lineage *lineage, struct traced_file *f, event_visitor visit,
+                     void *context)
 {
     struct pi_reader *reader = pi_reader_open(f->path, f->error, sizeof(f->error));
     if (!reader) {
         f->read_error = 1;
         return;
     }
+    /* a fork child's names made before the fork are in its parent's file, beside it */
+    f->inherited_below = pi_reader_info(reader)->inherited_below;
+    f->inherited_unresolved =
+        !lineage || pi_lineage_attach(lineage, reader, f->error, sizeof(f->error)) != 0;
+    f->inherited_unresolved &= f->inherited_below != 0;
     f->pid = pi_reader_info(reader)->header.pid;
     f->ppid = pi_reader_info(reader)->header.ppid;
     struct pi_event ev;
@@ -197,8 +205,10 @@ int read_trace_dir(const char *dir, struct traced_file *files, int max, event_vi
     }
     closedir(d);
     qsort(files, (size_t)n, sizeof(files[0]), compare_files);
+    struct pi_lineage *lineage = pi_lineage_new(NULL, 0);
     for (int i = 0; i < n; i++)
-        read_one(&files[i], visit, context);
+        read_one(lineage, &files[i], visit, context);
+    pi_lineage_free(lineage);
     return n;
 }
 

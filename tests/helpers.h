@@ -54,6 +54,8 @@ struct traced_file {
     uint64_t end_reason;
     int truncated;
     int read_error;
+    uint32_t inherited_below;  /* a fork child's: ids below are its parent's */
+    int inherited_unresolved;  /* they could not be looked up: error says why */
     char error[600];
 };
 

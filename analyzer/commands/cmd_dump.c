@@ -10,6 +10,7 @@
 #include "analysis/gpu/collectives.h"
 #include "analysis/sites/call_sites.h"
 #include "commands.h"
+#include "reader/lineage.h"
 #include "reader/summary_record.h"
 #include "reports/format/terminal_text.h"
 
@@ -39,6 +40,9 @@ void pi_print_header(FILE *out, const struct pi_reader *reader)
     for (const char *c = info->strings[PI_HDR_IDENTITY]; *c; c++)
         fputc(*c == '\n' ? ' ' : *c, out);
     fputc('\n', out);
+    if (info->inherited_below)
+        fprintf(out, "inherited: ids below %u, from its parent's file %s\n", info->inherited_below,
+                info->parent_file);
     fprintf(out, "started: %s (monotonic %" PRIu64 " ns)\n", when, h->start_monotonic_ns);
     fprintf(out, "clock: %s, %.6f ticks/ns\n",
             h->clock_source == PI_CLOCK_TSC ? "invariant TSC" : "CLOCK_MONOTONIC",
@@ -318,6 +322,7 @@ int pi_cmd_dump(int argc, char **argv)
     }
     int status = PI_EXIT_OK;
     dump_out = pi_terminal_stream(stdout);
+    struct pi_lineage *lineage = pi_lineage_new(argv, (size_t)argc);
     for (int i = 0; i < argc && !ferror(dump_out); i++) {
         char error[600];
         struct pi_reader *reader = pi_reader_open(argv[i], error, sizeof(error));
@@ -326,6 +331,11 @@ int pi_cmd_dump(int argc, char **argv)
             status = PI_EXIT_BAD_INPUT;
             continue;
         }
+        if (lineage && pi_lineage_attach(lineage, reader, error, sizeof(error)) != 0)
+            fprintf(stderr,
+                    "profinject-analyze: %s: warning: its inherited names, paths and stacks "
+                    "are unresolved: %s\n",
+                    argv[i], error);
         pi_print_header(dump_out, reader);
         struct pi_event ev;
         int got = PI_READ_END;
@@ -338,5 +348,6 @@ int pi_cmd_dump(int argc, char **argv)
         pi_reader_warn_truncated(stderr, reader);
         pi_reader_close(reader);
     }
+    pi_lineage_free(lineage);
     return pi_finish_stdout(dump_out) == 0 ? status : PI_EXIT_BAD_INPUT;
 }

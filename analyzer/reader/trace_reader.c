@@ -52,6 +52,7 @@ struct pi_reader {
     /* strings, modules and stacks by id (one id space) */
     struct definition *strings;
     uint32_t string_capacity;
+    const struct pi_reader *parent; /* a fork child's ids below info.inherited_below */
 
     struct pi_summary summary; /* of the last record, when a PI_REC_SUMMARY */
     int has_summary;
@@ -68,6 +69,24 @@ static char *copy_string(const void *bytes, size_t length)
         s[length] = '\0';
     }
     return s;
+}
+
+/* PI_HDR_INHERITED: "BOUND FILE", or empty */
+static int parse_inherited(struct pi_reader *r)
+{
+    const char *text = r->info.strings[PI_HDR_INHERITED];
+    if (!text[0])
+        return 0;
+    char *end;
+    unsigned long bound = strtoul(text, &end, 10);
+    if (end == text || *end != ' ' || !end[1] || strchr(end + 1, '/') || bound < 2 ||
+        bound > MAX_STRING_ID) {
+        fail(r, 0, "the header's inherited ids are not \"BOUND FILE\": \"%.100s\"", text);
+        return -1;
+    }
+    r->info.inherited_below = (uint32_t)bound;
+    r->info.parent_file = end + 1;
+    return 0;
 }
 
 static int parse_header(struct pi_reader *r, size_t size)
@@ -134,6 +153,8 @@ static int parse_header(struct pi_reader *r, size_t size)
         }
         at += h->string_len[i];
     }
+    if (parse_inherited(r) != 0)
+        return -1;
     r->base_ticks = h->start_ticks;
     r->base_ns = h->start_monotonic_ns;
     r->ticks_per_ns = h->ticks_per_second / 1e9;
@@ -255,20 +276,56 @@ int pi_reader_damage(const struct pi_reader *r, struct pi_reader_damage *damage)
     return damage->places || damage->frames;
 }
 
+void pi_reader_inherit(struct pi_reader *r, const struct pi_reader *parent)
+{
+    r->parent = parent;
+}
+
+int pi_reader_inherits(const struct pi_reader *r)
+{
+    return !r->info.inherited_below || r->parent;
+}
+
+void pi_reader_keep_definitions(struct pi_reader *r)
+{
+    if (r->input.file)
+        fclose(r->input.file);
+    r->input.file = NULL;
+    ZSTD_freeDCtx(r->input.dctx);
+    r->input.dctx = NULL;
+    free(r->input.in);
+    free(r->raw);
+    free(r->records);
+    r->input.in = NULL;
+    r->raw = NULL;
+    r->records = NULL;
+    r->record_count = r->record_pos = 0;
+}
+
+/* The definition of @id: this file's, else for an inherited id its parent's. */
+static const struct definition *definition_of(const struct pi_reader *r, uint64_t id)
+{
+    for (; r; r = id < r->info.inherited_below ? r->parent : NULL)
+        if (id < r->string_capacity && r->strings[id].bytes)
+            return &r->strings[id];
+    return NULL;
+}
+
 const char *pi_reader_string(const struct pi_reader *r, uint64_t id)
 {
-    return id < r->string_capacity && r->strings[id].kind == PI_REC_STRING ? r->strings[id].bytes
-                                                                            : NULL;
+    const struct definition *d = definition_of(r, id);
+    return d && d->kind == PI_REC_STRING ? d->bytes : NULL;
 }
 
 const void *pi_reader_definition(const struct pi_reader *r, uint64_t id, unsigned *kind,
                                  uint32_t *length)
 {
-    if (id >= r->string_capacity || !r->strings[id].bytes)
+    const struct definition *d = definition_of(r, id);
+    if (!d)
         return NULL;
-    *kind = r->strings[id].kind;
-    *length = r->strings[id].length;
-    return r->strings[id].bytes;
+    *kind = d->kind;
+    *length = d->length;
+    return d->bytes;
 }
 
 uint64_t pi_reader_ticks_to_ns(const struct pi_reader *r, uint64_t ticks)
@@ -371,6 +428,8 @@ const struct pi_summary *pi_reader_summary(const struct pi_reader *r)
 
 int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
 {
+    if (!r->raw) /* pi_reader_keep_definitions */
+        return PI_READ_END;
     while (r->record_pos >= r->record_count) {
         int got = load_record_frame(r);
         if (got <= 0)

@@ -21,6 +21,10 @@ struct pi_reader;
 struct pi_trace_info {
     struct pi_file_header header;
     char *strings[PI_HDR_STRING_COUNT]; /* NUL-terminated copies */
+    /* a fork child's (PI_HDR_INHERITED): ids below inherited_below are defined in its
+     * parent's file, named parent_file (no directory); 0 and NULL otherwise */
+    uint32_t inherited_below;
+    const char *parent_file;
 };
 
 /* One record as the reader hands it out. */
@@ -75,6 +79,22 @@ int pi_reader_damage(const struct pi_reader *reader, struct pi_reader_damage *da
 /* pi_reader_warn_truncated - the standard warnings on @out (stderr, or a file's messages
  * kept for their turn) when the file was cut short */
 void pi_reader_warn_truncated(FILE *out, const struct pi_reader *reader);
+
+/**
+ * pi_reader_inherit - a fork child's ids below its bound are looked up in @parent, a reader
+ * of its parent's file that has read their definitions (lineage.h finds and loads it);
+ * @parent must outlive @reader
+ */
+void pi_reader_inherit(struct pi_reader *reader, const struct pi_reader *parent);
+
+/* pi_reader_inherits - whether @reader's inherited ids can be looked up (or it has none) */
+int pi_reader_inherits(const struct pi_reader *reader);
+
+/**
+ * pi_reader_keep_definitions - done reading: release the file and the frame buffers,
+ * keep what was defined for lookups
+ */
+void pi_reader_keep_definitions(struct pi_reader *reader);
 
 /**
  * pi_reader_string - text of a string id seen so far

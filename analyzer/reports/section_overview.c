@@ -84,6 +84,17 @@ void pi_report_overview_text(FILE *out, const struct pi_analysis *a)
                  a->strings_lost);
         print_warning(out, warning);
     }
+    if (a->inherited_unresolved) {
+        const char *why = "";
+        for (size_t i = 0; i < a->process_count && !why[0]; i++)
+            if (a->processes[i].inherited_unresolved)
+                why = a->processes[i].inherited_unresolved;
+        snprintf(warning, sizeof(warning), "%" PRIu64 " fork child%s' names, paths and stacks "
+                 "inherited from %s parent are unresolved (%.200s): they read as unknown",
+                 a->inherited_unresolved, a->inherited_unresolved == 1 ? "" : "ren",
+                 a->inherited_unresolved == 1 ? "its" : "their", why);
+        print_warning(out, warning);
+    }
     char pids[160];
     size_t unended = pi_processes_unended(a, pids, sizeof(pids));
     if (unended) {
@@ -115,6 +126,8 @@ void pi_report_overview_json(cJSON *root, const struct pi_analysis *a)
     cJSON_AddNumberToObject(inputs, "records", (double)a->records);
     cJSON_AddNumberToObject(inputs, "lost", (double)a->lost);
     cJSON_AddNumberToObject(inputs, "strings_lost", (double)a->strings_lost);
+    if (a->inherited_unresolved)
+        cJSON_AddNumberToObject(inputs, "inherited_unresolved", (double)a->inherited_unresolved);
     size_t unended = pi_processes_unended(a, NULL, 0), cut = pi_files_cut_short(a);
     if (unended)
         cJSON_AddNumberToObject(inputs, "processes_without_end", (double)unended);
@@ -142,5 +155,8 @@ void pi_report_overview_html(FILE *out, const struct pi_analysis *a)
         fprintf(out, ", <b>%zu without their end record</b>", unended);
     if (cut)
         fprintf(out, ", <b>%zu trace file%s cut short</b>", cut, cut == 1 ? "" : "s");
+    if (a->inherited_unresolved)
+        fprintf(out, ", <b>%" PRIu64 " fork children's inherited names unresolved</b>",
+                a->inherited_unresolved);
     fputs("</p>\n", out);
 }

@@ -90,6 +90,8 @@ cJSON *pi_report_process_json(const struct pi_analysis *a, const struct pi_proce
     cJSON_AddNumberToObject(o, "records", (double)p->records);
     cJSON_AddNumberToObject(o, "lost", (double)p->lost);
     cJSON_AddNumberToObject(o, "strings_lost", (double)p->strings_lost);
+    if (p->inherited_unresolved)
+        cJSON_AddStringToObject(o, "inherited_unresolved", p->inherited_unresolved);
     cJSON_AddBoolToObject(o, "truncated", p->truncated);
     if (p->damaged_bytes || p->damaged_frames) { /* present only where the file was damaged */
         cJSON_AddNumberToObject(o, "damaged_bytes", (double)p->damaged_bytes);

@@ -48,7 +48,10 @@
 /* 10: native stacks of the application's threads, sampled by their CPU
  * time (PI_REC_NATIVE_SAMPLE); a Python time sample's CPU time
  * (PI_PY_SAMPLE_CPU). */
-#define PI_FORMAT_VERSION 10
+/* 11: a fork child's file writes only the names, paths and stacks it made
+ * itself; those below an id are its parent's, in the parent's file
+ * (PI_HDR_INHERITED). */
+#define PI_FORMAT_VERSION 11
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -86,6 +89,12 @@ enum pi_header_string {
      * list is PI_IDENTITY_KEYS in rank_identity.h) and boot_id=, the
      * kernel's boot id, which tells hosts apart when names repeat. */
     PI_HDR_IDENTITY,
+    /* Format 11. A fork child's (not exec'd) "BOUND FILE": the strings,
+     * modules and stacks of ids below BOUND are its parent's, defined in the
+     * parent's trace file named FILE (a name without its directory, as the
+     * recorder made it); empty for any other process. The child's file
+     * defines only the ids it added. */
+    PI_HDR_INHERITED,
     PI_HDR_STRING_COUNT
 };
 
@@ -814,7 +823,7 @@ static inline unsigned pi_kinds_of_version(unsigned version)
 /* pi_header_string_count - how many header strings a format version has */
 static inline unsigned pi_header_string_count(unsigned version)
 {
-    return version < 5 ? PI_HDR_CGROUP + 1 : PI_HDR_STRING_COUNT;
+    return version < 5 ? PI_HDR_CGROUP + 1 : version < 11 ? PI_HDR_IDENTITY + 1 : PI_HDR_STRING_COUNT;
 }
 
 /* pi_header_fixed_size - bytes of struct pi_file_header in a format

@@ -11,6 +11,7 @@
 #include "background_thread.h"
 #include "diagnostics.h"
 #include "raw_syscalls.h"
+#include "trace_file.h"
 #include "unfinished_writer.h"
 
 /* How long a process that ends waits for the writer's last frames. */
@@ -317,6 +318,8 @@ void pi_recorder_after_fork_child(void)
     /* Only the forking thread exists now. Records in the buffers belong
      * to the parent, which writes them; the child starts empty. */
     atomic_fetch_add(&pi_generation, 1);
+    int parent_pid = pi_rec.pid;
+    uint64_t parent_start_realtime_ns = pi_rec.start_realtime_ns;
     pi_rec.pid = getpid();
     pi_rec.fork_child = 1;
     pi_clock_sync_point(&pi_rec.start_ticks, &pi_rec.start_monotonic_ns);
@@ -324,7 +327,9 @@ void pi_recorder_after_fork_child(void)
     pi_rec.main_cpu_start_ns = pi_clock_thread_cpu_ns((uint32_t)pi_rec.pid); /* a new thread */
     pi_pool_reset(&pi_rec.pool);
     atomic_store(&pi_rec.live_threads, 0); /* the forking thread counts again as it records */
-    pi_strings_forget_emitted(&pi_rec.strings);
+    pi_rec.inherited_below = pi_strings_inherit(&pi_rec.strings);
+    pi_trace_file_parent_name(pi_rec.parent_file, sizeof(pi_rec.parent_file), pi_rec.trace_path,
+                              parent_pid, parent_start_realtime_ns);
     /* only slots ever claimed were written: leave the rest untouched (no copy-on-write) */
     uint32_t used = atomic_load(&pi_rec.thread_slots_used);
     for (uint32_t i = 0; i < used && i < PI_THREAD_SLOTS; i++) {

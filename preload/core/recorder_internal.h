@@ -125,6 +125,10 @@ struct pi_recorder {
     _Atomic uint64_t stat_wakes; /* writer loop passes (each a wake from its wait) */
 
     char trace_path[PATH_MAX];
+    /* a fork child: the ids below inherited_below are its parent's, defined in the parent's
+     * file of this name (PI_HDR_INHERITED); 0 and empty otherwise */
+    uint32_t inherited_below;
+    char parent_file[256];
     struct pi_writer writer;
 };
 

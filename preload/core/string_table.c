@@ -150,12 +150,16 @@ uint16_t pi_strings_kind(const struct pi_string_table *table, uint32_t id)
     return pi_strings_get(table, id, &length) ? table->entries[id].kind : 0;
 }
 
-void pi_strings_forget_emitted(struct pi_string_table *table)
+uint32_t pi_strings_inherit(struct pi_string_table *table)
 {
     if (!table->memory)
-        return;
-    memset(table->emitted, 0, table->max_entries);
-    table->emit_from = 1;
+        return 1;
+    uint32_t bound = atomic_load_explicit(&table->next_id, memory_order_acquire);
+    if (bound > table->max_entries)
+        bound = table->max_entries;
+    /* emitted[] below the bound is never read again: its pages stay shared */
+    table->emit_from = bound > 1 ? bound : 1;
+    return table->emit_from;
 }
 
 uint32_t pi_strings_next_unemitted(struct pi_string_table *table)

@@ -76,8 +76,14 @@ uint16_t pi_strings_kind(const struct pi_string_table *table, uint32_t id);
  */
 const char *pi_strings_get(const struct pi_string_table *table, uint32_t id, uint32_t *length);
 
-/* pi_strings_forget_emitted - in a fork child: the new file needs every string again */
-void pi_strings_forget_emitted(struct pi_string_table *table);
+/**
+ * pi_strings_inherit - in a fork child: the ids made so far are the
+ * parent's, which its writer writes to its own file (those being made at
+ * the fork included: the parent's threads finish them), so the child's
+ * file writes only the ids made from now on
+ * Return: the lowest id the child's file defines; the ones below are the parent's.
+ */
+uint32_t pi_strings_inherit(struct pi_string_table *table);
 
 /**
  * pi_strings_next_unemitted - writer only: next ready string not yet written

@@ -46,9 +46,9 @@ static void sanitize(char *text)
             *text = '_';
 }
 
-/* A new trace file in the directory @dir_fd: its descriptor, -1 with errno. */
-static int create_in(int dir_fd, const char *dir, uint64_t start_realtime_ns, char *path,
-                     size_t path_size)
+/* The name of the trace file of process @pid begun at @start_realtime_ns, without its
+ * directory: unique without coordination. */
+static void trace_file_name(char *name, size_t size, int pid, uint64_t start_realtime_ns)
 {
     struct utsname uts;
     char host[65] = "host";
@@ -64,9 +64,26 @@ static int create_in(int dir_fd, const char *dir, uint64_t start_realtime_ns, ch
         if (pi_identity_whole(value) >= 0) /* the analyzer's rule (rank_identity.h) */
             snprintf(rank, sizeof(rank), ".rank%s", value);
     }
-    char name[256];
-    snprintf(name, sizeof(name), "%s%s.%d.%llu" PI_TRACE_SUFFIX, host, rank, (int)getpid(),
+    snprintf(name, size, "%s%s.%d.%llu" PI_TRACE_SUFFIX, host, rank, pid,
              (unsigned long long)start_realtime_ns);
+}
+
+void pi_trace_file_parent_name(char *name, size_t size, const char *parent_path, int parent_pid,
+                               uint64_t parent_start_realtime_ns)
+{
+    const char *slash = strrchr(parent_path, '/');
+    if (parent_path[0])
+        snprintf(name, size, "%s", slash ? slash + 1 : parent_path);
+    else /* its file is not made yet: it will have this name (the environment is the same) */
+        trace_file_name(name, size, parent_pid, parent_start_realtime_ns);
+}
+
+/* A new trace file in the directory @dir_fd: its descriptor, -1 with errno. */
+static int create_in(int dir_fd, const char *dir, uint64_t start_realtime_ns, char *path,
+                     size_t path_size)
+{
+    char name[256];
+    trace_file_name(name, sizeof(name), (int)getpid(), start_realtime_ns);
     int n = snprintf(path, path_size, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= path_size) {
         errno = ENAMETOOLONG;
@@ -268,6 +285,10 @@ size_t pi_trace_header_build(uint8_t *out, size_t capacity, const struct pi_head
     size_t cgroup = pi_sys_read_file("/proc/self/cgroup", strings[PI_HDR_CGROUP], 4096);
     lengths[PI_HDR_CGROUP] = trim_newline(strings[PI_HDR_CGROUP], cgroup);
     lengths[PI_HDR_IDENTITY] = identity(strings[PI_HDR_IDENTITY], 4096);
+    lengths[PI_HDR_INHERITED] = 0;
+    if (clock->inherited_below > 1 && clock->parent_file && clock->parent_file[0])
+        lengths[PI_HDR_INHERITED] = (size_t)snprintf(strings[PI_HDR_INHERITED], 4096, "%u %s",
+                                                     clock->inherited_below, clock->parent_file);
 
     size_t used = sizeof(h);
     for (int i = 0; i < PI_HDR_STRING_COUNT; i++) {

@@ -30,6 +30,14 @@ struct pi_config;
 int pi_trace_file_create(const struct pi_config *config, uint64_t start_realtime_ns, char *path,
                          size_t path_size);
 
+/**
+ * pi_trace_file_parent_name - in a fork child, the name (without its directory) of the
+ * parent's trace file: that of @parent_path, or when the parent has not made its file yet,
+ * the name it will give it
+ */
+void pi_trace_file_parent_name(char *name, size_t size, const char *parent_path, int parent_pid,
+                               uint64_t parent_start_realtime_ns);
+
 /* pi_trace_file_removed - whether the file behind @fd has no name left: writes to a removed
  * trace file (its directory with it) still succeed, into an inode that goes with the process */
 int pi_trace_file_removed(int fd);
@@ -43,6 +51,9 @@ struct pi_header_clock {
     uint64_t flush_interval_ns;
     uint64_t sample_interval_ns;
     int host_pid; /* our pid as the host sees it, when attach told it (0: read from /proc) */
+    /* a fork child's: the ids below are its parent's, in the file named so (PI_HDR_INHERITED) */
+    uint32_t inherited_below;
+    const char *parent_file;
 };
 
 /**

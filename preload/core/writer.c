@@ -53,10 +53,10 @@ static struct pi_record *stage_process_record(struct pi_writer *w, uint16_t kind
 }
 
 /*
- * Definitions go out in frames of at most this many slots (96 KB). A fork
- * child writes again every string it inherited (a DataLoader worker: about
- * 700 KB): as one frame, that would be three buffers of that size written
- * through for the first time (each page a copy-on-write fault) and the
+ * Definitions go out in frames of at most this many slots (96 KB). A first
+ * flush after a large import holds hundreds of KB of names and stacks: as
+ * one frame, that would be three buffers of that size written through for
+ * the first time (in a fork child, each page a copy-on-write fault) and the
  * level's own match tables; in frames of this size, the same first pages
  * and small tables serve every frame, for a fraction of the faults.
  */
@@ -302,6 +302,8 @@ static int open_trace_file(struct pi_writer *w)
     clock.sample_interval_ns = pi_rec.config.sample_interval_ns;
 
     clock.host_pid = pi_rec.config.host_pid_of == (int)getpid() ? pi_rec.config.host_pid : 0;
+    clock.inherited_below = pi_rec.inherited_below;
+    clock.parent_file = pi_rec.parent_file;
     w->fd = pi_trace_file_create(&pi_rec.config, clock.start_realtime_ns,
                                  pi_rec.trace_path, sizeof(pi_rec.trace_path));
     if (w->fd < 0) { /* the reason was said */

@@ -39,7 +39,7 @@ long synthetic_frame(const void *raw, size_t size)
 
 size_t synthetic_header(uint8_t *header, uint16_t version)
 {
-    struct pi_header_clock clock = {PI_CLOCK_MONOTONIC, 1, 1000, 1000, 1e9, 100000000, 0, 0};
+    struct pi_header_clock clock = {PI_CLOCK_MONOTONIC, 1, 1000, 1000, 1e9, 100000000, 0, 0, 0, NULL};
     size_t size = pi_trace_header_build(header, 16384, &clock);
     struct pi_file_header h;
     memcpy(&h, header, sizeof(h));

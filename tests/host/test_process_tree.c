@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helpers.h"
 
@@ -199,25 +200,71 @@ static void count_inherited_names(const struct pi_reader *reader, const struct p
     m->named_right[slot] += name && strcmp(name, expected) == 0;
 }
 
-/* 3,000 names made before the fork: the child writes them again, over
- * several frames, and each of its marks reads back under its own name. */
-Test(process_tree, fork_child_defines_inherited_names, .timeout = 60)
+/* The parent's and the child's files of prog_fork_names in @dir, read: the child's index. */
+static int read_fork_names(const char *dir, struct traced_file *files, struct inherited_names *names)
 {
-    char dir[64];
-    char *argv[] = {(char *)test_program("prog_fork_names"), "3000", NULL};
-    struct run_result result;
-    run_in_new_dir(dir, sizeof(dir), argv, &result);
-    cr_assert(result.exited && result.status == 0, "status %d: %s", result.status, result.err);
-
-    struct traced_file files[MAX_FILES];
-    struct inherited_names names = {.files = files};
-    int n = read_trace_dir(dir, files, MAX_FILES, count_inherited_names, &names);
+    memset(names, 0, sizeof(*names));
+    names->files = files;
+    int n = read_trace_dir(dir, files, MAX_FILES, count_inherited_names, names);
     cr_assert_eq(n, 2, "the parent's and the child's files: found %d", n);
     int child = files[0].counts[PI_REC_FORK] ? 1 : 0;
     cr_assert_eq(files[1 - child].counts[PI_REC_FORK], 1, "no file recorded the fork");
-    cr_assert_eq(names.marks[child], 300);
-    cr_assert_eq(names.named_right[child], 300, "%lu of the child's 300 marks read back by name",
-                 (unsigned long)names.named_right[child]);
+    return child;
+}
+
+/*
+ * 3,000 names made before the fork: the parent's file defines them, the
+ * child's file only names the parent's, and each of the child's marks
+ * reads back under its own name through it; read without the parent's
+ * file, the child's marks are still read, their names unresolved and said
+ * so. Both when the parent had written its names before the fork and when
+ * it had not even made its file yet.
+ */
+Test(process_tree, fork_child_names_come_from_the_parents_file, .timeout = 60)
+{
+    const char *const when[] = {"later", "at-once"};
+    for (int w = 0; w < 2; w++) {
+        char dir[64];
+        char *argv[] = {(char *)test_program("prog_fork_names"), "3000", (char *)when[w], NULL};
+        struct run_result result;
+        run_in_new_dir(dir, sizeof(dir), argv, &result);
+        cr_assert(result.exited && result.status == 0, "status %d: %s", result.status, result.err);
+
+        struct traced_file files[MAX_FILES];
+        struct inherited_names names;
+        int child = read_fork_names(dir, files, &names);
+        cr_assert_geq(files[1 - child].counts[PI_REC_STRING], 3000, "%s", when[w]);
+        cr_assert_gt(files[child].inherited_below, 3000,
+                     "%s: the child's header names its parent's ids", when[w]);
+        cr_assert_lt(files[child].counts[PI_REC_STRING], 30,
+                     "%s: the child's file defines %lu strings, not its parent's 3,000 again",
+                     when[w], (unsigned long)files[child].counts[PI_REC_STRING]);
+        cr_assert_not(files[child].inherited_unresolved, "%s: %s", when[w], files[child].error);
+        cr_assert_eq(names.marks[child], 300);
+        cr_assert_eq(names.named_right[child], 300,
+                     "%s: %lu of the child's 300 marks read back by name", when[w],
+                     (unsigned long)names.named_right[child]);
+
+        /* the child's file alone: the parent's moved out of the directory */
+        char parent_path[600], moved[700];
+        snprintf(parent_path, sizeof(parent_path), "%s", files[1 - child].path);
+        snprintf(moved, sizeof(moved), "%s/parent-moved-away", dir);
+        cr_assert_eq(rename(parent_path, moved), 0);
+        struct traced_file alone[MAX_FILES];
+        struct inherited_names alone_names = {.files = alone};
+        int n = read_trace_dir(dir, alone, MAX_FILES, count_inherited_names, &alone_names);
+        cr_assert_eq(n, 1);
+        cr_assert_not(alone[0].read_error, "%s", alone[0].error);
+        cr_assert(alone[0].inherited_unresolved, "%s: the missing parent is said", when[w]);
+        const char *name = strrchr(parent_path, '/') + 1;
+        cr_assert(strstr(alone[0].error, name), "the reason names the parent's file: %s",
+                  alone[0].error);
+        cr_assert_eq(alone_names.marks[0], 300, "its records are read all the same");
+        cr_assert_eq(alone_names.named_right[0], 0, "no name is guessed");
+        unlink(moved);
+        unlink(files[child].path);
+        rmdir(dir);
+    }
 }
 
 /* ---- fork + exec ---- */

@@ -1,13 +1,16 @@
 /*
- * prog_fork_names NAMES: the parent records one mark under each of NAMES
- * distinct names ("name-00000" ...), then forks a child that records one
- * mark under every tenth of those names, valued with the name's number,
- * and leaves with _exit(0). The child's file must define every name it
- * uses, though they were all made before the fork.
+ * prog_fork_names NAMES [at-once]: the parent records one mark under each
+ * of NAMES distinct names ("name-00000" ...), then forks a child that
+ * records one mark under every tenth of those names, valued with the
+ * name's number, and leaves with _exit(0). The names were all made before
+ * the fork: the parent's file defines them, the child's refers to it. With
+ * "at-once" the fork comes before the parent's writer has written anything
+ * (its file is not made yet); else 300 ms later.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,7 +24,8 @@ int main(int argc, char **argv)
         snprintf(name, sizeof(name), "name-%05d-long-enough-to-fill-definition-frames", i);
         PROFINJECT_MARK(name, (uint64_t)i);
     }
-    usleep(300000); /* the parent's writer has written them: the child starts with all emitted */
+    if (argc < 3 || strcmp(argv[2], "at-once") != 0)
+        usleep(300000); /* the parent's writer has written them */
     pid_t pid = fork();
     if (pid == 0) {
         for (int i = 0; i < names; i += 10) {

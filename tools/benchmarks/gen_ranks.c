@@ -201,7 +201,7 @@ static int write_header(struct out *o, const struct job *j, long r, int pid)
     setenv("MASTER_ADDR", "10.0.0.1", 1);
     setenv("MASTER_PORT", "29500", 1);
     struct pi_header_clock clock = {PI_CLOCK_MONOTONIC, BASE_NS + 1700000000000000000ull,
-                                    BASE_NS + o->shift, BASE_NS + o->shift, 1e9, 100000000, 0, pid};
+                                    BASE_NS + o->shift, BASE_NS + o->shift, 1e9, 100000000, 0, pid, 0, NULL};
     static uint8_t header[16384];
     size_t size = pi_trace_header_build(header, sizeof(header), &clock);
     char *boot = o->shift ? memmem(header, size, "boot_id=", 8) : NULL;

@@ -14,6 +14,7 @@
 #include "analysis/common/histogram.h"
 #include "analysis/common/latency_table.h"
 #include "analysis/common/series.h"
+#include "reader/lineage.h"
 #include "reader/trace_reader.h"
 
 /* Where a thread's time went (ns). CPU is the kernel's figure where the trace has it, else
@@ -177,6 +178,9 @@ struct pi_process_info {
     uint64_t start_ns, end_ns;
     uint64_t records, lost;
     uint64_t strings_lost; /* names, paths and stacks the recorder had no room for */
+    /* a fork child whose inherited names, paths and stacks (its parent's) cannot be looked
+     * up: why (its parent's trace missing...); NULL when resolved or none */
+    char *inherited_unresolved;
     int ended;
     int64_t end_status;
     uint64_t end_reason;
@@ -363,6 +367,8 @@ struct pi_analysis {
     struct pi_host_memory host_memory; /* the tree's concurrent RSS peak (host_memory.h) */
     uint64_t records, lost;
     uint64_t strings_lost;
+    uint64_t inherited_unresolved; /* processes with pi_process_info.inherited_unresolved */
+    struct pi_lineage *lineage;    /* where fork children's inherited ids are read */
     uint64_t damaged_files, damaged_bytes, damaged_frames; /* skipped while reading */
     uint64_t bytes_total, bytes_done;
     int bad_input;

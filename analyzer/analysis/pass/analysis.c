@@ -46,6 +46,7 @@ static void one_by_one(struct pi_analysis *a, char **paths, size_t count)
         struct pi_process_info *p = &a->processes[a->process_count++];
         p->path = strdup(paths[i]);
         void *observer_file = pi_file_pass_open_observer(&a->options);
+        pi_file_pass_inherit(a, p, reader, stderr);
         if (pi_file_pass_read(a, p, reader, observer_file, stderr) != 0)
             a->bad_input = 1;
         pi_reader_close(reader);
@@ -65,12 +66,16 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
     a->processes = calloc(count ? count : 1, sizeof(*a->processes));
     if (!a->processes)
         return -1;
-    /* headers first: the base time of the Chrome trace is the earliest start */
+    /* headers first: the base time of the Chrome trace is the earliest start; how far
+     * each parent's file is needed for its fork children's inherited ids */
+    a->lineage = pi_lineage_new(paths, count);
     for (size_t i = 0; i < count; i++) {
         char error[600];
         struct pi_reader *reader = pi_reader_open(paths[i], error, sizeof(error));
         if (!reader)
             continue;
+        if (a->lineage)
+            pi_lineage_want(a->lineage, reader);
         uint64_t start = pi_reader_info(reader)->header.start_monotonic_ns;
         if (start < a->base_ns)
             a->base_ns = start;
@@ -90,6 +95,8 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
         one_by_one(a, paths, count);
     if (observer && observer->end)
         observer->end(observer->context, a);
+    pi_lineage_free(a->lineage); /* every name was looked up during the pass */
+    a->lineage = NULL;
     pi_python_sites_sort(a);
     pi_host_memory_finish(a);
     pi_ranks_finish(a);
@@ -107,6 +114,7 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->host);
         free(p->cgroup);
         free(p->stderr_tail);
+        free(p->inherited_unresolved);
         pi_call_site_free(p->fatal.site);
         free(p->reaped);
         free(p->identity);
@@ -121,6 +129,7 @@ void pi_analysis_free(struct pi_analysis *a)
         pi_gpu_free_process(p);
     }
     free(a->processes);
+    pi_lineage_free(a->lineage);
     pi_latency_table_free(&a->calls);
     pi_latency_table_free(&a->files);
     pi_python_sites_free(a);

@@ -131,6 +131,19 @@ void *pi_file_pass_open_observer(const struct pi_analysis_options *options)
     return observer->open_file ? observer->open_file(observer->context) : observer->context;
 }
 
+void pi_file_pass_inherit(const struct pi_analysis *a, struct pi_process_info *p,
+                          struct pi_reader *reader, FILE *messages)
+{
+    char why[600];
+    if (!a->lineage || pi_lineage_attach(a->lineage, reader, why, sizeof(why)) == 0)
+        return;
+    p->inherited_unresolved = strdup(why);
+    fprintf(messages,
+            "profinject-analyze: %s: warning: the names, paths and stacks it inherited from "
+            "its parent (ids below %u) are unresolved and read as unknown: %s\n",
+            pi_reader_path(reader), pi_reader_info(reader)->inherited_below, why);
+}
+
 int pi_file_pass_read(struct pi_analysis *a, struct pi_process_info *p, struct pi_reader *reader,
                       void *observer_file, FILE *messages)
 {
@@ -185,6 +198,7 @@ void pi_file_pass_commit(struct pi_analysis *a, struct pi_process_info *p, void 
     a->records += p->records;
     a->lost += p->lost;
     a->strings_lost += p->strings_lost;
+    a->inherited_unresolved += p->inherited_unresolved != NULL;
     a->damaged_files += p->damaged_bytes || p->damaged_frames;
     a->damaged_bytes += p->damaged_bytes;
     a->damaged_frames += p->damaged_frames;

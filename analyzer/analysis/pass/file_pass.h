@@ -20,6 +20,14 @@
 void *pi_file_pass_open_observer(const struct pi_analysis_options *options);
 
 /**
+ * pi_file_pass_inherit - before pi_file_pass_read: a fork child's inherited ids looked up
+ * in its parent's file (@analysis's lineage), or why they cannot be, kept in @process and
+ * said on @messages
+ */
+void pi_file_pass_inherit(const struct pi_analysis *analysis, struct pi_process_info *process,
+                          struct pi_reader *reader, FILE *messages);
+
+/**
  * pi_file_pass_read - read every record of @reader into @process
  * @analysis: where the tables shared by the files go, and the options
  * @process: zeroed but for its path

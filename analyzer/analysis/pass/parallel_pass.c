@@ -55,6 +55,7 @@ static void read_file(struct parallel_pass *pass, struct file_job *job, size_t i
         job->process.path = strdup(pass->paths[index]);
         pi_file_analysis_init(&job->own, &a->options, &job->process);
         job->observer_file = pi_file_pass_open_observer(&a->options);
+        pi_file_pass_inherit(a, &job->process, reader, say);
         job->failed =
             pi_file_pass_read(&job->own, &job->process, reader, job->observer_file, say) != 0;
         pi_reader_close(reader);
