@@ -50,7 +50,8 @@
  * (PI_PY_SAMPLE_CPU). */
 /* 11: a fork child's file writes only the names, paths and stacks it made
  * itself; those below an id are its parent's, in the parent's file
- * (PI_HDR_INHERITED). */
+ * (PI_HDR_INHERITED). In summary mode, its regular files are counted by
+ * directory (PI_REC_IO's summary key). */
 #define PI_FORMAT_VERSION 11
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -386,7 +387,10 @@ enum pi_detail_reason {
  *   PI_REC_GPU_TIME:   key = {kind of the call timed (PI_REC_GPU_LAUNCH or
  *                      PI_REC_GPU_COPY), its kernel name id or copy flags,
  *                      0}; 0, 0: its call was not seen
- *   PI_REC_IO:         key = {0, 0, path string id}, flags the calls'
+ *   PI_REC_IO:         key = {0, 0, path string id}, flags the calls'; from
+ *                      format 11, a fork child's regular files are counted
+ *                      by directory: the id of the directory's path, which
+ *                      ends in '/'
  *   PI_REC_WAIT:       key = {wait kind, address of the object, 0}
  * Summarised are: all launches and GPU times, copies but the main
  * thread's blocking ones; I/O on regular files; the other threads' I/O but

@@ -28,6 +28,12 @@ struct correlation {
     uint8_t in_full;      /* written in full (a window): its timing goes in full too */
 };
 
+/* Directory ids of recent paths, by path id: a file is opened, read and closed in a row. */
+#define DIRECTORY_CACHE 64u
+struct directory_of {
+    uint32_t path, directory;
+};
+
 static struct {
     int ready;
     pi_summary_stage_fn stage; /* the writer's staging, for what goes into the file */
@@ -44,6 +50,7 @@ static struct {
     uint64_t window_reason, window_step_ns;
     uint64_t last_trigger;
     _Atomic int requested; /* a detail window asked for by another thread: 1 open, 2 close */
+    struct directory_of directories[DIRECTORY_CACHE];
 } s;
 
 static uint64_t ns_to_ticks(uint64_t ns)
@@ -249,6 +256,40 @@ static void count(const struct pi_record *r, const struct pi_summary_class *k, i
     pi_flight_ring_push(&s.ring, r);
 }
 
+/* The id of the directory of path @path_id, as its path ending in '/'; @path_id itself for a
+ * path without one, 0 when the table is full. */
+static uint32_t directory_of(uint32_t path_id)
+{
+    struct directory_of *slot = &s.directories[path_id % DIRECTORY_CACHE];
+    if (slot->path == path_id && slot->directory)
+        return slot->directory;
+    uint32_t length;
+    const char *path = pi_strings_get(&pi_rec.strings, path_id, &length);
+    const char *slash = path ? memrchr(path, '/', length) : NULL;
+    uint32_t directory =
+        slash ? pi_strings_intern(&pi_rec.strings, path, (size_t)(slash - path) + 1) : path_id;
+    slot->path = path_id;
+    slot->directory = directory;
+    return directory;
+}
+
+/*
+ * A fork child's regular files (a DataLoader worker's: the dataset) are a
+ * new set every epoch, each read once: counted per directory, not with
+ * each file's first in full, or each epoch's workers would write every
+ * file's records again. The summary's subject is the directory's path,
+ * ending in '/'.
+ */
+static void count_by_directory(const struct pi_record *r, struct pi_summary_class *k)
+{
+    if (!pi_rec.fork_child || r->kind != PI_REC_IO || PI_IO_CLASS(r->flags) != PI_FD_FILE ||
+        k->role == PI_SUMMARY_IN_FULL)
+        return;
+    k->role = PI_SUMMARY_COUNTED;
+    if (k->key[2])
+        k->key[2] = directory_of((uint32_t)k->key[2]);
+}
+
 void pi_summary_mode_take(const struct pi_record *records, uint32_t n)
 {
     if (!s.ready) {
@@ -262,6 +303,7 @@ void pi_summary_mode_take(const struct pi_record *records, uint32_t n)
         pi_summary_classify(r, (uint32_t)pi_rec.pid, &k);
         if (pi_rec.fork_child)
             k.step = PI_STEP_NONE; /* a worker's index reads are no slow steps */
+        count_by_directory(r, &k);
         uint64_t start, end;
         int slow = pi_step_trigger_record(&s.trigger, k.step, r, &start, &end);
         count(r, &k, 1);

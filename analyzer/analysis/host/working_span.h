@@ -20,6 +20,14 @@ void pi_working_span_wait(struct pi_process_info *process, const struct pi_threa
                           const struct pi_record *record, uint64_t ts, uint64_t dur,
                           unsigned time_class);
 
+/* pi_working_span_summarised - the main thread of @process waited @ns in @time_class in calls
+ * that summary mode counted together, from @start_ns to @end_ns */
+void pi_working_span_summarised(struct pi_process_info *process, uint64_t start_ns,
+                                uint64_t end_ns, uint64_t ns, unsigned time_class);
+
+/* pi_working_span_free - what pi_working_span_summarised kept */
+void pi_working_span_free(struct pi_process_info *process);
+
 /* pi_working_span_clock - read the main thread's CPU over the span from its clock's samples
  * (before they are released) */
 void pi_working_span_clock(struct pi_process_info *process);

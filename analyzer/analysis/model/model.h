@@ -232,6 +232,15 @@ struct pi_process_info {
         uint64_t cpu_ns;  /* by the main thread's clock, where cpu_measured */
         int cpu_measured; /* its samples cover the span */
         int64_t ready_fd; /* the fd the last wait found ready, -1: the last was no such wait */
+        /* the main thread's waits that summary mode counted (a worker's file reads): they
+         * come at the interval's end, after the span's last wait, so they are kept apart
+         * (the snapshots above leave them out) and spread over their own span */
+        uint64_t summarised[PI_TIME_CPU]; /* so far, by class */
+        struct pi_summarised_wait {
+            uint64_t start_ns, end_ns, ns;
+            unsigned time_class;
+        } *pieces;
+        size_t piece_count, piece_capacity;
     } working;
     /* the main thread's time ready to run and waiting for a CPU so far (the kernel's schedstat
      * run delay, PI_FLAG_RUN_DELAY) at its first and last sample */

@@ -14,6 +14,7 @@
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/relay_steps.h"
 #include "analysis/host/thread_timeline.h"
+#include "analysis/host/working_span.h"
 #include "analysis/pass/file_pass.h"
 #include "analysis/pass/parallel_pass.h"
 #include "analysis/ranks/ranks.h"
@@ -115,6 +116,7 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->cgroup);
         free(p->stderr_tail);
         free(p->inherited_unresolved);
+        pi_working_span_free(p);
         pi_call_site_free(p->fatal.site);
         free(p->reaped);
         free(p->identity);

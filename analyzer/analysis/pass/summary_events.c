@@ -8,6 +8,7 @@
 #include "analysis/host/relay_steps.h"
 #include "analysis/host/steps.h"
 #include "analysis/host/threads.h"
+#include "analysis/host/working_span.h"
 #include "analysis/sites/demangle.h"
 #include "reader/summary_record.h"
 
@@ -42,6 +43,9 @@ static void thread_time(struct pi_process_info *p, const struct pi_event *ev,
     t->events += s->count;
     if (time_class < PI_TIME_CLASS_COUNT)
         t->time[time_class] += s->body.total_ns;
+    if (t->tid == (uint32_t)p->header.pid) /* a worker's file reads: within its working span? */
+        pi_working_span_summarised(p, ev->ts_ns, ev->ts_ns + ev->dur_ns, s->body.total_ns,
+                                   time_class);
     if (ev->ts_ns < t->first_ns)
         t->first_ns = ev->ts_ns;
     if (ev->ts_ns + ev->dur_ns > t->last_ns)
