@@ -15,6 +15,7 @@
 #include "section_collectives.h"
 #include "section_device_memory.h"
 #include "section_gpu.h"
+#include "section_gpu_modules.h"
 #include "section_key_figures.h"
 #include "section_latency.h"
 #include "section_overview.h"
@@ -57,6 +58,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
         pi_report_device_memory_html(out, a, training);
         pi_report_gpu_kernels_html(out, a);
     }
+    pi_report_gpu_modules_html(out, a);
     pi_report_processes_memory_html(out, a);
     pi_report_latency_histograms_html(out, a);
     pi_report_threads_html(out, a);

@@ -20,6 +20,7 @@
 #include "section_latency.h"
 #include "section_overview.h"
 #include "section_processes.h"
+#include "section_gpu_modules.h"
 #include "section_native_time.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
@@ -57,6 +58,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     for (size_t i = 0; i < a->process_count; i++)
         cJSON_AddItemToArray(processes, process_json(a, &a->processes[i]));
     pi_report_gpu_json(root, a);
+    pi_report_gpu_modules_json(root, a);
     pi_report_latency_json(root, a);
     pi_report_sites_json(root, a);
     pi_report_python_time_json(root, a);

@@ -8,6 +8,7 @@
 #include "section_collectives.h"
 #include "section_device_memory.h"
 #include "section_gpu.h"
+#include "section_gpu_modules.h"
 #include "section_key_figures.h"
 #include "section_latency.h"
 #include "section_overview.h"
@@ -35,6 +36,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_native_time_text(out, a);
     pi_report_collectives_text(out, a);
     pi_report_gpu_text(out, a);
+    pi_report_gpu_modules_text(out, a);
     pi_report_device_memory_text(out, a);
     pi_report_threads_text(out, a);
     pi_report_latency_text(out, a);

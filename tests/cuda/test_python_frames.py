@@ -195,6 +195,52 @@ class PythonFrames(unittest.TestCase):
                          f"{CALL_SITES}:{self.line['queue get']} in wait_mode")
 
 
+class GpuTimeByModule(unittest.TestCase):
+    """Each kernel's GPU time credited to the forward calls above its sampled launches: the
+    module table against the model's own count of what it launched under each module path
+    (py_call_sites.py modules: kernels of known durations on the fake GPU)."""
+
+    def modules(self, sample):
+        printed, report, _ = run_profiled(sys.executable, CALL_SITES, CUDART, NATIVE_THREAD,
+                                          "modules", env={"PROFINJECT_PY_SAMPLE": str(sample)})
+        truth = json.loads(printed)
+        return truth, report["gpu_modules"], {r["path"]: r for r in report["gpu_modules"]["modules"]}
+
+    # the GPU time the fake GPU's records give a kernel is its duration within a few hundred ns
+    # (their clock against ours): totals within 0.5%, shares within 0.1 points
+    def test_every_launch_sampled_gives_each_module_its_time(self):
+        truth, table, rows = self.modules(1)
+        native = truth.pop("(native thread)")
+        total = truth["Model"] + truth[""] + native
+        self.assertAlmostEqual(table["gpu_ns"], total, delta=0.005 * total)
+        self.assertEqual(set(rows), set(truth) - {""})
+        # the gemm and gelu kernels a thread without Python frames launched are in no module
+        self.assertAlmostEqual(table["unplaced_ns"], native, delta=0.005 * native)
+        for path, ns in truth.items():
+            if path:
+                self.assertAlmostEqual(rows[path]["gpu_ns"], ns, delta=0.005 * ns, msg=path)
+                self.assertAlmostEqual(rows[path]["share"], ns / total, delta=0.001, msg=path)
+                self.assertEqual(rows[path]["error_points"], 0, path)
+        self.assertAlmostEqual(table["outside_ns"], truth[""], delta=0.005 * truth[""])
+        # 40 steps: two Linear calls in each of two Blocks' Attention
+        self.assertAlmostEqual(rows["Model/Block/Attention/Linear"]["launches"], 160, delta=1e-6)
+        self.assertEqual(rows["Model/Block"]["depth"], 1)
+        # each path after its parent, the heavier sibling first
+        order = [r["path"] for r in table["modules"]]
+        self.assertLess(order.index("Model/Block/MLP"), order.index("Model/Block/MLP/Linear"))
+        self.assertLess(order.index("Model/Block/Attention"), order.index("Model/Block/MLP"))
+
+    def test_one_launch_in_seven_sampled_within_the_stated_error(self):
+        truth, table, rows = self.modules(7)
+        total = truth["Model"] + truth[""] + truth.pop("(native thread)")
+        self.assertAlmostEqual(table["gpu_ns"], total, delta=0.005 * total)
+        for path, ns in truth.items():
+            if path and ns / total >= 0.05:
+                error = abs(rows[path]["share"] - ns / total) * 100
+                self.assertLessEqual(error, max(rows[path]["error_points"], 0.5),
+                                     f"{path}: {rows[path]['share']:.4f} against {ns / total:.4f}")
+
+
 class RealDataLoader(unittest.TestCase):
     def test_the_loop_waits_on_its_for_line(self):
         report = record(sys.executable, DATALOADER)

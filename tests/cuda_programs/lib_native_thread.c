@@ -27,3 +27,37 @@ int allocate_in_native_thread(size_t size)
     pthread_join(thread, &failed);
     return failed != NULL;
 }
+
+/* The kernel of host stub @stub launched @count times by a thread Python never saw, as
+ * autograd's threads launch the backward pass: each runs @duration_ns on the fake GPU. */
+struct launches {
+    const void *stub;
+    uint64_t duration_ns;
+    int count;
+};
+
+static void *launch(void *context)
+{
+    const struct launches *l = context;
+    cudaError_t (*launch_fn)(const void *, dim3, dim3, void **, size_t, cudaStream_t) =
+        (cudaError_t(*)(const void *, dim3, dim3, void **, size_t, cudaStream_t))dlsym(
+            RTLD_DEFAULT, "cudaLaunchKernel");
+    uint64_t duration = l->duration_ns;
+    void *args[1] = {&duration};
+    dim3 one = {1, 1, 1};
+    int failed = !launch_fn;
+    for (int i = 0; i < l->count && !failed; i++)
+        failed = launch_fn(l->stub, one, one, args, 0, NULL) != cudaSuccess;
+    return (void *)(intptr_t)failed;
+}
+
+int launch_in_native_thread(const void *stub, uint64_t duration_ns, int count)
+{
+    struct launches l = {stub, duration_ns, count};
+    pthread_t thread;
+    void *failed = (void *)1;
+    if (pthread_create(&thread, NULL, launch, &l) != 0)
+        return 1;
+    pthread_join(thread, &failed);
+    return failed != NULL;
+}

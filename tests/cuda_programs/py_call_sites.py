@@ -15,12 +15,20 @@ Modes:
             allocates too
   launch    the main thread launches a kernel 40 times without the GIL and
             25 times with it (PROFINJECT_PY_SAMPLE=1 samples them all)
+  modules   a model of nested classes whose forward methods launch
+            kernels of known durations (Model > Embedding, 2 x Block >
+            Attention, MLP > Linear; a head Linear), 40 steps, each with an
+            "optimizer" kernel outside any forward, and as many gemm kernels
+            as the forward's and 2 gelu from a thread Python never saw (as
+            autograd's launch the backward pass); prints as JSON the GPU
+            time each module path launched under, from the model's own count
   wait      the main thread of a process with a child reads a pipe the
             child writes to after a pause (three batches, each acknowledged
             before the next is sent), and waits on a queue a thread fills
             after a pause
 """
 import ctypes
+import json
 import os
 import queue
 import sys
@@ -79,11 +87,11 @@ def threads_mode(cuda, cuda_with_gil, native_library):
     return kept
 
 
-def register_kernel(cuda):
+def register_kernel(cuda, function="step"):
     stub = ctypes.create_string_buffer(16)  # the "host stub": any address the runtime knows
     cuda.__cudaRegisterFatBinary.restype = ctypes.c_void_p
     module = cuda.__cudaRegisterFatBinary(None)
-    name = b"_Z4stepPf"
+    name = f"_Z{len(function)}{function}Pf".encode()
     cuda.__cudaRegisterFunction(ctypes.c_void_p(module), stub, name, name, -1, None, None, None,
                                 None, None)
     return stub
@@ -110,6 +118,125 @@ def launch_mode(cuda, cuda_with_gil):
         failures += launch_held(cuda_with_gil, stub, args) != 0
     if failures:
         raise SystemExit(f"{failures} launches failed")
+
+
+class Kernels:
+    """Kernels by name, each launched with its duration (the fake GPU runs it that long), and
+    the model's own count of the GPU time launched under each module path."""
+
+    def __init__(self, cuda):
+        self.cuda, self.stubs, self.path, self.truth = cuda, {}, [], {}
+
+    def launch(self, name, duration_ns):
+        if name not in self.stubs:
+            self.stubs[name] = register_kernel(self.cuda, name)
+        duration = ctypes.c_uint64(duration_ns)
+        args = (ctypes.c_void_p * 1)(ctypes.addressof(duration))
+        one = Dim3(1, 1, 1)
+        if self.cuda.cudaLaunchKernel(self.stubs[name], one, one, args, ctypes.c_size_t(0), None):
+            raise SystemExit(f"launching {name} failed")
+        for depth in range(len(self.path)):
+            key = "/".join(self.path[:depth + 1])
+            self.truth[key] = self.truth.get(key, 0) + duration_ns
+        if not self.path:
+            self.truth[""] = self.truth.get("", 0) + duration_ns
+
+    def scope(self, name):
+        kernels = self
+
+        class Scope:
+            def __enter__(self):
+                kernels.path.append(name)
+
+            def __exit__(self, *exc):
+                kernels.path.pop()
+        return Scope()
+
+
+class Linear:
+    def __init__(self, k):
+        self.k = k
+
+    def forward(self):
+        with self.k.scope("Linear"):
+            self.k.launch("gemm", 300_000)
+
+
+class Embedding:
+    def __init__(self, k):
+        self.k = k
+
+    def forward(self):
+        with self.k.scope("Embedding"):
+            self.k.launch("embed", 200_000)
+
+
+class Attention:
+    def __init__(self, k):
+        self.k, self.qkv, self.out = k, Linear(k), Linear(k)
+
+    def forward(self):
+        with self.k.scope("Attention"):
+            self.qkv.forward()
+            self.k.launch("softmax", 100_000)
+            self.out.forward()
+
+
+class MLP:
+    def __init__(self, k):
+        self.k, self.fc1, self.fc2 = k, Linear(k), Linear(k)
+
+    def forward(self):
+        with self.k.scope("MLP"):
+            self.fc1.forward()
+            self.k.launch("gelu", 50_000)
+            self.fc2.forward()
+
+
+class Block:
+    def __init__(self, k):
+        self.k, self.attention, self.mlp = k, Attention(k), MLP(k)
+
+    def forward(self):
+        with self.k.scope("Block"):
+            self.attention.forward()
+            self.mlp.forward()
+
+
+class Model:
+    def __init__(self, k):
+        self.k, self.embedding, self.head = k, Embedding(k), Linear(k)
+        self.blocks = [Block(k), Block(k)]
+
+    def forward(self):
+        with self.k.scope("Model"):
+            self.embedding.forward()
+            for block in self.blocks:
+                block.forward()
+            self.head.forward()
+
+
+def modules_mode(cuda, native_library):
+    kernels = Kernels(cuda)
+    model = Model(kernels)
+    # the first launch decides how GPU time is taken and may go untimed: 1 us, not counted
+    kernels.launch("warm_up", 1000)
+    kernels.truth.clear()
+    native = ctypes.CDLL(native_library)
+    native.launch_in_native_thread.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int]
+    for _ in range(40):
+        model.forward()
+        # the backward pass's kernels come from a thread without Python frames (autograd's):
+        # the forward's gemm as often again, 2 gelu
+        if native.launch_in_native_thread(kernels.stubs["gemm"], 300_000, 9) or \
+                native.launch_in_native_thread(kernels.stubs["gelu"], 50_000, 2):
+            raise SystemExit("the native thread's launches failed")
+        kernels.truth["(native thread)"] = kernels.truth.get("(native thread)", 0) + \
+            9 * 300_000 + 2 * 50_000
+        kernels.launch("optimizer", 150_000)  # outside any forward
+    if cuda.cudaDeviceSynchronize():  # every kernel ran: its GPU time is known
+        raise SystemExit("cudaDeviceSynchronize failed")
+    print(json.dumps(kernels.truth))
 
 
 def read_batch(fd):
@@ -151,6 +278,9 @@ def main():
             kept = alloc_mode(cuda, cuda_with_gil)
         elif mode == "threads":
             kept = threads_mode(cuda, cuda_with_gil, native_library)
+        elif mode == "modules":
+            modules_mode(cuda, native_library)
+            return
         else:
             kept = launch_mode(cuda, cuda_with_gil)
         del kept

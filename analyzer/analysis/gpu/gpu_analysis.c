@@ -16,6 +16,7 @@
 
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/demangle.h"
+#include "analysis/sites/python_sites.h"
 #include "analysis/common/u64_map.h"
 
 static struct pi_gpu_memory *memory_of(struct pi_process_info *p)
@@ -333,6 +334,8 @@ void pi_gpu_event(struct pi_analysis *a, const struct pi_reader *reader, struct 
         const char *kernel = r->arg[1] ? pi_reader_string(reader, r->arg[1]) : NULL;
         if (PI_CUDA_SUBTYPE(r->flags) == PI_GPU_GRAPH)
             kernel = "(CUDA graph)";
+        else /* which threads launch it: those with Python frames, or autograd's */
+            pi_python_sites_launch(a, r->tid, r->arg[1], 1);
         pi_demangle(kernel ? kernel : "(unknown kernel)", name, sizeof(name));
         add(pi_latency_get(&a->calls, "kernel", name, "launch"), ev->dur_ns, 0);
         pi_gpu_timeline_launch(p, ev->ts_ns, ev->dur_ns);

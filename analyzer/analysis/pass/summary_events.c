@@ -10,6 +10,7 @@
 #include "analysis/host/threads.h"
 #include "analysis/host/working_span.h"
 #include "analysis/sites/demangle.h"
+#include "analysis/sites/python_sites.h"
 #include "reader/summary_record.h"
 
 /* The summary's histogram, sum and extremes into @e's durations, its bytes too. */
@@ -68,6 +69,8 @@ static void cuda_call(struct pi_analysis *a, const struct pi_reader *reader,
         return; /* counted once, at the outer call */
     char name[1024];
     if (b->kind == PI_REC_GPU_LAUNCH) {
+        if (PI_CUDA_SUBTYPE(b->flags) != PI_GPU_GRAPH)
+            pi_python_sites_launch(a, ev->rec.tid, b->key[1], s->count);
         kernel_name(reader, b->key[1], b->flags, name, sizeof(name));
         merge(pi_latency_get(&a->calls, "kernel", name, "launch"), s, 0);
         pi_gpu_timeline_launches(p, ev->ts_ns, ev->ts_ns + ev->dur_ns, s->count);

@@ -66,6 +66,10 @@ void pi_python_sites_event(struct pi_analysis *a, const struct pi_reader *reader
         return;
     if (PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_LAUNCH) {
         key = stack | (r->arg[2] & 0x7fffffffu) << 32;
+        if (!s->python_threads)
+            s->python_threads = pi_u64_map_new();
+        if (s->python_threads && r->tid)
+            pi_u64_map_put(s->python_threads, r->tid);
     } else {
         unsigned class = wait_class(p, r);
         if (class >= PI_TIME_CLASS_COUNT)
@@ -81,6 +85,69 @@ void pi_python_sites_event(struct pi_analysis *a, const struct pi_reader *reader
         e->value[0]++;
         e->value[1] += ns;
     }
+}
+
+void pi_python_sites_launch(struct pi_analysis *a, uint32_t tid, uint64_t kernel_id,
+                            uint64_t count)
+{
+    struct pi_python_sites *s = sites_of(a);
+    if (!s || !tid)
+        return;
+    if (!s->thread_launches)
+        s->thread_launches = pi_u64_map_new();
+    struct pi_u64_entry *e =
+        s->thread_launches
+            ? pi_u64_map_put(s->thread_launches, (uint64_t)tid << 32 | (kernel_id & 0x7fffffffu))
+            : NULL;
+    if (e)
+        e->value[0] += count;
+}
+
+static void add_python_launches(struct pi_python_sites *s, const char *kernel, uint64_t count)
+{
+    for (size_t i = 0; i < s->python_launch_count; i++)
+        if (strcmp(s->python_launches[i].kernel, kernel) == 0) {
+            s->python_launches[i].count += count;
+            return;
+        }
+    struct pi_python_launches *grown =
+        realloc(s->python_launches, (s->python_launch_count + 1) * sizeof(*grown));
+    char *copy = strdup(kernel);
+    if (!grown || !copy) {
+        free(copy);
+        if (grown)
+            s->python_launches = grown;
+        return;
+    }
+    s->python_launches = grown;
+    grown[s->python_launch_count++] = (struct pi_python_launches){copy, count};
+}
+
+uint64_t pi_python_launches_of(const struct pi_analysis *a, const char *kernel)
+{
+    const struct pi_python_sites *s = a->python_sites;
+    for (size_t i = 0; s && i < s->python_launch_count; i++)
+        if (strcmp(s->python_launches[i].kernel, kernel) == 0)
+            return s->python_launches[i].count;
+    return 0;
+}
+
+/* This file's launches by the threads that had Python frames, by kernel name. */
+static void count_python_launches(struct pi_python_sites *s, const struct pi_reader *reader)
+{
+    struct pi_u64_map *launches = s->thread_launches, *threads = s->python_threads;
+    for (size_t i = 0; launches && threads && i < launches->capacity; i++) {
+        const struct pi_u64_entry *e = &launches->slots[i];
+        if (!e->key || !pi_u64_map_get(threads, e->key >> 32))
+            continue;
+        const char *mangled = pi_reader_string(reader, e->key & 0x7fffffffu);
+        char name[1024];
+        pi_demangle(mangled ? mangled : "(unknown kernel)", name, sizeof(name));
+        add_python_launches(s, name, e->value[0]);
+    }
+    pi_u64_map_free(launches);
+    pi_u64_map_free(threads);
+    s->thread_launches = s->python_threads = NULL;
 }
 
 static struct pi_line_stat *merge(struct pi_line_stat **list, size_t *count,
@@ -132,6 +199,7 @@ void pi_python_sites_finish_file(struct pi_analysis *a, const struct pi_reader *
     if (s) {
         pi_u64_map_free(s->pending);
         s->pending = NULL;
+        count_python_launches(s, reader);
     }
 }
 
@@ -164,6 +232,11 @@ int pi_python_sites_merge(struct pi_analysis *into, struct pi_analysis *from)
     int failed = merge_lines(&s->launches, &s->launch_count, f->launches, f->launch_count) |
                  merge_lines(&s->waits, &s->wait_count, f->waits, f->wait_count);
     f->launch_count = f->wait_count = 0; /* the sites went over (or were freed by merge()) */
+    for (size_t i = 0; i < f->python_launch_count; i++) {
+        add_python_launches(s, f->python_launches[i].kernel, f->python_launches[i].count);
+        free(f->python_launches[i].kernel);
+    }
+    f->python_launch_count = 0;
     struct pi_python_process *grown =
         realloc(s->processes, (s->process_count + f->process_count + 1) * sizeof(*grown));
     if (!grown)
@@ -259,7 +332,12 @@ void pi_python_sites_free(struct pi_analysis *a)
     for (size_t i = 0; i < s->process_count; i++)
         free(s->processes[i].reason);
     free(s->processes);
+    for (size_t i = 0; i < s->python_launch_count; i++)
+        free(s->python_launches[i].kernel);
+    free(s->python_launches);
     pi_u64_map_free(s->pending);
+    pi_u64_map_free(s->thread_launches);
+    pi_u64_map_free(s->python_threads);
     free(s);
     a->python_sites = NULL;
 }

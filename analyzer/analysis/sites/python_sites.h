@@ -29,9 +29,20 @@ struct pi_python_process {
     char *reason;
 };
 
+/* A kernel's launches by threads that had Python frames (sampled launches with a site). */
+struct pi_python_launches {
+    char *kernel; /* demangled */
+    uint64_t count;
+};
+
 struct pi_python_sites {
     struct pi_line_stat *launches; /* by kernel (most sampled first), then by count */
     size_t launch_count;
+    /* all launches of each kernel by the threads that could be sampled: those whose
+     * sampled launches had Python frames (autograd's threads, launching the backward
+     * pass, have none) */
+    struct pi_python_launches *python_launches;
+    size_t python_launch_count;
     struct pi_line_stat *waits; /* by time waited, most first */
     size_t wait_count;
     struct pi_python_process *processes;
@@ -39,11 +50,21 @@ struct pi_python_sites {
     /* this file's records, by stack id, until its end */
     void *pending;
     size_t pending_count, pending_capacity;
+    void *thread_launches; /* this file's launches by thread and kernel id */
+    void *python_threads;  /* this file's threads with sampled launch sites */
 };
 
 /* pi_python_sites_event - account a PI_REC_CALL_SITE or PI_REC_PYTHON record (record_dispatch.c) */
 void pi_python_sites_event(struct pi_analysis *analysis, const struct pi_reader *reader,
                            const struct pi_process_info *process, const struct pi_event *ev);
+
+/* pi_python_sites_launch - @count launches of kernel @kernel_id (a string id of the file) by
+ * thread @tid */
+void pi_python_sites_launch(struct pi_analysis *analysis, uint32_t tid, uint64_t kernel_id,
+                            uint64_t count);
+
+/* pi_python_launches_of - launches of @kernel by threads that had Python frames */
+uint64_t pi_python_launches_of(const struct pi_analysis *analysis, const char *kernel);
 
 /* pi_python_sites_finish_file - resolve this file's call sites while its definitions are known */
 void pi_python_sites_finish_file(struct pi_analysis *analysis, const struct pi_reader *reader);

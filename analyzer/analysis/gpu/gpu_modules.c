@@ -1,0 +1,300 @@
+/* gpu_modules.c - GPU time by nn.Module path, from the sampled launches (see gpu_modules.h). */
+#include "gpu_modules.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/sites/python_sites.h"
+
+#define FORWARD ".forward"
+
+/* A kernel's figures, and its sampled launches with Python frames. Its GPU time that Python
+ * threads launched is its time in the ratio of their launches to all of its launches. */
+struct kernel {
+    const char *name;
+    uint64_t gpu_ns, launches, samples;
+    uint64_t python_launches; /* by threads that had Python frames */
+    double python_gpu_ns;
+};
+
+struct build {
+    struct kernel *kernels;
+    size_t kernel_count;
+    struct pi_gpu_modules *out;
+    size_t capacity;
+    uint64_t *row_samples; /* [row][kernel]: a row's sampled launches of each kernel */
+};
+
+static struct kernel *kernel_of(struct build *b, const char *name)
+{
+    for (size_t i = 0; i < b->kernel_count; i++)
+        if (strcmp(b->kernels[i].name, name) == 0)
+            return &b->kernels[i];
+    return NULL;
+}
+
+/* The kernels of the sampled launches, with their GPU time and launches from the tables. */
+static int collect_kernels(const struct pi_analysis *a, const struct pi_python_sites *s,
+                           struct build *b)
+{
+    b->kernels = calloc(s->launch_count ? s->launch_count : 1, sizeof(*b->kernels));
+    if (!b->kernels)
+        return -1;
+    for (size_t i = 0; i < s->launch_count; i++) {
+        struct kernel *k = kernel_of(b, s->launches[i].kernel);
+        if (!k) {
+            k = &b->kernels[b->kernel_count++];
+            k->name = s->launches[i].kernel;
+        }
+        k->samples += s->launches[i].count;
+    }
+    size_t n;
+    struct pi_latency_entry **gpu = pi_latency_sorted(&a->calls, "gpu", &n);
+    for (size_t i = 0; gpu && i < n; i++) {
+        if (strcmp(gpu[i]->detail, "kernel") != 0)
+            continue;
+        b->out->gpu_ns += gpu[i]->durations.sum;
+        struct kernel *k = kernel_of(b, gpu[i]->name);
+        if (k)
+            k->gpu_ns = gpu[i]->durations.sum;
+    }
+    free(gpu);
+    struct pi_latency_entry **launches = pi_latency_sorted(&a->calls, "kernel", &n);
+    for (size_t i = 0; launches && i < n; i++) {
+        struct kernel *k = kernel_of(b, launches[i]->name);
+        if (k && strcmp(launches[i]->detail, "launch") == 0)
+            k->launches = launches[i]->durations.count;
+    }
+    free(launches);
+    b->out->placed_ns = 0;
+    for (size_t i = 0; i < b->kernel_count; i++) {
+        struct kernel *k = &b->kernels[i];
+        k->python_launches = pi_python_launches_of(a, k->name);
+        if (k->python_launches < k->samples || k->python_launches > k->launches)
+            k->python_launches = k->launches; /* not told apart: all of them */
+        k->python_gpu_ns = k->launches ? (double)k->gpu_ns * (double)k->python_launches /
+                                             (double)k->launches
+                                       : (double)k->gpu_ns;
+        b->out->placed_ns += (uint64_t)k->python_gpu_ns;
+    }
+    return 0;
+}
+
+/* The row of @path (its first @length bytes), made when new; its index or -1. */
+static long row_of(struct build *b, const char *path, size_t length, unsigned depth)
+{
+    struct pi_gpu_modules *m = b->out;
+    for (size_t i = 0; i < m->count; i++)
+        if (strlen(m->rows[i].path) == length && memcmp(m->rows[i].path, path, length) == 0)
+            return (long)i;
+    if (m->count == b->capacity) {
+        size_t capacity = b->capacity ? 2 * b->capacity : 32;
+        struct pi_gpu_module *grown = realloc(m->rows, capacity * sizeof(*grown));
+        if (!grown)
+            return -1;
+        m->rows = grown;
+        b->capacity = capacity;
+    }
+    struct pi_gpu_module *r = &m->rows[m->count];
+    memset(r, 0, sizeof(*r));
+    r->path = malloc(length + 1);
+    if (!r->path)
+        return -1;
+    memcpy(r->path, path, length);
+    r->path[length] = '\0';
+    const char *slash = strrchr(r->path, '/');
+    r->name = slash ? slash + 1 : r->path;
+    r->depth = depth;
+    return (long)m->count++;
+}
+
+/* The class of a frame that is a module's forward ("GPT2Attention.forward": "GPT2Attention"),
+ * its length in @length; NULL for any other frame. */
+static const char *forward_class(const struct pi_site_frame *f, size_t *length)
+{
+    size_t n = f->function ? strlen(f->function) : 0, suffix = strlen(FORWARD);
+    if (n <= suffix || strcmp(f->function + n - suffix, FORWARD) != 0)
+        return NULL;
+    const char *start = f->function;
+    for (const char *c = f->function; c < f->function + n - suffix; c++)
+        if (*c == '.')
+            start = c + 1; /* a nested class: its own name */
+    *length = (size_t)(f->function + n - suffix - start);
+    return *length ? start : NULL;
+}
+
+/*
+ * Each sampled site credits its share of its kernel to every module path
+ * its frames go through, from the outermost forward in; @pass 0 makes the
+ * rows, pass 1 counts each row's samples of each kernel (for the error).
+ */
+static int credit_sites(const struct pi_python_sites *s, struct build *b, int pass)
+{
+    char path[2048];
+    for (size_t i = 0; i < s->launch_count; i++) {
+        const struct pi_line_stat *l = &s->launches[i];
+        struct kernel *k = kernel_of(b, l->kernel);
+        double share = k && k->samples ? (double)l->count / (double)k->samples : 0;
+        size_t used = 0;
+        unsigned depth = 0;
+        for (size_t f = l->site->python_count; f-- > 0;) {
+            size_t length;
+            const char *name = forward_class(&l->site->frames[f], &length);
+            if (!name || used + length + 1 >= sizeof(path))
+                continue;
+            if (used)
+                path[used++] = '/';
+            memcpy(path + used, name, length);
+            used += length;
+            long row = row_of(b, path, used, depth++);
+            if (row < 0)
+                return -1;
+            struct pi_gpu_module *r = &b->out->rows[row];
+            if (pass == 0) {
+                r->gpu_ns += share * (k ? k->python_gpu_ns : 0);
+                r->launches += share * (double)(k ? k->python_launches : 0);
+                r->samples += l->count;
+            } else {
+                b->row_samples[(size_t)row * b->kernel_count + (size_t)(k - b->kernels)] +=
+                    l->count;
+            }
+        }
+        if (pass == 0 && depth == 0 && k)
+            b->out->outside_ns += (uint64_t)(share * k->python_gpu_ns);
+    }
+    return 0;
+}
+
+/*
+ * A row's share is a sum over kernels of each kernel's GPU time times the
+ * fraction of its samples under the row, each fraction estimated from that
+ * kernel's own samples: its variance is the sum of theirs, each a sample's
+ * of its launches (none when every launch was sampled).
+ */
+static void sampling_errors(struct build *b)
+{
+    struct pi_gpu_modules *m = b->out;
+    for (size_t r = 0; r < m->count && m->gpu_ns; r++) {
+        double variance = 0;
+        for (size_t k = 0; k < b->kernel_count; k++) {
+            const struct kernel *kernel = &b->kernels[k];
+            if (kernel->samples < 1)
+                continue;
+            double p = (double)b->row_samples[r * b->kernel_count + k] / (double)kernel->samples;
+            double weight = kernel->python_gpu_ns / (double)m->gpu_ns;
+            double unsampled = kernel->python_launches > kernel->samples
+                                   ? 1 - (double)kernel->samples / (double)kernel->python_launches
+                                   : 0;
+            variance += weight * weight * p * (1 - p) / (double)kernel->samples * unsampled;
+        }
+        m->rows[r].error_points = 100 * 1.96 * sqrt(variance);
+    }
+}
+
+static const struct pi_gpu_module *sort_rows;
+
+static int by_gpu_time(const void *x, const void *y)
+{
+    const struct pi_gpu_module *a = &sort_rows[*(const size_t *)x],
+                               *b = &sort_rows[*(const size_t *)y];
+    return a->gpu_ns < b->gpu_ns ? 1 : a->gpu_ns > b->gpu_ns ? -1 : strcmp(a->path, b->path);
+}
+
+/* Whether row @child is a direct part of the module path @parent ("" for the outermost). */
+static int child_of(const struct pi_gpu_module *child, const char *parent, unsigned depth)
+{
+    size_t n = strlen(parent);
+    return child->depth == depth &&
+           (n == 0 || (strncmp(child->path, parent, n) == 0 && child->path[n] == '/'));
+}
+
+/* Each path after its parent, siblings by GPU time: into @order from @at; the next free. */
+static size_t tree_order(const struct pi_gpu_modules *m, const char *parent, unsigned depth,
+                         size_t *order, size_t at, size_t *scratch)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->count; i++)
+        if (child_of(&m->rows[i], parent, depth))
+            scratch[n++] = i;
+    size_t *mine = malloc((n ? n : 1) * sizeof(*mine));
+    if (!mine)
+        return at;
+    memcpy(mine, scratch, n * sizeof(*mine));
+    sort_rows = m->rows;
+    qsort(mine, n, sizeof(*mine), by_gpu_time);
+    for (size_t i = 0; i < n; i++) {
+        order[at++] = mine[i];
+        at = tree_order(m, m->rows[mine[i]].path, depth + 1, order, at, scratch);
+    }
+    free(mine);
+    return at;
+}
+
+static int sort_tree(struct pi_gpu_modules *m)
+{
+    size_t *order = malloc((m->count ? m->count : 1) * sizeof(*order));
+    size_t *scratch = malloc((m->count ? m->count : 1) * sizeof(*scratch));
+    struct pi_gpu_module *sorted = malloc((m->count ? m->count : 1) * sizeof(*sorted));
+    if (!order || !scratch || !sorted) {
+        free(order);
+        free(scratch);
+        free(sorted);
+        return -1;
+    }
+    size_t placed = tree_order(m, "", 0, order, 0, scratch);
+    for (size_t i = 0; i < placed; i++)
+        sorted[i] = m->rows[order[i]];
+    for (size_t i = 0; i < m->count; i++) { /* none is left out, but should one be: freed */
+        int kept = 0;
+        for (size_t j = 0; j < placed && !kept; j++)
+            kept = order[j] == i;
+        if (!kept)
+            free(m->rows[i].path);
+    }
+    free(m->rows);
+    m->rows = sorted;
+    m->count = placed;
+    for (size_t i = 0; i < placed; i++) { /* name points into the row's own path */
+        const char *slash = strrchr(sorted[i].path, '/');
+        sorted[i].name = slash ? slash + 1 : sorted[i].path;
+    }
+    free(order);
+    free(scratch);
+    return 0;
+}
+
+int pi_gpu_modules_find(const struct pi_analysis *a, struct pi_gpu_modules *m)
+{
+    memset(m, 0, sizeof(*m));
+    const struct pi_python_sites *s = a->python_sites;
+    if (!s || !s->launch_count)
+        return 0;
+    struct build b = {.out = m};
+    int result = collect_kernels(a, s, &b);
+    for (size_t k = 0; k < b.kernel_count; k++)
+        m->samples += b.kernels[k].samples;
+    if (result == 0)
+        result = credit_sites(s, &b, 0);
+    if (result == 0 && m->count) {
+        b.row_samples = calloc(m->count * b.kernel_count, sizeof(*b.row_samples));
+        result = b.row_samples ? credit_sites(s, &b, 1) : -1;
+    }
+    if (result == 0) {
+        sampling_errors(&b);
+        result = sort_tree(m);
+    }
+    free(b.row_samples);
+    free(b.kernels);
+    if (result != 0)
+        pi_gpu_modules_free(m);
+    return result;
+}
+
+void pi_gpu_modules_free(struct pi_gpu_modules *m)
+{
+    for (size_t i = 0; i < m->count; i++)
+        free(m->rows[i].path);
+    free(m->rows);
+    memset(m, 0, sizeof(*m));
+}

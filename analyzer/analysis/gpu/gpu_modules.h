@@ -1,0 +1,53 @@
+/*
+ * gpu_modules.h - where in the model the GPU time goes: each kernel's GPU
+ * time credited to the nn.Module forward calls its sampled launches were
+ * made under (the Python frames "Class.forward", outermost first: the
+ * module path "GPT2LMHeadModel/GPT2Model/GPT2Block/GPT2Attention").
+ *
+ * Launches carry Python frames one in PROFINJECT_PY_SAMPLE (100): a
+ * kernel's GPU time and launches are shared among its sampled sites by
+ * their counts, so a module's figures are estimates whose sampling error is
+ * stated (95%, in points of the GPU time). Only the launches of threads with
+ * Python frames can be placed: a kernel's GPU time is shared in the ratio of
+ * its launches by those threads to all its launches, the rest (the backward
+ * pass, which autograd's threads launch) is counted apart, as unplaced, with
+ * the kernels none of whose launches was sampled (launched too rarely). A
+ * kernel's launches are taken to last alike, wherever they were made.
+ */
+#ifndef PI_GPU_MODULES_H
+#define PI_GPU_MODULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/model/model.h"
+
+/* One module path: the GPU time of every kernel launched under it, its own modules' included. */
+struct pi_gpu_module {
+    char *path;       /* "Model/Block/Attention" */
+    const char *name; /* its last part, in path */
+    unsigned depth;   /* 0 for the outermost */
+    double gpu_ns;    /* estimated */
+    double launches;  /* estimated */
+    uint64_t samples; /* sampled launches under it */
+    double error_points; /* 95% half-width of its share of the GPU time, in points */
+};
+
+struct pi_gpu_modules {
+    struct pi_gpu_module *rows; /* each path after its parent, siblings by GPU time, most first */
+    size_t count;
+    uint64_t gpu_ns;      /* all kernels' GPU time */
+    uint64_t placed_ns;   /* estimated: launched by threads with Python frames, sampled kernels */
+    uint64_t samples;     /* sampled launches with Python frames */
+    uint64_t outside_ns;  /* estimated: sampled outside any forward */
+};
+
+/**
+ * pi_gpu_modules_find - the module paths of @analysis's sampled launches
+ * Return: 0 (an empty table when no launch was sampled under a forward), -1 without memory.
+ */
+int pi_gpu_modules_find(const struct pi_analysis *analysis, struct pi_gpu_modules *modules);
+
+void pi_gpu_modules_free(struct pi_gpu_modules *modules);
+
+#endif
