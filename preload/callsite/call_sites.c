@@ -31,19 +31,49 @@ void pi_call_sites_start(void)
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, after_fork);
 }
 
-/* The next gap between sampled launches: uniform in 1..2N-1, N on average
- * (xorshift64, per thread). A fixed period would keep sampling the same
- * kernel of a loop that launches a multiple of it per iteration. */
-static int32_t next_gap(void)
+static uint64_t next_random(void)
 {
-    if (launch_sample <= 1)
-        return launch_sample == 1 ? 1 : INT32_MAX;
     uint64_t x = random_state ? random_state : (pi_clock_ticks() | 1) ^ pi_current_tid();
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
     random_state = x;
-    return 1 + (int32_t)(x % (uint64_t)(2 * launch_sample - 1));
+    return x;
+}
+
+/* ln(@x) for x in (0, 1]: the exponent's part and the mantissa's by the series of atanh (within
+ * 1e-6; the library links no libm) */
+static double log_of(double x)
+{
+    union {
+        double d;
+        uint64_t u;
+    } v = {.d = x};
+    int exponent = (int)((v.u >> 52) & 0x7ff) - 1023;
+    v.u = (v.u & 0xfffffffffffffull) | 0x3ff0000000000000ull; /* the mantissa, in [1, 2) */
+    double s = (v.d - 1) / (v.d + 1), s2 = s * s;
+    double mantissa = 2 * s * (1 + s2 * (1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7 + s2 / 9))));
+    return exponent * 0.6931471805599453 + mantissa;
+}
+
+/*
+ * The next gap between sampled launches, geometric with mean N: each launch
+ * is sampled with probability 1/N, on its own (xorshift64, per thread), so
+ * that the launches sampled are a simple random sample of a kernel's, whose
+ * error the report can state. A fixed period would keep sampling the same
+ * kernel of a loop that launches a multiple of it per iteration; gaps drawn
+ * evenly from 1..2N-1 (as before) still sampled a loop's fixed order of
+ * launches in correlated places (errors 1.25 times the binomial's). Drawn
+ * by inversion, one draw a sampled launch.
+ */
+static int32_t next_gap(void)
+{
+    if (launch_sample <= 1)
+        return launch_sample == 1 ? 1 : INT32_MAX;
+    double u = (double)((next_random() >> 11) + 1) * 0x1p-53; /* in (0, 1] */
+    double gap = 1 + log_of(u) / log_of(1 - 1.0 / launch_sample);
+    double most = 64.0 * launch_sample;
+    return (int32_t)(gap < most ? gap : most);
 }
 
 /* The Python frames of this thread, read now when it holds the GIL. */

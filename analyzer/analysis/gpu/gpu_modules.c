@@ -124,18 +124,52 @@ static const char *forward_class(const struct pi_site_frame *f, size_t *length)
     return *length ? start : NULL;
 }
 
+/* The outermost optimizer step of a site's frames ("AdamW.step" in torch/optim/) as a row's
+ * name, "AdamW.step (optimizer)", into @path; its length, 0 for none. */
+static size_t optimizer_step(const struct pi_call_site *site, char *path, size_t size)
+{
+    for (size_t f = site->python_count; f-- > 0;) {
+        const struct pi_site_frame *frame = &site->frames[f];
+        size_t n = frame->function ? strlen(frame->function) : 0;
+        if (n > 5 && strcmp(frame->function + n - 5, ".step") == 0 && frame->file &&
+            strstr(frame->file, "/torch/optim/")) {
+            int written = snprintf(path, size, "%s (optimizer)", frame->function);
+            return written > 0 && (size_t)written < size ? (size_t)written : 0;
+        }
+    }
+    return 0;
+}
+
+/* Credit @row with site @l's share of kernel @k: its figures (@pass 0) or its samples of
+ * that kernel, for the error (pass 1). */
+static void credit(struct build *b, long row, const struct pi_line_stat *l,
+                   const struct kernel *k, int pass)
+{
+    struct pi_gpu_module *r = &b->out->rows[row];
+    double share = k->samples ? (double)l->count / (double)k->samples : 0;
+    if (pass == 0) {
+        r->gpu_ns += share * k->python_gpu_ns;
+        r->launches += share * (double)k->python_launches;
+        r->samples += l->count;
+    } else {
+        b->row_samples[(size_t)row * b->kernel_count + (size_t)(k - b->kernels)] += l->count;
+    }
+}
+
 /*
  * Each sampled site credits its share of its kernel to every module path
- * its frames go through, from the outermost forward in; @pass 0 makes the
- * rows, pass 1 counts each row's samples of each kernel (for the error).
+ * its frames go through, from the outermost forward in; a site outside any
+ * forward, to the optimizer step above it, if any. @pass 0 makes the rows,
+ * pass 1 counts each row's samples of each kernel (for the error).
  */
 static int credit_sites(const struct pi_python_sites *s, struct build *b, int pass)
 {
     char path[2048];
     for (size_t i = 0; i < s->launch_count; i++) {
         const struct pi_line_stat *l = &s->launches[i];
-        struct kernel *k = kernel_of(b, l->kernel);
-        double share = k && k->samples ? (double)l->count / (double)k->samples : 0;
+        const struct kernel *k = kernel_of(b, l->kernel);
+        if (!k)
+            continue;
         size_t used = 0;
         unsigned depth = 0;
         for (size_t f = l->site->python_count; f-- > 0;) {
@@ -150,18 +184,19 @@ static int credit_sites(const struct pi_python_sites *s, struct build *b, int pa
             long row = row_of(b, path, used, depth++);
             if (row < 0)
                 return -1;
-            struct pi_gpu_module *r = &b->out->rows[row];
-            if (pass == 0) {
-                r->gpu_ns += share * (k ? k->python_gpu_ns : 0);
-                r->launches += share * (double)(k ? k->python_launches : 0);
-                r->samples += l->count;
-            } else {
-                b->row_samples[(size_t)row * b->kernel_count + (size_t)(k - b->kernels)] +=
-                    l->count;
-            }
+            credit(b, row, l, k, pass);
         }
-        if (pass == 0 && depth == 0 && k)
-            b->out->outside_ns += (uint64_t)(share * k->python_gpu_ns);
+        if (depth > 0)
+            continue;
+        used = optimizer_step(l->site, path, sizeof(path));
+        long row = used ? row_of(b, path, used, 0) : -2;
+        if (row == -1)
+            return -1;
+        if (row >= 0)
+            credit(b, row, l, k, pass);
+        else if (pass == 0 && k->samples)
+            b->out->outside_ns += (uint64_t)((double)l->count / (double)k->samples *
+                                             k->python_gpu_ns);
     }
     return 0;
 }
@@ -170,7 +205,10 @@ static int credit_sites(const struct pi_python_sites *s, struct build *b, int pa
  * A row's share is a sum over kernels of each kernel's GPU time times the
  * fraction of its samples under the row, each fraction estimated from that
  * kernel's own samples: its variance is the sum of theirs, each a sample's
- * of its launches (none when every launch was sampled).
+ * of its launches (none when every launch was sampled). A fraction is taken
+ * with two samples added either way (Agresti and Coull): one of 0 or 1 from
+ * few samples says no error at all, where one of 50 samples all under a
+ * path may well be 0.9.
  */
 static void sampling_errors(struct build *b)
 {
@@ -181,12 +219,13 @@ static void sampling_errors(struct build *b)
             const struct kernel *kernel = &b->kernels[k];
             if (kernel->samples < 1)
                 continue;
-            double p = (double)b->row_samples[r * b->kernel_count + k] / (double)kernel->samples;
+            double n = (double)kernel->samples + 4;
+            double p = ((double)b->row_samples[r * b->kernel_count + k] + 2) / n;
             double weight = kernel->python_gpu_ns / (double)m->gpu_ns;
             double unsampled = kernel->python_launches > kernel->samples
                                    ? 1 - (double)kernel->samples / (double)kernel->python_launches
                                    : 0;
-            variance += weight * weight * p * (1 - p) / (double)kernel->samples * unsampled;
+            variance += weight * weight * p * (1 - p) / n * unsampled;
         }
         m->rows[r].error_points = 100 * 1.96 * sqrt(variance);
     }
