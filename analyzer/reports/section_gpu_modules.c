@@ -60,8 +60,10 @@ void pi_report_gpu_modules_text(FILE *out, const struct pi_analysis *a)
 void pi_report_gpu_modules_json(cJSON *root, const struct pi_analysis *a)
 {
     struct pi_gpu_modules m;
-    if (pi_gpu_modules_find(a, &m) != 0)
+    if (pi_gpu_modules_find(a, &m) != 0 || !m.samples) {
+        pi_gpu_modules_free(&m);
         return;
+    }
     cJSON *o = cJSON_AddObjectToObject(root, "gpu_modules");
     cJSON_AddNumberToObject(o, "gpu_ns", (double)m.gpu_ns);
     cJSON_AddNumberToObject(o, "samples", (double)m.samples);
