@@ -234,8 +234,11 @@ class GpuTimeByModule(unittest.TestCase):
     def test_one_launch_in_seven_sampled_within_the_stated_error(self):
         """Each launch is sampled on its own, so the stated error is a 95% interval: over 20
         runs, each path's error in units of its stated error's z (1.96 at the interval's
-        edge) has a root mean square near 1 (between 0.6 and 1.5: far outside either at
-        random over 60 draws), and no single error is beyond z 3.5."""
+        edge) has a root mean square near 1, between 0.5 and 1.5 (over 100 errors, either
+        happens at random far less than once in 10,000 runs), and at most a quarter
+        of the errors are outside their interval (5% expected; the paths' errors are
+        correlated, as they share kernels). A single error is not bounded: at a few dozen
+        samples a kernel, one in a few hundred lies beyond z 3.5."""
         z = []
         for _ in range(20):
             truth, table, rows = self.modules(7)
@@ -243,15 +246,18 @@ class GpuTimeByModule(unittest.TestCase):
             truth.pop("(native thread)")
             self.assertAlmostEqual(table["gpu_ns"], total, delta=0.005 * total)
             for path, ns in truth.items():
-                if not path or ns / total < 0.05 or not rows[path]["error_points"]:
+                # Model holds every launch of its kernels by the Python thread: no error
+                if path in ("", "Model") or ns / total < 0.05:
                     continue
                 error = abs(rows[path]["share"] - ns / total) * 100
                 z.append(1.96 * error / rows[path]["error_points"])
-                self.assertLess(z[-1], 3.5, f"{path}: {rows[path]['share']:.4f} against "
-                                f"{ns / total:.4f}, stated ±{rows[path]['error_points']:.1f}")
         rms = (sum(v * v for v in z) / len(z)) ** 0.5
-        self.assertGreater(len(z), 60)
-        self.assertTrue(0.6 < rms < 1.5, f"root mean square z {rms:.2f} over {len(z)} errors")
+        outside = sum(v > 1.96 for v in z) / len(z)
+        shown = f"over {len(z)} errors: RMS z {rms:.2f}, {outside:.0%} outside; largest {max(z):.2f}"
+        self.assertEqual(len(z), 100)
+        self.assertTrue(0.5 < rms < 1.5, shown)
+        self.assertLessEqual(outside, 0.25, shown)
+        print(f"one launch in seven: {shown}")
 
 
 class RealDataLoader(unittest.TestCase):
