@@ -44,6 +44,9 @@ struct pi_summary_class {
     uint8_t role;    /* enum pi_summary_role */
     uint8_t pairing; /* enum pi_summary_pairing */
     uint8_t step;    /* enum pi_step_mark */
+    /* key[2] is a path, to be counted under its directory (the directory's path, ending in
+     * '/'): summary mode interns it */
+    uint8_t by_directory;
     uint64_t key[3]; /* the summary's key (trace_format.h); a timing's comes from its call */
     uint64_t bytes;  /* what the record moved, counted into the summary */
     uint64_t correlation; /* PI_PAIR_*: the id that pairs a call with its GPU time */
@@ -103,14 +106,21 @@ static inline uint8_t pi_summary_step_mark(const struct pi_record *r, int main_t
 /**
  * pi_summary_classify - what summary mode does with @r
  * @pid: the process's id, which is its main thread's tid
+ * @fork_child: the process is a fork child that has not exec'd (a DataLoader worker)
  * @c: receives the class
+ *
+ * A fork child marks no steps: its main thread's reads of its index queue
+ * look like a loop's batches. Its regular files (the dataset) are a new set
+ * every epoch, each read once: they are counted by directory, the first
+ * read included, or each epoch's workers would write every file's records
+ * again.
  */
-static inline void pi_summary_classify(const struct pi_record *r, uint32_t pid,
+static inline void pi_summary_classify(const struct pi_record *r, uint32_t pid, int fork_child,
                                        struct pi_summary_class *c)
 {
     int main_thread = r->tid == pid;
     memset(c, 0, sizeof(*c));
-    c->step = pi_summary_step_mark(r, main_thread);
+    c->step = fork_child ? PI_STEP_NONE : pi_summary_step_mark(r, main_thread);
     switch (r->kind) {
     case PI_REC_GPU_LAUNCH:
         c->role = PI_SUMMARY_COUNTED;
@@ -144,7 +154,8 @@ static inline void pi_summary_classify(const struct pi_record *r, uint32_t pid,
     case PI_REC_IO:
         if (!pi_summary_counts_io(r, main_thread))
             return;
-        c->role = PI_SUMMARY_COUNTED_AFTER_FIRST;
+        c->by_directory = fork_child && PI_IO_CLASS(r->flags) == PI_FD_FILE;
+        c->role = c->by_directory ? PI_SUMMARY_COUNTED : PI_SUMMARY_COUNTED_AFTER_FIRST;
         c->key[2] = r->arg[2];
         c->bytes = !(r->flags & PI_FLAG_FAILED) && pi_io_moves_bytes(PI_IO_OP(r->flags))
                        ? r->arg[1]

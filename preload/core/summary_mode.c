@@ -273,20 +273,11 @@ static uint32_t directory_of(uint32_t path_id)
     return directory;
 }
 
-/*
- * A fork child's regular files (a DataLoader worker's: the dataset) are a
- * new set every epoch, each read once: counted per directory, not with
- * each file's first in full, or each epoch's workers would write every
- * file's records again. The summary's subject is the directory's path,
- * ending in '/'.
- */
-static void count_by_directory(const struct pi_record *r, struct pi_summary_class *k)
+/* @r's class: the policy's (summary_policy.h), a path to be counted by directory replaced */
+static void classify(const struct pi_record *r, struct pi_summary_class *k)
 {
-    if (!pi_rec.fork_child || r->kind != PI_REC_IO || PI_IO_CLASS(r->flags) != PI_FD_FILE ||
-        k->role == PI_SUMMARY_IN_FULL)
-        return;
-    k->role = PI_SUMMARY_COUNTED;
-    if (k->key[2])
+    pi_summary_classify(r, (uint32_t)pi_rec.pid, pi_rec.fork_child, k);
+    if (k->by_directory && k->key[2])
         k->key[2] = directory_of((uint32_t)k->key[2]);
 }
 
@@ -300,10 +291,7 @@ void pi_summary_mode_take(const struct pi_record *records, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         const struct pi_record *r = &records[i];
         struct pi_summary_class k;
-        pi_summary_classify(r, (uint32_t)pi_rec.pid, &k);
-        if (pi_rec.fork_child)
-            k.step = PI_STEP_NONE; /* a worker's index reads are no slow steps */
-        count_by_directory(r, &k);
+        classify(r, &k);
         uint64_t start, end;
         int slow = pi_step_trigger_record(&s.trigger, k.step, r, &start, &end);
         count(r, &k, 1);
@@ -334,7 +322,7 @@ void pi_summary_mode_flush(int stopping)
     s.deferred_count = 0;
     for (uint32_t i = 0; i < deferred; i++) { /* their calls have come by now, or never will */
         struct pi_summary_class k;
-        pi_summary_classify(&s.deferred[i], (uint32_t)pi_rec.pid, &k);
+        classify(&s.deferred[i], &k);
         count(&s.deferred[i], &k, 0);
     }
     uint64_t now = pi_clock_ticks();

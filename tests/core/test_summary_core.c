@@ -119,7 +119,7 @@ static int see(struct pi_step_trigger *t, const struct pi_record *r, uint64_t *s
                uint64_t *end)
 {
     struct pi_summary_class k;
-    pi_summary_classify(r, 42, &k);
+    pi_summary_classify(r, 42, 0, &k);
     return pi_step_trigger_record(t, k.step, r, start, end);
 }
 
@@ -180,4 +180,31 @@ Test(step_trigger, data_loader_batches_make_steps)
     cr_assert_eq(batch_arrives(&t, at, &start, &end), 1);
     cr_assert_eq(end, at);
     cr_assert_eq(start, previous, "the step runs from the previous batch's arrival");
+}
+
+/* A regular file read, once by a process's main thread, once by a fork child's: the process
+ * keeps the first of each file in full, the fork child (a DataLoader worker, whose dataset is
+ * new files every epoch) counts them all under their directory; neither's batch reads are
+ * steps in the fork child. */
+Test(summary_policy, fork_children_count_files_by_directory)
+{
+    struct pi_record read = {PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_FILE, 0), 42, 10, 10,
+                             {5, 4096, 7}};
+    struct pi_summary_class k;
+    pi_summary_classify(&read, 42, 0, &k);
+    cr_assert_eq(k.role, PI_SUMMARY_COUNTED_AFTER_FIRST);
+    cr_assert_not(k.by_directory);
+    cr_assert_eq(k.key[2], 7);
+    pi_summary_classify(&read, 42, 1, &k);
+    cr_assert_eq(k.role, PI_SUMMARY_COUNTED);
+    cr_assert(k.by_directory);
+    cr_assert_eq(k.key[2], 7, "the path, which summary mode replaces by its directory");
+    cr_assert_eq(k.bytes, 4096);
+    struct pi_record batch = {PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_PIPE, 0), 42, 10, 10,
+                              {5, 4, 0}};
+    pi_summary_classify(&batch, 42, 0, &k);
+    cr_assert_eq(k.step, PI_STEP_BOUNDARY);
+    pi_summary_classify(&batch, 42, 1, &k);
+    cr_assert_eq(k.step, PI_STEP_NONE, "a worker's index reads are no steps");
+    cr_assert_not(k.by_directory, "a pipe is no file");
 }
