@@ -281,11 +281,6 @@ void pi_reader_inherit(struct pi_reader *r, const struct pi_reader *parent)
     r->parent = parent;
 }
 
-int pi_reader_inherits(const struct pi_reader *r)
-{
-    return !r->info.inherited_below || r->parent;
-}
-
 void pi_reader_keep_definitions(struct pi_reader *r)
 {
     if (r->input.file)

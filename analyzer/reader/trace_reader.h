@@ -87,9 +87,6 @@ void pi_reader_warn_truncated(FILE *out, const struct pi_reader *reader);
  */
 void pi_reader_inherit(struct pi_reader *reader, const struct pi_reader *parent);
 
-/* pi_reader_inherits - whether @reader's inherited ids can be looked up (or it has none) */
-int pi_reader_inherits(const struct pi_reader *reader);
-
 /**
  * pi_reader_keep_definitions - done reading: release the file and the frame buffers,
  * keep what was defined for lookups

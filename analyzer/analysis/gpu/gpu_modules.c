@@ -67,7 +67,6 @@ static int collect_kernels(const struct pi_analysis *a, const struct pi_python_s
             k->launches = launches[i]->durations.count;
     }
     free(launches);
-    b->out->placed_ns = 0;
     for (size_t i = 0; i < b->kernel_count; i++) {
         struct kernel *k = &b->kernels[i];
         k->python_launches = pi_python_launches_of(a, k->name);
@@ -292,12 +291,8 @@ static int sort_tree(struct pi_gpu_modules *m)
             free(m->rows[i].path);
     }
     free(m->rows);
-    m->rows = sorted;
+    m->rows = sorted; /* each name still points into its own path */
     m->count = placed;
-    for (size_t i = 0; i < placed; i++) { /* name points into the row's own path */
-        const char *slash = strrchr(sorted[i].path, '/');
-        sorted[i].name = slash ? slash + 1 : sorted[i].path;
-    }
     free(order);
     free(scratch);
     return 0;

@@ -377,7 +377,7 @@ struct pi_analysis {
     uint64_t records, lost;
     uint64_t strings_lost;
     uint64_t inherited_unresolved; /* processes with pi_process_info.inherited_unresolved */
-    struct pi_lineage *lineage;    /* where fork children's inherited ids are read */
+    struct pi_lineage *lineage;    /* during the pass: where fork children's inherited ids are read */
     uint64_t damaged_files, damaged_bytes, damaged_frames; /* skipped while reading */
     uint64_t bytes_total, bytes_done;
     int bad_input;

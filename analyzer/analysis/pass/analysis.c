@@ -131,7 +131,6 @@ void pi_analysis_free(struct pi_analysis *a)
         pi_gpu_free_process(p);
     }
     free(a->processes);
-    pi_lineage_free(a->lineage);
     pi_latency_table_free(&a->calls);
     pi_latency_table_free(&a->files);
     pi_python_sites_free(a);

@@ -103,13 +103,29 @@ void pi_python_sites_launch(struct pi_analysis *a, uint32_t tid, uint64_t kernel
         e->value[0] += count;
 }
 
+/* The demangled name of the kernel whose name is string @id of the file. */
+static void kernel_name(const struct pi_reader *reader, uint64_t id, char *name, size_t size)
+{
+    const char *mangled = pi_reader_string(reader, id);
+    pi_demangle(mangled ? mangled : "(unknown kernel)", name, size);
+}
+
+static struct pi_python_launches *python_launches(const struct pi_python_sites *s,
+                                                  const char *kernel)
+{
+    for (size_t i = 0; s && i < s->python_launch_count; i++)
+        if (strcmp(s->python_launches[i].kernel, kernel) == 0)
+            return &s->python_launches[i];
+    return NULL;
+}
+
 static void add_python_launches(struct pi_python_sites *s, const char *kernel, uint64_t count)
 {
-    for (size_t i = 0; i < s->python_launch_count; i++)
-        if (strcmp(s->python_launches[i].kernel, kernel) == 0) {
-            s->python_launches[i].count += count;
-            return;
-        }
+    struct pi_python_launches *known = python_launches(s, kernel);
+    if (known) {
+        known->count += count;
+        return;
+    }
     struct pi_python_launches *grown =
         realloc(s->python_launches, (s->python_launch_count + 1) * sizeof(*grown));
     char *copy = strdup(kernel);
@@ -125,11 +141,8 @@ static void add_python_launches(struct pi_python_sites *s, const char *kernel, u
 
 uint64_t pi_python_launches_of(const struct pi_analysis *a, const char *kernel)
 {
-    const struct pi_python_sites *s = a->python_sites;
-    for (size_t i = 0; s && i < s->python_launch_count; i++)
-        if (strcmp(s->python_launches[i].kernel, kernel) == 0)
-            return s->python_launches[i].count;
-    return 0;
+    const struct pi_python_launches *known = python_launches(a->python_sites, kernel);
+    return known ? known->count : 0;
 }
 
 /* This file's launches by the threads that had Python frames, by kernel name. */
@@ -140,9 +153,8 @@ static void count_python_launches(struct pi_python_sites *s, const struct pi_rea
         const struct pi_u64_entry *e = &launches->slots[i];
         if (!e->key || !pi_u64_map_get(threads, e->key >> 32))
             continue;
-        const char *mangled = pi_reader_string(reader, e->key & 0x7fffffffu);
         char name[1024];
-        pi_demangle(mangled ? mangled : "(unknown kernel)", name, sizeof(name));
+        kernel_name(reader, e->key & 0x7fffffffu, name, sizeof(name));
         add_python_launches(s, name, e->value[0]);
     }
     pi_u64_map_free(launches);
@@ -186,9 +198,8 @@ void pi_python_sites_finish_file(struct pi_analysis *a, const struct pi_reader *
             unsigned class = (unsigned)((e->key >> 32) & 0xff);
             l = merge(&s->waits, &s->wait_count, site, NULL, (int)class);
         } else {
-            const char *mangled = pi_reader_string(reader, (e->key >> 32) & 0x7fffffffu);
             char name[1024];
-            pi_demangle(mangled ? mangled : "(unknown kernel)", name, sizeof(name));
+            kernel_name(reader, (e->key >> 32) & 0x7fffffffu, name, sizeof(name));
             l = merge(&s->launches, &s->launch_count, site, name, -1);
         }
         if (l) {
