@@ -135,7 +135,8 @@ void pi_lineage_want(struct pi_lineage *l, const struct pi_reader *child)
 /*
  * Read @e's file until every id it defines below @need is defined (a parent
  * writes them in the order it made them, at its next flush after the fork,
- * so this is the start of its file), then keep only the definitions. Its
+ * so this is the start of its file), or until a clock sync says that every id
+ * below @need is defined or held back, then keep only the definitions. Its
  * own inherited ids are resolved through its parent first.
  */
 static void load(struct pi_lineage *l, struct parent *e, uint32_t need)
@@ -160,6 +161,12 @@ static void load(struct pi_lineage *l, struct parent *e, uint32_t need)
     int got = PI_READ_EVENT;
     while (seen && missing && (got = pi_reader_next(r, &ev)) == PI_READ_EVENT) {
         uint64_t id = ev.rec.arg[0];
+        /* every id below it is defined or held back (a quiet path, format 12): the ids still
+         * unseen below @need are held, and the child defines those it names */
+        if (ev.rec.kind == PI_REC_CLOCK_SYNC && ev.rec.arg[2] >= need) {
+            missing = 0;
+            break;
+        }
         if (pi_record_is_definition(ev.rec.kind) && id >= own_from && id < need &&
             !seen[id - own_from]) {
             seen[id - own_from] = 1;

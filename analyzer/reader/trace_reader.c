@@ -13,6 +13,7 @@
 #include "frame_input.h"
 #include "saturate.h"
 #include "summary_record.h"
+#include "profinject/histogram_buckets.h"
 #include "trace_inputs.h"
 
 #define MAX_HEADER_SIZE 65535u
@@ -55,6 +56,7 @@ struct pi_reader {
     const struct pi_reader *parent; /* a fork child's ids below info.inherited_below */
 
     struct pi_summary summary; /* of the last record, when a PI_REC_SUMMARY */
+    uint64_t summary_words[PI_BUCKET_COUNT]; /* its buckets */
     int has_summary;
     char error[512];
 };
@@ -439,7 +441,8 @@ int pi_reader_next(struct pi_reader *r, struct pi_event *ev)
     r->has_summary = 0;
     if (rec->kind == PI_REC_SUMMARY) { /* checked here, so no report sees an absurd one */
         const char *why;
-        if (pi_summary_parse(rec, r->record_count - r->record_pos - 1, &r->summary, &why) != 0) {
+        if (pi_summary_parse(rec, r->record_count - r->record_pos - 1, r->info.header.version,
+                             r->summary_words, &r->summary, &why) != 0) {
             fail(r, r->frame_offset, "record %u: %s", r->record_pos, why);
             return PI_READ_ERROR;
         }

@@ -52,7 +52,14 @@
  * itself; those below an id are its parent's, in the parent's file
  * (PI_HDR_INHERITED). In summary mode, its regular files are counted by
  * directory (PI_REC_IO's summary key). */
-#define PI_FORMAT_VERSION 11
+/* 12: in summary mode, the Python frames of waits and of sampled launches
+ * are counted by frames (a PI_REC_SUMMARY of PI_REC_CALL_SITE: key = stack
+ * id, PI_CALL_SITE_OF, the kernel of a launch; a wait's time is the
+ * summary's); a file's path is written only when a record written in full
+ * names it; every process's regular files are counted by directory, an
+ * installed package's by its top directory; a summary's buckets are LEB128
+ * bytes (summary_buckets.h). */
+#define PI_FORMAT_VERSION 12
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -143,7 +150,10 @@ enum pi_record_kind {
     PI_REC_LOST = 2,
     /* ts = ticks, arg0 = CLOCK_MONOTONIC ns, arg1 = CLOCK_REALTIME ns; from
      * format 5, dur = ticks from the monotonic read to the end of the
-     * real-time one: how far apart the two readings can be */
+     * real-time one: how far apart the two readings can be; from format 12,
+     * arg2 = an id below which every name, path and stack of the process is
+     * defined by now or held back (a path no record written in full names:
+     * a fork child that names one defines it itself) */
     PI_REC_CLOCK_SYNC = 3,
     /* arg0 = RSS bytes, arg1 = user CPU ns, arg2 = system CPU ns */
     PI_REC_PROC_SAMPLE = 4,
@@ -276,7 +286,8 @@ enum pi_record_kind {
      * written one by one: ts = the first one's start, dur = up to the last
      * one's end, arg0 = how many, arg1 = the length of what follows in
      * continuation slots (like a string): struct pi_summary_body, then
-     * bucket_count PI_SUMMARY_BUCKET words. */
+     * bucket_count PI_SUMMARY_BUCKET words (from format 12, bucket_count
+     * buckets as summary_buckets.h writes them). */
     PI_REC_SUMMARY = 33,
     /* Format 6, summary mode: arg0 = enum pi_detail_event. Records
      * between a REPLAY_BEGIN and its REPLAY_END come from the flight ring
@@ -410,11 +421,13 @@ struct pi_summary_body {
     uint64_t bytes; /* bytes they moved (I/O results, copies) */
 };
 
-/* A bucket of a summary: its index (below PI_BUCKET_COUNT) and its count */
+/* A bucket of a summary: its index (below PI_BUCKET_COUNT) and its count. From format 12 the
+ * body is followed by bytes, not words: summary_buckets.h. */
 #define PI_SUMMARY_BUCKET(index, count) ((uint64_t)(index) | ((uint64_t)(count) << 16))
 #define PI_SUMMARY_BUCKET_INDEX(word) ((uint32_t)((word) & 0xffffu))
 #define PI_SUMMARY_BUCKET_COUNT(word) ((word) >> 16)
-/* Longest summary body: every bucket of histogram_buckets.h used */
+/* Longest summary body: every bucket of histogram_buckets.h used (as words; as LEB128
+ * bytes (format 12), at most 2 for an index's step and 5 for a count: fewer) */
 #define PI_MAX_SUMMARY_LEN (sizeof(struct pi_summary_body) + 3776u * sizeof(uint64_t))
 
 enum pi_lost_reason {

@@ -202,6 +202,14 @@ uint32_t pi_intern_cstr(const char *text)
     return text ? pi_intern(text, strlen(text)) : 0;
 }
 
+uint32_t pi_intern_path(const char *text, uint64_t length)
+{
+    if (atomic_load_explicit(&pi_rec.state, memory_order_relaxed) != PI_STATE_RUNNING)
+        return 0;
+    return pi_rec.config.summary ? pi_strings_intern_quiet(&pi_rec.strings, text, length)
+                                 : pi_strings_intern(&pi_rec.strings, text, length);
+}
+
 uint32_t pi_intern_kind(uint16_t kind, const void *bytes, uint64_t length)
 {
     if (atomic_load_explicit(&pi_rec.state, memory_order_relaxed) != PI_STATE_RUNNING)

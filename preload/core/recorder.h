@@ -148,6 +148,13 @@ uint32_t pi_intern(const char *text, uint64_t length);
 uint32_t pi_intern_cstr(const char *text);
 
 /**
+ * pi_intern_path - pi_intern for the path of an opened file, which I/O
+ * records name: in summary mode, quiet (string_table.h), since regular
+ * files are counted by directory there and most paths are never written
+ */
+uint32_t pi_intern_path(const char *text, uint64_t length);
+
+/**
  * pi_intern_kind - pi_intern for bytes written as record @kind
  * (PI_REC_MODULE, PI_REC_STACK): interned, written once per trace file
  * ahead of any record that names them, and again in a fork child's file

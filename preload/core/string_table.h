@@ -21,7 +21,8 @@
 struct pi_string_entry {
     _Atomic uint32_t ready;
     uint16_t kind; /* the record kind it is written as: PI_REC_STRING, _MODULE, _STACK */
-    uint16_t reserved;
+    /* nonzero while only quiet interning asked for it (pi_strings_intern_quiet) */
+    _Atomic uint16_t quiet;
     uint32_t length;
     uint64_t offset; /* into the arena */
     uint64_t hash;
@@ -36,8 +37,12 @@ struct pi_string_table {
     char *arena;
     size_t arena_size;
     _Atomic size_t arena_used;
-    uint8_t *emitted;  /* writer only: id already written to this file */
-    uint32_t emit_from; /* writer only: lowest id maybe not yet written */
+    uint8_t *emitted;  /* writer only: enum pi_string_emitted of each id */
+    uint32_t emit_from; /* writer only: lowest id maybe not yet looked at */
+    /* the lowest held id that plain interning asked for since the writer last looked; UINT32_MAX
+     * for none */
+    _Atomic uint32_t promoted_from;
+    uint32_t rescan_from; /* writer only: held ids from here on are looked at again */
     void *memory;
     size_t memory_size;
     _Atomic uint64_t refused; /* strings and stacks not kept: the table was full */
@@ -47,6 +52,15 @@ struct pi_string_table {
  * pi_strings_init - map memory for up to @max_entries strings of @arena_size bytes in all
  * Return: 0, or -1 with errno set.
  */
+/* What the writer did with an id. */
+enum pi_string_emitted {
+    PI_STRING_NOT_YET = 0,
+    PI_STRING_WRITTEN = 1,
+    /* quiet, so not written: a record written in full that names it writes it
+     * (pi_strings_define), or plain interning asks for it */
+    PI_STRING_HELD = 2,
+};
+
 int pi_strings_init(struct pi_string_table *table, uint32_t max_entries, size_t arena_size);
 
 void pi_strings_destroy(struct pi_string_table *table);
@@ -56,6 +70,14 @@ void pi_strings_destroy(struct pi_string_table *table);
  * Return: the id, or 0 when the table or arena is full.
  */
 uint32_t pi_strings_intern(struct pi_string_table *table, const char *text, size_t length);
+
+/**
+ * pi_strings_intern_quiet - pi_strings_intern for a name that the trace may
+ * never need: a path of summary mode, whose I/O is counted by directory
+ * unless a window writes it in full. Its bytes are written only once a
+ * record written in full names it, or once plain interning asks for it.
+ */
+uint32_t pi_strings_intern_quiet(struct pi_string_table *table, const char *text, size_t length);
 
 /**
  * pi_strings_intern_kind - pi_strings_intern for bytes written as record
@@ -86,9 +108,18 @@ const char *pi_strings_get(const struct pi_string_table *table, uint32_t id, uin
 uint32_t pi_strings_inherit(struct pi_string_table *table);
 
 /**
- * pi_strings_next_unemitted - writer only: next ready string not yet written
- * Return: its id (marked emitted), or 0 when there is none.
+ * pi_strings_next_unemitted - writer only: next ready string to write now
+ * (quiet ones are held back)
+ * Return: its id (marked written), or 0 when there is none.
  */
 uint32_t pi_strings_next_unemitted(struct pi_string_table *table);
+
+/**
+ * pi_strings_define - writer only: whether the caller must write @id's
+ * bytes now, ahead of a record that names it (a quiet string not yet
+ * written; in a fork child, an inherited one its parent had not written)
+ * Return: 1 (and @id is marked written), else 0.
+ */
+int pi_strings_define(struct pi_string_table *table, uint32_t id);
 
 #endif

@@ -37,6 +37,7 @@ struct directory_of {
 static struct {
     int ready;
     pi_summary_stage_fn stage; /* the writer's staging, for what goes into the file */
+    pi_summary_define_fn define;
     void *stage_context;
     struct pi_summary_table table;
     struct pi_flight_ring ring;
@@ -63,7 +64,8 @@ static uint64_t ticks_to_ns(uint64_t ticks)
     return (uint64_t)((double)ticks * 1e9 / pi_rec.ticks_per_second);
 }
 
-void pi_summary_mode_start(pi_summary_stage_fn stage, void *context)
+void pi_summary_mode_start(pi_summary_stage_fn stage, pi_summary_define_fn define,
+                           void *context)
 {
     pi_summary_table_free(&s.table);
     pi_flight_ring_free(&s.ring);
@@ -71,6 +73,7 @@ void pi_summary_mode_start(pi_summary_stage_fn stage, void *context)
     free(s.deferred);
     memset(&s, 0, sizeof(s));
     s.stage = stage;
+    s.define = define;
     s.stage_context = context;
     s.ready = pi_summary_table_init(&s.table, TABLE_SLOTS) == 0 &&
               (s.correlations = calloc(CORRELATION_SLOTS, sizeof(*s.correlations))) != NULL &&
@@ -91,8 +94,16 @@ static struct pi_record *stage(uint32_t slots)
     return s.stage(s.stage_context, slots);
 }
 
+/* The path an I/O record or summary names (interned quiet): defined ahead of it */
+static void define_path(uint16_t kind, uint64_t path)
+{
+    if (kind == PI_REC_IO && path)
+        s.define(s.stage_context, (uint32_t)path);
+}
+
 static void stage_copy(const struct pi_record *r)
 {
+    define_path(r->kind, r->arg[2]);
     *stage(1) = *r;
 }
 
@@ -149,8 +160,10 @@ static void emit_summaries(void)
     struct pi_summary_table *t = &s.table;
     for (uint32_t i = 0; i < t->used; i++) {
         struct pi_summary_entry *e = pi_summary_table_entry(t, i);
-        if (e->count)
-            pi_summary_entry_emit(e, stage(pi_summary_entry_slots(e)));
+        if (!e->count)
+            continue;
+        define_path(e->key.kind, e->key.key[2]);
+        pi_summary_entry_emit(e, stage(pi_summary_entry_slots(e)));
     }
     if (t->used * 2 > t->max_capacity)
         pi_summary_table_forget(t); /* subjects come and go (files read once, threads) */
@@ -246,18 +259,18 @@ static void count(const struct pi_record *r, const struct pi_summary_class *k, i
         s.interval_start = r->ts;
     }
     /* paired records stay with their calls (in_full): only unpaired ones keep a first */
-    uint64_t ns = ticks_to_ns(r->dur);
+    uint64_t ns = ticks_to_ns(k->ticks);
     if ((k->role == PI_SUMMARY_COUNTED_AFTER_FIRST
-             ? pi_summary_table_add_after_first(&s.table, &key, r->ts, r->dur, ns, k->bytes)
-             : pi_summary_table_add(&s.table, &key, r->ts, r->dur, ns, k->bytes)) != 0) {
+             ? pi_summary_table_add_after_first(&s.table, &key, r->ts, k->ticks, ns, k->bytes)
+             : pi_summary_table_add(&s.table, &key, r->ts, k->ticks, ns, k->bytes)) != 0) {
         stage_copy(r); /* the first of its subject, or no room: in full, never lost */
         return;
     }
     pi_flight_ring_push(&s.ring, r);
 }
 
-/* The id of the directory of path @path_id, as its path ending in '/'; @path_id itself for a
- * path without one, 0 when the table is full. */
+/* The id of the directory path @path_id is counted under (pi_summary_directory_length); @path_id
+ * itself for a path without one, 0 when the table is full. */
 static uint32_t directory_of(uint32_t path_id)
 {
     struct directory_of *slot = &s.directories[path_id % DIRECTORY_CACHE];
@@ -265,9 +278,8 @@ static uint32_t directory_of(uint32_t path_id)
         return slot->directory;
     uint32_t length;
     const char *path = pi_strings_get(&pi_rec.strings, path_id, &length);
-    const char *slash = path ? memrchr(path, '/', length) : NULL;
-    uint32_t directory =
-        slash ? pi_strings_intern(&pi_rec.strings, path, (size_t)(slash - path) + 1) : path_id;
+    size_t kept = path ? pi_summary_directory_length(path, length) : 0;
+    uint32_t directory = kept ? pi_strings_intern(&pi_rec.strings, path, kept) : path_id;
     slot->path = path_id;
     slot->directory = directory;
     return directory;

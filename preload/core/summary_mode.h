@@ -19,11 +19,16 @@
 /* Room for @slots records in the writer's staging: what goes into the file */
 typedef struct pi_record *(*pi_summary_stage_fn)(void *context, uint32_t slots);
 
+/* The writer stages string @id's definition when it has not been written: a
+ * quiet path (string_table.h) that a record about to be staged names */
+typedef void (*pi_summary_define_fn)(void *context, uint32_t id);
+
 /**
  * pi_summary_mode_start - a fresh state for this process's writer (a fork
- * child's too), writing through @stage
+ * child's too), writing through @stage and @define
  */
-void pi_summary_mode_start(pi_summary_stage_fn stage, void *context);
+void pi_summary_mode_start(pi_summary_stage_fn stage, pi_summary_define_fn define,
+                           void *context);
 
 /**
  * pi_summary_mode_take - route @count records of a thread buffer: counted

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profinject/histogram_buckets.h"
+#include "profinject/summary_buckets.h"
 
 #define FIRST_CAPACITY 256u
 
@@ -185,16 +186,28 @@ static uint32_t nonzero_buckets(const struct pi_summary_entry *e)
     return n;
 }
 
+/* The bytes @e's buckets take (summary_buckets.h): each used one's step from the previous and
+ * its count */
+static uint64_t bucket_bytes(const struct pi_summary_entry *e)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0, previous = 0; e->counts && i < e->hi - e->lo; i++)
+        if (e->counts[i]) {
+            n += pi_leb128_size(e->lo + i - previous) + pi_leb128_size(e->counts[i]);
+            previous = e->lo + i;
+        }
+    return n;
+}
+
 uint32_t pi_summary_entry_slots(const struct pi_summary_entry *e)
 {
-    uint64_t length = sizeof(struct pi_summary_body) + nonzero_buckets(e) * sizeof(uint64_t);
-    return 1 + pi_string_slots(length);
+    return 1 + pi_string_slots(sizeof(struct pi_summary_body) + bucket_bytes(e));
 }
 
 uint32_t pi_summary_entry_emit(struct pi_summary_entry *e, struct pi_record *out)
 {
     uint32_t buckets = nonzero_buckets(e);
-    uint64_t length = sizeof(struct pi_summary_body) + buckets * sizeof(uint64_t);
+    uint64_t length = sizeof(struct pi_summary_body) + bucket_bytes(e);
     uint32_t slots = 1 + pi_string_slots(length);
     memset(out, 0, sizeof(*out) * slots);
     out->kind = PI_REC_SUMMARY;
@@ -207,10 +220,12 @@ uint32_t pi_summary_entry_emit(struct pi_summary_entry *e, struct pi_record *out
                                    {e->key.key[0], e->key.key[1], e->key.key[2]},
                                    e->total_ns, e->min_ns, e->max_ns, e->bytes};
     memcpy(out + 1, &body, sizeof(body));
-    uint64_t *words = (uint64_t *)(void *)((uint8_t *)(out + 1) + sizeof(body));
-    for (uint32_t i = 0, n = 0; i < e->hi - e->lo; i++)
+    uint8_t *bytes = (uint8_t *)(out + 1) + sizeof(body);
+    for (uint32_t i = 0, previous = 0; i < e->hi - e->lo; i++)
         if (e->counts[i]) {
-            words[n++] = PI_SUMMARY_BUCKET(e->lo + i, e->counts[i]);
+            bytes = pi_leb128_put(bytes, e->lo + i - previous);
+            bytes = pi_leb128_put(bytes, e->counts[i]);
+            previous = e->lo + i;
             e->counts[i] = 0;
         }
     e->count = e->total_ns = e->bytes = e->max_ns = 0;

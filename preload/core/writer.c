@@ -62,24 +62,37 @@ static struct pi_record *stage_process_record(struct pi_writer *w, uint16_t kind
  */
 #define DEFINITION_FRAME_SLOTS 2048u
 
+/* Stage the definition of string, module or stack @id. */
+static void stage_definition(struct pi_writer *w, uint32_t id)
+{
+    uint32_t length;
+    const char *text = pi_strings_get(&pi_rec.strings, id, &length);
+    if (!text)
+        return;
+    uint32_t slots = pi_string_slots(length);
+    struct pi_record *r = pi_writer_stage(w, 1 + slots);
+    memset(r, 0, sizeof(*r) * (1 + slots));
+    r->kind = pi_strings_kind(&pi_rec.strings, id);
+    r->arg[0] = id;
+    r->arg[1] = length;
+    memcpy(r + 1, text, length);
+}
+
 static void stage_new_strings(struct pi_writer *w)
 {
     uint32_t id;
     while ((id = pi_strings_next_unemitted(&pi_rec.strings)) != 0) {
         if (w->staged >= DEFINITION_FRAME_SLOTS)
             pi_writer_flush_staging(w);
-        uint32_t length;
-        const char *text = pi_strings_get(&pi_rec.strings, id, &length);
-        if (!text)
-            continue;
-        uint32_t slots = pi_string_slots(length);
-        struct pi_record *r = pi_writer_stage(w, 1 + slots);
-        memset(r, 0, sizeof(*r) * (1 + slots));
-        r->kind = pi_strings_kind(&pi_rec.strings, id);
-        r->arg[0] = id;
-        r->arg[1] = length;
-        memcpy(r + 1, text, length);
+        stage_definition(w, id);
     }
+}
+
+/* Summary mode: a quiet path that a record about to be staged names */
+static void summary_define(void *writer, uint32_t id)
+{
+    if (pi_strings_define(&pi_rec.strings, id))
+        stage_definition(writer, id);
 }
 
 static void set_tick_rate(double ticks_per_second)
@@ -100,7 +113,9 @@ static void stage_clock_sync(struct pi_writer *w)
                                                 ticks, mono));
     }
     uint64_t real = pi_clock_ns(CLOCK_REALTIME), after = pi_clock_ticks();
-    stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, real, 0)->dur = after - ticks;
+    /* after this flush's strings: a fork child's reader stops reading this file there */
+    stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, real, pi_rec.strings.emit_from)->dur =
+        after - ticks;
 }
 
 /* Stage one process sample, and the process's PSS when it is due (not as it
@@ -431,7 +446,7 @@ static void *writer_main(void *arg)
     w->staged_own = 0;
     w->settled = 0;
     if (pi_rec.config.summary)
-        pi_summary_mode_start(summary_stage, w);
+        pi_summary_mode_start(summary_stage, summary_define, w);
     /* the rate every part of the library converts with (CUPTI's clock map, the
      * wait threshold), from the start: the file and its header come later */
     if (pi_rec.ticks_per_second == 0)

@@ -50,7 +50,7 @@ uint32_t pi_fd_classify_slow(int fd)
         snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
         ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, link, path, sizeof(path));
         if (n > 0)
-            path_id = pi_intern(path, (uint64_t)n);
+            path_id = pi_intern_path(path, (uint64_t)n);
     }
     word = PI_FD_WORD(fd_class, path_id);
     atomic_store_explicit(&pi_fd_words[fd], word, memory_order_relaxed);

@@ -86,7 +86,7 @@ static int record_open(const char *path, uint64_t start, int fd)
 {
     int saved = errno;
     int guard = pi_guard_enter();
-    uint32_t path_id = path ? pi_intern_cstr(path) : 0;
+    uint32_t path_id = path ? pi_intern_path(path, strlen(path)) : 0;
     pi_guard_restore(guard);
     uint64_t end = pi_clock_ticks();
     /* what was opened (a file, a device, a pipe's name): classed now, one fstat, so the open

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fd_table.h"
 #include "core/hook.h"
@@ -26,7 +27,7 @@ static FILE *record_fopen(const char *path, uint64_t start, FILE *stream)
     int saved = errno;
     if (stream) {
         int guard = pi_guard_enter();
-        pi_fd_opened(fileno_unlocked(stream), pi_intern_cstr(path));
+        pi_fd_opened(fileno_unlocked(stream), path ? pi_intern_path(path, strlen(path)) : 0);
         pi_guard_restore(guard);
     }
     errno = saved;

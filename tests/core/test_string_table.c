@@ -106,6 +106,54 @@ Test(string_table, emitted_once_each_and_after_fork_only_the_new)
     cr_assert_eq(pi_strings_next_unemitted(&table), 0);
 }
 
+/* Quiet strings (summary mode's paths) are written only when asked for: by a record that names
+ * them (define), or by plain interning of the same bytes; never twice. */
+Test(string_table, quiet_strings_wait_until_named)
+{
+    uint32_t path = pi_strings_intern_quiet(&table, "/data/a.bin", 11);
+    uint32_t name = pi_strings_intern(&table, "train", 5);
+    cr_assert_eq(pi_strings_next_unemitted(&table), name, "the quiet path is held back");
+    cr_assert_eq(pi_strings_next_unemitted(&table), 0);
+    cr_assert_eq(pi_strings_intern_quiet(&table, "/data/a.bin", 11), path, "same bytes, same id");
+    cr_assert_eq(pi_strings_define(&table, path), 1, "a record written in full names it");
+    cr_assert_eq(pi_strings_define(&table, path), 0, "written once");
+    cr_assert_eq(pi_strings_define(&table, name), 0, "a plain string was written already");
+
+    uint32_t other = pi_strings_intern_quiet(&table, "/data/b.bin", 11);
+    cr_assert_eq(pi_strings_next_unemitted(&table), 0);
+    cr_assert_eq(pi_strings_intern(&table, "/data/b.bin", 11), other, "plain interning finds it");
+    cr_assert_eq(pi_strings_next_unemitted(&table), other, "and asks for it");
+    cr_assert_eq(pi_strings_next_unemitted(&table), 0);
+    cr_assert_eq(pi_strings_define(&table, other), 0);
+}
+
+/* A fork child names a path its parent held back: the child writes it (its parent never will);
+ * one its parent wrote, it does not. */
+Test(string_table, fork_child_writes_what_its_parent_held)
+{
+    uint32_t held = pi_strings_intern_quiet(&table, "/data/held.bin", 14);
+    uint32_t written = pi_strings_intern_quiet(&table, "/data/written.bin", 17);
+    cr_assert_eq(pi_strings_next_unemitted(&table), 0);
+    cr_assert_eq(pi_strings_define(&table, written), 1);
+    pi_strings_inherit(&table);
+    cr_assert_eq(pi_strings_define(&table, written), 0, "in the parent's file");
+    cr_assert_eq(pi_strings_define(&table, held), 1, "the child's to write");
+    uint32_t promoted = pi_strings_intern_quiet(&table, "/data/later.bin", 15);
+    (void)promoted;
+    cr_assert_eq(pi_strings_next_unemitted(&table), 0);
+}
+
+/* Promoted below a fork child's bound: the parent had held it; the child writes it. */
+Test(string_table, fork_child_writes_an_inherited_quiet_string_it_interns)
+{
+    uint32_t held = pi_strings_intern_quiet(&table, "/lib/x.py", 9);
+    cr_assert_eq(pi_strings_next_unemitted(&table), 0);
+    pi_strings_inherit(&table);
+    cr_assert_eq(pi_strings_intern(&table, "/lib/x.py", 9), held);
+    cr_assert_eq(pi_strings_next_unemitted(&table), held);
+    cr_assert_eq(pi_strings_next_unemitted(&table), 0);
+}
+
 #define THREADS 8
 #define NAMES 500
 static uint32_t ids[THREADS][NAMES];

@@ -48,7 +48,9 @@ Test(summary_table, emitted_summary_reads_back)
     cr_assert_eq(out[0].dur, 14); /* first start to last end */
     struct pi_summary s;
     const char *why = "";
-    cr_assert_eq(pi_summary_parse(out, slots - 1, &s, &why), 0, "%s", why);
+    uint64_t words[PI_BUCKET_COUNT];
+    cr_assert_eq(pi_summary_parse(out, slots - 1, PI_FORMAT_VERSION, words, &s, &why), 0, "%s",
+                 why);
     cr_assert_eq(s.count, 5);
     cr_assert_eq(s.body.total_ns, total);
     cr_assert_eq(s.body.min_ns, 7);
@@ -182,24 +184,21 @@ Test(step_trigger, data_loader_batches_make_steps)
     cr_assert_eq(start, previous, "the step runs from the previous batch's arrival");
 }
 
-/* A regular file read, once by a process's main thread, once by a fork child's: the process
- * keeps the first of each file in full, the fork child (a DataLoader worker, whose dataset is
- * new files every epoch) counts them all under their directory; neither's batch reads are
- * steps in the fork child. */
-Test(summary_policy, fork_children_count_files_by_directory)
+/* A regular file read, by a process's main thread and by a fork child's: both count it under
+ * its directory (an import's modules, a dataset's samples, are read once each); neither's batch
+ * reads are steps in the fork child. */
+Test(summary_policy, regular_files_count_by_directory)
 {
     struct pi_record read = {PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_FILE, 0), 42, 10, 10,
                              {5, 4096, 7}};
     struct pi_summary_class k;
-    pi_summary_classify(&read, 42, 0, &k);
-    cr_assert_eq(k.role, PI_SUMMARY_COUNTED_AFTER_FIRST);
-    cr_assert_not(k.by_directory);
-    cr_assert_eq(k.key[2], 7);
-    pi_summary_classify(&read, 42, 1, &k);
-    cr_assert_eq(k.role, PI_SUMMARY_COUNTED);
-    cr_assert(k.by_directory);
-    cr_assert_eq(k.key[2], 7, "the path, which summary mode replaces by its directory");
-    cr_assert_eq(k.bytes, 4096);
+    for (int fork_child = 0; fork_child < 2; fork_child++) {
+        pi_summary_classify(&read, 42, fork_child, &k);
+        cr_assert_eq(k.role, PI_SUMMARY_COUNTED);
+        cr_assert(k.by_directory);
+        cr_assert_eq(k.key[2], 7, "the path, which summary mode replaces by its directory");
+        cr_assert_eq(k.bytes, 4096);
+    }
     struct pi_record batch = {PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_PIPE, 0), 42, 10, 10,
                               {5, 4, 0}};
     pi_summary_classify(&batch, 42, 0, &k);
@@ -207,4 +206,36 @@ Test(summary_policy, fork_children_count_files_by_directory)
     pi_summary_classify(&batch, 42, 1, &k);
     cr_assert_eq(k.step, PI_STEP_NONE, "a worker's index reads are no steps");
     cr_assert_not(k.by_directory, "a pipe is no file");
+}
+
+/* The directory a path is counted under: its own, or an installed package's top directory. */
+Test(summary_policy, packages_count_under_their_top_directory)
+{
+    struct {
+        const char *path, *directory;
+    } cases[] = {
+        {"/data/train/sample_000001.bin", "/data/train/"},
+        {"/venv/lib/python3.11/site-packages/torch/nn/modules/linear.py",
+         "/venv/lib/python3.11/site-packages/torch/"},
+        {"/venv/lib/python3.11/site-packages/torch/lib/libtorch_cpu.so",
+         "/venv/lib/python3.11/site-packages/torch/"},
+        {"/venv/lib/python3.11/site-packages/six.py", "/venv/lib/python3.11/site-packages/"},
+        {"/usr/lib/python3/dist-packages/numpy/core/_multiarray_umath.so",
+         "/usr/lib/python3/dist-packages/numpy/"},
+        {"/usr/lib/python3.11/json/decoder.py", "/usr/lib/python3.11/json/"},
+        {"/usr/lib/python3.11/os.py", "/usr/lib/python3.11/"},
+        {"/usr/lib/python3.11/__pycache__/os.cpython-311.pyc", "/usr/lib/python3.11/"},
+        {"/venv/lib/python3.11/site-packages/__pycache__/six.cpython-311.pyc",
+         "/venv/lib/python3.11/site-packages/"},
+        {"/venv/lib/python3.11/site-packages/torch/__pycache__/functional.cpython-311.pyc",
+         "/venv/lib/python3.11/site-packages/torch/"},
+        {"/dev/shm/torch_1234_5678_0", "/dev/shm/"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        size_t n = pi_summary_directory_length(cases[i].path, strlen(cases[i].path));
+        cr_assert_eq(n, strlen(cases[i].directory), "%s", cases[i].path);
+        cr_assert_eq(strncmp(cases[i].path, cases[i].directory, n), 0, "%s", cases[i].path);
+    }
+    cr_assert_eq(pi_summary_directory_length("relative", 8), 0, "no directory");
+    cr_assert_eq(pi_summary_directory_length("/opt/lib/python", 15), 9, "no root past its name");
 }

@@ -8,6 +8,7 @@ by directory in summary mode. Truths: the dataset's files on disk and the
 number of samples the job asked for, the example's source for the line
 its workers sleep at, and the job's own step count. Run by ctest with the
 build's paths in the environment."""
+import importlib.util
 import json
 import os
 import re
@@ -112,6 +113,39 @@ class Workers(unittest.TestCase):
                 self.assertIn(line + " in FileDataset.__getitem__", verdict["line"])
                 self.assertGreater(verdict["evidence"]["worker_sleeping_share"], 0.8)
                 self.assertEqual([w for w in workers if w.get("inherited_unresolved")], [])
+
+    def test_imports_are_counted_by_package(self):
+        """The job's imports in summary mode: a package's files are counted under its top
+        directory, as many opens as full mode lists file by file (both runs import the same
+        modules), and none of them is listed alone."""
+        spec = importlib.util.find_spec("torch")  # where torch is installed, not imported
+        package = os.path.dirname(os.path.realpath(spec.origin)) + "/"
+        _, summary, _ = self.workers("summary")
+        _, full, _ = self.workers("full")
+        [entry] = [f for f in summary["files"] if f["path"] == package]
+        self.assertEqual([f["path"] for f in summary["files"]
+                          if f["path"].startswith(package) and f["path"] != package], [])
+        per_file = [f for f in full["files"] if f["path"].startswith(package)]
+        self.assertGreater(len(per_file), 100, "torch imports hundreds of modules")
+        self.assertEqual(entry["opens"], sum(f["opens"] for f in per_file))
+
+    def test_loop_waits_by_line_as_in_full_mode(self):
+        """Summary mode counts the training loop's waits by their Python frames instead of
+        writing each one's: the line the loop waits for data at, and how often it waits
+        there, are full mode's."""
+        counts = {}
+        for mode in ("summary", "full"):
+            _, rep, _ = self.workers(mode)
+            by_line = {}
+            for site in rep["wait_sites"]:
+                if site["class"] == "data_wait":
+                    line = site["stack"]["headline"]
+                    by_line[line] = by_line.get(line, 0) + site["count"]
+            counts[mode] = by_line
+        self.assertEqual(sorted(counts["summary"]), sorted(counts["full"]))
+        for line, full_count in counts["full"].items():
+            self.assertAlmostEqual(counts["summary"][line], full_count, delta=0.05 * full_count,
+                                   msg=line)
 
     def test_a_workers_file_names_its_parents_and_says_when_it_is_missing(self):
         """Without the parent's file, the workers' files are read all the same: their

@@ -24,13 +24,14 @@ static struct pi_python_sites *sites_of(struct pi_analysis *a)
 
 /* The time class of a wait of the training loop (the main thread of a
  * process that started others: data-loader workers), as record_dispatch.c gives
- * it; PI_TIME_CLASS_COUNT for any other wait. */
-static unsigned wait_class(const struct pi_process_info *p, const struct pi_record *r)
+ * it, for a call site of thread @tid on a record that PI_CALL_SITE_OF @site_of
+ * describes; PI_TIME_CLASS_COUNT for any other wait. */
+static unsigned wait_class(const struct pi_process_info *p, uint32_t tid, uint64_t site_of)
 {
-    unsigned kind = PI_CALL_SITE_KIND(r->arg[1]), flags = PI_CALL_SITE_FLAGS(r->arg[1]);
-    if ((int)r->tid != p->header.pid || p->children == 0)
+    unsigned kind = PI_CALL_SITE_KIND(site_of), flags = PI_CALL_SITE_FLAGS(site_of);
+    if ((int)tid != p->header.pid || p->children == 0)
         return PI_TIME_CLASS_COUNT;
-    if (kind == PI_REC_WAIT && PI_CALL_SITE_DETAIL(r->arg[1]) < PI_WAIT_KIND_COUNT)
+    if (kind == PI_REC_WAIT && PI_CALL_SITE_DETAIL(site_of) < PI_WAIT_KIND_COUNT)
         return PI_TIME_LOCK_WAIT;
     if (kind == PI_REC_IO && pi_io_is_data_wait(PI_IO_OP(flags), PI_IO_CLASS(flags)))
         return PI_TIME_DATA_WAIT;
@@ -61,28 +62,37 @@ void pi_python_sites_event(struct pi_analysis *a, const struct pi_reader *reader
         note_python(s, reader, p, r);
         return;
     }
-    uint64_t stack = r->arg[0] & 0xffffffu, key, ns = 0;
-    if (!stack)
+    pi_python_sites_add(a, p, r->tid, r->arg[0], r->arg[1], r->arg[2], 1,
+                        pi_reader_ticks_to_ns(reader, r->ts + r->arg[2]) -
+                            pi_reader_ticks_to_ns(reader, r->ts));
+}
+
+void pi_python_sites_add(struct pi_analysis *a, const struct pi_process_info *p, uint32_t tid,
+                         uint64_t stack_id, uint64_t site_of, uint64_t key, uint64_t count,
+                         uint64_t wait_ns)
+{
+    struct pi_python_sites *s = sites_of(a);
+    uint64_t stack = stack_id & 0xffffffu, entry_key, ns = 0;
+    if (!s || !stack)
         return;
-    if (PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_LAUNCH) {
-        key = stack | (r->arg[2] & 0x7fffffffu) << 32;
+    if (PI_CALL_SITE_KIND(site_of) == PI_REC_GPU_LAUNCH) {
+        entry_key = stack | (key & 0x7fffffffu) << 32;
         if (!s->python_threads)
             s->python_threads = pi_u64_map_new();
-        if (s->python_threads && r->tid)
-            pi_u64_map_put(s->python_threads, r->tid);
+        if (s->python_threads && tid)
+            pi_u64_map_put(s->python_threads, tid);
     } else {
-        unsigned class = wait_class(p, r);
+        unsigned class = wait_class(p, tid, site_of);
         if (class >= PI_TIME_CLASS_COUNT)
             return;
-        key = WAIT_BIT | stack | (uint64_t) class << 32;
-        ns =
-            pi_reader_ticks_to_ns(reader, r->ts + r->arg[2]) - pi_reader_ticks_to_ns(reader, r->ts);
+        entry_key = WAIT_BIT | stack | (uint64_t) class << 32;
+        ns = wait_ns;
     }
     if (!s->pending)
         s->pending = pi_u64_map_new();
-    struct pi_u64_entry *e = s->pending ? pi_u64_map_put(s->pending, key) : NULL;
+    struct pi_u64_entry *e = s->pending ? pi_u64_map_put(s->pending, entry_key) : NULL;
     if (e) {
-        e->value[0]++;
+        e->value[0] += count;
         e->value[1] += ns;
     }
 }

@@ -58,6 +58,17 @@ struct pi_python_sites {
 void pi_python_sites_event(struct pi_analysis *analysis, const struct pi_reader *reader,
                            const struct pi_process_info *process, const struct pi_event *ev);
 
+/**
+ * pi_python_sites_add - account @count call sites of thread @tid under stack @stack_id: a
+ * PI_REC_CALL_SITE's (above), or a summary's of them (summary mode)
+ * @site_of: PI_CALL_SITE_OF of the records they belong to
+ * @key: the kernel name id of a launch
+ * @wait_ns: the time of the waits they belong to
+ */
+void pi_python_sites_add(struct pi_analysis *analysis, const struct pi_process_info *process,
+                         uint32_t tid, uint64_t stack_id, uint64_t site_of, uint64_t key,
+                         uint64_t count, uint64_t wait_ns);
+
 /* pi_python_sites_launch - @count launches of kernel @kernel_id (a string id of the file) by
  * thread @tid */
 void pi_python_sites_launch(struct pi_analysis *analysis, uint32_t tid, uint64_t kernel_id,
