@@ -59,6 +59,9 @@ void pi_capture_set(int on)
         return;
     if (pi_recorder_summary_mode()) { /* recording never pauses: a window of full detail */
         pi_summary_mode_request_detail(on);
+        /* opened or closed by the writer's flush, now rather than at its next (a second
+         * away in summary mode) */
+        pi_recorder_flush_sync(2000);
         return;
     }
     if (on) {

@@ -22,7 +22,13 @@ void pi_config_from_env(struct pi_config *config)
     }
     strcpy(config->output_dir, dir);
 
-    config->flush_interval_ns = pi_setting_number("PROFINJECT_FLUSH_MS") * 1000000u;
+    /* summary mode traces jobs always: a frame a second by default, not ten, as each frame's
+     * compression starts afresh (a DataLoader job's further epoch: 20 KB written against 17) */
+    config->summary = strcmp(pi_setting_choice("PROFINJECT_MODE"), "summary") == 0;
+    uint64_t flush_ms = config->summary && !getenv("PROFINJECT_FLUSH_MS")
+                            ? PI_SUMMARY_FLUSH_MS
+                            : pi_setting_number("PROFINJECT_FLUSH_MS");
+    config->flush_interval_ns = flush_ms * 1000000u;
     config->sample_interval_ns = pi_setting_number("PROFINJECT_SAMPLE_MS") * 1000000u;
     config->wait_threshold_ns = pi_setting_number("PROFINJECT_WAIT_US") * 1000u;
     uint64_t buffer_kb = pi_setting_number("PROFINJECT_BUFFER_KB");
@@ -46,7 +52,6 @@ void pi_config_from_env(struct pi_config *config)
     config->test_fail_write_after = pi_setting_number("PROFINJECT_TEST_FAIL_WRITE_AFTER");
 
     config->disabled = pi_setting_flag("PROFINJECT_DISABLE");
-    config->summary = strcmp(pi_setting_choice("PROFINJECT_MODE"), "summary") == 0;
     config->summary_interval_ns = pi_setting_number("PROFINJECT_SUMMARY_INTERVAL_S") * 1000000000u;
     config->summary_detail_ns = pi_setting_number("PROFINJECT_SUMMARY_DETAIL_MS") * 1000000u;
     config->summary_trigger_gap_ns =

@@ -15,6 +15,9 @@
  * gives a training step of a few tens of ms a sample every step or two. */
 #define PI_DEFAULT_SAMPLE_MS 50
 
+/* The flush interval of summary mode when PROFINJECT_FLUSH_MS is unset (full mode's: 100). */
+#define PI_SUMMARY_FLUSH_MS 1000u
+
 struct pi_config {
     char output_dir[PATH_MAX];
     /* a process in a container attached from the host: the host's output
@@ -31,7 +34,8 @@ struct pi_config {
     int compression_level;       /* PROFINJECT_ZSTD_LEVEL, default 3 */
     enum pi_clock_request clock; /* PROFINJECT_CLOCK=auto|tsc|monotonic */
     int disabled;                /* PROFINJECT_DISABLE=1 */
-    /* PROFINJECT_MODE=summary (core/summary_mode.h) and its intervals */
+    /* PROFINJECT_MODE=summary (core/summary_mode.h) and its intervals; its flush interval is
+     * PI_SUMMARY_FLUSH_MS unless PROFINJECT_FLUSH_MS says */
     int summary;
     uint64_t summary_interval_ns;    /* PROFINJECT_SUMMARY_INTERVAL_S, default 10 */
     uint64_t summary_detail_ns;      /* PROFINJECT_SUMMARY_DETAIL_MS after a slow step (2000) */
