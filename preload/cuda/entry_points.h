@@ -49,7 +49,7 @@ size_t pi_cuda_driver_redirects(void *driver, struct pi_value_redirect *out, siz
 /**
  * pi_dlsym_register - dlsym of a name @names accepts hands out what
  * @wrap(name, found) returns: how a part above cuda/ (nccl/) wraps its
- * library's functions fetched with dlsym. Called once, at start.
+ * library's functions fetched with dlsym. Called once per part (nccl/, blas/), at start.
  */
 void pi_dlsym_register(int (*names)(const char *), void *(*wrap)(const char *, void *));
 
