@@ -15,7 +15,7 @@
 #define FAKE_GEMM_FLOPS(m, n, k, batch)                                                           \
     (2ull * (unsigned long long)(m) * (unsigned long long)(n) * (unsigned long long)(k) *         \
      (unsigned long long)(batch))
-#define FAKE_GEMM_KERNEL_NS(flops) (10000ull + (unsigned long long)(flops) / 1000ull)
+#define FAKE_GEMM_KERNEL_NS(flops) (200000ull + (unsigned long long)(flops) / 100ull)
 #define FAKE_GEMM_MAIN_NS(total_ns) ((total_ns) * 3ull / 4ull)
 
 /* fake_gemm_launch - launch the kernels of a product of @flops on @stream: @split gives it a
