@@ -4,10 +4,10 @@
  */
 #include "nccl_entry_points.h"
 
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <string.h>
 
+#include "cuda/entry_points.h"
 #include "nccl_hooks.h"
 
 int pi_is_nccl_name(const char *name)
@@ -27,21 +27,8 @@ static const struct pi_nccl_entry *entry_of(const char *name)
     return NULL;
 }
 
-/* Whether @a and @b are defined in the same loaded object. */
-static int same_object(const void *a, const void *b)
-{
-    Dl_info x, y;
-    return dladdr(a, &x) && dladdr(b, &y) && x.dli_fbase == y.dli_fbase;
-}
-
 void *pi_nccl_wrap_symbol(const char *name, void *real)
 {
     const struct pi_nccl_entry *e = real ? entry_of(name) : NULL;
-    if (!e || real == e->hook)
-        return real;
-    void *expected = NULL;
-    if (atomic_compare_exchange_strong(e->real, &expected, real) || expected == real ||
-        same_object(expected, real))
-        return e->hook;
-    return real; /* a second libnccl: its calls go unrecorded rather than to the first */
+    return e ? pi_hook_behind(e->real, e->hook, real) : real;
 }
