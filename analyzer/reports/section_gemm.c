@@ -32,6 +32,19 @@ static const char *flops_text(double flops)
     return t;
 }
 
+/* TFLOP/s to three figures below 10, to one decimal above */
+static const char *rate_text(double tflops_per_s)
+{
+    static char text[4][32];
+    static int next;
+    char *t = text[next++ % 4];
+    if (tflops_per_s >= 10 || tflops_per_s == 0)
+        snprintf(t, 32, "%.1f", tflops_per_s);
+    else
+        snprintf(t, 32, "%.3g", tflops_per_s);
+    return t;
+}
+
 /* "[m×k]·[k×n]", "×batch" after it when batched */
 static const char *shape_text(const struct pi_gemm_shape *x)
 {
@@ -93,9 +106,9 @@ static void text_modules(FILE *out, const struct pi_analysis *a)
         if (shown++ == 0)
             fprintf(out, "  by module (estimated from sampled launches):\n    %-56s %12s %12s\n",
                     "module path", "FLOPs", "TFLOP/s");
-        fprintf(out, "    %*s%-*s %12s %12.1f\n", 2 * (int)r->depth, "",
+        fprintf(out, "    %*s%-*s %12s %12s\n", 2 * (int)r->depth, "",
                 56 - 2 * (int)r->depth, r->name, flops_text(r->gemm_flops),
-                pi_tflops_per_s(r->gemm_flops, (uint64_t)r->gemm_gpu_ns));
+                rate_text(pi_tflops_per_s(r->gemm_flops, (uint64_t)r->gemm_gpu_ns)));
     }
     pi_gpu_modules_free(&m);
 }
@@ -106,15 +119,15 @@ void pi_report_gemm_text(FILE *out, const struct pi_analysis *a)
     if (pi_gemm_summarise(a, &s) != 1)
         return;
     fprintf(out, "\nGEMMS (cuBLAS, cuBLASLt)\n  %" PRIu64 " calls%s, %s in %s of their %" PRIu64
-                 " kernels: %.1f TFLOP/s\n",
+                 " kernels: %s TFLOP/s\n",
             s.calls, s.failed ? " (and failed ones)" : "", flops_text(s.flops),
-            pi_format_ns((double)s.gpu_ns), s.kernels, pi_tflops_per_s(s.flops, s.gpu_ns));
+            pi_format_ns((double)s.gpu_ns), s.kernels, rate_text(pi_tflops_per_s(s.flops, s.gpu_ns)));
     if (s.untimed_kernels)
         fprintf(out, "  %" PRIu64 " kernels without GPU time: TFLOP/s are upper bounds\n",
                 s.untimed_kernels);
     if (s.dtype) {
-        fprintf(out, "  GEMMs: %.1f TFLOP/s %s, ", pi_tflops_per_s(s.dtype_flops, s.dtype_gpu_ns),
-                s.dtype);
+        fprintf(out, "  GEMMs: %s TFLOP/s %s, ",
+                rate_text(pi_tflops_per_s(s.dtype_flops, s.dtype_gpu_ns)), s.dtype);
         peak_words(out, &s);
         fputc('\n', out);
     }
@@ -136,8 +149,9 @@ void pi_report_gemm_text(FILE *out, const struct pi_analysis *a)
         const struct pi_gemm_shape *x = &s.shapes[i];
         fputs("  ", out);
         padded(out, shape_text(x), 34);
-        fprintf(out, " %-6s %8" PRIu64 " %8" PRIu64 " %12s %12s %10.1f\n", x->dtype, x->calls, x->kernels, flops_text((double)x->flops),
-                pi_format_ns((double)x->gpu_ns), pi_tflops_per_s((double)x->flops, x->gpu_ns));
+        fprintf(out, " %-6s %8" PRIu64 " %8" PRIu64 " %12s %12s %10s\n", x->dtype, x->calls, x->kernels, flops_text((double)x->flops),
+                pi_format_ns((double)x->gpu_ns),
+                rate_text(pi_tflops_per_s((double)x->flops, x->gpu_ns)));
     }
     if (s.shape_count > SHOWN_SHAPES)
         fprintf(out, "  ... %zu more shapes (--json, --export)\n", s.shape_count - SHOWN_SHAPES);
@@ -242,17 +256,17 @@ void pi_report_gemm_html(FILE *out, const struct pi_analysis *a)
     if (pi_gemm_summarise(a, &s) != 1)
         return;
     fprintf(out, "<h2>GEMMs (cuBLAS, cuBLASLt)</h2>\n<p>%" PRIu64 " calls, %s in %s of kernels: "
-                 "%.1f TFLOP/s. ",
+                 "%s TFLOP/s. ",
             s.calls, flops_text(s.flops), pi_format_ns((double)s.gpu_ns),
-            pi_tflops_per_s(s.flops, s.gpu_ns));
+            rate_text(pi_tflops_per_s(s.flops, s.gpu_ns)));
     if (s.dtype) {
-        fprintf(out, "GEMMs: %.1f TFLOP/s %s, ", pi_tflops_per_s(s.dtype_flops, s.dtype_gpu_ns),
-                s.dtype);
+        fprintf(out, "GEMMs: %s TFLOP/s %s, ",
+                rate_text(pi_tflops_per_s(s.dtype_flops, s.dtype_gpu_ns)), s.dtype);
         peak_words(out, &s);
         fputs(". ", out);
     }
     if (s.steady_steps)
-        fprintf(out, "Per steady step %s; model FLOPs utilisation %s%.1f%% (GEMMs only).",
+        fprintf(out, "Per steady step %s; model FLOPs utilisation %s%.3g%% (GEMMs only).",
                 flops_text(s.flops_per_step), s.mfu >= 0 ? "&ge; " : "unknown",
                 s.mfu >= 0 ? 100 * s.mfu : 0.0);
     fputs("</p>\n<table class=\"gemm\"><tr><th>shape [m&times;k]&middot;[k&times;n]</th>"
@@ -263,9 +277,10 @@ void pi_report_gemm_html(FILE *out, const struct pi_analysis *a)
         fputs("<tr><td>", out);
         pi_html_text(out, shape_text(x));
         fprintf(out, "</td><td>%s</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%s</td>"
-                     "<td>%s</td><td>%.1f</td></tr>\n",
+                     "<td>%s</td><td>%s</td></tr>\n",
                 x->dtype, x->calls, x->kernels, flops_text((double)x->flops),
-                pi_format_ns((double)x->gpu_ns), pi_tflops_per_s((double)x->flops, x->gpu_ns));
+                pi_format_ns((double)x->gpu_ns),
+                rate_text(pi_tflops_per_s((double)x->flops, x->gpu_ns)));
     }
     fputs("</table>\n", out);
     pi_gemm_summary_free(&s);

@@ -15,6 +15,7 @@ import csv
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -179,6 +180,33 @@ class OtherDevices(unittest.TestCase):
         self.assertIsNone(gemm["mfu"])
         self.assertEqual(gemm["flops"], sum(flops(c) for c in made(truth)))
         self.assertIn("peak unknown for Turing (sm_75", report(traces, "--text"))
+
+
+class GemmByModule(unittest.TestCase):
+    """The FLOPs of each module path: py_gemm_modules.py's own count of what it multiplied under
+    each, every launch sampled. Its fp32 products run under Attention only and its bf16 ones
+    under MLP only, and the fake kernels are named by type, as cuBLAS's are: the FLOPs a kernel
+    name did go to its sampled launches' paths exactly."""
+
+    def test_each_module_path_has_the_flops_made_under_it(self):
+        traces = tempfile.mkdtemp()
+        program = os.path.join(os.environ["PI_SOURCE"], "tests", "cuda_programs",
+                               "py_gemm_modules.py")
+        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
+                           PROFINJECT_PY_SAMPLE="1", PROFINJECT_GPU_TIMING="events")
+        result = subprocess.run([sys.executable, program,
+                                 os.path.join(os.environ["PI_FAKE_CUDA"], "libcudart.so.13"),
+                                 os.path.join(os.environ["PI_FAKE_CUBLAS"], "libcublas.so.13")],
+                                env=environment, capture_output=True, text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result)
+        truth = json.loads(result.stdout)
+        rows = {r["path"]: r for r in report(traces)["gemm"]["modules"]}
+        self.assertEqual(set(rows), set(truth))
+        for path, want in truth.items():
+            self.assertAlmostEqual(rows[path]["flops"], want["flops"], delta=1e-6 * want["flops"],
+                                   msg=path)
+            self.assertAlmostEqual(rows[path]["gpu_ns"], want["kernel_ns"],
+                                   delta=TOLERANCE * want["kernel_ns"], msg=path)
 
 
 class NoGemm(unittest.TestCase):

@@ -34,13 +34,13 @@ EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t str
 
 /* The work of one product, or why there is none. */
 static cublasStatus_t work(cublasHandle_t handle, int64_t m, int64_t n, int64_t k, int64_t batch,
-                           int split)
+                           cudaDataType type, int split)
 {
     if (!handle)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (m < 0 || n < 0 || k < 0 || batch < 0)
         return CUBLAS_STATUS_INVALID_VALUE;
-    return fake_gemm_launch(FAKE_GEMM_FLOPS(m, n, k, batch), split, handle->stream)
+    return fake_gemm_launch(FAKE_GEMM_FLOPS(m, n, k, batch), type, split, handle->stream)
                ? CUBLAS_STATUS_EXECUTION_FAILED
                : CUBLAS_STATUS_SUCCESS;
 }
@@ -52,7 +52,7 @@ EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t ta
 {
     (void)ta, (void)tb, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C,
         (void)ldc;
-    return work(handle, m, n, k, 1, 0);
+    return work(handle, m, n, k, 1, CUDA_R_32F, 0);
 }
 
 EXPORT cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t ta,
@@ -63,7 +63,7 @@ EXPORT cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t
 {
     (void)ta, (void)tb, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C,
         (void)ldc;
-    return work(handle, m, n, k, 1, 0);
+    return work(handle, m, n, k, 1, CUDA_R_32F, 0);
 }
 
 EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta,
@@ -75,7 +75,7 @@ EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta,
 {
     (void)ta, (void)tb, (void)alpha, (void)A, (void)at, (void)lda, (void)B, (void)bt, (void)ldb,
         (void)beta, (void)C, (void)ct, (void)ldc, (void)compute, (void)algo;
-    return work(handle, m, n, k, 1, 0);
+    return work(handle, m, n, k, 1, at, 0);
 }
 
 EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
@@ -87,5 +87,5 @@ EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
     (void)ta, (void)tb, (void)alpha, (void)A, (void)at, (void)lda, (void)sa, (void)B, (void)bt,
         (void)ldb, (void)sb, (void)beta, (void)C, (void)ct, (void)ldc, (void)sc, (void)compute,
         (void)algo;
-    return work(handle, m, n, k, batch, 1);
+    return work(handle, m, n, k, batch, at, 1);
 }

@@ -183,7 +183,7 @@ EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc
     uint64_t m = dd->data[L_ROWS], n = dd->data[L_COLS];
     uint64_t k = desc->data[D_TRANSA] == CUBLAS_OP_N ? ad->data[L_COLS] : ad->data[L_ROWS];
     uint64_t batch = dd->data[L_BATCH];
-    return fake_gemm_launch(FAKE_GEMM_FLOPS(m, n, k, batch), 0, stream)
+    return fake_gemm_launch(FAKE_GEMM_FLOPS(m, n, k, batch), (int)ad->data[L_TYPE], 0, stream)
                ? CUBLAS_STATUS_EXECUTION_FAILED
                : CUBLAS_STATUS_SUCCESS;
 }
