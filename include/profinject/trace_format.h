@@ -884,7 +884,8 @@ static inline unsigned pi_kinds_of_version(unsigned version)
            : version < 7 ? PI_REC_DETAIL + 1
            : version < 8 ? PI_REC_THREAD_CPU + 1
            : version < 9 ? PI_REC_PROC_PSS + 1
-                         : PI_REC_KIND_COUNT;
+           : version < 12 ? PI_REC_NATIVE_SAMPLE + 1
+                          : PI_REC_KIND_COUNT;
 }
 
 /* pi_header_string_count - how many header strings a format version has */
