@@ -72,22 +72,33 @@ static const char *device_name(const struct pi_device_info *d)
     return d && d->name[0] ? d->name : "this device";
 }
 
+/* The device's name, escaped for the page when @html: it comes from the trace. */
+static void name_of(FILE *out, const struct pi_device_info *d, int html)
+{
+    if (html)
+        pi_html_text(out, device_name(d));
+    else
+        fputs(device_name(d), out);
+}
+
 /* "42% of this NVIDIA H200's 989 TFLOP/s bf16 (datasheet)" or why no share */
-static void peak_words(FILE *out, const struct pi_gemm_summary *s)
+static void peak_words(FILE *out, const struct pi_gemm_summary *s, int html)
 {
     if (!s->device) {
         fputs("peak unknown: no device record in the trace", out);
         return;
     }
     if (!s->has_peak) {
-        fprintf(out, "peak unknown for %s (sm_%u%u, %u SMs) in %s: not in the table",
-                device_name(s->device), s->device->major, s->device->minor, s->device->sms,
-                s->dtype);
+        fputs("peak unknown for ", out);
+        name_of(out, s->device, html);
+        fprintf(out, " (sm_%u%u, %u SMs) in %s: not in the table", s->device->major,
+                s->device->minor, s->device->sms, s->dtype);
         return;
     }
-    fprintf(out, "%.3g%% of this %s's %.1f TFLOP/s %s (%s%s%s)",
-            100 * pi_tflops_per_s(s->dtype_flops, s->dtype_gpu_ns) / s->peak.tflops_per_s,
-            device_name(s->device), s->peak.tflops_per_s, s->dtype, s->peak.source,
+    fprintf(out, "%.3g%% of this ",
+            100 * pi_tflops_per_s(s->dtype_flops, s->dtype_gpu_ns) / s->peak.tflops_per_s);
+    name_of(out, s->device, html);
+    fprintf(out, "'s %.1f TFLOP/s %s (%s%s%s)", s->peak.tflops_per_s, s->dtype, s->peak.source,
             s->peak.product ? ": " : "", s->peak.product ? s->peak.product : "");
 }
 
@@ -128,7 +139,7 @@ void pi_report_gemm_text(FILE *out, const struct pi_analysis *a)
     if (s.dtype) {
         fprintf(out, "  GEMMs: %s TFLOP/s %s, ",
                 rate_text(pi_tflops_per_s(s.dtype_flops, s.dtype_gpu_ns)), s.dtype);
-        peak_words(out, &s);
+        peak_words(out, &s, 0);
         fputc('\n', out);
     }
     if (s.steady_steps) {
@@ -262,7 +273,7 @@ void pi_report_gemm_html(FILE *out, const struct pi_analysis *a)
     if (s.dtype) {
         fprintf(out, "GEMMs: %s TFLOP/s %s, ",
                 rate_text(pi_tflops_per_s(s.dtype_flops, s.dtype_gpu_ns)), s.dtype);
-        peak_words(out, &s);
+        peak_words(out, &s, 1);
         fputs(". ", out);
     }
     if (s.steady_steps)

@@ -174,12 +174,16 @@ class OtherDevices(unittest.TestCase):
         self.assertIsNotNone(gemm["mfu"])
 
     def test_an_unknown_device_has_no_peak_and_says_so(self):
-        traces, truth = record({"FAKE_CUDA_DEVICE_CC": "7.5", "FAKE_CUDA_DEVICE_NAME": "Turing"})
+        traces, truth = record({"FAKE_CUDA_DEVICE_CC": "7.5", "FAKE_CUDA_DEVICE_NAME": "Turing <T4>"})
         gemm = report(traces)["gemm"]
         self.assertIsNone(gemm["peak"])
         self.assertIsNone(gemm["mfu"])
         self.assertEqual(gemm["flops"], sum(flops(c) for c in made(truth)))
-        self.assertIn("peak unknown for Turing (sm_75", report(traces, "--text"))
+        self.assertIn("peak unknown for Turing <T4> (sm_75", report(traces, "--text"))
+        # the name comes from the trace: escaped on the page
+        page = report(traces, "--html")
+        self.assertIn("peak unknown for Turing &lt;T4&gt; (sm_75", page)
+        self.assertNotIn("<T4>", page)
 
 
 class GemmByModule(unittest.TestCase):

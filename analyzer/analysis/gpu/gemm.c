@@ -67,7 +67,9 @@ static unsigned ring_take(struct thread_state *t)
 
 static void ring_drop(struct state *s, struct thread_state *t)
 {
-    pi_u64_map_remove(s->early, t->corr[ring_take(t)]);
+    unsigned at = ring_take(t);
+    if (s->early->count) /* most often none: no lookup per launch */
+        pi_u64_map_remove(s->early, t->corr[at]);
 }
 
 static void launch(struct state *s, const struct pi_event *ev)
