@@ -17,17 +17,11 @@
 #include <stdint.h>
 
 #include "core/hook.h"
-
-/* One hooked function: its name, our hook, the real one once found. */
-struct pi_blas_entry {
-    const char *name;
-    void *hook;
-    void *_Atomic *real;
-};
+#include "cuda/entry_points.h"
 
 /* The entries of each hook file, ended by a NULL name. */
-extern const struct pi_blas_entry pi_cublas_entries[];
-extern const struct pi_blas_entry pi_cublaslt_entries[];
+extern const struct pi_hook_entry pi_cublas_entries[];
+extern const struct pi_hook_entry pi_cublaslt_entries[];
 
 /* pi_blas_real - the real function of @name, kept in @slot: found once
  * (every loaded object but ours), or set by a dlsym we answered */

@@ -203,7 +203,7 @@ BATCHED_EX(cublasGemmBatchedEx, int)
 BATCHED_EX(cublasGemmBatchedEx_64, int64_t)
 
 #define ENTRY(name) {#name, (void *)name, &name##_real}
-const struct pi_blas_entry pi_cublas_entries[] = {
+const struct pi_hook_entry pi_cublas_entries[] = {
     ENTRY(cublasSgemm_v2), ENTRY(cublasSgemm_v2_64), ENTRY(cublasDgemm_v2),
     ENTRY(cublasDgemm_v2_64), ENTRY(cublasHgemm), ENTRY(cublasHgemm_64),
     ENTRY(cublasSgemmStridedBatched), ENTRY(cublasSgemmStridedBatched_64),

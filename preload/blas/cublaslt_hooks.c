@@ -102,4 +102,4 @@ PI_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulD
 }
 
 #define ENTRY(name) {#name, (void *)name, &name##_real}
-const struct pi_blas_entry pi_cublaslt_entries[] = {ENTRY(cublasLtMatmul), {NULL, NULL, NULL}};
+const struct pi_hook_entry pi_cublaslt_entries[] = {ENTRY(cublasLtMatmul), {NULL, NULL, NULL}};

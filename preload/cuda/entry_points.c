@@ -104,6 +104,16 @@ void *pi_resolve_slot(void *_Atomic *slot, const char *name)
     return fn;
 }
 
+void *pi_hook_from_tables(const struct pi_hook_entry *const *tables, unsigned count,
+                          const char *name, void *real)
+{
+    for (unsigned t = 0; real && t < count; t++)
+        for (const struct pi_hook_entry *e = tables[t]; e->name; e++)
+            if (strcmp(e->name, name) == 0)
+                return pi_hook_behind(e->real, e->hook, real);
+    return real;
+}
+
 void *pi_cuda_wrap_proc_address(int version, void *real)
 {
     int v2 = version >= 12000;

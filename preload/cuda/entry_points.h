@@ -46,6 +46,22 @@ void *pi_cuda_wrap_proc_address(int version, void *real);
  */
 size_t pi_cuda_driver_redirects(void *driver, struct pi_value_redirect *out, size_t max);
 
+/* One hooked function of a library above cuda/ (NCCL, cuBLAS): its name, our hook, and the
+ * real function once found. */
+struct pi_hook_entry {
+    const char *name;
+    void *hook;
+    void *_Atomic *real;
+};
+
+/**
+ * pi_hook_from_tables - our hook for @name, found by dlsym at @real, from @count tables of
+ * entries, each ended by a NULL name (pi_hook_behind)
+ * Return: the hook, or @real when @name is not hooked or another library sits behind it.
+ */
+void *pi_hook_from_tables(const struct pi_hook_entry *const *tables, unsigned count,
+                          const char *name, void *real);
+
 /**
  * pi_resolve_slot - the real function of @name kept in @slot: found once (every loaded
  * object but ours), or set by a dlsym we answered (pi_hook_behind)
