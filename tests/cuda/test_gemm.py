@@ -152,6 +152,21 @@ class Gemm(unittest.TestCase):
         for c in made(self.truth):
             self.assertIn(f"[{c['m']}×{c['k']}]·[{c['k']}×{c['n']}]", page)
 
+    def test_chrome_trace_has_a_slice_per_call_with_its_shape(self):
+        path = os.path.join(tempfile.mkdtemp(), "trace.json")
+        subprocess.run([ANALYZE, self.traces, "--quiet", "--chrome-trace", path], check=True,
+                       capture_output=True)
+        with open(path) as f:
+            events = json.load(f)
+        events = events["traceEvents"] if isinstance(events, dict) else events
+        slices = [e["args"] for e in events if e.get("name") == "gemm"]
+        got = sorted((a["m"], a["n"], a["k"], a["batch"], a["flops"]) for a in slices
+                     if not a["failed"])
+        want = sorted((c["m"], c["n"], c["k"], c["batch"], flops(c)) for c in made(self.truth))
+        self.assertEqual(got, want)
+        self.assertEqual(sum(a["failed"] for a in slices),
+                         len(self.truth["calls"]) - len(made(self.truth)))
+
     def test_export_has_a_row_per_shape(self):
         out = tempfile.mkdtemp()
         subprocess.run([ANALYZE, self.traces, "--quiet", "--export", out], check=True,
