@@ -19,12 +19,14 @@
 #include "control/attach_driver_tables.h"
 #include "cuda/entry_points.h"
 #include "nccl/nccl_entry_points.h"
+#include "blas/blas_entry_points.h"
 #endif
 
 __attribute__((constructor(101))) static void pi_constructor(void)
 {
 #ifdef PI_HAVE_CUDA
     pi_dlsym_register(pi_is_nccl_name, pi_nccl_wrap_symbol);
+    pi_dlsym_register(pi_is_blas_name, pi_blas_wrap_symbol);
 #endif
     pi_ensure_init();
     if (pi_recorder_state() == PI_STATE_RUNNING) {

@@ -284,6 +284,23 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
                reduces(PI_NCCL_FUNC(r->flags)) ? pi_nccl_redop_name(PI_NCCL_REDOP(r->arg[2])) : "-",
                PI_NCCL_PEER(r->arg[2]), ev->dur_ns);
         break;
+    case PI_REC_GEMM:
+        fprintf(dump_out, " api=%u%s%s%s m=%" PRIu32 " n=%" PRIu32 " k=%" PRIu32 " batch=%" PRIu32
+                          " a_type=%u d_type=%u compute=%u dur_ns=%" PRIu64,
+                PI_GEMM_API(r->flags), (r->flags & PI_FLAG_FAILED) ? " failed" : "",
+                (r->flags & PI_GEMM_TRANS_A) ? " trans_a" : "",
+                (r->flags & PI_GEMM_TRANS_B) ? " trans_b" : "", PI_GEMM_LOW(r->arg[0]),
+                PI_GEMM_HIGH(r->arg[0]), PI_GEMM_LOW(r->arg[1]), PI_GEMM_HIGH(r->arg[1]),
+                PI_GEMM_A_TYPE(r->arg[2]), PI_GEMM_D_TYPE(r->arg[2]), PI_GEMM_COMPUTE(r->arg[2]),
+                ev->dur_ns);
+        break;
+    case PI_REC_DEVICE:
+        fprintf(dump_out, " ordinal=%" PRIu32 " cc=%u.%u sms=%" PRIu32 " clock_khz=%" PRIu32
+                          " name=\"%s\"",
+                PI_DEVICE_ORDINAL(r->arg[0]), PI_DEVICE_MAJOR(r->arg[0]),
+                PI_DEVICE_MINOR(r->arg[0]), PI_DEVICE_SMS(r->arg[1]),
+                PI_DEVICE_CLOCK_KHZ(r->arg[1]), string_or(reader, r->arg[2], "?"));
+        break;
     case PI_REC_THREAD_NAME:
         fprintf(dump_out, " name=\"%s\"", string_or(reader, r->arg[0], "?"));
         break;

@@ -34,6 +34,7 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_FATAL_SIGNAL] = "fatal_signal",
         [PI_REC_DEVICE_MEMORY] = "device_memory", [PI_REC_CHILD_STATUS] = "child_status",
         [PI_REC_NATIVE_SAMPLE] = "native_sample",
+        [PI_REC_GEMM] = "gemm",               [PI_REC_DEVICE] = "device",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/gpu/collectives.h"
+#include "analysis/gpu/gemm.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/sites/demangle.h"
 #include "report.h"
@@ -239,6 +240,17 @@ static void event(struct pi_chrome_trace *c, const struct pi_reader *reader,
                      "\",\"peer\":%d,\"grouped\":%s,\"failed\":%s}}",
                 r->arg[0], pi_nccl_datatype_name(PI_NCCL_DATATYPE(r->flags)), r->arg[1],
                 (int)PI_NCCL_PEER(r->arg[2]), (r->flags & PI_NCCL_GROUPED) ? "true" : "false",
+                (r->flags & PI_FLAG_FAILED) ? "true" : "false");
+        break;
+    }
+    case PI_REC_GEMM: { /* on the calling thread: the host's part; its kernels are slices */
+        uint32_t m = PI_GEMM_LOW(r->arg[0]), n = PI_GEMM_HIGH(r->arg[0]);
+        uint32_t k = PI_GEMM_LOW(r->arg[1]), batch = PI_GEMM_HIGH(r->arg[1]);
+        const char *dtype = pi_gemm_dtype(PI_GEMM_A_TYPE(r->arg[2]), PI_GEMM_COMPUTE(r->arg[2]));
+        slice(c, p, ev, "gemm", "cublas");
+        fprintf(out, ",\"args\":{\"m\":%" PRIu32 ",\"n\":%" PRIu32 ",\"k\":%" PRIu32
+                     ",\"batch\":%" PRIu32 ",\"dtype\":\"%s\",\"flops\":%.0f,\"failed\":%s}}",
+                m, n, k, batch, dtype, 2.0 * m * n * (double)k * batch,
                 (r->flags & PI_FLAG_FAILED) ? "true" : "false");
         break;
     }

@@ -8,6 +8,7 @@
 
 #include "analysis/common/u64_map.h"
 #include "analysis/gpu/collectives.h"
+#include "analysis/gpu/gemm.h"
 #include "analysis/host/steps.h"
 #include "analysis/ranks/ranks.h"
 #include "profinject/rank_identity.h"
@@ -172,8 +173,22 @@ static void write_collectives(struct pi_export *e, const struct pi_process_info 
     }
 }
 
+/* The process's matrix products: one row per shape and type, TFLOP/s over their kernels. */
+static void write_gemm(struct pi_export *e, const struct pi_process_info *p)
+{
+    const struct pi_gemm *g = p->gemm;
+    for (size_t i = 0; g && i < g->shape_count; i++) {
+        const struct pi_gemm_shape *x = &g->shapes[i];
+        whose(e->gemm, p);
+        fprintf(e->gemm, ",%u,%u,%u,%u,%s,%llu,%llu,%llu,%llu,%.6g\n", x->m, x->n, x->k, x->batch,
+                x->dtype, (unsigned long long)x->calls, (unsigned long long)x->kernels,
+                (unsigned long long)x->flops, (unsigned long long)x->gpu_ns,
+                x->gpu_ns ? (double)x->flops / (double)x->gpu_ns / 1e3 : 0.0);
+    }
+}
+
 /* The file's rows, in file order: its steps (before the pass lets the figures of all ranks
- * but one go), kernels and collectives. */
+ * but one go), kernels, collectives and products. */
 static void commit_file(void *context, void *file_context, const struct pi_analysis *a,
                         const struct pi_process_info *p)
 {
@@ -186,6 +201,8 @@ static void commit_file(void *context, void *file_context, const struct pi_analy
         write_kernels(e, f, p);
     if (e->collectives)
         write_collectives(e, p);
+    if (e->gemm)
+        write_gemm(e, p);
     for (size_t i = 0; i < f->kernel_count; i++)
         free(f->kernels[i].name);
     free(f->kernels);
@@ -209,6 +226,9 @@ int pi_export_observer(struct pi_export *e, const char *dir, struct pi_analysis_
     e->collectives = open_table(e, "collectives.csv",
                                 "job,rank,host,pid,function,datatype,size_bucket,calls,failed,"
                                 "bytes,host_ns,gpu_ns,algbw_bytes_per_s,busbw_bytes_per_s");
+    e->gemm = open_table(e, "gemm_shapes.csv",
+                         "job,rank,host,pid,m,n,k,batch,dtype,calls,kernels,flops,gpu_ns,"
+                         "tflops_per_s");
     if (e->failed)
         return -1;
     *observer = (struct pi_analysis_observer){
@@ -248,10 +268,10 @@ int pi_export_finish(struct pi_export *e, const struct pi_analysis *a)
                              "slowest_steps,straggler");
     if (ranks)
         write_ranks(ranks, a->ranks);
-    FILE *tables[] = {ranks, e->steps, e->kernels, e->collectives};
+    FILE *tables[] = {ranks, e->steps, e->kernels, e->collectives, e->gemm};
     for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
         if (tables[i] && (ferror(tables[i]) | fclose(tables[i])) != 0)
             e->failed = 1;
-    e->steps = e->kernels = e->collectives = NULL;
+    e->steps = e->kernels = e->collectives = e->gemm = NULL;
     return e->failed ? -1 : 0;
 }

@@ -1,7 +1,8 @@
 /*
  * export_csv.h - `--export DIR`: tables for engines that read CSV as it is
  * (DuckDB, Spark, pandas): one row per rank, per step, per kernel and per
- * NCCL collective (function, datatype, size) of each process. Rows are
+ * NCCL collective (function, datatype, size) and per cuBLAS product shape
+ * (m, n, k, batch, type) of each process. Rows are
  * written as each file takes its place in the file order (an observer of
  * the pass: with parallel reading, a file's kernels are counted by the
  * thread that reads it and written, with its steps and collectives, in
@@ -18,7 +19,7 @@
 
 struct pi_export {
     char dir[4000];
-    FILE *steps, *kernels, *collectives;
+    FILE *steps, *kernels, *collectives, *gemm;
     int failed;
 };
 

@@ -13,6 +13,7 @@
 #include "reports/format/html_flame.h"
 #include "reports/format/output_file.h"
 #include "section_collectives.h"
+#include "section_gemm.h"
 #include "section_device_memory.h"
 #include "section_gpu.h"
 #include "section_gpu_modules.h"
@@ -70,6 +71,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     pi_report_sites_html(out, a);
     pi_report_python_time_html(out, a);
     pi_report_collectives_html(out, a);
+    pi_report_gemm_html(out, a);
     pi_report_summary_mode_html(out, a);
     pi_report_latency_html(out, a);
     pi_report_processes_html(out, a);

@@ -14,6 +14,7 @@
 #include "reports/format/terminal_text.h"
 #include "section_capture_windows.h"
 #include "section_collectives.h"
+#include "section_gemm.h"
 #include "section_device_memory.h"
 #include "section_gpu.h"
 #include "section_host_memory.h"
@@ -65,6 +66,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     pi_report_native_time_json(root, a);
     pi_report_ranks_json(root, a);
     pi_report_collectives_json(root, a);
+    pi_report_gemm_json(root, a);
     return root;
 }
 

@@ -6,6 +6,7 @@
 #include "report.h"
 #include "section_capture_windows.h"
 #include "section_collectives.h"
+#include "section_gemm.h"
 #include "section_device_memory.h"
 #include "section_gpu.h"
 #include "section_gpu_modules.h"
@@ -35,6 +36,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_python_time_text(out, a);
     pi_report_native_time_text(out, a);
     pi_report_collectives_text(out, a);
+    pi_report_gemm_text(out, a);
     pi_report_gpu_text(out, a);
     pi_report_gpu_modules_text(out, a);
     pi_report_device_memory_text(out, a);

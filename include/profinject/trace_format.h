@@ -58,7 +58,9 @@
  * summary's); a file's path is written only when a record written in full
  * names it; every process's regular files are counted by directory, an
  * installed package's by its top directory; a summary's buckets are LEB128
- * bytes (summary_buckets.h). */
+ * bytes (summary_buckets.h); cuBLAS and cuBLASLt matrix products with
+ * their shapes and types (PI_REC_GEMM); the devices a process used
+ * (PI_REC_DEVICE). */
 #define PI_FORMAT_VERSION 12
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -354,6 +356,23 @@ enum pi_record_kind {
      * stack id (a PI_REC_STACK of native frames, innermost first; 0: none),
      * arg2 = 0 or why there is no stack (enum pi_native_sample_without). */
     PI_REC_NATIVE_SAMPLE = 42,
+    /* Format 12. A cuBLAS or cuBLASLt matrix product, D = op(A)·op(B) (+ C)
+     * with D m×n and the inner dimension k, batch of them: dur = host time
+     * of the call, flags = PI_GEMM_FLAGS(enum pi_gemm_api, transposes,
+     * failed), arg0 = PI_GEMM_PAIR(m, n), arg1 = PI_GEMM_PAIR(k, batch),
+     * arg2 = PI_GEMM_TYPES(A's cudaDataType_t, D's, the compute type:
+     * cublasComputeType_t, or for the legacy typed calls the one cuBLAS
+     * documents for them). Dimensions above 2^32 - 1 are saturated. The
+     * kernels it launches are PI_REC_GPU_LAUNCH records of the same thread
+     * inside its span. */
+    PI_REC_GEMM = 43,
+    /* Format 12, once per device a process uses (its first allocation or
+     * matrix product on it), by the driver's answers: arg0 =
+     * PI_DEVICE_IDENTITY(ordinal, compute capability major, minor), arg1 =
+     * PI_DEVICE_UNITS(multiprocessors, the largest clock in kHz), arg2 = the
+     * string id of its name ("NVIDIA H100 80GB HBM3"). A query the driver
+     * refused reads 0. */
+    PI_REC_DEVICE = 44,
     PI_REC_KIND_COUNT
 };
 
@@ -759,6 +778,50 @@ enum pi_nccl_func {
 #define PI_NCCL_REDOP(where) ((unsigned)((where) >> 32) & 0xffu)
 #define PI_NCCL_PEER(where) ((int32_t)(((where) >> 40) & 0xffffffu) - 1)
 
+/* PI_REC_GEMM: the function called. Append only. */
+enum pi_gemm_api {
+    PI_GEMM_SGEMM = 1,       /* cublasSgemm_v2 (and _64) */
+    PI_GEMM_DGEMM = 2,       /* cublasDgemm_v2 (and _64) */
+    PI_GEMM_HGEMM = 3,       /* cublasHgemm (and _64) */
+    PI_GEMM_GEMM_EX = 4,     /* cublasGemmEx (and _64) */
+    PI_GEMM_SGEMM_EX = 5,    /* cublasSgemmEx (and _64): fp32 compute, A/B/C typed */
+    PI_GEMM_STRIDED = 6,     /* cublas{S,D,H}gemmStridedBatched (and _64) */
+    PI_GEMM_STRIDED_EX = 7,  /* cublasGemmStridedBatchedEx (and _64) */
+    PI_GEMM_BATCHED = 8,     /* cublas{S,D,H}gemmBatched (and _64): arrays of pointers */
+    PI_GEMM_BATCHED_EX = 9,  /* cublasGemmBatchedEx (and _64) */
+    PI_GEMM_LT_MATMUL = 10,  /* cublasLtMatmul */
+    PI_GEMM_API_COUNT
+};
+/* PI_REC_GEMM flags: bit 0 failed, bit 1 A transposed (or conjugate
+ * transposed), bit 2 B transposed, bits 8-15 enum pi_gemm_api. */
+#define PI_GEMM_TRANS_A (1u << 1)
+#define PI_GEMM_TRANS_B (1u << 2)
+#define PI_GEMM_FLAGS(api, trans_bits, failed)                                                    \
+    ((uint16_t)(((api) << 8) | ((trans_bits) & 6u) | ((failed) ? PI_FLAG_FAILED : 0)))
+#define PI_GEMM_API(flags) ((unsigned)(flags) >> 8)
+#define PI_GEMM_SATURATE32(x) ((uint64_t)(x) > 0xffffffffull ? 0xffffffffull : (uint64_t)(x))
+#define PI_GEMM_PAIR(low, high) (PI_GEMM_SATURATE32(low) | (PI_GEMM_SATURATE32(high) << 32))
+#define PI_GEMM_LOW(arg) ((uint32_t)(arg))
+#define PI_GEMM_HIGH(arg) ((uint32_t)((arg) >> 32))
+#define PI_GEMM_TYPES(a_type, d_type, compute)                                                    \
+    ((uint64_t)((a_type) & 0xffu) | ((uint64_t)((d_type) & 0xffu) << 8) |                        \
+     ((uint64_t)((compute) & 0xffu) << 16))
+#define PI_GEMM_A_TYPE(arg) ((unsigned)(arg) & 0xffu)
+#define PI_GEMM_D_TYPE(arg) ((unsigned)((arg) >> 8) & 0xffu)
+#define PI_GEMM_COMPUTE(arg) ((unsigned)((arg) >> 16) & 0xffu)
+
+/* PI_REC_DEVICE arg0 and arg1 */
+#define PI_DEVICE_IDENTITY(ordinal, major, minor)                                                 \
+    ((uint64_t)(uint32_t)(ordinal) | ((uint64_t)((major) & 0xffu) << 32) |                       \
+     ((uint64_t)((minor) & 0xffu) << 40))
+#define PI_DEVICE_ORDINAL(arg) ((uint32_t)(arg))
+#define PI_DEVICE_MAJOR(arg) ((unsigned)((arg) >> 32) & 0xffu)
+#define PI_DEVICE_MINOR(arg) ((unsigned)((arg) >> 40) & 0xffu)
+#define PI_DEVICE_UNITS(sms, clock_khz)                                                           \
+    ((uint64_t)(uint32_t)(sms) | ((uint64_t)(uint32_t)(clock_khz) << 32))
+#define PI_DEVICE_SMS(arg) ((uint32_t)(arg))
+#define PI_DEVICE_CLOCK_KHZ(arg) ((uint32_t)((arg) >> 32))
+
 enum pi_gpu_timing_source {
     PI_GPU_TIMING_ABSENT = 0,
     PI_GPU_TIMING_EVENTS = 1,
@@ -834,7 +897,8 @@ static inline unsigned pi_kinds_of_version(unsigned version)
            : version < 7 ? PI_REC_DETAIL + 1
            : version < 8 ? PI_REC_THREAD_CPU + 1
            : version < 9 ? PI_REC_PROC_PSS + 1
-                         : PI_REC_KIND_COUNT;
+           : version < 12 ? PI_REC_NATIVE_SAMPLE + 1
+                          : PI_REC_KIND_COUNT;
 }
 
 /* pi_header_string_count - how many header strings a format version has */

@@ -1,5 +1,6 @@
 /* cuda_common.c - shared pieces of the CUDA hooks (see cuda_common.h). */
 #include "cuda_common.h"
+#include "device_info.h"
 #include "live_allocations.h"
 
 #include <cuda.h>
@@ -218,6 +219,8 @@ void pi_cuda_emit_alloc(unsigned api, unsigned kind, unsigned bits, uint64_t poi
     uint32_t stack =
         top && recording ? pi_call_site_alloc(flags(api, kind, bits, failed), start, pointer) : 0;
     unsigned device = top && on_device ? current_device() : 0;
+    if (top && on_device && recording && !failed) /* the first time: what the device is */
+        pi_cuda_note_device(device, start);
     uint64_t place = PI_CUDA_WHERE(pi_cuda_stream_id(stream), device, stack);
     if (full)
         pi_live_alloc(flags(api, kind, bits, failed), start, end - start, pointer, bytes, place);

@@ -1,7 +1,7 @@
 /*
  * dlsym_hook.c - dlsym of a driver name ("cuMemAlloc_v2", "cuGetProcAddress_v2")
  * hands out our wrapper (entry_points.c), and of another library's name
- * (NCCL's) the wrapper its part registered; every other name goes straight
+ * (NCCL's, cuBLAS's) the wrapper its part registered; every other name goes straight
  * to glibc, keeping RTLD_NEXT's meaning for the caller.
  */
 #include <dlfcn.h>
@@ -29,21 +29,39 @@ static void *next_after(const void *caller, const char *name)
     return NULL;
 }
 
-/* Another library's names and their wrappers (pi_dlsym_register): set once at start. */
-static int (*_Atomic other_names)(const char *);
-static void *(*_Atomic other_wrap)(const char *, void *);
+/* Other libraries' names and their wrappers (pi_dlsym_register): set once at start, each
+ * part's pair published by the count. */
+#define MAX_PARTS 4
+static struct {
+    int (*names)(const char *);
+    void *(*wrap)(const char *, void *);
+} parts[MAX_PARTS];
+static _Atomic unsigned part_count;
 
 void pi_dlsym_register(int (*names)(const char *), void *(*wrap)(const char *, void *))
 {
-    atomic_store(&other_wrap, wrap);
-    atomic_store(&other_names, names);
+    unsigned i = atomic_load(&part_count);
+    if (i == MAX_PARTS)
+        return;
+    parts[i].names = names;
+    parts[i].wrap = wrap;
+    atomic_store(&part_count, i + 1);
+}
+
+/* The part whose library @name belongs to, or -1. */
+static int part_of(const char *name)
+{
+    unsigned count = atomic_load_explicit(&part_count, memory_order_acquire);
+    for (unsigned i = 0; i < count; i++)
+        if (parts[i].names(name))
+            return (int)i;
+    return -1;
 }
 
 /* Whether dlsym of @name hands out a wrapper of ours. */
 static int wrapped_name(const char *name)
 {
-    int (*names)(const char *) = atomic_load_explicit(&other_names, memory_order_relaxed);
-    return pi_is_cuda_driver_name(name) || (names && names(name));
+    return pi_is_cuda_driver_name(name) || part_of(name) >= 0;
 }
 
 static __attribute__((noinline)) void *cuda_dlsym(void *handle, const char *name,
@@ -54,8 +72,10 @@ static __attribute__((noinline)) void *cuda_dlsym(void *handle, const char *name
     pi_guard_restore(guard);
     if (!found || pi_in_self(found))
         return found;
-    if (!pi_is_cuda_driver_name(name))
-        return atomic_load(&other_wrap)(name, found);
+    if (!pi_is_cuda_driver_name(name)) {
+        int part = part_of(name);
+        return part >= 0 ? parts[part].wrap(name, found) : found;
+    }
     return pi_cuda_wrap_symbol(name, found);
 }
 

@@ -78,20 +78,47 @@ static int same_object(const void *a, const void *b)
     return dladdr(a, &x) && dladdr(b, &y) && x.dli_fbase == y.dli_fbase;
 }
 
+void *pi_hook_behind(void *_Atomic *slot, void *hook, void *real)
+{
+    if (!real || real == hook)
+        return real;
+    void *expected = NULL;
+    /* a library may answer with another address than its exported symbol's: the same
+     * function of the same library */
+    if (atomic_compare_exchange_strong(slot, &expected, real) || expected == real ||
+        same_object(expected, real))
+        return hook;
+    return real; /* a second copy of the library: its calls go unrecorded rather than astray */
+}
+
+void *pi_resolve_slot(void *_Atomic *slot, const char *name)
+{
+    void *fn = atomic_load_explicit(slot, memory_order_acquire);
+    if (__builtin_expect(fn != NULL, 1))
+        return fn;
+    if (!(fn = pi_loaded_symbol(name)))
+        return NULL;
+    void *expected = NULL;
+    if (!atomic_compare_exchange_strong(slot, &expected, fn))
+        fn = expected; /* a dlsym we answered set it first */
+    return fn;
+}
+
+void *pi_hook_from_tables(const struct pi_hook_entry *const *tables, unsigned count,
+                          const char *name, void *real)
+{
+    for (unsigned t = 0; real && t < count; t++)
+        for (const struct pi_hook_entry *e = tables[t]; e->name; e++)
+            if (strcmp(e->name, name) == 0)
+                return pi_hook_behind(e->real, e->hook, real);
+    return real;
+}
+
 void *pi_cuda_wrap_proc_address(int version, void *real)
 {
     int v2 = version >= 12000;
-    void *_Atomic *slot = v2 ? &real_v2 : &real_v1;
-    void *ours = v2 ? (void *)cuGetProcAddress_v2 : (void *)proc_address_v1;
-    if (real == ours)
-        return real;
-    void *expected = NULL;
-    /* the driver may answer "cuGetProcAddress" with another address than its
-     * exported symbol's: the same function of the same driver */
-    if (atomic_compare_exchange_strong(slot, &expected, real) || expected == real ||
-        same_object(expected, real))
-        return ours;
-    return real;
+    return pi_hook_behind(v2 ? &real_v2 : &real_v1,
+                          v2 ? (void *)cuGetProcAddress_v2 : (void *)proc_address_v1, real);
 }
 
 /* ---- the wrapper table ---- */

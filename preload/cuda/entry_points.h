@@ -46,10 +46,41 @@ void *pi_cuda_wrap_proc_address(int version, void *real);
  */
 size_t pi_cuda_driver_redirects(void *driver, struct pi_value_redirect *out, size_t max);
 
+/* One hooked function of a library above cuda/ (NCCL, cuBLAS): its name, our hook, and the
+ * real function once found. */
+struct pi_hook_entry {
+    const char *name;
+    void *hook;
+    void *_Atomic *real;
+};
+
+/**
+ * pi_hook_from_tables - our hook for @name, found by dlsym at @real, from @count tables of
+ * entries, each ended by a NULL name (pi_hook_behind)
+ * Return: the hook, or @real when @name is not hooked or another library sits behind it.
+ */
+void *pi_hook_from_tables(const struct pi_hook_entry *const *tables, unsigned count,
+                          const char *name, void *real);
+
+/**
+ * pi_resolve_slot - the real function of @name kept in @slot: found once (every loaded
+ * object but ours), or set by a dlsym we answered (pi_hook_behind)
+ * Return: it, or NULL when no loaded library defines @name.
+ */
+void *pi_resolve_slot(void *_Atomic *slot, const char *name);
+
+/**
+ * pi_hook_behind - @hook, to be handed out for @real, which becomes the function in @slot
+ * that @hook calls
+ * Return: @hook, or @real itself when @real is @hook or another library's function already
+ * sits in @slot.
+ */
+void *pi_hook_behind(void *_Atomic *slot, void *hook, void *real);
+
 /**
  * pi_dlsym_register - dlsym of a name @names accepts hands out what
  * @wrap(name, found) returns: how a part above cuda/ (nccl/) wraps its
- * library's functions fetched with dlsym. Called once, at start.
+ * library's functions fetched with dlsym. Called once per part (nccl/, blas/), at start.
  */
 void pi_dlsym_register(int (*names)(const char *), void *(*wrap)(const char *, void *));
 

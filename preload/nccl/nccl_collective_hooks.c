@@ -187,7 +187,7 @@ PI_EXPORT ncclResult_t ncclGroupEnd(void)
 }
 
 #define ENTRY(name) {#name, (void *)name, &name##_real}
-const struct pi_nccl_entry pi_nccl_collective_entries[] = {
+const struct pi_hook_entry pi_nccl_collective_entries[] = {
     ENTRY(ncclAllReduce), ENTRY(ncclBroadcast),     ENTRY(ncclBcast),
     ENTRY(ncclReduce),    ENTRY(ncclAllGather),     ENTRY(ncclReduceScatter),
     ENTRY(ncclAlltoAll),  ENTRY(ncclSend),          ENTRY(ncclRecv),

@@ -161,7 +161,7 @@ END(PI_NCCL_COMM_DESTROY, ncclCommDestroy)
 END(PI_NCCL_COMM_ABORT, ncclCommAbort)
 
 #define ENTRY(name) {#name, (void *)name, &name##_real}
-const struct pi_nccl_entry pi_nccl_comm_entries[] = {
+const struct pi_hook_entry pi_nccl_comm_entries[] = {
     ENTRY(ncclCommInitRank), ENTRY(ncclCommInitRankConfig), ENTRY(ncclCommInitRankScalable),
     ENTRY(ncclCommInitAll),  ENTRY(ncclCommSplit),          ENTRY(ncclCommFinalize),
     ENTRY(ncclCommDestroy),  ENTRY(ncclCommAbort),          {NULL, NULL, NULL}};

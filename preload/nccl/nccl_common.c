@@ -8,24 +8,18 @@
 
 #include "core/diagnostics.h"
 #include "cuda/cuda_common.h"
+#include "cuda/entry_points.h"
 
 __thread int pi_nccl_depth __attribute__((tls_model("initial-exec")));
 
 void *pi_nccl_real(void *_Atomic *slot, const char *name)
 {
-    void *fn = atomic_load_explicit(slot, memory_order_acquire);
-    if (__builtin_expect(fn != NULL, 1))
-        return fn;
-    fn = pi_loaded_symbol(name);
-    if (!fn) {
+    void *fn = pi_resolve_slot(slot, name);
+    if (__builtin_expect(fn == NULL, 0)) {
         static _Atomic int said;
         if (!atomic_exchange(&said, 1))
             pi_diag("%s called but no loaded library defines it: answered ncclSystemError", name);
-        return NULL;
     }
-    void *expected = NULL;
-    if (!atomic_compare_exchange_strong(slot, &expected, fn))
-        fn = expected; /* a dlsym we answered set it first */
     return fn;
 }
 

@@ -4,10 +4,9 @@
  */
 #include "nccl_entry_points.h"
 
-#include <dlfcn.h>
-#include <stdatomic.h>
 #include <string.h>
 
+#include "cuda/entry_points.h"
 #include "nccl_hooks.h"
 
 int pi_is_nccl_name(const char *name)
@@ -17,31 +16,8 @@ int pi_is_nccl_name(const char *name)
     return name && strncmp(name, "nccl", 4) == 0 && name[4] >= 'A' && name[4] <= 'Z';
 }
 
-static const struct pi_nccl_entry *entry_of(const char *name)
-{
-    const struct pi_nccl_entry *tables[] = {pi_nccl_comm_entries, pi_nccl_collective_entries};
-    for (unsigned t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
-        for (const struct pi_nccl_entry *e = tables[t]; e->name; e++)
-            if (strcmp(e->name, name) == 0)
-                return e;
-    return NULL;
-}
-
-/* Whether @a and @b are defined in the same loaded object. */
-static int same_object(const void *a, const void *b)
-{
-    Dl_info x, y;
-    return dladdr(a, &x) && dladdr(b, &y) && x.dli_fbase == y.dli_fbase;
-}
-
 void *pi_nccl_wrap_symbol(const char *name, void *real)
 {
-    const struct pi_nccl_entry *e = real ? entry_of(name) : NULL;
-    if (!e || real == e->hook)
-        return real;
-    void *expected = NULL;
-    if (atomic_compare_exchange_strong(e->real, &expected, real) || expected == real ||
-        same_object(expected, real))
-        return e->hook;
-    return real; /* a second libnccl: its calls go unrecorded rather than to the first */
+    const struct pi_hook_entry *const tables[] = {pi_nccl_comm_entries, pi_nccl_collective_entries};
+    return pi_hook_from_tables(tables, 2, name, real);
 }

@@ -13,17 +13,11 @@
 #include <stdint.h>
 
 #include "core/hook.h"
-
-/* One hooked NCCL function: its name, our hook, the real one once found. */
-struct pi_nccl_entry {
-    const char *name;
-    void *hook;
-    void *_Atomic *real;
-};
+#include "cuda/entry_points.h"
 
 /* The entries of each hook file, ended by a NULL name. */
-extern const struct pi_nccl_entry pi_nccl_comm_entries[];
-extern const struct pi_nccl_entry pi_nccl_collective_entries[];
+extern const struct pi_hook_entry pi_nccl_comm_entries[];
+extern const struct pi_hook_entry pi_nccl_collective_entries[];
 
 /* pi_nccl_real - the real function of @name, kept in @slot: found once
  * (RTLD_NEXT, then every loaded object), or set by a dlsym we answered */

@@ -14,7 +14,10 @@ libcupti.so.13, libnccl.so.2, cuBLAS, cuDNN) under the preload.
 - every nccl* entry libtorch_cuda.so imports from libnccl.so.2 is hooked by
   libprofinject.so or listed, with the reason it need not be, in
   docs/nccl-entry-points.md;
-- the real libnccl.so.2 loads and answers as without the preload.
+- the real libnccl.so.2 loads and answers as without the preload;
+- every cuBLAS product entry (cublas*gemm*, cublasLtMatmul) libtorch_cuda.so
+  imports is hooked by libprofinject.so or listed, with the reason it need
+  not be, in docs/blas-entry-points.md.
 
 Run by ctest with the CUDA venv's interpreter (tools/setup --cuda) and the
 build's paths in the environment.
@@ -358,6 +361,32 @@ class NcclImportSurface(unittest.TestCase):
         hooked = sorted(n for n in self.surface if n in self.exports)
         print("  libtorch_cuda.so: %d nccl entries, %d hooked, %d documented" %
               (len(self.surface), len(hooked), len(self.surface) - len(hooked)), file=sys.stderr)
+
+
+class BlasImportSurface(unittest.TestCase):
+    """Each cuBLAS product entry libtorch_cuda.so imports is hooked or documented."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exports = exported(PRELOAD)
+        cls.docs = documented("blas-entry-points.md")
+        cls.surface = {n for n in imported(os.path.join(TORCH_LIB, "libtorch_cuda.so"))
+                       if re.match(r"cublas\w*gemm", n, re.I) or n == "cublasLtMatmul"}
+
+    def test_the_surface_is_the_wheels(self):
+        for name in ("cublasGemmEx", "cublasGemmStridedBatchedEx", "cublasLtMatmul",
+                     "cublasSgemm_v2"):
+            self.assertIn(name, self.surface, "libtorch_cuda.so no longer imports %s" % name)
+
+    def test_every_entry_is_hooked_or_documented(self):
+        missing = sorted(n for n in self.surface if n not in self.exports and n not in self.docs)
+        self.assertEqual(missing, [], "neither hooked by libprofinject.so nor listed in "
+                         "docs/blas-entry-points.md:\n  " + "\n  ".join(missing))
+
+    def test_documented_entries_are_not_hooked_and_say_why(self):
+        for name, why in self.docs.items():
+            self.assertNotIn(name, self.exports, "%s is hooked: take it out of the docs" % name)
+            self.assertTrue(why, "%s: say why it need not be hooked" % name)
 
 
 if __name__ == "__main__":

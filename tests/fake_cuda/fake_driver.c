@@ -156,7 +156,7 @@ static CUresult get_proc_v1(const char *symbol, void **pfn, int version, cuuint6
 static const struct fake_entry *find(const char *symbol, int version)
 {
     const struct fake_entry *const parts[] = {setup_entries, fake_memory_entries,
-                                              fake_launch_entries};
+                                              fake_launch_entries, fake_device_info_entries};
     for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++)
         for (const struct fake_entry *e = parts[p]; e->name; e++)
             if (strcmp(e->name, symbol) == 0 && version >= e->version)

@@ -42,5 +42,6 @@ struct fake_entry {
 /* The entries of each part, ended by a NULL name. */
 extern const struct fake_entry fake_memory_entries[];
 extern const struct fake_entry fake_launch_entries[];
+extern const struct fake_entry fake_device_info_entries[];
 
 #endif

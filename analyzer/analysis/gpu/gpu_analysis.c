@@ -7,6 +7,7 @@
 #include "device_failures.h"
 #include "site_bytes.h"
 #include "collectives.h"
+#include "gemm.h"
 #include "analysis/gpu/gpu_durations.h"
 #include "analysis/gpu/gpu_timeline.h"
 #include "analysis/gpu/gpu_timing.h"
@@ -400,6 +401,7 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
 {
     (void)a;
     pi_collectives_finish_file(p, reader);
+    pi_gemm_finish_file(p);
     struct pi_gpu_memory *m = p->gpu;
     if (!m || !m->live_map)
         return;
@@ -417,6 +419,7 @@ void pi_gpu_finish_process(struct pi_analysis *a, const struct pi_reader *reader
 void pi_gpu_free_process(struct pi_process_info *p)
 {
     pi_collectives_free(p);
+    pi_gemm_free(p);
     free(p->gpu_timeline);
     p->gpu_timeline = NULL;
     struct pi_gpu_memory *m = p->gpu;

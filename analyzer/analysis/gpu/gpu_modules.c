@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/sites/python_sites.h"
+#include "gemm.h"
 
 #define FORWARD ".forward"
 
@@ -16,6 +17,7 @@ struct kernel {
     uint64_t gpu_ns, launches, samples;
     uint64_t python_launches; /* by threads that had Python frames */
     double python_gpu_ns;
+    double python_gemm_flops, python_gemm_ns; /* of products (gemm.h), in the same ratio */
 };
 
 struct build {
@@ -76,6 +78,13 @@ static int collect_kernels(const struct pi_analysis *a, const struct pi_python_s
                                              (double)k->launches
                                        : (double)k->gpu_ns;
         b->out->placed_ns += (uint64_t)k->python_gpu_ns;
+        double flops;
+        uint64_t gemm_ns;
+        if (pi_gemm_kernel_figures(a, k->name, &flops, &gemm_ns) && k->launches) {
+            double ratio = (double)k->python_launches / (double)k->launches;
+            k->python_gemm_flops = flops * ratio;
+            k->python_gemm_ns = (double)gemm_ns * ratio;
+        }
     }
     return 0;
 }
@@ -150,6 +159,8 @@ static void credit(struct build *b, long row, const struct pi_line_stat *l,
         r->gpu_ns += share * k->python_gpu_ns;
         r->launches += share * (double)k->python_launches;
         r->samples += l->count;
+        r->gemm_flops += share * k->python_gemm_flops;
+        r->gemm_gpu_ns += share * k->python_gemm_ns;
     } else {
         b->row_samples[(size_t)row * b->kernel_count + (size_t)(k - b->kernels)] += l->count;
     }

@@ -13,6 +13,7 @@
  * pass, which autograd's threads launch) is counted apart, as unplaced, with
  * the kernels none of whose launches was sampled (launched too rarely). A
  * kernel's launches are taken to last alike, wherever they were made.
+ * The FLOPs of cuBLAS products go with their kernels' GPU time, the same way.
  */
 #ifndef PI_GPU_MODULES_H
 #define PI_GPU_MODULES_H
@@ -31,6 +32,9 @@ struct pi_gpu_module {
     double launches;  /* estimated */
     uint64_t samples; /* sampled launches under it */
     double error_points; /* 95% half-width of its share of the GPU time, in points */
+    /* the matrix products among its kernels (gemm.h), estimated alike: their FLOPs, credited
+     * with their kernels' GPU time, and that GPU time */
+    double gemm_flops, gemm_gpu_ns;
 };
 
 struct pi_gpu_modules {

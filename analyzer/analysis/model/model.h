@@ -163,6 +163,14 @@ struct pi_memory_growth {
 struct pi_gpu_timeline;
 struct pi_python_sites;
 struct pi_collectives;
+struct pi_gemm;
+
+/* A device the process used, as the driver described it (PI_REC_DEVICE); 0: not said. */
+struct pi_device_info {
+    unsigned ordinal, major, minor, sms, clock_khz;
+    char name[128];
+};
+#define PI_MAX_DEVICES 16
 
 struct pi_process_info {
     char *path;
@@ -271,6 +279,9 @@ struct pi_process_info {
     int python;         /* the image ran Python (its interpreter was found) */
     struct pi_gpu_timeline *gpu_timeline; /* GPU busy over time, launch span; NULL: no launch, no GPU time */
     struct pi_collectives *collectives; /* NCCL (analysis/gpu/collectives.h); NULL when none */
+    struct pi_gemm *gemm; /* cuBLAS products (analysis/gpu/gemm.h); NULL when no CUDA launch */
+    struct pi_device_info devices[PI_MAX_DEVICES];
+    size_t device_count;
     struct pi_python_lines *python_lines; /* the user's lines that held the main thread
                                            * (sites/python_lines.h); NULL: no samples */
     struct pi_native_time *native_time; /* CPU time by thread and native operator

@@ -7,6 +7,7 @@
 #include "record_dispatch.h"
 
 #include "analysis/gpu/collectives.h"
+#include "analysis/gpu/gemm.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/relay_steps.h"
 #include "analysis/host/steps.h"
@@ -142,11 +143,31 @@ static void oom_kills(struct pi_oom_kills *o, const struct pi_event *ev)
     o->last = r->arg[0];
 }
 
+/* A device the process used, kept once per ordinal. */
+static void device_described(struct pi_process_info *p, const struct pi_reader *reader,
+                             const struct pi_record *r)
+{
+    unsigned ordinal = PI_DEVICE_ORDINAL(r->arg[0]);
+    for (size_t i = 0; i < p->device_count; i++)
+        if (p->devices[i].ordinal == ordinal)
+            return;
+    if (p->device_count == PI_MAX_DEVICES)
+        return;
+    struct pi_device_info *d = &p->devices[p->device_count++];
+    const char *name = r->arg[2] ? pi_reader_string(reader, r->arg[2]) : NULL;
+    *d = (struct pi_device_info){.ordinal = ordinal, .major = PI_DEVICE_MAJOR(r->arg[0]),
+                                 .minor = PI_DEVICE_MINOR(r->arg[0]),
+                                 .sms = PI_DEVICE_SMS(r->arg[1]),
+                                 .clock_khz = PI_DEVICE_CLOCK_KHZ(r->arg[1])};
+    snprintf(d->name, sizeof(d->name), "%s", name ? name : "");
+}
+
 void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
                         struct pi_process_info *p, const struct pi_event *ev)
 {
     const struct pi_record *r = &ev->rec;
     pi_collectives_event(p, reader, ev);
+    pi_gemm_event(p, reader, ev);
     if (r->kind == PI_REC_EXEC && !(r->flags & PI_FLAG_FAILED))
         p->replaced_by_exec = 1; /* and on: the exec is also its thread's event */
     switch (r->kind) {
@@ -233,6 +254,9 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_NATIVE_SAMPLE:
         pi_native_time_event(p, ev);
         return;
+    case PI_REC_DEVICE:
+        device_described(p, reader, r);
+        return;
     case PI_REC_PY_SAMPLE:
         p->python = 1;
         pi_python_time_event(a, p, ev);
@@ -253,6 +277,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         int collective;
         uint64_t launched = pi_gpu_time_event(a, reader, p, ev, &collective);
         pi_collectives_gpu_time(p, ev, launched);
+        pi_gemm_gpu_time(p, ev, launched);
         uint64_t at = launched ? launched : ev->ts_ns;
         pi_steps_gpu(&p->steps, at, ev->dur_ns);
         pi_steps_gpu(&p->nvtx_steps, at, ev->dur_ns);

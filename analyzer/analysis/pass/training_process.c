@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "analysis/gpu/gemm.h"
 #include "analysis/gpu/gpu_timeline.h"
 #include "analysis/host/steps.h"
 
@@ -61,6 +62,7 @@ static void release_figures(struct pi_process_info *p)
 {
     pi_steps_release_figures(&p->steps);
     pi_steps_release_figures(&p->nvtx_steps);
+    pi_gemm_release_moments(p);
 }
 
 void pi_training_keep_figures(struct pi_analysis *a, struct pi_process_info *rank)
