@@ -52,7 +52,9 @@
  * itself; those below an id are its parent's, in the parent's file
  * (PI_HDR_INHERITED). In summary mode, its regular files are counted by
  * directory (PI_REC_IO's summary key). */
-#define PI_FORMAT_VERSION 11
+/* 12: a sampled launch of a thread without Python frames gets its native
+ * frames (PI_CALL_SITE_NATIVE): the autograd node that launched it. */
+#define PI_FORMAT_VERSION 12
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -469,6 +471,9 @@ enum pi_call_site_flag {
     /* the Python frames were read at the interpreter's next safe point of
      * the thread (Py_AddPendingCall), not inside the call itself */
     PI_CALL_SITE_DEFERRED = 1u << 1,
+    /* a sampled launch of a thread that had no Python frames to give
+     * (autograd's engine threads): the stack is its native frames only */
+    PI_CALL_SITE_NATIVE = 1u << 2,
 };
 
 /* PI_REC_PYTHON arg1: where Python frames come from in this process. */
