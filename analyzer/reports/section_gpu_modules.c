@@ -17,11 +17,47 @@ static double share(const struct pi_gpu_modules *m, double ns)
     return m->gpu_ns ? ns / (double)m->gpu_ns : 0;
 }
 
-/* What no module can hold: launches by threads without Python frames, kernels never sampled. */
+/* The backward pass's row: the launches its autograd nodes name; NULL when none was sampled. */
+static const struct pi_gpu_module *backward_row(const struct pi_gpu_modules *m)
+{
+    for (size_t i = 0; i < m->count; i++)
+        if (m->rows[i].backward && m->rows[i].depth == 0)
+            return &m->rows[i];
+    return NULL;
+}
+
+static double backward_ns(const struct pi_gpu_modules *m)
+{
+    const struct pi_gpu_module *b = backward_row(m);
+    return b ? b->gpu_ns : 0;
+}
+
+/* What no module and no autograd node can hold: launches by threads without Python frames
+ * under no node, kernels never sampled. */
 static uint64_t unplaced_ns(const struct pi_gpu_modules *m)
 {
-    return m->gpu_ns > m->placed_ns ? m->gpu_ns - m->placed_ns : 0;
+    double placed = (double)m->placed_ns + backward_ns(m);
+    return (double)m->gpu_ns > placed ? (uint64_t)((double)m->gpu_ns - placed) : 0;
 }
+
+/* "backward: 61.0% of GPU time (± 2.1), of which MmBackward0 30.2%, ..." (the three largest) */
+static void backward_line(FILE *out, const struct pi_gpu_modules *m)
+{
+    const struct pi_gpu_module *b = backward_row(m);
+    if (!b)
+        return;
+    fprintf(out, "  backward: %.1f%% of GPU time (±%.1f), of which", 100 * share(m, b->gpu_ns),
+            b->error_points);
+    int shown = 0;
+    for (const struct pi_gpu_module *r = b + 1; r < m->rows + m->count && r->depth > 0; r++)
+        if (shown < 3)
+            fprintf(out, "%s %s %.1f%%", shown++ ? "," : "", r->name, 100 * share(m, r->gpu_ns));
+    fputs(shown ? "\n" : " no node\n", out);
+}
+
+#define NOT_PLACED                                                                                 \
+    "launched by threads without Python frames under no autograd node, or by kernels never "       \
+    "sampled"
 
 void pi_report_gpu_modules_text(FILE *out, const struct pi_analysis *a)
 {
@@ -31,8 +67,9 @@ void pi_report_gpu_modules_text(FILE *out, const struct pi_analysis *a)
         return;
     }
     fprintf(out, "\nGPU TIME BY MODULE (nn.Module forward calls above the sampled launches, "
-                 "%" PRIu64 " samples; share of all GPU time, 95%% sampling error)\n",
-            m.samples);
+                 "%" PRIu64 " samples; backward: autograd nodes of %" PRIu64 " samples of "
+                 "threads without Python frames; share of all GPU time, 95%% sampling error)\n",
+            m.samples, m.native_samples);
     fprintf(out, "  %-60s %10s %14s %10s\n", "module path", "gpu time", "share", "launches");
     size_t shown = 0;
     for (size_t i = 0; i < m.count && shown < SHOWN_ROWS; i++) {
@@ -49,10 +86,9 @@ void pi_report_gpu_modules_text(FILE *out, const struct pi_analysis *a)
     if (m.outside_ns)
         fprintf(out, "  launched outside any module's forward: %s (%.1f%%)\n",
                 pi_format_ns((double)m.outside_ns), 100 * share(&m, (double)m.outside_ns));
+    backward_line(out, &m);
     if (unplaced_ns(&m))
-        fprintf(out, "  not placed: %s (%.1f%%) launched by threads without Python frames (the "
-                     "backward pass, which autograd's threads launch) or by kernels never "
-                     "sampled\n",
+        fprintf(out, "  not placed: %s (%.1f%%) " NOT_PLACED "\n",
                 pi_format_ns((double)unplaced_ns(&m)), 100 * share(&m, (double)unplaced_ns(&m)));
     pi_gpu_modules_free(&m);
 }
@@ -60,7 +96,7 @@ void pi_report_gpu_modules_text(FILE *out, const struct pi_analysis *a)
 void pi_report_gpu_modules_json(cJSON *root, const struct pi_analysis *a)
 {
     struct pi_gpu_modules m;
-    if (pi_gpu_modules_find(a, &m) != 0 || !m.samples) {
+    if (pi_gpu_modules_find(a, &m) != 0 || !(m.samples + m.native_samples)) {
         pi_gpu_modules_free(&m);
         return;
     }
@@ -69,19 +105,32 @@ void pi_report_gpu_modules_json(cJSON *root, const struct pi_analysis *a)
     cJSON_AddNumberToObject(o, "samples", (double)m.samples);
     cJSON_AddNumberToObject(o, "outside_ns", (double)m.outside_ns);
     cJSON_AddNumberToObject(o, "unplaced_ns", (double)unplaced_ns(&m));
+    const struct pi_gpu_module *b = backward_row(&m);
+    cJSON_AddNumberToObject(o, "native_samples", (double)m.native_samples);
+    cJSON_AddNumberToObject(o, "backward_ns", b ? b->gpu_ns : 0);
+    cJSON_AddNumberToObject(o, "backward_share", b ? share(&m, b->gpu_ns) : 0);
+    cJSON_AddNumberToObject(o, "backward_error_points", b ? b->error_points : 0);
+    cJSON_AddNumberToObject(o, "backward_samples", b ? (double)b->samples : 0);
     cJSON *rows = cJSON_AddArrayToObject(o, "modules");
+    cJSON *nodes = cJSON_AddArrayToObject(o, "backward_nodes");
     for (size_t i = 0; i < m.count; i++) {
         const struct pi_gpu_module *r = &m.rows[i];
+        if (r->backward && r->depth == 0)
+            continue;
         cJSON *row = cJSON_CreateObject();
-        cJSON_AddStringToObject(row, "path", r->path);
-        cJSON_AddStringToObject(row, "module", r->name);
-        cJSON_AddNumberToObject(row, "depth", r->depth);
+        if (r->backward) {
+            cJSON_AddStringToObject(row, "node", r->name);
+        } else {
+            cJSON_AddStringToObject(row, "path", r->path);
+            cJSON_AddStringToObject(row, "module", r->name);
+            cJSON_AddNumberToObject(row, "depth", r->depth);
+        }
         cJSON_AddNumberToObject(row, "gpu_ns", r->gpu_ns);
         cJSON_AddNumberToObject(row, "share", share(&m, r->gpu_ns));
         cJSON_AddNumberToObject(row, "error_points", r->error_points);
         cJSON_AddNumberToObject(row, "launches", r->launches);
         cJSON_AddNumberToObject(row, "samples", (double)r->samples);
-        cJSON_AddItemToArray(rows, row);
+        cJSON_AddItemToArray(r->backward ? nodes : rows, row);
     }
     pi_gpu_modules_free(&m);
 }
@@ -114,9 +163,7 @@ void pi_report_gpu_modules_html(FILE *out, const struct pi_analysis *a)
     }
     fputs("</table>\n", out);
     if (unplaced_ns(&m))
-        fprintf(out, "<p>Not placed: %s (%.1f%%), launched by threads without Python frames "
-                     "(the backward pass, which autograd's threads launch) or by kernels never "
-                     "sampled</p>\n",
+        fprintf(out, "<p>Not placed: %s (%.1f%%), " NOT_PLACED "</p>\n",
                 pi_format_ns((double)unplaced_ns(&m)), 100 * share(&m, (double)unplaced_ns(&m)));
     pi_gpu_modules_free(&m);
 }

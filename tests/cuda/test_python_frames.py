@@ -195,27 +195,59 @@ class PythonFrames(unittest.TestCase):
                          f"{CALL_SITES}:{self.line['queue get']} in wait_mode")
 
 
+PY_NODE = "PyNode (custom Python autograd Function)"
+
+
 class GpuTimeByModule(unittest.TestCase):
-    """Each kernel's GPU time credited to the forward calls above its sampled launches: the
-    module table against the model's own count of what it launched under each module path
-    (py_call_sites.py modules: kernels of known durations on the fake GPU)."""
+    """Each kernel's GPU time credited to the forward calls above its sampled launches, and
+    the backward pass's to the autograd node its native frames were applying: the module table
+    against the model's own count of what it launched under each module path and each node
+    (py_call_sites.py modules: kernels of known durations on the fake GPU; the nodes are
+    functions of lib_native_thread.c named by the nodes' C++ symbols)."""
 
     def modules(self, sample):
+        """the model's GPU time by module path, by autograd node (the report's names), the
+        report's table, and its module rows by path"""
         printed, report, _ = run_profiled(sys.executable, CALL_SITES, CUDART, NATIVE_THREAD,
                                           "modules", env={"PROFINJECT_PY_SAMPLE": str(sample)})
         truth = json.loads(printed)
-        return truth, report["gpu_modules"], {r["path"]: r for r in report["gpu_modules"]["modules"]}
+        nodes = {PY_NODE if node == "PyNode" else node: ns
+                 for node, ns in truth.pop("(backward)").items()}
+        table = report["gpu_modules"]
+        return truth, nodes, table, {r["path"]: r for r in table["modules"]}
+
+    @staticmethod
+    def total(truth, nodes):
+        """all GPU time: the outermost paths' (those outside any module included), the native
+        thread's launches under no node, and the backward nodes'"""
+        return sum(ns for path, ns in truth.items() if "/" not in path) + sum(nodes.values())
 
     # the GPU time the fake GPU's records give a kernel is its duration within a few hundred ns
     # (their clock against ours): totals within 0.5%, shares within 0.1 points
     def test_every_launch_sampled_gives_each_module_its_time(self):
-        truth, table, rows = self.modules(1)
-        total = sum(ns for path, ns in truth.items() if "/" not in path)  # the outermost
+        truth, nodes, table, rows = self.modules(1)
+        total = self.total(truth, nodes)
         native = truth.pop("(native thread)")
         self.assertAlmostEqual(table["gpu_ns"], total, delta=0.005 * total)
         self.assertEqual(set(rows), set(truth) - {""})
-        # the gemm and gelu kernels a thread without Python frames launched are in no module
+        # the gemm and gelu kernels a thread without Python frames launched under no autograd
+        # node are in no module and no node
         self.assertAlmostEqual(table["unplaced_ns"], native, delta=0.005 * native)
+        # the backward row holds what the nodes launched, each node its own kernels' time
+        backward = sum(nodes.values())
+        self.assertAlmostEqual(table["backward_ns"], backward, delta=0.005 * backward)
+        self.assertAlmostEqual(table["backward_share"], backward / total, delta=0.001)
+        self.assertEqual(table["backward_error_points"], 0)
+        found = {n["node"]: n for n in table["backward_nodes"]}
+        self.assertEqual(set(found), set(nodes))
+        for node, ns in nodes.items():
+            self.assertAlmostEqual(found[node]["gpu_ns"], ns, delta=0.005 * ns, msg=node)
+            self.assertAlmostEqual(found[node]["share"], ns / total, delta=0.001, msg=node)
+            self.assertEqual(found[node]["error_points"], 0, node)
+        # 40 passes, 6 launches each
+        self.assertAlmostEqual(found["MmBackward0"]["launches"], 240, delta=1e-6)
+        self.assertEqual([n["node"] for n in table["backward_nodes"]],
+                         sorted(nodes, key=lambda n: -nodes[n]), "nodes by GPU time")
         for path, ns in truth.items():
             if path:
                 self.assertAlmostEqual(rows[path]["gpu_ns"], ns, delta=0.005 * ns, msg=path)
@@ -239,10 +271,10 @@ class GpuTimeByModule(unittest.TestCase):
         of the errors are outside their interval (5% expected; the paths' errors are
         correlated, as they share kernels). A single error is not bounded: at a few dozen
         samples a kernel, one in a few hundred lies beyond z 3.5."""
-        z = []
+        z, backward_z = [], []
         for _ in range(20):
-            truth, table, rows = self.modules(7)
-            total = sum(ns for path, ns in truth.items() if "/" not in path)
+            truth, nodes, table, rows = self.modules(7)
+            total = self.total(truth, nodes)
             truth.pop("(native thread)")
             self.assertAlmostEqual(table["gpu_ns"], total, delta=0.005 * total)
             for path, ns in truth.items():
@@ -251,13 +283,23 @@ class GpuTimeByModule(unittest.TestCase):
                     continue
                 error = abs(rows[path]["share"] - ns / total) * 100
                 z.append(1.96 * error / rows[path]["error_points"])
-        rms = (sum(v * v for v in z) / len(z)) ** 0.5
-        outside = sum(v > 1.96 for v in z) / len(z)
-        shown = f"over {len(z)} errors: RMS z {rms:.2f}, {outside:.0%} outside; largest {max(z):.2f}"
-        self.assertEqual(len(z), 100)
-        self.assertTrue(0.5 < rms < 1.5, shown)
-        self.assertLessEqual(outside, 0.25, shown)
-        print(f"one launch in seven: {shown}")
+            # the backward row and its nodes of 5% or more (MmBackward0, AddmmBackward0, which
+            # share the gemm kernel with each other and with launches under no node)
+            found = {n["node"]: n for n in table["backward_nodes"]}
+            estimates = [(table["backward_share"], sum(nodes.values()), table["backward_error_points"])]
+            estimates += [(found[node]["share"], ns, found[node]["error_points"])
+                          for node, ns in nodes.items() if ns / total >= 0.05]
+            for estimated, ns, stated in estimates:
+                backward_z.append(1.96 * abs(estimated - ns / total) * 100 / stated)
+        for errors, name, count in ((z, "module paths", 100), (backward_z, "backward", 60)):
+            rms = (sum(v * v for v in errors) / len(errors)) ** 0.5
+            outside = sum(v > 1.96 for v in errors) / len(errors)
+            shown = (f"{name}, over {len(errors)} errors: RMS z {rms:.2f}, {outside:.0%} outside; "
+                     f"largest {max(errors):.2f}")
+            self.assertEqual(len(errors), count)
+            self.assertTrue(0.5 < rms < 1.5, shown)
+            self.assertLessEqual(outside, 0.25, shown)
+            print(f"one launch in seven: {shown}")
 
 
 class RealDataLoader(unittest.TestCase):

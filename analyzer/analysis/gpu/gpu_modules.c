@@ -2,19 +2,24 @@
 #include "gpu_modules.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/sites/autograd_nodes.h"
 #include "analysis/sites/python_sites.h"
 
 #define FORWARD ".forward"
+#define BACKWARD PI_GPU_BACKWARD
 
-/* A kernel's figures, and its sampled launches with Python frames. Its GPU time that Python
- * threads launched is its time in the ratio of their launches to all of its launches. */
+/* A kernel's figures, and its sampled launches by one group of threads: those with Python
+ * frames, or (native) those with none, autograd's. Its GPU time that the group launched is
+ * its time in the ratio of the group's launches to all of its launches. */
 struct kernel {
     const char *name;
+    int native;
     uint64_t gpu_ns, launches, samples;
-    uint64_t python_launches; /* by threads that had Python frames */
+    uint64_t python_launches; /* by the group's threads */
     double python_gpu_ns;
 };
 
@@ -26,56 +31,85 @@ struct build {
     uint64_t *row_samples; /* [row][kernel]: a row's sampled launches of each kernel */
 };
 
-static struct kernel *kernel_of(struct build *b, const char *name)
+static struct kernel *kernel_of(struct build *b, const char *name, int native)
+{
+    for (size_t i = 0; i < b->kernel_count; i++)
+        if (b->kernels[i].native == native && strcmp(b->kernels[i].name, name) == 0)
+            return &b->kernels[i];
+    return NULL;
+}
+
+static void add_samples(struct build *b, const struct pi_line_stat *lines, size_t count,
+                        int native)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct kernel *k = kernel_of(b, lines[i].kernel, native);
+        if (!k) {
+            k = &b->kernels[b->kernel_count++];
+            k->name = lines[i].kernel;
+            k->native = native;
+        }
+        k->samples += lines[i].count;
+    }
+}
+
+/* Set @field of both groups' kernel @name to @value. */
+static void set_kernel(struct build *b, const char *name, size_t field, uint64_t value)
 {
     for (size_t i = 0; i < b->kernel_count; i++)
         if (strcmp(b->kernels[i].name, name) == 0)
-            return &b->kernels[i];
-    return NULL;
+            memcpy((char *)&b->kernels[i] + field, &value, sizeof(value));
+}
+
+/*
+ * A kernel's launches by its group's threads. The Python group: those of
+ * the threads that had Python frames, all of them when not told apart by
+ * thread. The native group: every other thread's (a short-lived thread may
+ * have had no launch sampled; it is still no Python thread), at least its
+ * samples.
+ */
+static uint64_t group_launches(const struct pi_analysis *a, const struct kernel *k)
+{
+    uint64_t python = pi_python_launches_of(a, k->name);
+    if (!k->native)
+        return python >= k->samples && python <= k->launches ? python : k->launches;
+    uint64_t others = python <= k->launches ? k->launches - python : 0;
+    return others < k->samples ? k->samples : others > k->launches ? k->launches : others;
 }
 
 /* The kernels of the sampled launches, with their GPU time and launches from the tables. */
 static int collect_kernels(const struct pi_analysis *a, const struct pi_python_sites *s,
                            struct build *b)
 {
-    b->kernels = calloc(s->launch_count ? s->launch_count : 1, sizeof(*b->kernels));
+    size_t lines = s->launch_count + s->native_launch_count;
+    b->kernels = calloc(lines ? lines : 1, sizeof(*b->kernels));
     if (!b->kernels)
         return -1;
-    for (size_t i = 0; i < s->launch_count; i++) {
-        struct kernel *k = kernel_of(b, s->launches[i].kernel);
-        if (!k) {
-            k = &b->kernels[b->kernel_count++];
-            k->name = s->launches[i].kernel;
-        }
-        k->samples += s->launches[i].count;
-    }
+    add_samples(b, s->launches, s->launch_count, 0);
+    add_samples(b, s->native_launches, s->native_launch_count, 1);
     size_t n;
     struct pi_latency_entry **gpu = pi_latency_sorted(&a->calls, "gpu", &n);
     for (size_t i = 0; gpu && i < n; i++) {
         if (strcmp(gpu[i]->detail, "kernel") != 0)
             continue;
         b->out->gpu_ns += gpu[i]->durations.sum;
-        struct kernel *k = kernel_of(b, gpu[i]->name);
-        if (k)
-            k->gpu_ns = gpu[i]->durations.sum;
+        set_kernel(b, gpu[i]->name, offsetof(struct kernel, gpu_ns), gpu[i]->durations.sum);
     }
     free(gpu);
     struct pi_latency_entry **launches = pi_latency_sorted(&a->calls, "kernel", &n);
-    for (size_t i = 0; launches && i < n; i++) {
-        struct kernel *k = kernel_of(b, launches[i]->name);
-        if (k && strcmp(launches[i]->detail, "launch") == 0)
-            k->launches = launches[i]->durations.count;
-    }
+    for (size_t i = 0; launches && i < n; i++)
+        if (strcmp(launches[i]->detail, "launch") == 0)
+            set_kernel(b, launches[i]->name, offsetof(struct kernel, launches),
+                       launches[i]->durations.count);
     free(launches);
     for (size_t i = 0; i < b->kernel_count; i++) {
         struct kernel *k = &b->kernels[i];
-        k->python_launches = pi_python_launches_of(a, k->name);
-        if (k->python_launches < k->samples || k->python_launches > k->launches)
-            k->python_launches = k->launches; /* not told apart: all of them */
+        k->python_launches = group_launches(a, k);
         k->python_gpu_ns = k->launches ? (double)k->gpu_ns * (double)k->python_launches /
                                              (double)k->launches
                                        : (double)k->gpu_ns;
-        b->out->placed_ns += (uint64_t)k->python_gpu_ns;
+        if (!k->native)
+            b->out->placed_ns += (uint64_t)k->python_gpu_ns;
     }
     return 0;
 }
@@ -166,7 +200,7 @@ static int credit_sites(const struct pi_python_sites *s, struct build *b, int pa
     char path[2048];
     for (size_t i = 0; i < s->launch_count; i++) {
         const struct pi_line_stat *l = &s->launches[i];
-        const struct kernel *k = kernel_of(b, l->kernel);
+        const struct kernel *k = kernel_of(b, l->kernel, 0);
         if (!k)
             continue;
         size_t used = 0;
@@ -201,6 +235,31 @@ static int credit_sites(const struct pi_python_sites *s, struct build *b, int pa
 }
 
 /*
+ * Each sampled launch of a thread without Python frames credits its share
+ * of its kernel to "backward" and to the autograd node its native frames
+ * were applying ("backward/MmBackward0"); one under no node stays unplaced.
+ */
+static int credit_backward(const struct pi_python_sites *s, struct build *b, int pass)
+{
+    char path[512] = BACKWARD "/";
+    size_t prefix = strlen(path);
+    for (size_t i = 0; i < s->native_launch_count; i++) {
+        const struct pi_line_stat *l = &s->native_launches[i];
+        const struct kernel *k = kernel_of(b, l->kernel, 1);
+        if (!k || !pi_autograd_node(l->site, path + prefix, sizeof(path) - prefix))
+            continue;
+        long root = row_of(b, BACKWARD, strlen(BACKWARD), 0);
+        long node = root < 0 ? -1 : row_of(b, path, strlen(path), 1);
+        if (node < 0)
+            return -1;
+        b->out->rows[root].backward = b->out->rows[node].backward = 1;
+        credit(b, root, l, k, pass);
+        credit(b, node, l, k, pass);
+    }
+    return 0;
+}
+
+/*
  * A row's share is a sum over kernels of each kernel's GPU time times the
  * fraction of its samples under the row, each fraction estimated from that
  * kernel's own samples: its variance is the sum of theirs, each a sample's
@@ -216,8 +275,8 @@ static void sampling_errors(struct build *b)
         double variance = 0;
         for (size_t k = 0; k < b->kernel_count; k++) {
             const struct kernel *kernel = &b->kernels[k];
-            if (kernel->samples < 1)
-                continue;
+            if (kernel->samples < 1 || kernel->native != m->rows[r].backward)
+                continue; /* the other group's kernel: none of its samples can be here */
             double n = (double)kernel->samples + 4;
             double p = ((double)b->row_samples[r * b->kernel_count + k] + 2) / n;
             double weight = kernel->python_gpu_ns / (double)m->gpu_ns;
@@ -302,17 +361,17 @@ int pi_gpu_modules_find(const struct pi_analysis *a, struct pi_gpu_modules *m)
 {
     memset(m, 0, sizeof(*m));
     const struct pi_python_sites *s = a->python_sites;
-    if (!s || !s->launch_count)
+    if (!s || (!s->launch_count && !s->native_launch_count))
         return 0;
     struct build b = {.out = m};
     int result = collect_kernels(a, s, &b);
     for (size_t k = 0; k < b.kernel_count; k++)
-        m->samples += b.kernels[k].samples;
+        *(b.kernels[k].native ? &m->native_samples : &m->samples) += b.kernels[k].samples;
     if (result == 0)
-        result = credit_sites(s, &b, 0);
+        result = credit_sites(s, &b, 0) | credit_backward(s, &b, 0);
     if (result == 0 && m->count) {
         b.row_samples = calloc(m->count * b.kernel_count, sizeof(*b.row_samples));
-        result = b.row_samples ? credit_sites(s, &b, 1) : -1;
+        result = b.row_samples ? credit_sites(s, &b, 1) | credit_backward(s, &b, 1) : -1;
     }
     if (result == 0) {
         sampling_errors(&b);

@@ -10,9 +10,13 @@
  * stated (95%, in points of the GPU time). Only the launches of threads with
  * Python frames can be placed: a kernel's GPU time is shared in the ratio of
  * its launches by those threads to all its launches, the rest (the backward
- * pass, which autograd's threads launch) is counted apart, as unplaced, with
- * the kernels none of whose launches was sampled (launched too rarely). A
- * kernel's launches are taken to last alike, wherever they were made.
+ * pass, which autograd's threads launch) is counted apart. Those threads'
+ * sampled launches carry native frames instead, and the autograd node being
+ * applied names them: rows "backward" and "backward/MmBackward0", shared
+ * the same way among the launches of threads without Python frames. What
+ * neither names is unplaced, with the kernels none of whose launches was
+ * sampled (launched too rarely). A kernel's launches are taken to last
+ * alike, wherever they were made.
  */
 #ifndef PI_GPU_MODULES_H
 #define PI_GPU_MODULES_H
@@ -31,7 +35,11 @@ struct pi_gpu_module {
     double launches;  /* estimated */
     uint64_t samples; /* sampled launches under it */
     double error_points; /* 95% half-width of its share of the GPU time, in points */
+    int backward;        /* PI_GPU_BACKWARD or one of its nodes, not a module path */
 };
+
+/* The row of the backward pass; its nodes' paths are "backward/MmBackward0". */
+#define PI_GPU_BACKWARD "backward"
 
 struct pi_gpu_modules {
     struct pi_gpu_module *rows; /* each path after its parent, siblings by GPU time, most first */
@@ -39,6 +47,7 @@ struct pi_gpu_modules {
     uint64_t gpu_ns;      /* all kernels' GPU time */
     uint64_t placed_ns;   /* estimated: launched by threads with Python frames, sampled kernels */
     uint64_t samples;     /* sampled launches with Python frames */
+    uint64_t native_samples; /* sampled launches of threads without: native frames only */
     uint64_t outside_ns;  /* estimated: sampled outside any forward */
 };
 

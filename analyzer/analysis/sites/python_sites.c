@@ -14,6 +14,7 @@
 #include "analysis/common/u64_map.h"
 
 #define WAIT_BIT (1ull << 63)
+#define NATIVE_BIT (1ull << 31) /* a launch's native-only site; stack ids have 24 bits */
 
 static struct pi_python_sites *sites_of(struct pi_analysis *a)
 {
@@ -65,10 +66,11 @@ void pi_python_sites_event(struct pi_analysis *a, const struct pi_reader *reader
     if (!stack)
         return;
     if (PI_CALL_SITE_KIND(r->arg[1]) == PI_REC_GPU_LAUNCH) {
-        key = stack | (r->arg[2] & 0x7fffffffu) << 32;
-        if (!s->python_threads)
+        int native = (r->flags & PI_CALL_SITE_NATIVE) != 0;
+        key = stack | (r->arg[2] & 0x7fffffffu) << 32 | (native ? NATIVE_BIT : 0);
+        if (!native && !s->python_threads)
             s->python_threads = pi_u64_map_new();
-        if (s->python_threads && r->tid)
+        if (!native && s->python_threads && r->tid)
             pi_u64_map_put(s->python_threads, r->tid);
     } else {
         unsigned class = wait_class(p, r);
@@ -200,7 +202,9 @@ void pi_python_sites_finish_file(struct pi_analysis *a, const struct pi_reader *
         } else {
             char name[1024];
             kernel_name(reader, (e->key >> 32) & 0x7fffffffu, name, sizeof(name));
-            l = merge(&s->launches, &s->launch_count, site, name, -1);
+            l = e->key & NATIVE_BIT
+                    ? merge(&s->native_launches, &s->native_launch_count, site, name, -1)
+                    : merge(&s->launches, &s->launch_count, site, name, -1);
         }
         if (l) {
             l->count += e->value[0];
@@ -241,8 +245,11 @@ int pi_python_sites_merge(struct pi_analysis *into, struct pi_analysis *from)
     if (!s)
         return -1;
     int failed = merge_lines(&s->launches, &s->launch_count, f->launches, f->launch_count) |
+                 merge_lines(&s->native_launches, &s->native_launch_count, f->native_launches,
+                             f->native_launch_count) |
                  merge_lines(&s->waits, &s->wait_count, f->waits, f->wait_count);
-    f->launch_count = f->wait_count = 0; /* the sites went over (or were freed by merge()) */
+    /* the sites went over (or were freed by merge()) */
+    f->launch_count = f->native_launch_count = f->wait_count = 0;
     for (size_t i = 0; i < f->python_launch_count; i++) {
         add_python_launches(s, f->python_launches[i].kernel, f->python_launches[i].count);
         free(f->python_launches[i].kernel);
@@ -301,6 +308,11 @@ void pi_python_sites_sort(struct pi_analysis *a)
     sort_launch_count = s->launch_count;
     if (s->launch_count)
         qsort(s->launches, s->launch_count, sizeof(*s->launches), by_kernel_then_count);
+    sort_launches = s->native_launches;
+    sort_launch_count = s->native_launch_count;
+    if (s->native_launch_count)
+        qsort(s->native_launches, s->native_launch_count, sizeof(*s->native_launches),
+              by_kernel_then_count);
     if (s->wait_count)
         qsort(s->waits, s->wait_count, sizeof(*s->waits), by_time);
 }
@@ -339,6 +351,7 @@ void pi_python_sites_free(struct pi_analysis *a)
     if (!s)
         return;
     free_list(s->launches, s->launch_count);
+    free_list(s->native_launches, s->native_launch_count);
     free_list(s->waits, s->wait_count);
     for (size_t i = 0; i < s->process_count; i++)
         free(s->processes[i].reason);

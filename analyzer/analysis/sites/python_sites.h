@@ -43,6 +43,10 @@ struct pi_python_sites {
      * pass, have none) */
     struct pi_python_launches *python_launches;
     size_t python_launch_count;
+    /* sampled launches of threads that had no Python frames to give, by native site
+     * (PI_CALL_SITE_NATIVE: autograd's threads), as launches */
+    struct pi_line_stat *native_launches;
+    size_t native_launch_count;
     struct pi_line_stat *waits; /* by time waited, most first */
     size_t wait_count;
     struct pi_python_process *processes;
