@@ -8,6 +8,7 @@ python3.8 to 3.13 where installed).
 The lines are read from the programs' source, not from the profiler.
 
 Run by ctest with the build's paths in the environment."""
+import csv
 import glob
 import json
 import os
@@ -211,6 +212,7 @@ class GpuTimeByModule(unittest.TestCase):
         printed, report, _ = run_profiled(sys.executable, CALL_SITES, CUDART, NATIVE_THREAD,
                                           "modules", env={"PROFINJECT_PY_SAMPLE": str(sample)})
         truth = json.loads(printed)
+        truth.pop("(by kernel)")
         nodes = {PY_NODE if node == "PyNode" else node: ns
                  for node, ns in truth.pop("(backward)").items()}
         table = report["gpu_modules"]
@@ -262,6 +264,37 @@ class GpuTimeByModule(unittest.TestCase):
         order = [r["path"] for r in table["modules"]]
         self.assertLess(order.index("Model/Block/MLP"), order.index("Model/Block/MLP/Linear"))
         self.assertLess(order.index("Model/Block/Attention"), order.index("Model/Block/MLP"))
+
+    def test_the_export_gives_each_module_its_kernels(self):
+        """kernels_by_module.csv (--export), read back with Python's csv: each module path's
+        and each autograd node's GPU time by kernel, every launch sampled, against the
+        program's own count of what it launched under each"""
+        printed, _, traces = run_profiled(sys.executable, CALL_SITES, CUDART, NATIVE_THREAD,
+                                          "modules", env={"PROFINJECT_PY_SAMPLE": "1"})
+        truth = json.loads(printed)
+        by_kernel = truth["(by kernel)"]
+        by_kernel[f"backward/{PY_NODE}"] = by_kernel.pop("backward/PyNode")
+        total = self.total({k: v for k, v in truth.items() if not k.startswith("(b")},
+                           truth["(backward)"])
+        tables = tempfile.mkdtemp()
+        subprocess.run([ANALYZE, traces, "--quiet", "--export", tables], check=True,
+                       capture_output=True)
+        with open(os.path.join(tables, "kernels_by_module.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        found = {}
+        for row in rows:
+            found.setdefault(row["module_path"], {})[row["kernel"]] = row
+            self.assertEqual(int(row["depth"]), row["module_path"].count("/"), row)
+            self.assertEqual(row["kernel_full"], row["kernel"] + "(float*)")  # gemm(float*)
+        self.assertEqual(set(found), set(by_kernel))
+        for path, kernels in by_kernel.items():
+            self.assertEqual(set(found[path]), set(kernels), path)
+            for kernel, ns in kernels.items():
+                row = found[path][kernel]
+                self.assertAlmostEqual(float(row["gpu_ns"]), ns, delta=0.005 * ns, msg=(path, kernel))
+                self.assertAlmostEqual(float(row["share"]), ns / total, delta=0.001, msg=(path, kernel))
+        # 40 steps of 6 MmBackward0 gemm launches
+        self.assertAlmostEqual(float(found["backward/MmBackward0"]["gemm"]["launches"]), 240, delta=0.05)
 
     def test_one_launch_in_seven_sampled_within_the_stated_error(self):
         """Each launch is sampled on its own, so the stated error is a 95% interval: over 20

@@ -25,8 +25,9 @@ Modes:
             40 backward passes whose kernels are launched by functions named
             as autograd nodes (MmBackward0, AddmmBackward0,
             NativeLayerNormBackward0, PyNode); prints as JSON the GPU time
-            each module path launched under, from the model's own count, and
-            under "(backward)" each node's
+            each module path launched under, from the model's own count,
+            under "(backward)" each node's, and under "(by kernel)" each
+            path's and node's ("backward/MmBackward0") by kernel
   wait      the main thread of a process with a child reads a pipe the
             child writes to after a pause (three batches, each acknowledged
             before the next is sent), and waits on a queue a thread fills
@@ -131,6 +132,7 @@ class Kernels:
 
     def __init__(self, cuda):
         self.cuda, self.stubs, self.path, self.truth = cuda, {}, [], {}
+        self.by_kernel = {}  # path -> kernel -> GPU time launched under it
 
     def launch(self, name, duration_ns):
         if name not in self.stubs:
@@ -143,6 +145,8 @@ class Kernels:
         for depth in range(len(self.path)):
             key = "/".join(self.path[:depth + 1])
             self.truth[key] = self.truth.get(key, 0) + duration_ns
+            kernels = self.by_kernel.setdefault(key, {})
+            kernels[name] = kernels.get(name, 0) + duration_ns
         if not self.path:
             self.truth[""] = self.truth.get("", 0) + duration_ns
 
@@ -261,8 +265,13 @@ def backward_passes(kernels, native, steps):
     native.backward_in_native_thread.argtypes = [ctypes.POINTER(BackwardPass)]
     if native.backward_in_native_thread(ctypes.byref(passes)):
         raise SystemExit("the backward passes' launches failed")
+    by_kernel = {}
+    for node, kernel, ns, count in plan.values():
+        by_kernel.setdefault("backward", {}).setdefault(kernel, 0)
+        by_kernel["backward"][kernel] += steps * ns * count
+        by_kernel[f"backward/{node}"] = {kernel: steps * ns * count}
     return ({node: steps * ns * count for node, _, ns, count in plan.values()},
-            sum(steps * ns * count for _, ns, count in unnamed))
+            sum(steps * ns * count for _, ns, count in unnamed), by_kernel)
 
 
 def modules_mode(cuda, native_library):
@@ -271,14 +280,16 @@ def modules_mode(cuda, native_library):
     # the first launch decides how GPU time is taken and may go untimed: 1 us, not counted
     kernels.launch("warm_up", 1000)
     kernels.truth.clear()
+    kernels.by_kernel.clear()
     optimizer = load_optimizer().SGD(kernels)
     for _ in range(40):
         model.forward()
         optimizer.step()  # outside any forward, an optimizer's step
         kernels.launch("loss", 150_000)  # outside both
     # the backward passes' kernels, from a thread without Python frames (autograd's)
-    kernels.truth["(backward)"], kernels.truth["(native thread)"] = \
+    kernels.truth["(backward)"], kernels.truth["(native thread)"], backward_kernels = \
         backward_passes(kernels, ctypes.CDLL(native_library), 40)
+    kernels.truth["(by kernel)"] = dict(kernels.by_kernel, **backward_kernels)
     if cuda.cudaDeviceSynchronize():  # every kernel ran: its GPU time is known
         raise SystemExit("cudaDeviceSynchronize failed")
     print(json.dumps(kernels.truth))

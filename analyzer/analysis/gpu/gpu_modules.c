@@ -289,6 +289,34 @@ static void sampling_errors(struct build *b)
     }
 }
 
+/* Each row's share of each kernel it has samples of, from the samples pass 1 counted. */
+static int row_kernels(struct build *b)
+{
+    struct pi_gpu_modules *m = b->out;
+    size_t n = 0;
+    for (size_t i = 0; i < m->count * b->kernel_count; i++)
+        n += b->row_samples[i] != 0;
+    m->kernels = calloc(n ? n : 1, sizeof(*m->kernels));
+    if (!m->kernels)
+        return -1;
+    for (size_t r = 0; r < m->count; r++)
+        for (size_t k = 0; k < b->kernel_count; k++) {
+            uint64_t samples = b->row_samples[r * b->kernel_count + k];
+            const struct kernel *kernel = &b->kernels[k];
+            if (!samples)
+                continue;
+            double share = (double)samples / (double)kernel->samples;
+            struct pi_gpu_module_kernel *e = &m->kernels[m->kernel_count];
+            *e = (struct pi_gpu_module_kernel){strdup(m->rows[r].path), kernel->name,
+                                               share * kernel->python_gpu_ns,
+                                               share * (double)kernel->python_launches, samples};
+            if (!e->path)
+                return -1;
+            m->kernel_count++;
+        }
+    return 0;
+}
+
 static const struct pi_gpu_module *sort_rows;
 
 static int by_gpu_time(const void *x, const void *y)
@@ -373,10 +401,12 @@ int pi_gpu_modules_find(const struct pi_analysis *a, struct pi_gpu_modules *m)
         b.row_samples = calloc(m->count * b.kernel_count, sizeof(*b.row_samples));
         result = b.row_samples ? credit_sites(s, &b, 1) | credit_backward(s, &b, 1) : -1;
     }
-    if (result == 0) {
+    if (result == 0 && m->count) {
         sampling_errors(&b);
-        result = sort_tree(m);
+        result = row_kernels(&b);
     }
+    if (result == 0)
+        result = sort_tree(m);
     free(b.row_samples);
     free(b.kernels);
     if (result != 0)
@@ -389,5 +419,8 @@ void pi_gpu_modules_free(struct pi_gpu_modules *m)
     for (size_t i = 0; i < m->count; i++)
         free(m->rows[i].path);
     free(m->rows);
+    for (size_t i = 0; i < m->kernel_count; i++)
+        free(m->kernels[i].path);
+    free(m->kernels);
     memset(m, 0, sizeof(*m));
 }

@@ -41,9 +41,19 @@ struct pi_gpu_module {
 /* The row of the backward pass; its nodes' paths are "backward/MmBackward0". */
 #define PI_GPU_BACKWARD "backward"
 
+/* One kernel's part of one row (the export's kernels by module). */
+struct pi_gpu_module_kernel {
+    char *path;         /* the row's */
+    const char *kernel; /* demangled; borrowed from the analysis */
+    double gpu_ns, launches; /* estimated */
+    uint64_t samples;
+};
+
 struct pi_gpu_modules {
     struct pi_gpu_module *rows; /* each path after its parent, siblings by GPU time, most first */
     size_t count;
+    struct pi_gpu_module_kernel *kernels; /* each row's kernels, in no order */
+    size_t kernel_count;
     uint64_t gpu_ns;      /* all kernels' GPU time */
     uint64_t placed_ns;   /* estimated: launched by threads with Python frames, sampled kernels */
     uint64_t samples;     /* sampled launches with Python frames */
