@@ -7,10 +7,14 @@
 #include "analysis/gpu/gpu_modules.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
+#include "reports/format/html_flame.h"
 
 /* Rows shown: those of at least this share of the GPU time, at most this many. */
 #define SHOWN_SHARE 0.01
 #define SHOWN_ROWS 30
+/* Python lines by GPU time: in the text, and in the JSON */
+#define TEXT_PATHS 5
+#define JSON_PATHS 20
 
 static double share(const struct pi_gpu_modules *m, double ns)
 {
@@ -90,6 +94,11 @@ void pi_report_gpu_modules_text(FILE *out, const struct pi_analysis *a)
     if (unplaced_ns(&m))
         fprintf(out, "  not placed: %s (%.1f%%) " NOT_PLACED "\n",
                 pi_format_ns((double)unplaced_ns(&m)), 100 * share(&m, (double)unplaced_ns(&m)));
+    if (m.path_count)
+        fputs("  lines launching the most GPU time (estimated):\n", out);
+    for (size_t i = 0; i < m.path_count && i < TEXT_PATHS; i++)
+        fprintf(out, "    %6.1f%% %10s  %s\n", 100 * share(&m, m.paths[i].gpu_ns),
+                pi_format_ns(m.paths[i].gpu_ns), m.paths[i].headline);
     pi_gpu_modules_free(&m);
 }
 
@@ -111,6 +120,14 @@ void pi_report_gpu_modules_json(cJSON *root, const struct pi_analysis *a)
     cJSON_AddNumberToObject(o, "backward_share", b ? share(&m, b->gpu_ns) : 0);
     cJSON_AddNumberToObject(o, "backward_error_points", b ? b->error_points : 0);
     cJSON_AddNumberToObject(o, "backward_samples", b ? (double)b->samples : 0);
+    cJSON *paths = cJSON_AddArrayToObject(o, "lines");
+    for (size_t i = 0; i < m.path_count && i < JSON_PATHS; i++) {
+        cJSON *line = cJSON_CreateObject();
+        cJSON_AddStringToObject(line, "headline", m.paths[i].headline);
+        cJSON_AddNumberToObject(line, "gpu_ns", m.paths[i].gpu_ns);
+        cJSON_AddNumberToObject(line, "share", share(&m, m.paths[i].gpu_ns));
+        cJSON_AddItemToArray(paths, line);
+    }
     cJSON *rows = cJSON_AddArrayToObject(o, "modules");
     cJSON *nodes = cJSON_AddArrayToObject(o, "backward_nodes");
     for (size_t i = 0; i < m.count; i++) {
@@ -143,7 +160,8 @@ void pi_report_gpu_modules_html(FILE *out, const struct pi_analysis *a)
         return;
     }
     fprintf(out, "<h2>GPU time by module</h2>\n<p>nn.Module forward calls above the %" PRIu64
-                 " sampled launches; shares of all GPU time with their 95%% sampling error</p>\n"
+                 " sampled launches; the backward pass by autograd node; shares of all GPU "
+                 "time with their 95%% sampling error</p>\n"
                  "<table><tr><th>module path</th><th>GPU time</th><th>share</th><th>launches"
                  "</th></tr>\n",
             m.samples);
@@ -165,5 +183,18 @@ void pi_report_gpu_modules_html(FILE *out, const struct pi_analysis *a)
     if (unplaced_ns(&m))
         fprintf(out, "<p>Not placed: %s (%.1f%%), " NOT_PLACED "</p>\n",
                 pi_format_ns((double)unplaced_ns(&m)), 100 * share(&m, (double)unplaced_ns(&m)));
+    pi_gpu_modules_free(&m);
+}
+
+void pi_report_gpu_modules_flame(FILE *out, const struct pi_analysis *a)
+{
+    struct pi_gpu_modules m;
+    if (pi_gpu_modules_find(a, &m) == 0 && m.tree.count && m.tree.nodes[0].weight) {
+        char title[200];
+        snprintf(title, sizeof(title), "GPU time by Python call path (%s, estimated from %" PRIu64
+                 " sampled launches; the backward pass by autograd node; kernels last)",
+                 pi_format_ns((double)m.tree.nodes[0].weight), m.samples + m.native_samples);
+        pi_html_flame(out, "flame-gpu", title, &m.tree, 0);
+    }
     pi_gpu_modules_free(&m);
 }

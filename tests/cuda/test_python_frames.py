@@ -59,6 +59,19 @@ def pythons():
     return sorted(versions.items())
 
 
+def flame_of(traces, graph):
+    """{frame label: figure (seconds, bytes)} of flame graph @graph (its svg id) of the HTML
+    report of @traces, as a browser draws it; nothing may appear on its console"""
+    page = os.path.join(traces, "report.html")
+    subprocess.run([ANALYZE, traces, "--quiet", "--html", page], check=True, capture_output=True)
+    dom, console = browser.load(page)
+    assert console == [], ("something on the browser's console", console)
+    frames = {}
+    for _, label, figure in browser.flame_frames(dom, graph):
+        frames[label] = frames.get(label, 0) + figure
+    return frames
+
+
 def run_profiled(python, program, *args, env=None):
     """@program run by @python under the profiler: what it printed, the JSON report of its
     traces, and the traces' folder."""
@@ -208,11 +221,14 @@ class GpuTimeByModule(unittest.TestCase):
 
     def modules(self, sample):
         """the model's GPU time by module path, by autograd node (the report's names), the
-        report's table, and its module rows by path"""
-        printed, report, _ = run_profiled(sys.executable, CALL_SITES, CUDART, NATIVE_THREAD,
-                                          "modules", env={"PROFINJECT_PY_SAMPLE": str(sample)})
+        report's table, and its module rows by path; the traces and the model's GPU time by
+        path and kernel in self.traces, self.by_kernel"""
+        printed, report, self.traces = run_profiled(
+            sys.executable, CALL_SITES, CUDART, NATIVE_THREAD, "modules",
+            env={"PROFINJECT_PY_SAMPLE": str(sample)})
         truth = json.loads(printed)
-        truth.pop("(by kernel)")
+        self.by_kernel = truth.pop("(by kernel)")
+        self.by_kernel[f"backward/{PY_NODE}"] = self.by_kernel.pop("backward/PyNode")
         nodes = {PY_NODE if node == "PyNode" else node: ns
                  for node, ns in truth.pop("(backward)").items()}
         table = report["gpu_modules"]
@@ -265,19 +281,36 @@ class GpuTimeByModule(unittest.TestCase):
         self.assertLess(order.index("Model/Block/MLP"), order.index("Model/Block/MLP/Linear"))
         self.assertLess(order.index("Model/Block/Attention"), order.index("Model/Block/MLP"))
 
+    def test_the_gpu_flame_graph_and_lines_give_each_place_its_time(self):
+        """The HTML page's GPU-time flame graph (in a browser) and the JSON's lines, every launch
+        sampled: each forward's frame holds its module's time, backward and each node theirs;
+        the one line that launches from Python (Kernels.launch) all of Python's"""
+        truth, nodes, table, _ = self.modules(1)
+        frames = {label: s * 1e9 for label, s in flame_of(self.traces, "flame-gpu").items()}
+        name = os.path.basename(CALL_SITES)
+        # the page prints 3 significant figures: 0.5% and the rounding
+        expected = {f"{cls}.forward ({name})": truth[path] for cls, path in
+                    (("Model", "Model"), ("Attention", "Model/Block/Attention"),
+                     ("MLP", "Model/Block/MLP"), ("Embedding", "Model/Embedding"))}
+        expected.update(nodes, backward=sum(nodes.values()))
+        expected["SGD.step (sgd.py)"] = truth["SGD.step (optimizer)"]
+        for label, ns in expected.items():
+            self.assertAlmostEqual(frames.get(label, 0), ns, delta=0.006 * ns, msg=(label, frames))
+        lines = {line["headline"]: line["gpu_ns"] for line in table["lines"]}
+        python = sum(ns for path, ns in truth.items() if "/" not in path and path != "(native thread)")
+        [launch] = [ns for line, ns in lines.items() if line.endswith(" in Kernels.launch")]
+        self.assertAlmostEqual(launch, python, delta=0.005 * python)
+        for node, ns in nodes.items():
+            self.assertAlmostEqual(lines[f"backward: {node}"], ns, delta=0.005 * ns, msg=node)
+
     def test_the_export_gives_each_module_its_kernels(self):
         """kernels_by_module.csv (--export), read back with Python's csv: each module path's
         and each autograd node's GPU time by kernel, every launch sampled, against the
         program's own count of what it launched under each"""
-        printed, _, traces = run_profiled(sys.executable, CALL_SITES, CUDART, NATIVE_THREAD,
-                                          "modules", env={"PROFINJECT_PY_SAMPLE": "1"})
-        truth = json.loads(printed)
-        by_kernel = truth["(by kernel)"]
-        by_kernel[f"backward/{PY_NODE}"] = by_kernel.pop("backward/PyNode")
-        total = self.total({k: v for k, v in truth.items() if not k.startswith("(b")},
-                           truth["(backward)"])
+        truth, nodes, _, _ = self.modules(1)
+        by_kernel, total = self.by_kernel, self.total(truth, nodes)
         tables = tempfile.mkdtemp()
-        subprocess.run([ANALYZE, traces, "--quiet", "--export", tables], check=True,
+        subprocess.run([ANALYZE, self.traces, "--quiet", "--export", tables], check=True,
                        capture_output=True)
         with open(os.path.join(tables, "kernels_by_module.csv"), newline="") as f:
             rows = list(csv.DictReader(f))
@@ -374,13 +407,7 @@ class PythonTime(unittest.TestCase):
         printed, _, traces = run_profiled(sys.executable, program)
         spent = json.loads(printed)
         page = os.path.join(traces, "report.html")
-        subprocess.run([ANALYZE, traces, "--quiet", "--html", page], check=True,
-                       capture_output=True)
-        dom, console = browser.load(page)
-        self.assertEqual(console, [], "nothing on the browser's console")
-        frames = {}
-        for _, label, seconds in browser.flame_frames(dom, "flame-time"):
-            frames[label] = frames.get(label, 0) + seconds
+        frames = flame_of(traces, "flame-time")
         name = os.path.basename(program)
         for function, seconds in spent.items():
             # the same tolerance as the table by function: one interval at each end

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/common/array_room.h"
 #include "analysis/sites/autograd_nodes.h"
+#include "analysis/sites/kernel_names.h"
 #include "analysis/sites/python_sites.h"
 
 #define FORWARD ".forward"
@@ -173,6 +175,42 @@ static size_t optimizer_step(const struct pi_call_site *site, char *path, size_t
     return 0;
 }
 
+/* @ns to the line @headline launched from. */
+static int add_path(struct pi_gpu_modules *m, const char *headline, double ns)
+{
+    for (size_t i = 0; i < m->path_count; i++)
+        if (strcmp(m->paths[i].headline, headline) == 0) {
+            m->paths[i].gpu_ns += ns;
+            return 0;
+        }
+    if (pi_array_room(&m->paths, &m->path_capacity, m->path_count, sizeof(*m->paths), 16) != 0)
+        return -1;
+    m->paths[m->path_count] = (struct pi_gpu_path){strdup(headline), ns};
+    return m->paths[m->path_count++].headline ? 0 : -1;
+}
+
+/* Site @l's share of kernel @k to the call tree and the lines: along its Python frames, or
+ * (@node) under backward / @node; its kernel below either. */
+static int note_path(struct build *b, const struct pi_line_stat *l, const struct kernel *k,
+                     const char *node)
+{
+    double ns = k->samples ? (double)l->count / (double)k->samples * k->python_gpu_ns : 0;
+    char kernel[PI_KERNEL_SHORT_NAME], headline[512];
+    pi_kernel_short_name(k->name, kernel, sizeof(kernel));
+    const char *backward[] = {BACKWARD, node, kernel}, *leaf[] = {kernel};
+    int failed = node ? pi_call_tree_add(&b->out->tree, backward, 3, (uint64_t)ns)
+                      : pi_call_tree_add_site(&b->out->tree, l->site, leaf, 1, (uint64_t)ns);
+    /* the line that made the call: inside a model's code (modeling_gpt2.py:NNN in
+     * GPT2MLP.forward), where a site's headline would be the script's one line that calls it */
+    if (node)
+        snprintf(headline, sizeof(headline), BACKWARD ": %s", node);
+    else if (l->site->python_count)
+        pi_call_site_frame_text(&l->site->frames[0], headline, sizeof(headline));
+    else
+        snprintf(headline, sizeof(headline), "%s", l->site->headline);
+    return failed | add_path(b->out, headline, ns);
+}
+
 /* Credit @row with site @l's share of kernel @k: its figures (@pass 0) or its samples of
  * that kernel, for the error (pass 1). */
 static void credit(struct build *b, long row, const struct pi_line_stat *l,
@@ -203,6 +241,8 @@ static int credit_sites(const struct pi_python_sites *s, struct build *b, int pa
         const struct kernel *k = kernel_of(b, l->kernel, 0);
         if (!k)
             continue;
+        if (pass == 0 && note_path(b, l, k, NULL) != 0)
+            return -1;
         size_t used = 0;
         unsigned depth = 0;
         for (size_t f = l->site->python_count; f-- > 0;) {
@@ -253,6 +293,8 @@ static int credit_backward(const struct pi_python_sites *s, struct build *b, int
         if (node < 0)
             return -1;
         b->out->rows[root].backward = b->out->rows[node].backward = 1;
+        if (pass == 0 && note_path(b, l, k, path + prefix) != 0)
+            return -1;
         credit(b, root, l, k, pass);
         credit(b, node, l, k, pass);
     }
@@ -315,6 +357,12 @@ static int row_kernels(struct build *b)
             m->kernel_count++;
         }
     return 0;
+}
+
+static int by_path_time(const void *x, const void *y)
+{
+    const struct pi_gpu_path *a = x, *b = y;
+    return a->gpu_ns < b->gpu_ns ? 1 : a->gpu_ns > b->gpu_ns ? -1 : strcmp(a->headline, b->headline);
 }
 
 static const struct pi_gpu_module *sort_rows;
@@ -407,6 +455,8 @@ int pi_gpu_modules_find(const struct pi_analysis *a, struct pi_gpu_modules *m)
     }
     if (result == 0)
         result = sort_tree(m);
+    if (result == 0 && m->path_count)
+        qsort(m->paths, m->path_count, sizeof(*m->paths), by_path_time);
     free(b.row_samples);
     free(b.kernels);
     if (result != 0)
@@ -422,5 +472,9 @@ void pi_gpu_modules_free(struct pi_gpu_modules *m)
     for (size_t i = 0; i < m->kernel_count; i++)
         free(m->kernels[i].path);
     free(m->kernels);
+    for (size_t i = 0; i < m->path_count; i++)
+        free(m->paths[i].headline);
+    free(m->paths);
+    pi_call_tree_free(&m->tree);
     memset(m, 0, sizeof(*m));
 }

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "analysis/model/model.h"
+#include "analysis/sites/call_tree.h"
 
 /* One module path: the GPU time of every kernel launched under it, its own modules' included. */
 struct pi_gpu_module {
@@ -49,6 +50,14 @@ struct pi_gpu_module_kernel {
     uint64_t samples;
 };
 
+/* One line's GPU time: the innermost Python frame of the sites that launched it
+ * ("transformers/models/gpt2/modeling_gpt2.py:300 in GPT2MLP.forward"), or "backward:
+ * MmBackward0" for an autograd node's. */
+struct pi_gpu_path {
+    char *headline;
+    double gpu_ns; /* estimated */
+};
+
 struct pi_gpu_modules {
     struct pi_gpu_module *rows; /* each path after its parent, siblings by GPU time, most first */
     size_t count;
@@ -59,6 +68,11 @@ struct pi_gpu_modules {
     uint64_t samples;     /* sampled launches with Python frames */
     uint64_t native_samples; /* sampled launches of threads without: native frames only */
     uint64_t outside_ns;  /* estimated: sampled outside any forward */
+    /* GPU time by Python call path, each path's kernels (short names) below it, and the
+     * backward pass's as backward / node / kernel: estimated, for a flame graph */
+    struct pi_call_tree tree;
+    struct pi_gpu_path *paths; /* by GPU time, most first */
+    size_t path_count, path_capacity;
 };
 
 /**
