@@ -21,33 +21,11 @@ static double share(const struct pi_gpu_modules *m, double ns)
     return m->gpu_ns ? ns / (double)m->gpu_ns : 0;
 }
 
-/* The backward pass's row: the launches its autograd nodes name; NULL when none was sampled. */
-static const struct pi_gpu_module *backward_row(const struct pi_gpu_modules *m)
-{
-    for (size_t i = 0; i < m->count; i++)
-        if (m->rows[i].backward && m->rows[i].depth == 0)
-            return &m->rows[i];
-    return NULL;
-}
-
-static double backward_ns(const struct pi_gpu_modules *m)
-{
-    const struct pi_gpu_module *b = backward_row(m);
-    return b ? b->gpu_ns : 0;
-}
-
-/* What no module and no autograd node can hold: launches by threads without Python frames
- * under no node, kernels never sampled. */
-static uint64_t unplaced_ns(const struct pi_gpu_modules *m)
-{
-    double placed = (double)m->placed_ns + backward_ns(m);
-    return (double)m->gpu_ns > placed ? (uint64_t)((double)m->gpu_ns - placed) : 0;
-}
 
 /* "backward: 61.0% of GPU time (± 2.1), of which MmBackward0 30.2%, ..." (the three largest) */
 static void backward_line(FILE *out, const struct pi_gpu_modules *m)
 {
-    const struct pi_gpu_module *b = backward_row(m);
+    const struct pi_gpu_module *b = pi_gpu_modules_backward(m);
     if (!b)
         return;
     fprintf(out, "  backward: %.1f%% of GPU time (±%.1f), of which", 100 * share(m, b->gpu_ns),
@@ -91,9 +69,10 @@ void pi_report_gpu_modules_text(FILE *out, const struct pi_analysis *a)
         fprintf(out, "  launched outside any module's forward: %s (%.1f%%)\n",
                 pi_format_ns((double)m.outside_ns), 100 * share(&m, (double)m.outside_ns));
     backward_line(out, &m);
-    if (unplaced_ns(&m))
-        fprintf(out, "  not placed: %s (%.1f%%) " NOT_PLACED "\n",
-                pi_format_ns((double)unplaced_ns(&m)), 100 * share(&m, (double)unplaced_ns(&m)));
+    double unplaced = (double)pi_gpu_modules_unplaced_ns(&m);
+    if (unplaced > 0)
+        fprintf(out, "  not placed: %s (%.1f%%) " NOT_PLACED "\n", pi_format_ns(unplaced),
+                100 * share(&m, unplaced));
     if (m.path_count)
         fputs("  lines launching the most GPU time (estimated):\n", out);
     for (size_t i = 0; i < m.path_count && i < TEXT_PATHS; i++)
@@ -113,8 +92,8 @@ void pi_report_gpu_modules_json(cJSON *root, const struct pi_analysis *a)
     cJSON_AddNumberToObject(o, "gpu_ns", (double)m.gpu_ns);
     cJSON_AddNumberToObject(o, "samples", (double)m.samples);
     cJSON_AddNumberToObject(o, "outside_ns", (double)m.outside_ns);
-    cJSON_AddNumberToObject(o, "unplaced_ns", (double)unplaced_ns(&m));
-    const struct pi_gpu_module *b = backward_row(&m);
+    cJSON_AddNumberToObject(o, "unplaced_ns", (double)pi_gpu_modules_unplaced_ns(&m));
+    const struct pi_gpu_module *b = pi_gpu_modules_backward(&m);
     cJSON_AddNumberToObject(o, "native_samples", (double)m.native_samples);
     cJSON_AddNumberToObject(o, "backward_ns", b ? b->gpu_ns : 0);
     cJSON_AddNumberToObject(o, "backward_share", b ? share(&m, b->gpu_ns) : 0);
@@ -180,9 +159,10 @@ void pi_report_gpu_modules_html(FILE *out, const struct pi_analysis *a)
         shown++;
     }
     fputs("</table>\n", out);
-    if (unplaced_ns(&m))
-        fprintf(out, "<p>Not placed: %s (%.1f%%), " NOT_PLACED "</p>\n",
-                pi_format_ns((double)unplaced_ns(&m)), 100 * share(&m, (double)unplaced_ns(&m)));
+    double unplaced = (double)pi_gpu_modules_unplaced_ns(&m);
+    if (unplaced > 0)
+        fprintf(out, "<p>Not placed: %s (%.1f%%), " NOT_PLACED "</p>\n", pi_format_ns(unplaced),
+                100 * share(&m, unplaced));
     pi_gpu_modules_free(&m);
 }
 

@@ -457,11 +457,29 @@ int pi_gpu_modules_find(const struct pi_analysis *a, struct pi_gpu_modules *m)
         result = sort_tree(m);
     if (result == 0 && m->path_count)
         qsort(m->paths, m->path_count, sizeof(*m->paths), by_path_time);
+    const char *unplaced[] = {"(not placed)"}; /* so that the graph's widths are shares of all */
+    if (result == 0 && m->tree.count && pi_gpu_modules_unplaced_ns(m))
+        result = pi_call_tree_add(&m->tree, unplaced, 1, pi_gpu_modules_unplaced_ns(m));
     free(b.row_samples);
     free(b.kernels);
     if (result != 0)
         pi_gpu_modules_free(m);
     return result;
+}
+
+const struct pi_gpu_module *pi_gpu_modules_backward(const struct pi_gpu_modules *m)
+{
+    for (size_t i = 0; i < m->count; i++)
+        if (m->rows[i].backward && m->rows[i].depth == 0)
+            return &m->rows[i];
+    return NULL;
+}
+
+uint64_t pi_gpu_modules_unplaced_ns(const struct pi_gpu_modules *m)
+{
+    const struct pi_gpu_module *backward = pi_gpu_modules_backward(m);
+    double placed = (double)m->placed_ns + (backward ? backward->gpu_ns : 0);
+    return (double)m->gpu_ns > placed ? (uint64_t)((double)m->gpu_ns - placed) : 0;
 }
 
 void pi_gpu_modules_free(struct pi_gpu_modules *m)

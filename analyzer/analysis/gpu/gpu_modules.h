@@ -68,8 +68,9 @@ struct pi_gpu_modules {
     uint64_t samples;     /* sampled launches with Python frames */
     uint64_t native_samples; /* sampled launches of threads without: native frames only */
     uint64_t outside_ns;  /* estimated: sampled outside any forward */
-    /* GPU time by Python call path, each path's kernels (short names) below it, and the
-     * backward pass's as backward / node / kernel: estimated, for a flame graph */
+    /* GPU time by Python call path, each path's kernels (short names) below it, the
+     * backward pass's as backward / node / kernel, and "(not placed)": estimated, for a
+     * flame graph */
     struct pi_call_tree tree;
     struct pi_gpu_path *paths; /* by GPU time, most first */
     size_t path_count, path_capacity;
@@ -80,6 +81,14 @@ struct pi_gpu_modules {
  * Return: 0 (an empty table when no launch was sampled under a forward), -1 without memory.
  */
 int pi_gpu_modules_find(const struct pi_analysis *analysis, struct pi_gpu_modules *modules);
+
+/* pi_gpu_modules_backward - the backward pass's row (PI_GPU_BACKWARD); NULL when none of its
+ * launches was sampled under an autograd node */
+const struct pi_gpu_module *pi_gpu_modules_backward(const struct pi_gpu_modules *modules);
+
+/* pi_gpu_modules_unplaced_ns - the GPU time neither Python frames nor an autograd node place:
+ * launches of threads without Python frames under no node, kernels never sampled */
+uint64_t pi_gpu_modules_unplaced_ns(const struct pi_gpu_modules *modules);
 
 void pi_gpu_modules_free(struct pi_gpu_modules *modules);
 
