@@ -205,9 +205,10 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         print_stack(reader, "frames", r->arg[0]);
         break;
     case PI_REC_CALL_SITE:
-        fprintf(dump_out, " of=%s detail=%u key=%" PRIu64 "%s", pi_record_kind_name(PI_CALL_SITE_KIND(r->arg[1])),
+        fprintf(dump_out, " of=%s detail=%u key=%" PRIu64 "%s%s", pi_record_kind_name(PI_CALL_SITE_KIND(r->arg[1])),
                PI_CALL_SITE_DETAIL(r->arg[1]), r->arg[2],
-               (r->flags & PI_CALL_SITE_DEFERRED) ? " at_safe_point" : "");
+               (r->flags & PI_CALL_SITE_DEFERRED) ? " at_safe_point" : "",
+               (r->flags & PI_CALL_SITE_NATIVE) ? " native_only" : "");
         print_stack(reader, "stack", r->arg[0]);
         break;
     case PI_REC_WAKE:

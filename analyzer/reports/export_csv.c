@@ -9,9 +9,11 @@
 #include "analysis/common/u64_map.h"
 #include "analysis/gpu/collectives.h"
 #include "analysis/gpu/gemm.h"
+#include "analysis/gpu/gpu_modules.h"
 #include "analysis/host/steps.h"
 #include "analysis/ranks/ranks.h"
 #include "profinject/rank_identity.h"
+#include "reports/format/kernel_labels.h"
 #include "reports/format/output_file.h"
 
 /* @text as one CSV field: quoted, inner quotes doubled. */
@@ -260,6 +262,50 @@ static void write_ranks(FILE *out, const struct pi_ranks *r)
     }
 }
 
+/* One kernel's part of one module path's (or autograd node's) GPU time: @row's kernels, most
+ * GPU time first. */
+static void write_module_kernels(FILE *out, const struct pi_gpu_modules *m,
+                                 const struct pi_gpu_module *row,
+                                 const struct pi_kernel_labels *labels, char *written)
+{
+    for (;;) {
+        const struct pi_gpu_module_kernel *next = NULL;
+        size_t at = 0;
+        for (size_t i = 0; i < m->kernel_count; i++)
+            if (!written[i] && strcmp(m->kernels[i].path, row->path) == 0 &&
+                (!next || m->kernels[i].gpu_ns > next->gpu_ns))
+                next = &m->kernels[at = i];
+        if (!next)
+            return;
+        written[at] = 1;
+        csv_text(out, row->path);
+        fprintf(out, ",%u,", row->depth);
+        csv_text(out, pi_kernel_label(labels, next->kernel));
+        fputc(',', out);
+        csv_text(out, next->kernel);
+        fprintf(out, ",%.0f,%.1f,%llu,%.6f\n", next->gpu_ns, next->launches,
+                (unsigned long long)next->samples,
+                m->gpu_ns ? next->gpu_ns / (double)m->gpu_ns : 0);
+    }
+}
+
+/* kernels_by_module.csv: the module table's rows (and the backward pass's nodes), each with
+ * its kernels' estimated parts; every process together, as the table is. */
+static void write_kernels_by_module(FILE *out, const struct pi_analysis *a)
+{
+    struct pi_gpu_modules m;
+    if (pi_gpu_modules_find(a, &m) != 0)
+        return;
+    struct pi_kernel_labels labels;
+    pi_kernel_labels_make(a, &labels);
+    char *written = calloc(m.kernel_count + 1, 1);
+    for (size_t r = 0; written && r < m.count; r++)
+        write_module_kernels(out, &m, &m.rows[r], &labels, written);
+    free(written);
+    pi_kernel_labels_free(&labels);
+    pi_gpu_modules_free(&m);
+}
+
 int pi_export_finish(struct pi_export *e, const struct pi_analysis *a)
 {
     FILE *ranks = open_table(e, "ranks.csv",
@@ -268,7 +314,11 @@ int pi_export_finish(struct pi_export *e, const struct pi_analysis *a)
                              "slowest_steps,straggler");
     if (ranks)
         write_ranks(ranks, a->ranks);
-    FILE *tables[] = {ranks, e->steps, e->kernels, e->collectives, e->gemm};
+    FILE *modules = open_table(e, "kernels_by_module.csv",
+                               "module_path,depth,kernel,kernel_full,gpu_ns,launches,samples,share");
+    if (modules)
+        write_kernels_by_module(modules, a);
+    FILE *tables[] = {ranks, modules, e->steps, e->kernels, e->collectives, e->gemm};
     for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
         if (tables[i] && (ferror(tables[i]) | fclose(tables[i])) != 0)
             e->failed = 1;

@@ -66,6 +66,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     pi_report_threads_over_time_html(out, a);
     pi_html_flame_script(out);
     pi_report_python_time_flame(out, a, training);
+    pi_report_gpu_modules_flame(out, a);
     if (training)
         pi_report_device_memory_flame(out, training);
     pi_report_sites_html(out, a);

@@ -21,4 +21,9 @@ void pi_report_gpu_modules_json(struct cJSON *root, const struct pi_analysis *an
 /* pi_report_gpu_modules_html - the same table */
 void pi_report_gpu_modules_html(FILE *out, const struct pi_analysis *analysis);
 
+/* pi_report_gpu_modules_flame - the GPU time as a flame graph ("flame-gpu"): by Python call
+ * path of the sampled launches, the backward pass by autograd node, kernels as leaves; after
+ * the page's flame script; nothing without sampled launches */
+void pi_report_gpu_modules_flame(FILE *out, const struct pi_analysis *analysis);
+
 #endif

@@ -60,7 +60,9 @@
  * installed package's by its top directory; a summary's buckets are LEB128
  * bytes (summary_buckets.h); cuBLAS and cuBLASLt matrix products with
  * their shapes and types (PI_REC_GEMM); the devices a process used
- * (PI_REC_DEVICE). */
+ * (PI_REC_DEVICE); a sampled launch of a thread without Python frames gets
+ * its native frames (PI_CALL_SITE_NATIVE): the autograd node that launched
+ * it. */
 #define PI_FORMAT_VERSION 12
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -501,6 +503,9 @@ enum pi_call_site_flag {
     /* the Python frames were read at the interpreter's next safe point of
      * the thread (Py_AddPendingCall), not inside the call itself */
     PI_CALL_SITE_DEFERRED = 1u << 1,
+    /* a sampled launch of a thread that had no Python frames to give
+     * (autograd's engine threads): the stack is its native frames only */
+    PI_CALL_SITE_NATIVE = 1u << 2,
 };
 
 /* PI_REC_PYTHON arg1: where Python frames come from in this process. */

@@ -105,20 +105,39 @@ uint32_t pi_call_site_alloc(uint16_t flags, uint64_t ts, uint64_t pointer)
     return stack;
 }
 
-/* A call site with Python frames only: now, or at the next safe point. */
-static void python_site(uint16_t kind, uint16_t flags, unsigned detail, uint64_t ts, uint64_t key)
+/* A call site with Python frames only: now, or at the next safe point. Returns whether it
+ * will have them. */
+static int python_site(uint16_t kind, uint16_t flags, unsigned detail, uint64_t ts, uint64_t key)
 {
     const struct pi_python *py = pi_python_get();
     if (!py)
-        return;
+        return 0;
     struct pi_stack_frame frames[PI_PYTHON_FRAMES_MAX];
     int n = frames_now(py, frames);
     if (n > 0) {
         pi_stack_emit_call_site(kind, flags, detail, ts, key, pi_stack_intern(frames, n, 0), 0);
-    } else {
-        struct pi_deferred_call call = {kind, flags, detail, ts, key, 0};
-        pi_python_defer(py, &call);
+        return 1;
     }
+    struct pi_deferred_call call = {kind, flags, detail, ts, key, 0};
+    return pi_python_defer(py, &call);
+}
+
+/*
+ * A sampled launch of a Python process's thread that has no Python frames
+ * to give, other than its main thread (whose frames a full queue only
+ * delayed): autograd's engine threads, which launch the whole backward
+ * pass. Its native frames name the autograd node being applied
+ * (torch::autograd::generated::MmBackward0::apply). The walk costs some
+ * microseconds, so sampled launches only, and deep enough to reach the
+ * node from cuBLAS through ATen's dispatcher.
+ */
+static void native_launch_site(uint16_t flags, uint64_t ts, uint32_t kernel)
+{
+    if (!pi_python_get() || pi_current_tid() == (uint32_t)pi_recorder_pid())
+        return;
+    void *pcs[PI_NATIVE_SAMPLE_FRAMES_MAX];
+    uint32_t stack = pi_stack_intern_launch(pcs, pi_native_walk(pcs, PI_NATIVE_SAMPLE_FRAMES_MAX));
+    pi_stack_emit_call_site(PI_REC_GPU_LAUNCH, flags, 0, ts, kernel, stack, PI_CALL_SITE_NATIVE);
 }
 
 void pi_call_site_launch(uint16_t flags, uint64_t ts, uint32_t kernel)
@@ -129,8 +148,8 @@ void pi_call_site_launch(uint16_t flags, uint64_t ts, uint32_t kernel)
     pi_launch_countdown = next_gap();
     /* a thread's first launch only starts its countdown, so that every
      * thread does not sample its first launch */
-    if (!first || launch_sample == 1)
-        python_site(PI_REC_GPU_LAUNCH, flags, 0, ts, kernel);
+    if ((!first || launch_sample == 1) && !python_site(PI_REC_GPU_LAUNCH, flags, 0, ts, kernel))
+        native_launch_site(flags, ts, kernel);
     pi_guard_restore(guard);
     errno = saved;
 }

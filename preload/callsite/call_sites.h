@@ -6,7 +6,8 @@
  *                 call when the thread holds the GIL, else (main thread) at
  *                 its next safe point (python_deferred.h)
  *   launches      one in PROFINJECT_PY_SAMPLE (default 100, randomised so a
- *                 loop's period cannot hide a kernel): Python frames only
+ *                 loop's period cannot hide a kernel): Python frames; a
+ *                 thread with none (autograd's), its native frames
  *   waits         the main thread's blocking receives on pipes and sockets
  *                 and its semaphore waits (Python's locks and queues): the
  *                 data waits of a training loop; Python frames only

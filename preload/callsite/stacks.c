@@ -72,6 +72,11 @@ uint32_t pi_stack_intern_native(void *const *pcs, int n)
     return intern_native(pcs, n, PI_NATIVE_FRAMES_MAX, pi_native_describe);
 }
 
+uint32_t pi_stack_intern_launch(void *const *pcs, int n)
+{
+    return intern_native(pcs, n, PI_NATIVE_SAMPLE_FRAMES_MAX, pi_native_describe);
+}
+
 uint32_t pi_stack_intern_sampled(void *const *pcs, int n)
 {
     return intern_native(pcs, n, PI_NATIVE_SAMPLE_FRAMES_MAX, pi_native_describe_by_range);

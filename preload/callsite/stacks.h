@@ -24,6 +24,10 @@ uint32_t pi_stack_intern(const struct pi_stack_frame *python, int python_count, 
  */
 uint32_t pi_stack_intern_native(void *const *pcs, int n);
 
+/* pi_stack_intern_launch - pi_stack_intern_native up to PI_NATIVE_SAMPLE_FRAMES_MAX frames:
+ * a sampled launch's, from cuBLAS up to the autograd node that called it */
+uint32_t pi_stack_intern_launch(void *const *pcs, int n);
+
 /* pi_stack_intern_sampled - pi_stack_intern_native for a CPU sample: up to
  * PI_NATIVE_SAMPLE_FRAMES_MAX frames, described by pi_native_describe_by_range
  * (the native sampler's drain only) */

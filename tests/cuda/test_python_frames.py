@@ -8,6 +8,7 @@ python3.8 to 3.13 where installed).
 The lines are read from the programs' source, not from the profiler.
 
 Run by ctest with the build's paths in the environment."""
+import csv
 import glob
 import json
 import os
@@ -56,6 +57,19 @@ def pythons():
             versions.setdefault(int(version), path)
     versions[sys.version_info[1]] = sys.executable
     return sorted(versions.items())
+
+
+def flame_of(traces, graph):
+    """{frame label: figure (seconds, bytes)} of flame graph @graph (its svg id) of the HTML
+    report of @traces, as a browser draws it; nothing may appear on its console"""
+    page = os.path.join(traces, "report.html")
+    subprocess.run([ANALYZE, traces, "--quiet", "--html", page], check=True, capture_output=True)
+    dom, console = browser.load(page)
+    assert console == [], ("something on the browser's console", console)
+    frames = {}
+    for _, label, figure in browser.flame_frames(dom, graph):
+        frames[label] = frames.get(label, 0) + figure
+    return frames
 
 
 def run_profiled(python, program, *args, env=None):
@@ -195,27 +209,63 @@ class PythonFrames(unittest.TestCase):
                          f"{CALL_SITES}:{self.line['queue get']} in wait_mode")
 
 
+PY_NODE = "PyNode (custom Python autograd Function)"
+
+
 class GpuTimeByModule(unittest.TestCase):
-    """Each kernel's GPU time credited to the forward calls above its sampled launches: the
-    module table against the model's own count of what it launched under each module path
-    (py_call_sites.py modules: kernels of known durations on the fake GPU)."""
+    """Each kernel's GPU time credited to the forward calls above its sampled launches, and
+    the backward pass's to the autograd node its native frames were applying: the module table
+    against the model's own count of what it launched under each module path and each node
+    (py_call_sites.py modules: kernels of known durations on the fake GPU; the nodes are
+    functions of lib_native_thread.c named by the nodes' C++ symbols)."""
 
     def modules(self, sample):
-        printed, report, _ = run_profiled(sys.executable, CALL_SITES, CUDART, NATIVE_THREAD,
-                                          "modules", env={"PROFINJECT_PY_SAMPLE": str(sample)})
+        """the model's GPU time by module path, by autograd node (the report's names), the
+        report's table, and its module rows by path; the traces and the model's GPU time by
+        path and kernel in self.traces, self.by_kernel"""
+        printed, report, self.traces = run_profiled(
+            sys.executable, CALL_SITES, CUDART, NATIVE_THREAD, "modules",
+            env={"PROFINJECT_PY_SAMPLE": str(sample)})
         truth = json.loads(printed)
-        return truth, report["gpu_modules"], {r["path"]: r for r in report["gpu_modules"]["modules"]}
+        self.by_kernel = truth.pop("(by kernel)")
+        self.by_kernel[f"backward/{PY_NODE}"] = self.by_kernel.pop("backward/PyNode")
+        nodes = {PY_NODE if node == "PyNode" else node: ns
+                 for node, ns in truth.pop("(backward)").items()}
+        table = report["gpu_modules"]
+        return truth, nodes, table, {r["path"]: r for r in table["modules"]}
+
+    @staticmethod
+    def total(truth, nodes):
+        """all GPU time: the outermost paths' (those outside any module included), the native
+        thread's launches under no node, and the backward nodes'"""
+        return sum(ns for path, ns in truth.items() if "/" not in path) + sum(nodes.values())
 
     # the GPU time the fake GPU's records give a kernel is its duration within a few hundred ns
     # (their clock against ours): totals within 0.5%, shares within 0.1 points
     def test_every_launch_sampled_gives_each_module_its_time(self):
-        truth, table, rows = self.modules(1)
-        total = sum(ns for path, ns in truth.items() if "/" not in path)  # the outermost
+        truth, nodes, table, rows = self.modules(1)
+        total = self.total(truth, nodes)
         native = truth.pop("(native thread)")
         self.assertAlmostEqual(table["gpu_ns"], total, delta=0.005 * total)
         self.assertEqual(set(rows), set(truth) - {""})
-        # the gemm and gelu kernels a thread without Python frames launched are in no module
+        # the gemm and gelu kernels a thread without Python frames launched under no autograd
+        # node are in no module and no node
         self.assertAlmostEqual(table["unplaced_ns"], native, delta=0.005 * native)
+        # the backward row holds what the nodes launched, each node its own kernels' time
+        backward = sum(nodes.values())
+        self.assertAlmostEqual(table["backward_ns"], backward, delta=0.005 * backward)
+        self.assertAlmostEqual(table["backward_share"], backward / total, delta=0.001)
+        self.assertEqual(table["backward_error_points"], 0)
+        found = {n["node"]: n for n in table["backward_nodes"]}
+        self.assertEqual(set(found), set(nodes))
+        for node, ns in nodes.items():
+            self.assertAlmostEqual(found[node]["gpu_ns"], ns, delta=0.005 * ns, msg=node)
+            self.assertAlmostEqual(found[node]["share"], ns / total, delta=0.001, msg=node)
+            self.assertEqual(found[node]["error_points"], 0, node)
+        # 40 passes, 6 launches each
+        self.assertAlmostEqual(found["MmBackward0"]["launches"], 240, delta=1e-6)
+        self.assertEqual([n["node"] for n in table["backward_nodes"]],
+                         sorted(nodes, key=lambda n: -nodes[n]), "nodes by GPU time")
         for path, ns in truth.items():
             if path:
                 self.assertAlmostEqual(rows[path]["gpu_ns"], ns, delta=0.005 * ns, msg=path)
@@ -231,6 +281,56 @@ class GpuTimeByModule(unittest.TestCase):
         self.assertLess(order.index("Model/Block/MLP"), order.index("Model/Block/MLP/Linear"))
         self.assertLess(order.index("Model/Block/Attention"), order.index("Model/Block/MLP"))
 
+    def test_the_gpu_flame_graph_and_lines_give_each_place_its_time(self):
+        """The HTML page's GPU-time flame graph (in a browser) and the JSON's lines, every launch
+        sampled: each forward's frame holds its module's time, backward and each node theirs;
+        the one line that launches from Python (Kernels.launch) all of Python's"""
+        truth, nodes, table, _ = self.modules(1)
+        frames = {label: s * 1e9 for label, s in flame_of(self.traces, "flame-gpu").items()}
+        name = os.path.basename(CALL_SITES)
+        # the page prints 3 significant figures: 0.5% and the rounding
+        expected = {f"{cls}.forward ({name})": truth[path] for cls, path in
+                    (("Model", "Model"), ("Attention", "Model/Block/Attention"),
+                     ("MLP", "Model/Block/MLP"), ("Embedding", "Model/Embedding"))}
+        expected.update(nodes, backward=sum(nodes.values()))
+        expected["SGD.step (sgd.py)"] = truth["SGD.step (optimizer)"]
+        # what no Python frame and no node places: the native thread's launches under no node
+        expected["(not placed)"] = truth["(native thread)"]
+        for label, ns in expected.items():
+            self.assertAlmostEqual(frames.get(label, 0), ns, delta=0.006 * ns, msg=(label, frames))
+        lines = {line["headline"]: line["gpu_ns"] for line in table["lines"]}
+        python = sum(ns for path, ns in truth.items() if "/" not in path and path != "(native thread)")
+        [launch] = [ns for line, ns in lines.items() if line.endswith(" in Kernels.launch")]
+        self.assertAlmostEqual(launch, python, delta=0.005 * python)
+        for node, ns in nodes.items():
+            self.assertAlmostEqual(lines[f"backward: {node}"], ns, delta=0.005 * ns, msg=node)
+
+    def test_the_export_gives_each_module_its_kernels(self):
+        """kernels_by_module.csv (--export), read back with Python's csv: each module path's
+        and each autograd node's GPU time by kernel, every launch sampled, against the
+        program's own count of what it launched under each"""
+        truth, nodes, _, _ = self.modules(1)
+        by_kernel, total = self.by_kernel, self.total(truth, nodes)
+        tables = tempfile.mkdtemp()
+        subprocess.run([ANALYZE, self.traces, "--quiet", "--export", tables], check=True,
+                       capture_output=True)
+        with open(os.path.join(tables, "kernels_by_module.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        found = {}
+        for row in rows:
+            found.setdefault(row["module_path"], {})[row["kernel"]] = row
+            self.assertEqual(int(row["depth"]), row["module_path"].count("/"), row)
+            self.assertEqual(row["kernel_full"], row["kernel"] + "(float*)")  # gemm(float*)
+        self.assertEqual(set(found), set(by_kernel))
+        for path, kernels in by_kernel.items():
+            self.assertEqual(set(found[path]), set(kernels), path)
+            for kernel, ns in kernels.items():
+                row = found[path][kernel]
+                self.assertAlmostEqual(float(row["gpu_ns"]), ns, delta=0.005 * ns, msg=(path, kernel))
+                self.assertAlmostEqual(float(row["share"]), ns / total, delta=0.001, msg=(path, kernel))
+        # 40 steps of 6 MmBackward0 gemm launches
+        self.assertAlmostEqual(float(found["backward/MmBackward0"]["gemm"]["launches"]), 240, delta=0.05)
+
     def test_one_launch_in_seven_sampled_within_the_stated_error(self):
         """Each launch is sampled on its own, so the stated error is a 95% interval: over 20
         runs, each path's error in units of its stated error's z (1.96 at the interval's
@@ -239,10 +339,10 @@ class GpuTimeByModule(unittest.TestCase):
         of the errors are outside their interval (5% expected; the paths' errors are
         correlated, as they share kernels). A single error is not bounded: at a few dozen
         samples a kernel, one in a few hundred lies beyond z 3.5."""
-        z = []
+        z, backward_z = [], []
         for _ in range(20):
-            truth, table, rows = self.modules(7)
-            total = sum(ns for path, ns in truth.items() if "/" not in path)
+            truth, nodes, table, rows = self.modules(7)
+            total = self.total(truth, nodes)
             truth.pop("(native thread)")
             self.assertAlmostEqual(table["gpu_ns"], total, delta=0.005 * total)
             for path, ns in truth.items():
@@ -251,13 +351,23 @@ class GpuTimeByModule(unittest.TestCase):
                     continue
                 error = abs(rows[path]["share"] - ns / total) * 100
                 z.append(1.96 * error / rows[path]["error_points"])
-        rms = (sum(v * v for v in z) / len(z)) ** 0.5
-        outside = sum(v > 1.96 for v in z) / len(z)
-        shown = f"over {len(z)} errors: RMS z {rms:.2f}, {outside:.0%} outside; largest {max(z):.2f}"
-        self.assertEqual(len(z), 100)
-        self.assertTrue(0.5 < rms < 1.5, shown)
-        self.assertLessEqual(outside, 0.25, shown)
-        print(f"one launch in seven: {shown}")
+            # the backward row and its nodes of 5% or more (MmBackward0, AddmmBackward0, which
+            # share the gemm kernel with each other and with launches under no node)
+            found = {n["node"]: n for n in table["backward_nodes"]}
+            estimates = [(table["backward_share"], sum(nodes.values()), table["backward_error_points"])]
+            estimates += [(found[node]["share"], ns, found[node]["error_points"])
+                          for node, ns in nodes.items() if ns / total >= 0.05]
+            for estimated, ns, stated in estimates:
+                backward_z.append(1.96 * abs(estimated - ns / total) * 100 / stated)
+        for errors, name, count in ((z, "module paths", 100), (backward_z, "backward", 60)):
+            rms = (sum(v * v for v in errors) / len(errors)) ** 0.5
+            outside = sum(v > 1.96 for v in errors) / len(errors)
+            shown = (f"{name}, over {len(errors)} errors: RMS z {rms:.2f}, {outside:.0%} outside; "
+                     f"largest {max(errors):.2f}")
+            self.assertEqual(len(errors), count)
+            self.assertTrue(0.5 < rms < 1.5, shown)
+            self.assertLessEqual(outside, 0.25, shown)
+            print(f"one launch in seven: {shown}")
 
 
 class RealDataLoader(unittest.TestCase):
@@ -299,13 +409,7 @@ class PythonTime(unittest.TestCase):
         printed, _, traces = run_profiled(sys.executable, program)
         spent = json.loads(printed)
         page = os.path.join(traces, "report.html")
-        subprocess.run([ANALYZE, traces, "--quiet", "--html", page], check=True,
-                       capture_output=True)
-        dom, console = browser.load(page)
-        self.assertEqual(console, [], "nothing on the browser's console")
-        frames = {}
-        for _, label, seconds in browser.flame_frames(dom, "flame-time"):
-            frames[label] = frames.get(label, 0) + seconds
+        frames = flame_of(traces, "flame-time")
         name = os.path.basename(program)
         for function, seconds in spent.items():
             # the same tolerance as the table by function: one interval at each end

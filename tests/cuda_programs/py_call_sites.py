@@ -21,8 +21,13 @@ Modes:
             SGD step (an optimizer: its file is under torch/optim/) and a
             "loss" kernel outside any forward, and as many gemm kernels
             as the forward's and 2 gelu from a thread Python never saw (as
-            autograd's launch the backward pass); prints as JSON the GPU
-            time each module path launched under, from the model's own count
+            autograd's launch the backward pass); then, from one such thread,
+            40 backward passes whose kernels are launched by functions named
+            as autograd nodes (MmBackward0, AddmmBackward0,
+            NativeLayerNormBackward0, PyNode); prints as JSON the GPU time
+            each module path launched under, from the model's own count,
+            under "(backward)" each node's, and under "(by kernel)" each
+            path's and node's ("backward/MmBackward0") by kernel
   wait      the main thread of a process with a child reads a pipe the
             child writes to after a pause (three batches, each acknowledged
             before the next is sent), and waits on a queue a thread fills
@@ -127,6 +132,7 @@ class Kernels:
 
     def __init__(self, cuda):
         self.cuda, self.stubs, self.path, self.truth = cuda, {}, [], {}
+        self.by_kernel = {}  # path -> kernel -> GPU time launched under it
 
     def launch(self, name, duration_ns):
         if name not in self.stubs:
@@ -139,6 +145,8 @@ class Kernels:
         for depth in range(len(self.path)):
             key = "/".join(self.path[:depth + 1])
             self.truth[key] = self.truth.get(key, 0) + duration_ns
+            kernels = self.by_kernel.setdefault(key, {})
+            kernels[name] = kernels.get(name, 0) + duration_ns
         if not self.path:
             self.truth[""] = self.truth.get("", 0) + duration_ns
 
@@ -229,26 +237,59 @@ def load_optimizer():
     return module
 
 
+class Launches(ctypes.Structure):
+    _fields_ = [("stub", ctypes.c_void_p), ("duration_ns", ctypes.c_uint64), ("count", ctypes.c_int)]
+
+
+class BackwardPass(ctypes.Structure):
+    _fields_ = [("mm", Launches), ("addmm", Launches), ("layer_norm", Launches),
+                ("py_node", Launches), ("unnamed", Launches * 2), ("steps", ctypes.c_int)]
+
+
+def backward_passes(kernels, native, steps):
+    """@steps backward passes from one thread Python never saw, each node's kernels launched by
+    a function whose symbol is the node's apply (lib_native_thread.c), then the forward's gemm
+    as often again and 2 gelu under no node: the GPU time of each node, and of those"""
+    plan = {"mm": ("MmBackward0", "gemm", 300_000, 6), "addmm": ("AddmmBackward0", "gemm", 300_000, 3),
+            "layer_norm": ("NativeLayerNormBackward0", "layer_norm_backward", 80_000, 2),
+            "py_node": ("PyNode", "gelu", 50_000, 2)}
+    unnamed = [("gemm", 300_000, 9), ("gelu", 50_000, 2)]
+    for kernel in {k for _, k, _, _ in plan.values()}:
+        if kernel not in kernels.stubs:
+            kernels.stubs[kernel] = register_kernel(kernels.cuda, kernel)
+
+    def launches(kernel, ns, count):
+        return Launches(ctypes.cast(kernels.stubs[kernel], ctypes.c_void_p), ns, count)
+    passes = BackwardPass(steps=steps, unnamed=(Launches * 2)(*(launches(*u) for u in unnamed)),
+                          **{field: launches(*p[1:]) for field, p in plan.items()})
+    native.backward_in_native_thread.argtypes = [ctypes.POINTER(BackwardPass)]
+    if native.backward_in_native_thread(ctypes.byref(passes)):
+        raise SystemExit("the backward passes' launches failed")
+    by_kernel = {}
+    for node, kernel, ns, count in plan.values():
+        by_kernel.setdefault("backward", {}).setdefault(kernel, 0)
+        by_kernel["backward"][kernel] += steps * ns * count
+        by_kernel[f"backward/{node}"] = {kernel: steps * ns * count}
+    return ({node: steps * ns * count for node, _, ns, count in plan.values()},
+            sum(steps * ns * count for _, ns, count in unnamed), by_kernel)
+
+
 def modules_mode(cuda, native_library):
     kernels = Kernels(cuda)
     model = Model(kernels)
     # the first launch decides how GPU time is taken and may go untimed: 1 us, not counted
     kernels.launch("warm_up", 1000)
     kernels.truth.clear()
+    kernels.by_kernel.clear()
     optimizer = load_optimizer().SGD(kernels)
-    native = ctypes.CDLL(native_library)
-    native.launch_in_native_thread.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int]
     for _ in range(40):
         model.forward()
-        # the backward pass's kernels come from a thread without Python frames (autograd's):
-        # the forward's gemm as often again, 2 gelu
-        if native.launch_in_native_thread(kernels.stubs["gemm"], 300_000, 9) or \
-                native.launch_in_native_thread(kernels.stubs["gelu"], 50_000, 2):
-            raise SystemExit("the native thread's launches failed")
-        kernels.truth["(native thread)"] = kernels.truth.get("(native thread)", 0) + \
-            9 * 300_000 + 2 * 50_000
         optimizer.step()  # outside any forward, an optimizer's step
         kernels.launch("loss", 150_000)  # outside both
+    # the backward passes' kernels, from a thread without Python frames (autograd's)
+    kernels.truth["(backward)"], kernels.truth["(native thread)"], backward_kernels = \
+        backward_passes(kernels, ctypes.CDLL(native_library), 40)
+    kernels.truth["(by kernel)"] = dict(kernels.by_kernel, **backward_kernels)
     if cuda.cudaDeviceSynchronize():  # every kernel ran: its GPU time is known
         raise SystemExit("cudaDeviceSynchronize failed")
     print(json.dumps(kernels.truth))

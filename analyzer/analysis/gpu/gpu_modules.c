@@ -2,20 +2,28 @@
 #include "gpu_modules.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/common/array_room.h"
+#include "analysis/gpu/gpu_module_order.h"
+#include "analysis/sites/autograd_nodes.h"
+#include "analysis/sites/kernel_names.h"
 #include "analysis/sites/python_sites.h"
 #include "gemm.h"
 
 #define FORWARD ".forward"
+#define BACKWARD PI_GPU_BACKWARD
 
-/* A kernel's figures, and its sampled launches with Python frames. Its GPU time that Python
- * threads launched is its time in the ratio of their launches to all of its launches. */
+/* A kernel's figures, and its sampled launches by one group of threads: those with Python
+ * frames, or (native) those with none, autograd's. Its GPU time that the group launched is
+ * its time in the ratio of the group's launches to all of its launches. */
 struct kernel {
     const char *name;
+    int native;
     uint64_t gpu_ns, launches, samples;
-    uint64_t python_launches; /* by threads that had Python frames */
+    uint64_t python_launches; /* by the group's threads */
     double python_gpu_ns;
     double python_gemm_flops, python_gemm_ns; /* of products (gemm.h), in the same ratio */
 };
@@ -28,56 +36,85 @@ struct build {
     uint64_t *row_samples; /* [row][kernel]: a row's sampled launches of each kernel */
 };
 
-static struct kernel *kernel_of(struct build *b, const char *name)
+static struct kernel *kernel_of(struct build *b, const char *name, int native)
+{
+    for (size_t i = 0; i < b->kernel_count; i++)
+        if (b->kernels[i].native == native && strcmp(b->kernels[i].name, name) == 0)
+            return &b->kernels[i];
+    return NULL;
+}
+
+static void add_samples(struct build *b, const struct pi_line_stat *lines, size_t count,
+                        int native)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct kernel *k = kernel_of(b, lines[i].kernel, native);
+        if (!k) {
+            k = &b->kernels[b->kernel_count++];
+            k->name = lines[i].kernel;
+            k->native = native;
+        }
+        k->samples += lines[i].count;
+    }
+}
+
+/* Set @field of both groups' kernel @name to @value. */
+static void set_kernel(struct build *b, const char *name, size_t field, uint64_t value)
 {
     for (size_t i = 0; i < b->kernel_count; i++)
         if (strcmp(b->kernels[i].name, name) == 0)
-            return &b->kernels[i];
-    return NULL;
+            memcpy((char *)&b->kernels[i] + field, &value, sizeof(value));
+}
+
+/*
+ * A kernel's launches by its group's threads. The Python group: those of
+ * the threads that had Python frames, all of them when not told apart by
+ * thread. The native group: every other thread's (a short-lived thread may
+ * have had no launch sampled; it is still no Python thread), at least its
+ * samples.
+ */
+static uint64_t group_launches(const struct pi_analysis *a, const struct kernel *k)
+{
+    uint64_t python = pi_python_launches_of(a, k->name);
+    if (!k->native)
+        return python >= k->samples && python <= k->launches ? python : k->launches;
+    uint64_t others = python <= k->launches ? k->launches - python : 0;
+    return others < k->samples ? k->samples : others > k->launches ? k->launches : others;
 }
 
 /* The kernels of the sampled launches, with their GPU time and launches from the tables. */
 static int collect_kernels(const struct pi_analysis *a, const struct pi_python_sites *s,
                            struct build *b)
 {
-    b->kernels = calloc(s->launch_count ? s->launch_count : 1, sizeof(*b->kernels));
+    size_t lines = s->launch_count + s->native_launch_count;
+    b->kernels = calloc(lines ? lines : 1, sizeof(*b->kernels));
     if (!b->kernels)
         return -1;
-    for (size_t i = 0; i < s->launch_count; i++) {
-        struct kernel *k = kernel_of(b, s->launches[i].kernel);
-        if (!k) {
-            k = &b->kernels[b->kernel_count++];
-            k->name = s->launches[i].kernel;
-        }
-        k->samples += s->launches[i].count;
-    }
+    add_samples(b, s->launches, s->launch_count, 0);
+    add_samples(b, s->native_launches, s->native_launch_count, 1);
     size_t n;
     struct pi_latency_entry **gpu = pi_latency_sorted(&a->calls, "gpu", &n);
     for (size_t i = 0; gpu && i < n; i++) {
         if (strcmp(gpu[i]->detail, "kernel") != 0)
             continue;
         b->out->gpu_ns += gpu[i]->durations.sum;
-        struct kernel *k = kernel_of(b, gpu[i]->name);
-        if (k)
-            k->gpu_ns = gpu[i]->durations.sum;
+        set_kernel(b, gpu[i]->name, offsetof(struct kernel, gpu_ns), gpu[i]->durations.sum);
     }
     free(gpu);
     struct pi_latency_entry **launches = pi_latency_sorted(&a->calls, "kernel", &n);
-    for (size_t i = 0; launches && i < n; i++) {
-        struct kernel *k = kernel_of(b, launches[i]->name);
-        if (k && strcmp(launches[i]->detail, "launch") == 0)
-            k->launches = launches[i]->durations.count;
-    }
+    for (size_t i = 0; launches && i < n; i++)
+        if (strcmp(launches[i]->detail, "launch") == 0)
+            set_kernel(b, launches[i]->name, offsetof(struct kernel, launches),
+                       launches[i]->durations.count);
     free(launches);
     for (size_t i = 0; i < b->kernel_count; i++) {
         struct kernel *k = &b->kernels[i];
-        k->python_launches = pi_python_launches_of(a, k->name);
-        if (k->python_launches < k->samples || k->python_launches > k->launches)
-            k->python_launches = k->launches; /* not told apart: all of them */
+        k->python_launches = group_launches(a, k);
         k->python_gpu_ns = k->launches ? (double)k->gpu_ns * (double)k->python_launches /
                                              (double)k->launches
                                        : (double)k->gpu_ns;
-        b->out->placed_ns += (uint64_t)k->python_gpu_ns;
+        if (!k->native)
+            b->out->placed_ns += (uint64_t)k->python_gpu_ns;
         double flops;
         uint64_t gemm_ns;
         if (pi_gemm_kernel_figures(a, k->name, &flops, &gemm_ns) && k->launches) {
@@ -148,6 +185,42 @@ static size_t optimizer_step(const struct pi_call_site *site, char *path, size_t
     return 0;
 }
 
+/* @ns to the line @headline launched from. */
+static int add_path(struct pi_gpu_modules *m, const char *headline, double ns)
+{
+    for (size_t i = 0; i < m->path_count; i++)
+        if (strcmp(m->paths[i].headline, headline) == 0) {
+            m->paths[i].gpu_ns += ns;
+            return 0;
+        }
+    if (pi_array_room(&m->paths, &m->path_capacity, m->path_count, sizeof(*m->paths), 16) != 0)
+        return -1;
+    m->paths[m->path_count] = (struct pi_gpu_path){strdup(headline), ns};
+    return m->paths[m->path_count++].headline ? 0 : -1;
+}
+
+/* Site @l's share of kernel @k to the call tree and the lines: along its Python frames, or
+ * (@node) under backward / @node; its kernel below either. */
+static int note_path(struct build *b, const struct pi_line_stat *l, const struct kernel *k,
+                     const char *node)
+{
+    double ns = k->samples ? (double)l->count / (double)k->samples * k->python_gpu_ns : 0;
+    char kernel[PI_KERNEL_SHORT_NAME], headline[512];
+    pi_kernel_short_name(k->name, kernel, sizeof(kernel));
+    const char *backward[] = {BACKWARD, node, kernel}, *leaf[] = {kernel};
+    int failed = node ? pi_call_tree_add(&b->out->tree, backward, 3, (uint64_t)ns)
+                      : pi_call_tree_add_site(&b->out->tree, l->site, leaf, 1, (uint64_t)ns);
+    /* the line that made the call: inside a model's code (modeling_gpt2.py:NNN in
+     * GPT2MLP.forward), where a site's headline would be the script's one line that calls it */
+    if (node)
+        snprintf(headline, sizeof(headline), BACKWARD ": %s", node);
+    else if (l->site->python_count)
+        pi_call_site_frame_text(&l->site->frames[0], headline, sizeof(headline));
+    else
+        snprintf(headline, sizeof(headline), "%s", l->site->headline);
+    return failed | add_path(b->out, headline, ns);
+}
+
 /* Credit @row with site @l's share of kernel @k: its figures (@pass 0) or its samples of
  * that kernel, for the error (pass 1). */
 static void credit(struct build *b, long row, const struct pi_line_stat *l,
@@ -177,9 +250,11 @@ static int credit_sites(const struct pi_python_sites *s, struct build *b, int pa
     char path[2048];
     for (size_t i = 0; i < s->launch_count; i++) {
         const struct pi_line_stat *l = &s->launches[i];
-        const struct kernel *k = kernel_of(b, l->kernel);
+        const struct kernel *k = kernel_of(b, l->kernel, 0);
         if (!k)
             continue;
+        if (pass == 0 && note_path(b, l, k, NULL) != 0)
+            return -1;
         size_t used = 0;
         unsigned depth = 0;
         for (size_t f = l->site->python_count; f-- > 0;) {
@@ -212,6 +287,33 @@ static int credit_sites(const struct pi_python_sites *s, struct build *b, int pa
 }
 
 /*
+ * Each sampled launch of a thread without Python frames credits its share
+ * of its kernel to "backward" and to the autograd node its native frames
+ * were applying ("backward/MmBackward0"); one under no node stays unplaced.
+ */
+static int credit_backward(const struct pi_python_sites *s, struct build *b, int pass)
+{
+    char path[512] = BACKWARD "/";
+    size_t prefix = strlen(path);
+    for (size_t i = 0; i < s->native_launch_count; i++) {
+        const struct pi_line_stat *l = &s->native_launches[i];
+        const struct kernel *k = kernel_of(b, l->kernel, 1);
+        if (!k || !pi_autograd_node(l->site, path + prefix, sizeof(path) - prefix))
+            continue;
+        long root = row_of(b, BACKWARD, strlen(BACKWARD), 0);
+        long node = root < 0 ? -1 : row_of(b, path, strlen(path), 1);
+        if (node < 0)
+            return -1;
+        b->out->rows[root].backward = b->out->rows[node].backward = 1;
+        if (pass == 0 && note_path(b, l, k, path + prefix) != 0)
+            return -1;
+        credit(b, root, l, k, pass);
+        credit(b, node, l, k, pass);
+    }
+    return 0;
+}
+
+/*
  * A row's share is a sum over kernels of each kernel's GPU time times the
  * fraction of its samples under the row, each fraction estimated from that
  * kernel's own samples: its variance is the sum of theirs, each a sample's
@@ -227,8 +329,8 @@ static void sampling_errors(struct build *b)
         double variance = 0;
         for (size_t k = 0; k < b->kernel_count; k++) {
             const struct kernel *kernel = &b->kernels[k];
-            if (kernel->samples < 1)
-                continue;
+            if (kernel->samples < 1 || kernel->native != m->rows[r].backward)
+                continue; /* the other group's kernel: none of its samples can be here */
             double n = (double)kernel->samples + 4;
             double p = ((double)b->row_samples[r * b->kernel_count + k] + 2) / n;
             double weight = kernel->python_gpu_ns / (double)m->gpu_ns;
@@ -241,94 +343,67 @@ static void sampling_errors(struct build *b)
     }
 }
 
-static const struct pi_gpu_module *sort_rows;
-
-static int by_gpu_time(const void *x, const void *y)
+/* Each row's share of each kernel it has samples of, from the samples pass 1 counted. */
+static int row_kernels(struct build *b)
 {
-    const struct pi_gpu_module *a = &sort_rows[*(const size_t *)x],
-                               *b = &sort_rows[*(const size_t *)y];
-    return a->gpu_ns < b->gpu_ns ? 1 : a->gpu_ns > b->gpu_ns ? -1 : strcmp(a->path, b->path);
-}
-
-/* Whether row @child is a direct part of the module path @parent ("" for the outermost). */
-static int child_of(const struct pi_gpu_module *child, const char *parent, unsigned depth)
-{
-    size_t n = strlen(parent);
-    return child->depth == depth &&
-           (n == 0 || (strncmp(child->path, parent, n) == 0 && child->path[n] == '/'));
-}
-
-/* Each path after its parent, siblings by GPU time: into @order from @at; the next free. */
-static size_t tree_order(const struct pi_gpu_modules *m, const char *parent, unsigned depth,
-                         size_t *order, size_t at, size_t *scratch)
-{
+    struct pi_gpu_modules *m = b->out;
     size_t n = 0;
-    for (size_t i = 0; i < m->count; i++)
-        if (child_of(&m->rows[i], parent, depth))
-            scratch[n++] = i;
-    size_t *mine = malloc((n ? n : 1) * sizeof(*mine));
-    if (!mine)
-        return at;
-    memcpy(mine, scratch, n * sizeof(*mine));
-    sort_rows = m->rows;
-    qsort(mine, n, sizeof(*mine), by_gpu_time);
-    for (size_t i = 0; i < n; i++) {
-        order[at++] = mine[i];
-        at = tree_order(m, m->rows[mine[i]].path, depth + 1, order, at, scratch);
-    }
-    free(mine);
-    return at;
+    for (size_t i = 0; i < m->count * b->kernel_count; i++)
+        n += b->row_samples[i] != 0;
+    m->kernels = calloc(n ? n : 1, sizeof(*m->kernels));
+    if (!m->kernels)
+        return -1;
+    for (size_t r = 0; r < m->count; r++)
+        for (size_t k = 0; k < b->kernel_count; k++) {
+            uint64_t samples = b->row_samples[r * b->kernel_count + k];
+            const struct kernel *kernel = &b->kernels[k];
+            if (!samples)
+                continue;
+            double share = (double)samples / (double)kernel->samples;
+            struct pi_gpu_module_kernel *e = &m->kernels[m->kernel_count];
+            *e = (struct pi_gpu_module_kernel){strdup(m->rows[r].path), kernel->name,
+                                               share * kernel->python_gpu_ns,
+                                               share * (double)kernel->python_launches, samples};
+            if (!e->path)
+                return -1;
+            m->kernel_count++;
+        }
+    return 0;
 }
 
-static int sort_tree(struct pi_gpu_modules *m)
+static int by_path_time(const void *x, const void *y)
 {
-    size_t *order = malloc((m->count ? m->count : 1) * sizeof(*order));
-    size_t *scratch = malloc((m->count ? m->count : 1) * sizeof(*scratch));
-    struct pi_gpu_module *sorted = malloc((m->count ? m->count : 1) * sizeof(*sorted));
-    if (!order || !scratch || !sorted) {
-        free(order);
-        free(scratch);
-        free(sorted);
-        return -1;
-    }
-    size_t placed = tree_order(m, "", 0, order, 0, scratch);
-    for (size_t i = 0; i < placed; i++)
-        sorted[i] = m->rows[order[i]];
-    for (size_t i = 0; i < m->count; i++) { /* none is left out, but should one be: freed */
-        int kept = 0;
-        for (size_t j = 0; j < placed && !kept; j++)
-            kept = order[j] == i;
-        if (!kept)
-            free(m->rows[i].path);
-    }
-    free(m->rows);
-    m->rows = sorted; /* each name still points into its own path */
-    m->count = placed;
-    free(order);
-    free(scratch);
-    return 0;
+    const struct pi_gpu_path *a = x, *b = y;
+    return a->gpu_ns < b->gpu_ns ? 1 : a->gpu_ns > b->gpu_ns ? -1 : strcmp(a->headline, b->headline);
 }
 
 int pi_gpu_modules_find(const struct pi_analysis *a, struct pi_gpu_modules *m)
 {
     memset(m, 0, sizeof(*m));
     const struct pi_python_sites *s = a->python_sites;
-    if (!s || !s->launch_count)
+    if (!s || (!s->launch_count && !s->native_launch_count))
         return 0;
     struct build b = {.out = m};
     int result = collect_kernels(a, s, &b);
     for (size_t k = 0; k < b.kernel_count; k++)
-        m->samples += b.kernels[k].samples;
+        *(b.kernels[k].native ? &m->native_samples : &m->samples) += b.kernels[k].samples;
     if (result == 0)
-        result = credit_sites(s, &b, 0);
+        result = credit_sites(s, &b, 0) | credit_backward(s, &b, 0);
     if (result == 0 && m->count) {
         b.row_samples = calloc(m->count * b.kernel_count, sizeof(*b.row_samples));
-        result = b.row_samples ? credit_sites(s, &b, 1) : -1;
+        result = b.row_samples ? credit_sites(s, &b, 1) | credit_backward(s, &b, 1) : -1;
     }
-    if (result == 0) {
+    if (result == 0 && m->count) {
         sampling_errors(&b);
-        result = sort_tree(m);
+        result = row_kernels(&b);
     }
+    if (result == 0)
+        result = pi_gpu_modules_sort(m);
+    if (result == 0 && m->path_count)
+        qsort(m->paths, m->path_count, sizeof(*m->paths), by_path_time);
+    const char *unplaced[] = {"(not placed)"}; /* so that the graph's widths are shares of all */
+    if (result == 0 && m->tree.count && pi_gpu_modules_unplaced_ns(m))
+        result = pi_call_tree_add(&m->tree, unplaced, 1, pi_gpu_modules_unplaced_ns(m));
     free(b.row_samples);
     free(b.kernels);
     if (result != 0)
@@ -336,10 +411,32 @@ int pi_gpu_modules_find(const struct pi_analysis *a, struct pi_gpu_modules *m)
     return result;
 }
 
+const struct pi_gpu_module *pi_gpu_modules_backward(const struct pi_gpu_modules *m)
+{
+    for (size_t i = 0; i < m->count; i++)
+        if (m->rows[i].backward && m->rows[i].depth == 0)
+            return &m->rows[i];
+    return NULL;
+}
+
+uint64_t pi_gpu_modules_unplaced_ns(const struct pi_gpu_modules *m)
+{
+    const struct pi_gpu_module *backward = pi_gpu_modules_backward(m);
+    double placed = (double)m->placed_ns + (backward ? backward->gpu_ns : 0);
+    return (double)m->gpu_ns > placed ? (uint64_t)((double)m->gpu_ns - placed) : 0;
+}
+
 void pi_gpu_modules_free(struct pi_gpu_modules *m)
 {
     for (size_t i = 0; i < m->count; i++)
         free(m->rows[i].path);
     free(m->rows);
+    for (size_t i = 0; i < m->kernel_count; i++)
+        free(m->kernels[i].path);
+    free(m->kernels);
+    for (size_t i = 0; i < m->path_count; i++)
+        free(m->paths[i].headline);
+    free(m->paths);
+    pi_call_tree_free(&m->tree);
     memset(m, 0, sizeof(*m));
 }

@@ -198,8 +198,8 @@ void pi_summary_event(struct pi_analysis *a, const struct pi_reader *reader,
         gpu_time(a, reader, p, ev, s);
         break;
     case PI_REC_CALL_SITE: /* the Python frames of waits or sampled launches, by frames */
-        pi_python_sites_add(a, p, ev->rec.tid, s->body.key[0], s->body.key[1], s->body.key[2],
-                            s->count, s->body.total_ns);
+        pi_python_sites_add(a, p, ev->rec.tid, s->body.flags, s->body.key[0], s->body.key[1],
+                            s->body.key[2], s->count, s->body.total_ns);
         break;
     default:
         host_call(a, reader, p, ev, s);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "analysis/common/array_room.h"
 #include "analysis/common/u64_map.h"
 
@@ -73,4 +75,25 @@ void pi_call_tree_free(struct pi_call_tree *t)
     free(t->nodes);
     pi_u64_map_free(t->index);
     memset(t, 0, sizeof(*t));
+}
+
+/* The deepest call path a flame graph is drawn to. */
+#define TREE_DEPTH_MAX 128
+
+int pi_call_tree_add_site(struct pi_call_tree *tree, const struct pi_call_site *site,
+                          const char *const *leaf, size_t leaf_count, uint64_t weight)
+{
+    size_t depth = site->python_count < TREE_DEPTH_MAX ? site->python_count : TREE_DEPTH_MAX;
+    char labels[TREE_DEPTH_MAX][160]; /* on the stack: files are read by several threads */
+    const char *path[TREE_DEPTH_MAX + 4];
+    for (size_t i = 0; i < depth; i++) {
+        const struct pi_site_frame *frame = &site->frames[site->python_count - 1 - i];
+        const char *slash = strrchr(frame->file, '/');
+        snprintf(labels[i], sizeof(labels[i]), "%s (%s)", frame->function,
+                 slash ? slash + 1 : frame->file);
+        path[i] = labels[i];
+    }
+    for (size_t i = 0; i < leaf_count && i < 4; i++)
+        path[depth++] = leaf[i];
+    return pi_call_tree_add(tree, path, depth, weight);
 }

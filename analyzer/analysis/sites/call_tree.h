@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/sites/call_sites.h"
+
 #define PI_CALL_TREE_MAX_NODES 20000
 
 struct pi_call_tree_node {
@@ -31,6 +33,14 @@ struct pi_call_tree {
  */
 int pi_call_tree_add(struct pi_call_tree *tree, const char *const *path, size_t depth,
                      uint64_t weight);
+
+/**
+ * pi_call_tree_add_site - add @weight along @site's Python frames, outermost first, each
+ * labelled "function (file name)", then along @leaf (@leaf_count labels) below them
+ * Return: as pi_call_tree_add.
+ */
+int pi_call_tree_add_site(struct pi_call_tree *tree, const struct pi_call_site *site,
+                          const char *const *leaf, size_t leaf_count, uint64_t weight);
 
 void pi_call_tree_free(struct pi_call_tree *tree);
 

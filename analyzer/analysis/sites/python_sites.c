@@ -14,6 +14,7 @@
 #include "analysis/common/u64_map.h"
 
 #define WAIT_BIT (1ull << 63)
+#define NATIVE_BIT (1ull << 31) /* a launch's native-only site; stack ids have 24 bits */
 
 static struct pi_python_sites *sites_of(struct pi_analysis *a)
 {
@@ -62,24 +63,25 @@ void pi_python_sites_event(struct pi_analysis *a, const struct pi_reader *reader
         note_python(s, reader, p, r);
         return;
     }
-    pi_python_sites_add(a, p, r->tid, r->arg[0], r->arg[1], r->arg[2], 1,
+    pi_python_sites_add(a, p, r->tid, r->flags, r->arg[0], r->arg[1], r->arg[2], 1,
                         pi_reader_ticks_to_ns(reader, r->ts + r->arg[2]) -
                             pi_reader_ticks_to_ns(reader, r->ts));
 }
 
 void pi_python_sites_add(struct pi_analysis *a, const struct pi_process_info *p, uint32_t tid,
-                         uint64_t stack_id, uint64_t site_of, uint64_t key, uint64_t count,
-                         uint64_t wait_ns)
+                         unsigned flags, uint64_t stack_id, uint64_t site_of, uint64_t key,
+                         uint64_t count, uint64_t wait_ns)
 {
     struct pi_python_sites *s = sites_of(a);
     uint64_t stack = stack_id & 0xffffffu, entry_key, ns = 0;
     if (!s || !stack)
         return;
     if (PI_CALL_SITE_KIND(site_of) == PI_REC_GPU_LAUNCH) {
-        entry_key = stack | (key & 0x7fffffffu) << 32;
-        if (!s->python_threads)
+        int native = (flags & PI_CALL_SITE_NATIVE) != 0;
+        entry_key = stack | (key & 0x7fffffffu) << 32 | (native ? NATIVE_BIT : 0);
+        if (!native && !s->python_threads)
             s->python_threads = pi_u64_map_new();
-        if (s->python_threads && tid)
+        if (!native && s->python_threads && tid)
             pi_u64_map_put(s->python_threads, tid);
     } else {
         unsigned class = wait_class(p, tid, site_of);
@@ -210,7 +212,9 @@ void pi_python_sites_finish_file(struct pi_analysis *a, const struct pi_reader *
         } else {
             char name[1024];
             kernel_name(reader, (e->key >> 32) & 0x7fffffffu, name, sizeof(name));
-            l = merge(&s->launches, &s->launch_count, site, name, -1);
+            l = e->key & NATIVE_BIT
+                    ? merge(&s->native_launches, &s->native_launch_count, site, name, -1)
+                    : merge(&s->launches, &s->launch_count, site, name, -1);
         }
         if (l) {
             l->count += e->value[0];
@@ -251,8 +255,11 @@ int pi_python_sites_merge(struct pi_analysis *into, struct pi_analysis *from)
     if (!s)
         return -1;
     int failed = merge_lines(&s->launches, &s->launch_count, f->launches, f->launch_count) |
+                 merge_lines(&s->native_launches, &s->native_launch_count, f->native_launches,
+                             f->native_launch_count) |
                  merge_lines(&s->waits, &s->wait_count, f->waits, f->wait_count);
-    f->launch_count = f->wait_count = 0; /* the sites went over (or were freed by merge()) */
+    /* the sites went over (or were freed by merge()) */
+    f->launch_count = f->native_launch_count = f->wait_count = 0;
     for (size_t i = 0; i < f->python_launch_count; i++) {
         add_python_launches(s, f->python_launches[i].kernel, f->python_launches[i].count);
         free(f->python_launches[i].kernel);
@@ -311,6 +318,11 @@ void pi_python_sites_sort(struct pi_analysis *a)
     sort_launch_count = s->launch_count;
     if (s->launch_count)
         qsort(s->launches, s->launch_count, sizeof(*s->launches), by_kernel_then_count);
+    sort_launches = s->native_launches;
+    sort_launch_count = s->native_launch_count;
+    if (s->native_launch_count)
+        qsort(s->native_launches, s->native_launch_count, sizeof(*s->native_launches),
+              by_kernel_then_count);
     if (s->wait_count)
         qsort(s->waits, s->wait_count, sizeof(*s->waits), by_time);
 }
@@ -349,6 +361,7 @@ void pi_python_sites_free(struct pi_analysis *a)
     if (!s)
         return;
     free_list(s->launches, s->launch_count);
+    free_list(s->native_launches, s->native_launch_count);
     free_list(s->waits, s->wait_count);
     for (size_t i = 0; i < s->process_count; i++)
         free(s->processes[i].reason);

@@ -43,6 +43,10 @@ struct pi_python_sites {
      * pass, have none) */
     struct pi_python_launches *python_launches;
     size_t python_launch_count;
+    /* sampled launches of threads that had no Python frames to give, by native site
+     * (PI_CALL_SITE_NATIVE: autograd's threads), as launches */
+    struct pi_line_stat *native_launches;
+    size_t native_launch_count;
     struct pi_line_stat *waits; /* by time waited, most first */
     size_t wait_count;
     struct pi_python_process *processes;
@@ -61,13 +65,14 @@ void pi_python_sites_event(struct pi_analysis *analysis, const struct pi_reader 
 /**
  * pi_python_sites_add - account @count call sites of thread @tid under stack @stack_id: a
  * PI_REC_CALL_SITE's (above), or a summary's of them (summary mode)
+ * @flags: the call sites' (enum pi_call_site_flag)
  * @site_of: PI_CALL_SITE_OF of the records they belong to
  * @key: the kernel name id of a launch
  * @wait_ns: the time of the waits they belong to
  */
 void pi_python_sites_add(struct pi_analysis *analysis, const struct pi_process_info *process,
-                         uint32_t tid, uint64_t stack_id, uint64_t site_of, uint64_t key,
-                         uint64_t count, uint64_t wait_ns);
+                         uint32_t tid, unsigned flags, uint64_t stack_id, uint64_t site_of,
+                         uint64_t key, uint64_t count, uint64_t wait_ns);
 
 /* pi_python_sites_launch - @count launches of kernel @kernel_id (a string id of the file) by
  * thread @tid */

@@ -94,30 +94,11 @@ static struct pi_python_function *function_of(struct pi_python_profile *p, const
     }
 }
 
-/* The deepest call path a flame graph is drawn to. */
-#define TREE_DEPTH_MAX 128
-
-/* @ns along @site's Python frames, outermost first, labelled "function (file name)". */
-static void add_to_tree(struct pi_python_profile *p, const struct pi_call_site *site, uint64_t ns)
-{
-    size_t depth = site->python_count < TREE_DEPTH_MAX ? site->python_count : TREE_DEPTH_MAX;
-    char labels[TREE_DEPTH_MAX][160]; /* on the stack: files are read by several threads */
-    const char *path[TREE_DEPTH_MAX];
-    for (size_t i = 0; i < depth; i++) {
-        const struct pi_site_frame *frame = &site->frames[site->python_count - 1 - i];
-        const char *slash = strrchr(frame->file, '/');
-        snprintf(labels[i], sizeof(labels[i]), "%s (%s)", frame->function,
-                 slash ? slash + 1 : frame->file);
-        path[i] = labels[i];
-    }
-    pi_call_tree_add(&p->tree, path, depth, ns);
-}
-
 /* Give @ns of @samples to each function of @site, once per function. */
 static void account_stack(struct pi_python_profile *p, const struct pi_call_site *site,
                           uint64_t ns, uint64_t samples)
 {
-    add_to_tree(p, site, ns);
+    pi_call_tree_add_site(&p->tree, site, NULL, 0, ns); /* "function (file name)" */
     int importing = 0;
     for (size_t i = 0; i < site->python_count && !importing; i++)
         importing = pi_python_import_frame(site->frames[i].file);
