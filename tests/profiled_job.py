@@ -3,6 +3,7 @@ that check a whole job against its own figures."""
 import json
 import os
 import subprocess
+import tempfile
 
 
 def run_and_report(launcher, work, command, env=None, timeout=600):
@@ -18,6 +19,18 @@ def run_and_report(launcher, work, command, env=None, timeout=600):
                           capture_output=True, text=True).stdout
     with open(path) as f:
         return json.load(f), text
+
+
+def analyzer_report(analyze, traces, flag="--json"):
+    """The report of @traces by the analyzer @analyze: the JSON (as a dict), the HTML page
+    (--html) or the text report (--text: what it prints)."""
+    if flag == "--text":
+        return subprocess.run([analyze, traces], check=True, capture_output=True,
+                              text=True).stdout
+    out = os.path.join(tempfile.mkdtemp(), "r")
+    subprocess.run([analyze, traces, "--quiet", flag, out], check=True, capture_output=True)
+    with open(out) as f:
+        return json.load(f) if flag == "--json" else f.read()
 
 
 def _descendants(pid):

@@ -19,6 +19,9 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from profiled_job import analyzer_report  # noqa: E402
+
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
 PROGRAMS = os.environ["PI_PROGRAMS"]
@@ -44,13 +47,7 @@ def record(env=None):
 
 
 def report(traces, flag="--json"):
-    if flag == "--text":
-        return subprocess.run([ANALYZE, traces], check=True, capture_output=True,
-                              text=True).stdout
-    out = os.path.join(tempfile.mkdtemp(), "r")
-    subprocess.run([ANALYZE, traces, "--quiet", flag, out], check=True, capture_output=True)
-    with open(out) as f:
-        return json.load(f) if flag == "--json" else f.read()
+    return analyzer_report(ANALYZE, traces, flag)
 
 
 def flops(call):

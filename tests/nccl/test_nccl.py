@@ -21,6 +21,9 @@ import sysconfig
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from profiled_job import analyzer_report  # noqa: E402
+
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
 PROGRAMS = os.environ["PI_PROGRAMS"]
@@ -51,13 +54,7 @@ def record(command, env=None):
 
 def report(traces, flag="--json"):
     """the JSON report, the HTML page (--html) or the text report (--text: stdout)"""
-    if flag == "--text":
-        return subprocess.run([ANALYZE, traces], check=True, capture_output=True,
-                              text=True).stdout
-    out = os.path.join(tempfile.mkdtemp(), "r")
-    subprocess.run([ANALYZE, traces, "--quiet", flag, out], check=True, capture_output=True)
-    with open(out) as f:
-        return json.load(f) if flag == "--json" else f.read()
+    return analyzer_report(ANALYZE, traces, flag)
 
 
 def dump(traces):

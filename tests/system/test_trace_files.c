@@ -95,8 +95,9 @@ Test(trace_files, preload_needs_only_libc)
 static const char *const hook_names[] = {PI_REAL_FUNCTIONS(HOOK_NAME) PI_EXTRA_HOOKS(EXTRA_NAME)};
 
 /* CUDA runtime and driver entry points (nvcc's __cuda ones too), NCCL's
- * (preload/nccl/), dlsym through which they are found, the CUPTI calls of
- * other clients, and the entry point of NVTX's injection interface */
+ * (preload/nccl/), cuBLAS's and cuBLASLt's matrix products (preload/blas/),
+ * dlsym through which they are found, the CUPTI calls of other clients, and
+ * the entry point of NVTX's injection interface */
 static int is_cuda_hook(const char *name)
 {
     return (strncmp(name, "cuda", 4) == 0 && name[4] >= 'A' && name[4] <= 'Z') ||
@@ -104,6 +105,7 @@ static int is_cuda_hook(const char *name)
            (strncmp(name, "cupti", 5) == 0 && name[5] >= 'A' && name[5] <= 'Z') ||
            (strncmp(name, "cu", 2) == 0 && name[2] >= 'A' && name[2] <= 'Z') ||
            (strncmp(name, "nccl", 4) == 0 && name[4] >= 'A' && name[4] <= 'Z') ||
+           (strncmp(name, "cublas", 6) == 0 && name[6] >= 'A' && name[6] <= 'Z') ||
            strcmp(name, "dlsym") == 0 || strcmp(name, "InitializeInjectionNvtx2") == 0;
 }
 
