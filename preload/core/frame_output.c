@@ -13,6 +13,7 @@
 #include "diagnostics.h"
 #include "profinject/record_codec.h"
 #include "raw_syscalls.h"
+#include "string_table.h"
 #include "trace_file.h"
 
 /* A write failed: say so once, stop recording, keep draining buffers. */
@@ -143,6 +144,41 @@ struct pi_record *pi_writer_stage(struct pi_writer *w, uint32_t slots)
     struct pi_record *r = &w->staging[w->staged];
     w->staged += slots;
     return r;
+}
+
+/*
+ * Definitions go out in frames of at most this many slots (96 KB). A first
+ * flush after a large import holds hundreds of KB of names and stacks: as
+ * one frame, that would be three buffers of that size written through for
+ * the first time (in a fork child, each page a copy-on-write fault) and the
+ * level's own match tables; in frames of this size, the same first pages
+ * and small tables serve every frame, for a fraction of the faults.
+ */
+#define DEFINITION_FRAME_SLOTS 2048u
+
+void pi_writer_stage_definition(struct pi_writer *w, uint32_t id)
+{
+    uint32_t length;
+    const char *text = pi_strings_get(&pi_rec.strings, id, &length);
+    if (!text)
+        return;
+    uint32_t slots = pi_string_slots(length);
+    struct pi_record *r = pi_writer_stage(w, 1 + slots);
+    memset(r, 0, sizeof(*r) * (1 + slots));
+    r->kind = pi_strings_kind(&pi_rec.strings, id);
+    r->arg[0] = id;
+    r->arg[1] = length;
+    memcpy(r + 1, text, length);
+}
+
+void pi_writer_stage_new_definitions(struct pi_writer *w)
+{
+    uint32_t id;
+    while ((id = pi_strings_next_unemitted(&pi_rec.strings)) != 0) {
+        if (w->staged >= DEFINITION_FRAME_SLOTS)
+            pi_writer_flush_staging(w);
+        pi_writer_stage_definition(w, id);
+    }
 }
 
 int pi_writer_allocate(struct pi_writer *w)

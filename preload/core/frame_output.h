@@ -23,6 +23,13 @@ void pi_writer_flush_staging(struct pi_writer *w);
 /* pi_writer_stage - room for @slots more records, writing a frame first if needed */
 struct pi_record *pi_writer_stage(struct pi_writer *w, uint32_t slots);
 
+/* pi_writer_stage_definition - stage the definition of string, module or stack @id */
+void pi_writer_stage_definition(struct pi_writer *w, uint32_t id);
+
+/* pi_writer_stage_new_definitions - stage every definition made since the last call (quiet
+ * strings held back: string_table.h), in frames of a bounded size */
+void pi_writer_stage_new_definitions(struct pi_writer *w);
+
 /* pi_writer_check_not_removed - once a second: a trace file removed while
  * recording is said once, and the writer stops */
 void pi_writer_check_not_removed(struct pi_writer *w, uint64_t now);

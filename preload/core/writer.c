@@ -52,47 +52,11 @@ static struct pi_record *stage_process_record(struct pi_writer *w, uint16_t kind
     return r;
 }
 
-/*
- * Definitions go out in frames of at most this many slots (96 KB). A first
- * flush after a large import holds hundreds of KB of names and stacks: as
- * one frame, that would be three buffers of that size written through for
- * the first time (in a fork child, each page a copy-on-write fault) and the
- * level's own match tables; in frames of this size, the same first pages
- * and small tables serve every frame, for a fraction of the faults.
- */
-#define DEFINITION_FRAME_SLOTS 2048u
-
-/* Stage the definition of string, module or stack @id. */
-static void stage_definition(struct pi_writer *w, uint32_t id)
-{
-    uint32_t length;
-    const char *text = pi_strings_get(&pi_rec.strings, id, &length);
-    if (!text)
-        return;
-    uint32_t slots = pi_string_slots(length);
-    struct pi_record *r = pi_writer_stage(w, 1 + slots);
-    memset(r, 0, sizeof(*r) * (1 + slots));
-    r->kind = pi_strings_kind(&pi_rec.strings, id);
-    r->arg[0] = id;
-    r->arg[1] = length;
-    memcpy(r + 1, text, length);
-}
-
-static void stage_new_strings(struct pi_writer *w)
-{
-    uint32_t id;
-    while ((id = pi_strings_next_unemitted(&pi_rec.strings)) != 0) {
-        if (w->staged >= DEFINITION_FRAME_SLOTS)
-            pi_writer_flush_staging(w);
-        stage_definition(w, id);
-    }
-}
-
 /* Summary mode: a quiet path that a record about to be staged names */
 static void summary_define(void *writer, uint32_t id)
 {
     if (pi_strings_define(&pi_rec.strings, id))
-        stage_definition(writer, id);
+        pi_writer_stage_definition(writer, id);
 }
 
 static void set_tick_rate(double ticks_per_second)
@@ -285,7 +249,7 @@ static void drain_buffers(struct pi_writer *w, int partial)
         if (w->snapshot_committed[i] > b->flushed || state == PI_BUF_RETIRED)
             w->drain_order[pending++] = i;
     }
-    stage_new_strings(w);
+    pi_writer_stage_new_definitions(w);
     stage_lost_counts(w);
     pi_pool_sort_by_sequence(pool, w->drain_order, w->drain_keys, pending);
     for (uint32_t k = 0; k < pending; k++) {
