@@ -25,8 +25,8 @@ void pi_config_from_env(struct pi_config *config)
     /* summary mode traces jobs always: a frame a second by default, not ten, as each frame's
      * compression starts afresh (a DataLoader job's further epoch: 20 KB written against 17) */
     config->summary = strcmp(pi_setting_choice("PROFINJECT_MODE"), "summary") == 0;
-    uint64_t flush_ms = config->summary && !getenv("PROFINJECT_FLUSH_MS")
-                            ? PI_SUMMARY_FLUSH_MS
+    uint64_t flush_ms = config->summary
+                            ? pi_setting_number_or("PROFINJECT_FLUSH_MS", PI_SUMMARY_FLUSH_MS)
                             : pi_setting_number("PROFINJECT_FLUSH_MS");
     config->flush_interval_ns = flush_ms * 1000000u;
     config->sample_interval_ns = pi_setting_number("PROFINJECT_SAMPLE_MS") * 1000000u;

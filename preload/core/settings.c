@@ -119,18 +119,24 @@ static const struct setting *find(const char *name, size_t length)
 uint64_t pi_setting_number(const char *name)
 {
     const struct setting *s = find(name, strlen(name));
+    return s && s->kind == NUMBER ? pi_setting_number_or(name, s->fallback) : 0;
+}
+
+uint64_t pi_setting_number_or(const char *name, uint64_t fallback)
+{
+    const struct setting *s = find(name, strlen(name));
     const char *text = getenv(name);
     if (!s || s->kind != NUMBER)
         return 0;
     if (!text || !*text)
-        return s->fallback;
+        return fallback;
     char *end;
     unsigned long long value = strtoull(text, &end, 10);
     if (*end != '\0' || text[0] < '0' || text[0] > '9' || value < s->min || value > s->max) {
         tell(s, "%s=%s is not a number from %llu to %llu; using %llu", name, text,
                 (unsigned long long)s->min, (unsigned long long)s->max,
-                (unsigned long long)s->fallback);
-        return s->fallback;
+                (unsigned long long)fallback);
+        return fallback;
     }
     return value;
 }
