@@ -178,36 +178,31 @@ int pi_summary_table_add_after_first(struct pi_summary_table *t, const struct pi
     return add_to(e, ts, dur_ticks, dur_ns, bytes);
 }
 
-static uint32_t nonzero_buckets(const struct pi_summary_entry *e)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; e->counts && i < e->hi - e->lo; i++)
-        n += e->counts[i] != 0;
-    return n;
-}
-
 /* The bytes @e's buckets take (summary_buckets.h): each used one's step from the previous and
- * its count */
-static uint64_t bucket_bytes(const struct pi_summary_entry *e)
+ * its count; @used receives how many are used */
+static uint64_t bucket_bytes(const struct pi_summary_entry *e, uint32_t *used)
 {
     uint64_t n = 0;
+    *used = 0;
     for (uint32_t i = 0, previous = 0; e->counts && i < e->hi - e->lo; i++)
         if (e->counts[i]) {
             n += pi_leb128_size(e->lo + i - previous) + pi_leb128_size(e->counts[i]);
             previous = e->lo + i;
+            ++*used;
         }
     return n;
 }
 
 uint32_t pi_summary_entry_slots(const struct pi_summary_entry *e)
 {
-    return 1 + pi_string_slots(sizeof(struct pi_summary_body) + bucket_bytes(e));
+    uint32_t used;
+    return 1 + pi_string_slots(sizeof(struct pi_summary_body) + bucket_bytes(e, &used));
 }
 
 uint32_t pi_summary_entry_emit(struct pi_summary_entry *e, struct pi_record *out)
 {
-    uint32_t buckets = nonzero_buckets(e);
-    uint64_t length = sizeof(struct pi_summary_body) + bucket_bytes(e);
+    uint32_t buckets;
+    uint64_t length = sizeof(struct pi_summary_body) + bucket_bytes(e, &buckets);
     uint32_t slots = 1 + pi_string_slots(length);
     memset(out, 0, sizeof(*out) * slots);
     out->kind = PI_REC_SUMMARY;
