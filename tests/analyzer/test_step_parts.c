@@ -181,3 +181,19 @@ Test(step_parts, a_day_of_clock_samples_is_bounded_and_reads_the_clock)
     }
     pi_clock_samples_free(&samples);
 }
+
+Test(step_parts, the_clock_outside_its_samples_is_the_nearest_sample)
+{
+    struct pi_clock_samples samples;
+    memset(&samples, 0, sizeof(samples));
+    cr_assert_eq(pi_clock_samples_at(&samples, 5 * MS), 0, "no samples, no clock");
+    /* a thread that ran all along: 1 ms of CPU a ms between 10 and 20 ms */
+    pi_clock_samples_add(&samples, 10 * MS, 3 * MS);
+    pi_clock_samples_add(&samples, 20 * MS, 13 * MS);
+    cr_assert_eq(pi_clock_samples_at(&samples, 15 * MS), 8 * MS);
+    /* before the first and after the last sample nothing was measured: the line is not
+     * drawn on (a reversed step asked for times far past the end) */
+    cr_assert_eq(pi_clock_samples_at(&samples, 1 * MS), 3 * MS);
+    cr_assert_eq(pi_clock_samples_at(&samples, UINT64_MAX), 13 * MS);
+    pi_clock_samples_free(&samples);
+}

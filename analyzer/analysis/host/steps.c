@@ -243,8 +243,10 @@ void pi_steps_measure_cpu(struct pi_steps *s, const struct pi_clock_samples *c)
     int spanned = 1;
     for (uint64_t i = 0; i < s->count; i++) {
         struct step *step = &steps[i];
-        if (step->start < c->at[0].ns || step->end > c->at[c->count - 1].ns) {
-            spanned &= i < s->warmup; /* a step the samples do not span (a window's edge) */
+        if (step->start < c->at[0].ns || step->end > c->at[c->count - 1].ns ||
+            step->end < step->start) {
+            spanned &= i < s->warmup; /* a step the samples do not span (a window's edge), or a
+                                         * damaged one that ends before it starts */
             continue;
         }
         uint64_t from = pi_clock_samples_at(c, step->start), to = pi_clock_samples_at(c, step->end);

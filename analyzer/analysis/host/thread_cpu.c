@@ -62,6 +62,14 @@ void pi_clock_samples_add(struct pi_clock_samples *c, uint64_t ns, uint64_t cpu_
 
 uint64_t pi_clock_samples_at(const struct pi_clock_samples *c, uint64_t ns)
 {
+    if (c->count == 0)
+        return 0;
+    /* outside the samples the line is not drawn on: a damaged step's end before its start
+     * asked for the clock past the last sample, and the line's slope took it past 2^64 */
+    if (ns <= c->at[0].ns)
+        return c->at[0].cpu_ns;
+    if (ns >= c->at[c->count - 1].ns)
+        return c->at[c->count - 1].cpu_ns;
     size_t low = 0, high = c->count - 1;
     while (high - low > 1) {
         size_t middle = low + (high - low) / 2;

@@ -23,8 +23,8 @@ uint64_t pi_thread_cpu_recorded(const struct pi_thread_cpu *cpu);
 /* pi_clock_samples_add - the main thread's clock @cpu_ns at @ns, after the samples before */
 void pi_clock_samples_add(struct pi_clock_samples *samples, uint64_t ns, uint64_t cpu_ns);
 
-/* pi_clock_samples_at - the clock at @ns, on the line between the samples around it; @ns
- * within the span of at least two samples */
+/* pi_clock_samples_at - the clock at @ns, on the line between the samples around it; before
+ * the first sample the first's clock, after the last the last's (0 with no samples) */
 uint64_t pi_clock_samples_at(const struct pi_clock_samples *samples, uint64_t ns);
 
 /* pi_clock_samples_still_ns - how long before @end_ns the clock last advanced: the samples

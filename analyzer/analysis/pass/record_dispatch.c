@@ -357,9 +357,11 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         if (e)
             pi_histogram_add(&e->durations, ev->dur_ns);
         if ((int)r->tid == p->header.pid && r->arg[1] == 0) {
-            /* a top-level range of the main thread: one step */
-            pi_steps_record(&p->nvtx_steps, ev->ts_ns, ev->ts_ns + ev->dur_ns, p->nvtx_wait_ns,
-                            p->nvtx_sync_ns);
+            /* a top-level range of the main thread: one step; a damaged one's end stops at
+             * the clock's end, not past 2^64 before its start */
+            uint64_t end = ev->dur_ns <= UINT64_MAX - ev->ts_ns ? ev->ts_ns + ev->dur_ns
+                                                                : UINT64_MAX;
+            pi_steps_record(&p->nvtx_steps, ev->ts_ns, end, p->nvtx_wait_ns, p->nvtx_sync_ns);
             p->nvtx_wait_ns = p->nvtx_sync_ns = 0;
         }
     } else if (r->kind == PI_REC_RANGE) {
