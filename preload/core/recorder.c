@@ -10,6 +10,7 @@
 
 #include "background_thread.h"
 #include "diagnostics.h"
+#include "process_events.h"
 #include "raw_syscalls.h"
 #include "trace_file.h"
 #include "unfinished_writer.h"
@@ -318,11 +319,8 @@ void pi_recorder_stop(int reason, int status)
         pi_writer_abandon(WRITER_FINISH_MS);
 }
 
-void pi_recorder_after_fork_child(void)
+static void start_afresh_in_child(void)
 {
-    pi_background_after_fork();
-    if (atomic_load(&pi_rec.state) != PI_STATE_RUNNING)
-        return;
     /* Only the forking thread exists now. Records in the buffers belong
      * to the parent, which writes them; the child starts empty. */
     atomic_fetch_add(&pi_generation, 1);
@@ -360,7 +358,21 @@ void pi_recorder_after_fork_child(void)
     atomic_store(&pi_rec.stat_raw_bytes, 0);
     atomic_store(&pi_rec.stat_wakes, 0);
     pi_rec.trace_path[0] = '\0';
-    if (pi_writer_launch() != 0) {
+}
+
+void pi_recorder_after_fork_child(void)
+{
+    pi_background_after_fork();
+    int running = atomic_load(&pi_rec.state) == PI_STATE_RUNNING;
+    if (running)
+        start_afresh_in_child();
+    /* The child's handlers run before its writer: the writer may settle at its first wake
+     * (PI_EVENT_SETTLED), and what settles must find the parent's state gone. A worker's
+     * control socket made first was closed by the handler that closes the parent's, whose
+     * descriptor stayed: `profinject top` then missed the worker (process samples 200 ms
+     * apart make the first wake settle). */
+    pi_process_event_notify(PI_EVENT_FORK_CHILD);
+    if (running && pi_writer_launch() != 0) {
         atomic_store(&pi_recording, 0);
         atomic_store(&pi_rec.state, PI_STATE_STOPPED);
     }

@@ -55,7 +55,8 @@ int pi_recorder_state(void);
 /**
  * pi_recorder_after_fork_child - in a fork child: new file, new writer, no parent records
  *
- * Called from the fork hook in the child, after the real fork returned.
+ * Called from the fork hook in the child, after the real fork returned; runs the
+ * PI_EVENT_FORK_CHILD handlers before the child's writer starts.
  */
 void pi_recorder_after_fork_child(void);
 

@@ -339,7 +339,11 @@ static void writer_loop(struct pi_writer *w)
             if (w->next_sample_ns <= now)
                 w->next_sample_ns = now + gap;
         }
-        int partial = stopping || now + slack >= w->next_flush_ns || flush_asked;
+        /* the first flush settles the process, never early: with samples 200 ms apart the
+         * slack made it the first wake, before the library had subscribed to it (the
+         * control socket was never made) */
+        uint64_t early = w->settled ? slack : 0;
+        int partial = stopping || now + early >= w->next_flush_ns || flush_asked;
         /* the process ends inside the recording (not in a pause between windows) */
         int ends_recorded = stopping && atomic_exchange(&pi_recording, 0) != 0;
         if (ends_recorded && pi_rec.config.test_stop_stall_ns) /* the tests' build: 0 else */

@@ -30,8 +30,7 @@ PI_EXPORT pid_t fork(void)
     pid_t pid = pi_real_fork();
     if (pid == 0) {
         int guard = pi_guard_enter();
-        pi_recorder_after_fork_child();
-        pi_process_event_notify(PI_EVENT_FORK_CHILD);
+        pi_recorder_after_fork_child(); /* PI_EVENT_FORK_CHILD's handlers too */
         pi_guard_restore(guard);
         return 0;
     }
