@@ -63,6 +63,26 @@ class SummaryMode(unittest.TestCase):
         cls.dump = dump_lines(cls.traces)
         cls.full = report(record("full")[0])  # the same job recorded in full
 
+    def test_a_frame_a_second_and_samples_200_ms_apart_unless_set(self):
+        # what an all-day trace costs in frames and samples: the defaults in summary mode
+        # (docs/settings.md), each setting still the user's to give
+        said = {"summary": ("1000.0", "200.0"), "full": ("100.0", "50.0")}
+        for mode, env, (flush, sample) in [("summary", {}, said["summary"]),
+                                           ("full", {}, said["full"]),
+                                           ("summary", {"PROFINJECT_SAMPLE_MS": "50",
+                                                        "PROFINJECT_FLUSH_MS": "250"},
+                                            ("250.0", "50.0"))]:
+            lines = self.dump if (mode, env) == ("summary", {}) else dump_lines(
+                record(mode, **env)[0])
+            header = next(line for line in lines if line.startswith("flush every"))
+            self.assertEqual(header, f"flush every {flush} ms, process sample every {sample} ms",
+                             (mode, env))
+            # the writer never samples faster than it says
+            times = [float(line.split()[1]) for line in lines if " proc_sample " in line]
+            gaps = [b - a for a, b in zip(times, times[1:])]
+            self.assertGreater(len(times), 2, (mode, env))
+            self.assertGreaterEqual(min(gaps[:-1]), float(sample) / 1000 * 0.9, (mode, env))
+
     def test_written_as_summaries(self):
         kinds = [line.split()[3] for line in self.dump if len(line.split()) > 3]
         self.assertGreater(kinds.count("summary"), 0)
