@@ -74,16 +74,20 @@ static inline uint64_t pi_summary_size_class(uint64_t bytes)
  * thread's data waits (its waits for a pipe or a socket and its receives
  * from them) stay in full: its batch receipts are its steps; what it sends
  * and closes is counted (a batch's tensors come with a dozen such calls to
- * the workers' resource sharer, which the steps do not read).
+ * the workers' resource sharer, which the steps do not read). A fork
+ * child's main thread (a DataLoader worker's loop) makes no steps: its wait
+ * for the next index (a poll) stays, the reads that take the index after it
+ * (microseconds, two a batch) are counted.
  */
-static inline int pi_summary_counts_io(const struct pi_record *r, int main_thread)
+static inline int pi_summary_counts_io(const struct pi_record *r, int main_thread,
+                                       int fork_child)
 {
     unsigned op = PI_IO_OP(r->flags), fd_class = PI_IO_CLASS(r->flags);
     if (fd_class == PI_FD_FILE)
         return 1;
-    if (main_thread)
-        return !pi_io_is_data_wait(op, fd_class);
     int waits = (fd_class == PI_FD_PIPE || fd_class == PI_FD_SOCKET) && pi_io_waits_ready(op);
+    if (main_thread)
+        return fork_child ? !waits : !pi_io_is_data_wait(op, fd_class);
     return !(waits || pi_io_is_pipe_receipt(op, fd_class));
 }
 
@@ -200,7 +204,7 @@ static inline void pi_summary_classify(const struct pi_record *r, uint32_t pid, 
         }
         return;
     case PI_REC_IO:
-        if (!pi_summary_counts_io(r, main_thread))
+        if (!pi_summary_counts_io(r, main_thread, fork_child))
             return;
         c->by_directory = PI_IO_CLASS(r->flags) == PI_FD_FILE;
         c->role = c->by_directory ? PI_SUMMARY_COUNTED : PI_SUMMARY_COUNTED_AFTER_FIRST;

@@ -208,6 +208,27 @@ Test(summary_policy, regular_files_count_by_directory)
     cr_assert_not(k.by_directory, "a pipe is no file");
 }
 
+/* A DataLoader worker's loop: its poll for the next index stays (the analyzer reads its idle
+ * time there), the two reads that take the index after it are counted; a process's own main
+ * thread keeps both, its batch receipts being its steps. */
+Test(summary_policy, a_worker_keeps_its_wait_for_an_index_and_counts_the_reads)
+{
+    struct pi_record poll = {PI_REC_IO, PI_IO_FLAGS(PI_IO_POLL, PI_FD_PIPE, 0), 42, 10, 30000000,
+                             {27, 1, 0}};
+    struct pi_record read = {PI_REC_IO, PI_IO_FLAGS(PI_IO_READ, PI_FD_PIPE, 0), 42, 10, 1500,
+                             {27, 99, 0}};
+    struct pi_summary_class k;
+    pi_summary_classify(&poll, 42, 1, &k);
+    cr_assert_eq(k.role, PI_SUMMARY_IN_FULL, "a worker's wait for work");
+    pi_summary_classify(&read, 42, 1, &k);
+    cr_assert_eq(k.role, PI_SUMMARY_COUNTED_AFTER_FIRST, "a worker's read of its index");
+    cr_assert_eq(k.bytes, 99);
+    for (int i = 0; i < 2; i++) {
+        pi_summary_classify(i ? &read : &poll, 42, 0, &k);
+        cr_assert_eq(k.role, PI_SUMMARY_IN_FULL, "the loop's own receipts make its steps");
+    }
+}
+
 /* The directory a path is counted under: its own, or an installed package's top directory. */
 Test(summary_policy, packages_count_under_their_top_directory)
 {

@@ -150,8 +150,12 @@ static void host_call(struct pi_analysis *a, const struct pi_reader *reader,
         merge(f, s, b->bytes);
         if (f && !(b->flags & PI_FLAG_FAILED) && opens)
             f->opens += s->count;
-        /* other threads' pipe and socket I/O but their waits: other I/O, as account_io says */
-        time_class = path || fd_class == PI_FD_FILE ? PI_TIME_FILE_IO : PI_TIME_OTHER_IO;
+        /* as account_io says: the main thread's receives (a worker's reads of its next
+         * index) are its wait for data, other threads' pipe and socket I/O other I/O */
+        time_class = path || fd_class == PI_FD_FILE ? PI_TIME_FILE_IO
+                     : (int)ev->rec.tid == p->header.pid && pi_io_is_data_wait(op, fd_class)
+                         ? PI_TIME_DATA_WAIT
+                         : PI_TIME_OTHER_IO;
     } else {
         unsigned kind = b->key[0] < PI_WAIT_KIND_COUNT ? (unsigned)b->key[0] : 0;
         merge(pi_latency_get(&a->calls, "wait", pi_wait_kind_name(kind), ""), s, 0);
