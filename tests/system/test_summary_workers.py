@@ -147,6 +147,19 @@ class Workers(unittest.TestCase):
             self.assertAlmostEqual(counts["summary"][line], full_count, delta=0.05 * full_count,
                                    msg=line)
 
+    def test_native_stacks_a_quarter_as_often_in_summary_mode(self):
+        # each new call path is a stack defined in the trace: an all-day trace samples the
+        # threads' native stacks every 40 ms of their CPU, not 10 (docs/settings.md)
+        for mode, interval_ms in (("summary", 40), ("full", 10)):
+            traces, truth = self.runs[mode]
+            [main] = [n for n in os.listdir(traces) if f".{truth['pid']}." in n]
+            dump = subprocess.run([ANALYZE, "dump", os.path.join(traces, main)],
+                                  capture_output=True, text=True, check=True).stdout
+            used = sorted(int(n) for n in re.findall(r" native_sample .*?cpu_ns=(\d+)", dump))
+            self.assertGreater(len(used), 3, mode)
+            self.assertAlmostEqual(used[len(used) // 2] / 1e6, interval_ms,
+                                   delta=0.05 * interval_ms, msg=mode)
+
     def test_a_workers_file_names_its_parents_and_says_when_it_is_missing(self):
         """Without the parent's file, the workers' files are read all the same: their
         inherited names are said to be unresolved, with the file that holds them, and no
