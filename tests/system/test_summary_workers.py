@@ -147,9 +147,10 @@ class Workers(unittest.TestCase):
             self.assertAlmostEqual(counts["summary"][line], full_count, delta=0.05 * full_count,
                                    msg=line)
 
-    def test_native_stacks_a_quarter_as_often_in_summary_mode(self):
+    def test_stacks_sampled_a_quarter_as_often_in_summary_mode(self):
         # each new call path is a stack defined in the trace: an all-day trace samples the
-        # threads' native stacks every 40 ms of their CPU, not 10 (docs/settings.md)
+        # threads' native stacks every 40 ms of their CPU, not 10, and the main thread's
+        # Python frames every 40 ms on average, not 10 (docs/settings.md)
         for mode, interval_ms in (("summary", 40), ("full", 10)):
             traces, truth = self.runs[mode]
             [main] = [n for n in os.listdir(traces) if f".{truth['pid']}." in n]
@@ -159,6 +160,13 @@ class Workers(unittest.TestCase):
             self.assertGreater(len(used), 3, mode)
             self.assertAlmostEqual(used[len(used) // 2] / 1e6, interval_ms,
                                    delta=0.05 * interval_ms, msg=mode)
+            # a Python time sample covers the time since the one before (drawn from half to
+            # one and a half intervals; a few merge where the frames stayed the same)
+            spans = sorted(int(n) for n in re.findall(
+                rf" tid={truth['pid']} py_sample dur_ns=(\d+)", dump))
+            self.assertGreater(len(spans), 10, mode)
+            self.assertAlmostEqual(spans[len(spans) // 2] / 1e6, interval_ms,
+                                   delta=0.2 * interval_ms, msg=mode)
 
     def test_a_workers_file_names_its_parents_and_says_when_it_is_missing(self):
         """Without the parent's file, the workers' files are read all the same: their
