@@ -282,18 +282,10 @@ static void settle(void)
         start();
 }
 
-/* Summary mode's interval when PROFINJECT_NATIVE_CPU_MS is unset: a job traced all day has
- * samples enough at a quarter of the rate, and each new call path is a stack defined in the
- * trace (a DataLoader job's main process: 24 new native stacks an epoch at 10 ms, 2.3 KB of its
- * 6.6 KB; 2 and 8 epochs, one run each). */
-#define SUMMARY_NATIVE_CPU_MS 40u
-
 void pi_native_sampler_start(void)
 {
-    uint64_t ms = pi_recorder_summary_mode()
-                      ? pi_setting_number_or("PROFINJECT_NATIVE_CPU_MS", SUMMARY_NATIVE_CPU_MS)
-                      : pi_setting_number("PROFINJECT_NATIVE_CPU_MS");
-    asked_ns = ms * 1000000u;
+    /* summary mode has a default of its own (settings.c) */
+    asked_ns = pi_setting_number("PROFINJECT_NATIVE_CPU_MS") * 1000000u;
     if (!asked_ns)
         return;
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, after_fork);

@@ -266,17 +266,10 @@ static void after_fork(void)
         start_thread();
 }
 
-/* Summary mode's interval when PROFINJECT_PY_TIME_MS is unset: a job traced all day has samples
- * enough at a quarter of the rate, and an import's many call paths are each a stack defined in
- * the trace (the DataLoader example's main process: 47 KB for 2 epochs at 10 ms, 35 KB at 40). */
-#define SUMMARY_PY_TIME_MS 40u
-
 void pi_python_sampler_start(void)
 {
-    uint64_t ms = pi_recorder_summary_mode()
-                      ? pi_setting_number_or("PROFINJECT_PY_TIME_MS", SUMMARY_PY_TIME_MS)
-                      : pi_setting_number("PROFINJECT_PY_TIME_MS");
-    interval_ns = ms * 1000000u;
+    /* summary mode has a default of its own (settings.c) */
+    interval_ns = pi_setting_number("PROFINJECT_PY_TIME_MS") * 1000000u;
     if (!interval_ns)
         return;
     pi_process_event_subscribe(PI_EVENT_FORK_CHILD, after_fork);

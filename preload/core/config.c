@@ -22,17 +22,10 @@ void pi_config_from_env(struct pi_config *config)
     }
     strcpy(config->output_dir, dir);
 
-    /* summary mode traces jobs always: a frame a second by default, not ten, as each frame's
-     * compression starts afresh (a DataLoader job's further epoch: 20 KB written against 17) */
     config->summary = strcmp(pi_setting_choice("PROFINJECT_MODE"), "summary") == 0;
-    uint64_t flush_ms = config->summary
-                            ? pi_setting_number_or("PROFINJECT_FLUSH_MS", PI_SUMMARY_FLUSH_MS)
-                            : pi_setting_number("PROFINJECT_FLUSH_MS");
-    config->flush_interval_ns = flush_ms * 1000000u;
-    uint64_t sample_ms = config->summary
-                             ? pi_setting_number_or("PROFINJECT_SAMPLE_MS", PI_SUMMARY_SAMPLE_MS)
-                             : pi_setting_number("PROFINJECT_SAMPLE_MS");
-    config->sample_interval_ns = sample_ms * 1000000u;
+    /* both have summary mode's own defaults (settings.c) */
+    config->flush_interval_ns = pi_setting_number("PROFINJECT_FLUSH_MS") * 1000000u;
+    config->sample_interval_ns = pi_setting_number("PROFINJECT_SAMPLE_MS") * 1000000u;
     config->wait_threshold_ns = pi_setting_number("PROFINJECT_WAIT_US") * 1000u;
     uint64_t buffer_kb = pi_setting_number("PROFINJECT_BUFFER_KB");
     uint64_t pool_mb = pi_setting_number("PROFINJECT_POOL_MB");

@@ -15,15 +15,6 @@
  * gives a training step of a few tens of ms a sample every step or two. */
 #define PI_DEFAULT_SAMPLE_MS 50
 
-/* The flush interval of summary mode when PROFINJECT_FLUSH_MS is unset (full mode's: 100). */
-#define PI_SUMMARY_FLUSH_MS 1000u
-
-/* Summary mode's process samples when PROFINJECT_SAMPLE_MS is unset: a job traced all day
- * reads its steps' CPU as a sum over many steps, and its memory over minutes, so 200 ms
- * serve; at 50 ms the samples were an eighth of a DataLoader job's further epoch (the
- * main process and two new workers: 15.5 KB an epoch against 13.7 KB at 200 ms). */
-#define PI_SUMMARY_SAMPLE_MS 200u
-
 struct pi_config {
     char output_dir[PATH_MAX];
     /* a process in a container attached from the host: the host's output
@@ -31,7 +22,7 @@ struct pi_config {
      * the pid the host sees for process host_pid_of (0: not known) */
     int output_dir_fd;
     int host_pid, host_pid_of;
-    uint64_t flush_interval_ns;  /* PROFINJECT_FLUSH_MS, default 100 */
+    uint64_t flush_interval_ns;  /* PROFINJECT_FLUSH_MS, default 100 (summary: 1000) */
     uint64_t sample_interval_ns; /* PROFINJECT_SAMPLE_MS, default 50 (summary: 200), 0 = off */
     uint64_t wait_threshold_ns;  /* PROFINJECT_WAIT_US, default 20: shorter waits are not recorded */
     uint32_t buffer_records;     /* PROFINJECT_BUFFER_KB per thread buffer, default 64 */
@@ -40,8 +31,8 @@ struct pi_config {
     int compression_level;       /* PROFINJECT_ZSTD_LEVEL, default 3 */
     enum pi_clock_request clock; /* PROFINJECT_CLOCK=auto|tsc|monotonic */
     int disabled;                /* PROFINJECT_DISABLE=1 */
-    /* PROFINJECT_MODE=summary (core/summary_mode.h) and its intervals; its flush interval is
-     * PI_SUMMARY_FLUSH_MS unless PROFINJECT_FLUSH_MS says, its samples' PI_SUMMARY_SAMPLE_MS */
+    /* PROFINJECT_MODE=summary (core/summary_mode.h) and its intervals; some settings have
+     * defaults of its own (settings.c) */
     int summary;
     uint64_t summary_interval_ns;    /* PROFINJECT_SUMMARY_INTERVAL_S, default 10 */
     uint64_t summary_detail_ns;      /* PROFINJECT_SUMMARY_DETAIL_MS after a slow step (2000) */

@@ -20,48 +20,64 @@ struct setting {
     enum kind kind;
     uint64_t min, max, fallback; /* NUMBER */
     const char *choices;         /* CHOICE and flags: "a|b|c", the first the default */
+    uint64_t summary_fallback;   /* NUMBER: the default in PROFINJECT_MODE=summary, if not 0 */
 };
+
+/*
+ * Summary mode traces jobs all day, so some defaults are its own:
+ * - flushes a second apart, not a tenth: each frame's compression starts afresh (a DataLoader
+ *   job's further epoch: 20 KB written against 17);
+ * - process samples 200 ms apart, not 50: a step's CPU is read as a sum over many steps, memory
+ *   over minutes (15.5 KB an epoch against 13.7 KB);
+ * - native stacks every 40 ms of a thread's CPU and Python frames every 40 ms, not 10: samples
+ *   enough at a quarter of the rate, and each new call path is a stack defined in the trace
+ *   (the job's main process: 24 new native stacks an epoch, 2.3 KB of its 6.6 KB; its imports'
+ *   Python stacks, 47 KB for 2 epochs against 35 KB).
+ */
+#define SUMMARY_FLUSH_MS 1000
+#define SUMMARY_SAMPLE_MS 200
+#define SUMMARY_STACK_SAMPLE_MS 40
 
 /* Documented in docs/settings.md; the launcher's and the tools' own too, so
  * that they are not taken for typos. */
 static const struct setting settings[] = {
-    {"PROFINJECT_OUTPUT", TEXT, 0, 0, 0, NULL},
-    {"PROFINJECT_OUTPUT_HANDOFF", TEXT, 0, 0, 0, NULL},
-    {"PROFINJECT_FLUSH_MS", NUMBER, 1, 3600000, 100, NULL},
-    {"PROFINJECT_SAMPLE_MS", NUMBER, 0, 3600000, PI_DEFAULT_SAMPLE_MS, NULL},
-    {"PROFINJECT_WAIT_US", NUMBER, 0, 60000000, 20, NULL},
-    {"PROFINJECT_BUFFER_KB", NUMBER, 4, 65536, 64, NULL},
-    {"PROFINJECT_POOL_MB", NUMBER, 1, 65536, 16, NULL},
-    {"PROFINJECT_POOL_MAX_MB", NUMBER, 1, 65536, 256, NULL},
-    {"PROFINJECT_ZSTD_LEVEL", NUMBER, 1, 19, 3, NULL},
-    {"PROFINJECT_CLOCK", CHOICE, 0, 0, 0, "auto|tsc|monotonic"},
-    {"PROFINJECT_GPU_TIMING", CHOICE, 0, 0, 0, "auto|events|off"},
-    {"PROFINJECT_GPU_SAMPLE", NUMBER, 1, 1000000000, 1, NULL},
-    {"PROFINJECT_PY_SAMPLE", NUMBER, 0, 1000000000, 100, NULL},
-    {"PROFINJECT_PY_FRAMES", CHOICE, 0, 0, 0, "1|0"},
-    {"PROFINJECT_PY_TIME_MS", NUMBER, 0, 60000, 10, NULL},
-    {"PROFINJECT_NATIVE_CPU_MS", NUMBER, 0, 60000, 10, NULL},
-    {"PROFINJECT_STDERR_TAIL", CHOICE, 0, 0, 0, "1|0"},
-    {"PROFINJECT_PAUSED", CHOICE, 0, 0, 0, "0|1"},
-    {"PROFINJECT_DISABLE", CHOICE, 0, 0, 0, "0|1"},
-    {"PROFINJECT_MODE", CHOICE, 0, 0, 0, "full|summary"},
-    {"PROFINJECT_SUMMARY_INTERVAL_S", NUMBER, 1, 86400, 10, NULL},
-    {"PROFINJECT_SUMMARY_DETAIL_MS", NUMBER, 0, 3600000, 2000, NULL},
-    {"PROFINJECT_SUMMARY_TRIGGER_GAP_S", NUMBER, 0, 86400, 300, NULL},
-    {"PROFINJECT_CONTROL", CHOICE, 0, 0, 0, "1|0"},
-    {"PROFINJECT_CONTROL_DIR", TEXT, 0, 0, 0, NULL},
-    {PI_RECORD_UNTIL_ENV, NUMBER, 0, UINT64_MAX / 2, 0, NULL},
-    {"PROFINJECT_ATTACHED", CHOICE, 0, 0, 0, "0|1"},
+    {"PROFINJECT_OUTPUT", TEXT, 0, 0, 0, NULL, 0},
+    {"PROFINJECT_OUTPUT_HANDOFF", TEXT, 0, 0, 0, NULL, 0},
+    {"PROFINJECT_FLUSH_MS", NUMBER, 1, 3600000, 100, NULL, SUMMARY_FLUSH_MS},
+    {"PROFINJECT_SAMPLE_MS", NUMBER, 0, 3600000, PI_DEFAULT_SAMPLE_MS, NULL, SUMMARY_SAMPLE_MS},
+    {"PROFINJECT_WAIT_US", NUMBER, 0, 60000000, 20, NULL, 0},
+    {"PROFINJECT_BUFFER_KB", NUMBER, 4, 65536, 64, NULL, 0},
+    {"PROFINJECT_POOL_MB", NUMBER, 1, 65536, 16, NULL, 0},
+    {"PROFINJECT_POOL_MAX_MB", NUMBER, 1, 65536, 256, NULL, 0},
+    {"PROFINJECT_ZSTD_LEVEL", NUMBER, 1, 19, 3, NULL, 0},
+    {"PROFINJECT_CLOCK", CHOICE, 0, 0, 0, "auto|tsc|monotonic", 0},
+    {"PROFINJECT_GPU_TIMING", CHOICE, 0, 0, 0, "auto|events|off", 0},
+    {"PROFINJECT_GPU_SAMPLE", NUMBER, 1, 1000000000, 1, NULL, 0},
+    {"PROFINJECT_PY_SAMPLE", NUMBER, 0, 1000000000, 100, NULL, 0},
+    {"PROFINJECT_PY_FRAMES", CHOICE, 0, 0, 0, "1|0", 0},
+    {"PROFINJECT_PY_TIME_MS", NUMBER, 0, 60000, 10, NULL, SUMMARY_STACK_SAMPLE_MS},
+    {"PROFINJECT_NATIVE_CPU_MS", NUMBER, 0, 60000, 10, NULL, SUMMARY_STACK_SAMPLE_MS},
+    {"PROFINJECT_STDERR_TAIL", CHOICE, 0, 0, 0, "1|0", 0},
+    {"PROFINJECT_PAUSED", CHOICE, 0, 0, 0, "0|1", 0},
+    {"PROFINJECT_DISABLE", CHOICE, 0, 0, 0, "0|1", 0},
+    {"PROFINJECT_MODE", CHOICE, 0, 0, 0, "full|summary", 0},
+    {"PROFINJECT_SUMMARY_INTERVAL_S", NUMBER, 1, 86400, 10, NULL, 0},
+    {"PROFINJECT_SUMMARY_DETAIL_MS", NUMBER, 0, 3600000, 2000, NULL, 0},
+    {"PROFINJECT_SUMMARY_TRIGGER_GAP_S", NUMBER, 0, 86400, 300, NULL, 0},
+    {"PROFINJECT_CONTROL", CHOICE, 0, 0, 0, "1|0", 0},
+    {"PROFINJECT_CONTROL_DIR", TEXT, 0, 0, 0, NULL, 0},
+    {PI_RECORD_UNTIL_ENV, NUMBER, 0, UINT64_MAX / 2, 0, NULL, 0},
+    {"PROFINJECT_ATTACHED", CHOICE, 0, 0, 0, "0|1", 0},
 #ifdef PI_TEST_KNOBS /* fault injection: the tests' build only (preload/CMakeLists.txt) */
-    {"PROFINJECT_TEST_WRITER_STALL_MS", NUMBER, 0, 600000, 0, NULL},
-    {"PROFINJECT_TEST_STOP_STALL_MS", NUMBER, 0, 600000, 0, NULL},
-    {"PROFINJECT_TEST_FAIL_WRITE_AFTER", NUMBER, 0, UINT64_MAX / 2, 0, NULL},
-    {"PROFINJECT_TEST_LAUNCH_DELAY_NS", NUMBER, 0, 1000000000, 0, NULL},
-    {"PROFINJECT_TEST_NO_LIBUNWIND", CHOICE, 0, 0, 0, "0|1"},
+    {"PROFINJECT_TEST_WRITER_STALL_MS", NUMBER, 0, 600000, 0, NULL, 0},
+    {"PROFINJECT_TEST_STOP_STALL_MS", NUMBER, 0, 600000, 0, NULL, 0},
+    {"PROFINJECT_TEST_FAIL_WRITE_AFTER", NUMBER, 0, UINT64_MAX / 2, 0, NULL, 0},
+    {"PROFINJECT_TEST_LAUNCH_DELAY_NS", NUMBER, 0, 1000000000, 0, NULL, 0},
+    {"PROFINJECT_TEST_NO_LIBUNWIND", CHOICE, 0, 0, 0, "0|1", 0},
 #endif
-    {"PROFINJECT_LIB", TEXT, 0, 0, 0, NULL},         /* the launcher's */
-    {"PROFINJECT_PYTHON", TEXT, 0, 0, 0, NULL},      /* the project's tools */
-    {"PROFINJECT_CUDA_PYTHON", TEXT, 0, 0, 0, NULL}, /* the project's tools */
+    {"PROFINJECT_LIB", TEXT, 0, 0, 0, NULL, 0},         /* the launcher's */
+    {"PROFINJECT_PYTHON", TEXT, 0, 0, 0, NULL, 0},      /* the project's tools */
+    {"PROFINJECT_CUDA_PYTHON", TEXT, 0, 0, 0, NULL, 0}, /* the project's tools */
 };
 
 #define SETTING_COUNT (sizeof(settings) / sizeof(settings[0]))
@@ -119,15 +135,13 @@ static const struct setting *find(const char *name, size_t length)
 uint64_t pi_setting_number(const char *name)
 {
     const struct setting *s = find(name, strlen(name));
-    return s && s->kind == NUMBER ? pi_setting_number_or(name, s->fallback) : 0;
-}
-
-uint64_t pi_setting_number_or(const char *name, uint64_t fallback)
-{
-    const struct setting *s = find(name, strlen(name));
     const char *text = getenv(name);
     if (!s || s->kind != NUMBER)
         return 0;
+    uint64_t fallback =
+        s->summary_fallback && strcmp(pi_setting_choice("PROFINJECT_MODE"), "summary") == 0
+            ? s->summary_fallback
+            : s->fallback;
     if (!text || !*text)
         return fallback;
     char *end;

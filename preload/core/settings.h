@@ -17,12 +17,6 @@
 uint64_t pi_setting_number(const char *name);
 
 /**
- * pi_setting_number_or - pi_setting_number with @fallback in place of the
- * table's default (a default that depends on another setting)
- */
-uint64_t pi_setting_number_or(const char *name, uint64_t fallback);
-
-/**
  * pi_setting_choice - the value of setting @name when it is one of its
  * choices, else its default (said on stderr when set to something else)
  */
