@@ -97,6 +97,16 @@ enum pi_time_class pi_wait_time_class(uint64_t kind)
     return kind == PI_WAIT_SLEEP ? PI_TIME_SLEEP : PI_TIME_LOCK_WAIT;
 }
 
+enum pi_time_class pi_io_time_class(unsigned op, unsigned fd_class, int main_thread,
+                                    int has_path)
+{
+    if (pi_io_is_data_wait(op, fd_class))
+        return main_thread ? PI_TIME_DATA_WAIT : PI_TIME_OTHER_IO;
+    if (fd_class == PI_FD_FILE || (has_path && pi_io_opens(op)))
+        return PI_TIME_FILE_IO;
+    return PI_TIME_OTHER_IO;
+}
+
 struct pi_thread_info *pi_thread_of(struct pi_process_info *p, uint32_t tid)
 {
     /* records come in runs of one thread: try the last one first */

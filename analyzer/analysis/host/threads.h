@@ -30,6 +30,13 @@ int pi_thread_listed(const struct pi_process_info *process, const struct pi_thre
 /* pi_wait_time_class - where a wait (PI_REC_WAIT) of @kind puts its thread's time */
 enum pi_time_class pi_wait_time_class(uint64_t kind);
 
+/* pi_io_time_class - where an I/O call (PI_REC_IO, or a summary of them) of @op on a
+ * descriptor of @fd_class puts its thread's time: the main thread's waits for and receives
+ * from pipes and sockets are its wait for data; regular files, and opens of a named path,
+ * file I/O; the rest other I/O */
+enum pi_time_class pi_io_time_class(unsigned op, unsigned fd_class, int main_thread,
+                                    int has_path);
+
 /* pi_thread_of - the thread @tid of @process, added when new; NULL without memory */
 struct pi_thread_info *pi_thread_of(struct pi_process_info *process, uint32_t tid);
 

@@ -98,11 +98,7 @@ static unsigned account_io(struct pi_analysis *a, const struct pi_reader *reader
     }
     if (main_thread && !failed && pi_io_is_pipe_receipt(op, fd_class))
         *received = r->arg[1];
-    if (pi_io_is_data_wait(op, fd_class))
-        return main_thread ? PI_TIME_DATA_WAIT : PI_TIME_OTHER_IO;
-    if (fd_class == PI_FD_FILE || (has_path && pi_io_opens(op)))
-        return PI_TIME_FILE_IO;
-    return PI_TIME_OTHER_IO;
+    return pi_io_time_class(op, fd_class, main_thread, has_path);
 }
 
 /* @t was seen from @from to @to. */

@@ -150,12 +150,10 @@ static void host_call(struct pi_analysis *a, const struct pi_reader *reader,
         merge(f, s, b->bytes);
         if (f && !(b->flags & PI_FLAG_FAILED) && opens)
             f->opens += s->count;
-        /* as account_io says: the main thread's receives (a worker's reads of its next
-         * index) are its wait for data, other threads' pipe and socket I/O other I/O */
-        time_class = path || fd_class == PI_FD_FILE ? PI_TIME_FILE_IO
-                     : (int)ev->rec.tid == p->header.pid && pi_io_is_data_wait(op, fd_class)
-                         ? PI_TIME_DATA_WAIT
-                         : PI_TIME_OTHER_IO;
+        /* as for the records it stands for: a worker's reads of its next index are its
+         * main thread's wait for data */
+        time_class = pi_io_time_class(op, fd_class, (int)ev->rec.tid == p->header.pid,
+                                      path != NULL);
     } else {
         unsigned kind = b->key[0] < PI_WAIT_KIND_COUNT ? (unsigned)b->key[0] : 0;
         merge(pi_latency_get(&a->calls, "wait", pi_wait_kind_name(kind), ""), s, 0);
