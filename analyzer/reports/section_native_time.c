@@ -40,6 +40,10 @@ static void process_text(FILE *out, const struct pi_process_info *p)
         fprintf(out, "  %9s %5.1f%%  in the profiler's own code\n",
                 pi_format_ns((double)t->profiler_ns),
                 100.0 * (double)t->profiler_ns / (double)t->sampled_ns);
+    if (t->loader_ns)
+        fprintf(out, "  %9s %5.1f%%  not walked: the library loader's list was locked\n",
+                pi_format_ns((double)t->loader_ns),
+                100.0 * (double)t->loader_ns / (double)t->sampled_ns);
     if (t->lost_ns)
         fprintf(out, "  %9s of samples lost (no room to keep them)\n",
                 pi_format_ns((double)t->lost_ns));
@@ -74,6 +78,7 @@ void pi_report_native_time_json(cJSON *root, const struct pi_analysis *a)
         cJSON_AddNumberToObject(o, "samples", (double)t->samples);
         cJSON_AddNumberToObject(o, "profiler_ns", (double)t->profiler_ns);
         cJSON_AddNumberToObject(o, "unnamed_ns", (double)t->unnamed_ns);
+        cJSON_AddNumberToObject(o, "loader_ns", (double)t->loader_ns);
         cJSON_AddNumberToObject(o, "lost_ns", (double)t->lost_ns);
         cJSON *rows = cJSON_AddArrayToObject(o, "operators");
         for (size_t k = 0; k < t->count && k < JSON_ROWS; k++) {

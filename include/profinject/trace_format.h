@@ -382,6 +382,7 @@ enum pi_record_kind {
 enum pi_native_sample_without {
     PI_NATIVE_IN_PROFILER = 1, /* the thread ran the profiler's own code: not walked */
     PI_NATIVE_LOST = 2,        /* samples the ring had no room for (arg0 0, dur all of them) */
+    PI_NATIVE_IN_LOADER = 3,   /* the loader's list of modules was locked: not walked */
 };
 
 /* PI_REC_PY_SAMPLE flags */

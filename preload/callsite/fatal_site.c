@@ -22,8 +22,8 @@ static void fatal_frames(void)
     if (!pi_fatal_signal_moment(&ts, &in_profiler, &context) || in_profiler)
         return;
     void *pcs[PI_NATIVE_FRAMES_MAX];
-    uint32_t stack =
-        pi_stack_intern_native(pcs, pi_native_walk_signal(context, pcs, PI_NATIVE_FRAMES_MAX));
+    int walked = pi_native_walk_signal(context, pcs, PI_NATIVE_FRAMES_MAX);
+    uint32_t stack = pi_stack_intern_native(pcs, walked > 0 ? walked : 0);
     const struct pi_python *py = pi_python_ready();
     if (py && pi_python_holds_gil(py)) {
         struct pi_stack_frame frames[PI_PYTHON_FRAMES_MAX];

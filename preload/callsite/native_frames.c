@@ -28,9 +28,11 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "core/diagnostics.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
 #include "core/settings.h"
+#include "loader_lock.h"
 
 #define OWN_FRAMES_MAX 8 /* frames of the profiler itself, dropped from the top */
 #define MODULE_SLOTS 512
@@ -96,6 +98,11 @@ static void load_unwinder(void)
             lib, SYMBOL_NAME(unw_get_reg));
     }
     can_walk_signal = init_local2_fn && step_fn && get_reg_fn;
+    if (can_walk_signal && !pi_loader_lock_find()) {
+        pi_diag("native CPU samples and fatal signals come without stacks: the C library's "
+                "loader lock, which a walk must not wait for, was not found");
+        can_walk_signal = 0;
+    }
     if (can_walk_signal) {
         /* libunwind's first walk sets up its process-wide state (a lock, its check of
          * addresses): here, where the application holds nothing, not in a handler */
@@ -137,12 +144,13 @@ int pi_native_can_walk_signal(void)
  * library with thread-local storage has been loaded since the thread last touched it, the
  * C library grows the thread's table of such storage on that touch, with malloc (seen: a
  * handler that had interrupted malloc waited for malloc's lock for ever, in `import torch`).
- * The step walk's caches are global, taken with signals blocked. */
+ * The step walk's caches are global, taken with signals blocked; the loader's list lock,
+ * which a walk may take, is looked at first and never waited for (loader_lock.h). */
 int pi_native_walk_signal(void *context, void **pcs, int max)
 {
-    return atomic_load(&unwinder_loaded) && can_walk_signal && context && max > 0
-               ? walk_context(context, pcs, max)
-               : 0;
+    if (!atomic_load(&unwinder_loaded) || !can_walk_signal || !context || max <= 0)
+        return 0;
+    return pi_loader_lock_taken() ? PI_NATIVE_LOADER_BUSY : walk_context(context, pcs, max);
 }
 
 static int walk_context(void *context, void **pcs, int max)

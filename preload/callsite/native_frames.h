@@ -36,13 +36,17 @@ void pi_native_prepare(void);
  * @context: the handler's third argument (its ucontext_t)
  * @pcs: receives up to @max addresses, innermost first
  *
- * Loads nothing, allocates nothing, touches no thread-local storage of another library:
- * 0 unless pi_native_can_walk_signal said yes before.
+ * Loads nothing, allocates nothing, touches no thread-local storage of another library, waits
+ * for no lock (loader_lock.h): 0 unless pi_native_can_walk_signal said yes before.
+ * Return: the addresses written, or PI_NATIVE_LOADER_BUSY when the loader's list of modules
+ * was locked and the thread was not walked.
  */
 int pi_native_walk_signal(void *context, void **pcs, int max);
+#define PI_NATIVE_LOADER_BUSY (-2)
 
 /* pi_native_can_walk_signal - whether pi_native_walk_signal can walk: libunwind is there,
- * with its frame-by-frame API (loads it: call it outside any handler) */
+ * with its frame-by-frame API, and the loader's list lock was found (loads it: call it
+ * outside any handler) */
 int pi_native_can_walk_signal(void);
 
 /**

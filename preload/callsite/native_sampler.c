@@ -20,7 +20,8 @@
  * slot of a ring it claims with one atomic add; interning the stack (the
  * modules' ranges, the string table) and writing the record is the
  * sampling thread's work, every DRAIN_NS. A thread inside the profiler is
- * not walked (it may be inside the unwinder already): its sample is counted
+ * not walked (it may be inside the unwinder already), nor one while the
+ * loader's list of modules is locked (loader_lock.h): its sample is counted
  * without a stack. Before an exec the thread's timer is deleted and any of
  * its signals still pending taken: kernels before 6.13 keep a deleted
  * timer's pending signal across the exec, where the default action ends the
@@ -59,12 +60,13 @@
 #define DRAIN_NS 250000000u
 
 enum { SLOT_FREE, SLOT_WRITING, SLOT_READY };
+#define NOT_WALKED_IN_PROFILER (-1) /* beside pi_native_walk_signal's PI_NATIVE_LOADER_BUSY */
 
 struct sample_slot {
     _Atomic uint32_t state;
     uint32_t tid;
     uint64_t ticks, cpu_ns;
-    int count; /* -1: the thread was inside the profiler, not walked */
+    int count; /* NOT_WALKED_IN_PROFILER or PI_NATIVE_LOADER_BUSY: not walked */
     void *pcs[PI_NATIVE_SAMPLE_FRAMES_MAX];
 };
 
@@ -104,7 +106,8 @@ static void on_sample(int sig, siginfo_t *info, void *context)
     /* the unwinder checks addresses by writing them to a pipe of its own (libunwind's
      * validate_mem): under the guard, those calls are not the thread's I/O */
     int guard = pi_guard_enter();
-    s->count = guard ? -1 : pi_native_walk_signal(context, s->pcs, PI_NATIVE_SAMPLE_FRAMES_MAX);
+    s->count = guard ? NOT_WALKED_IN_PROFILER
+                     : pi_native_walk_signal(context, s->pcs, PI_NATIVE_SAMPLE_FRAMES_MAX);
     pi_guard_restore(guard);
     atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
     errno = saved;
@@ -132,7 +135,9 @@ static void drain(void)
     double ticks_per_ns = pi_recorder_ticks_per_second() / 1e9;
     for (size_t i = 0; i < n; i++) {
         struct sample_slot *s = ready[i];
-        uint32_t stack = 0, without = s->count < 0 ? PI_NATIVE_IN_PROFILER : 0;
+        uint32_t stack = 0, without = s->count == NOT_WALKED_IN_PROFILER ? PI_NATIVE_IN_PROFILER
+                                      : s->count == PI_NATIVE_LOADER_BUSY  ? PI_NATIVE_IN_LOADER
+                                                                           : 0;
         if (s->count > 0)
             stack = pi_stack_intern_sampled(s->pcs, s->count);
         pi_emit(PI_REC_NATIVE_SAMPLE, 0, s->ticks, (uint64_t)((double)s->cpu_ns * ticks_per_ns),

@@ -5,7 +5,8 @@ calls with CLOCK_THREAD_CPUTIME_ID). A sleeping thread gets no sample; a fork
 child is sampled too; a process that execs while its timer runs leaves no
 sample's signal pending for the new image. A program without Python is sampled
 only when asked (a signal makes some system calls fail with EINTR, which C code
-may not retry); a Python process by default.
+may not retry); a Python process by default. A thread holding the loader's
+list lock is counted, never waited for.
 
 Run by ctest with the build's paths in the environment."""
 import json
@@ -150,6 +151,41 @@ class LibrariesLoadedWhileSampled(unittest.TestCase):
         # the main thread's CPU, sampled with its stack, all but a few samples' worth
         self.assertAlmostEqual(rows.get((truth["main_tid"], "main"), 0), truth["main_cpu_ns"],
                                delta=0.25 * truth["main_cpu_ns"] + 10e6, msg=rows)
+
+
+class LoaderLockHeldWhileSampled(unittest.TestCase):
+    """A thread computing inside a dl_iterate_phdr callback, which holds the loader's list
+    lock, beside a main thread that computes: a sample's walk may take that lock too, and
+    must not wait for it (seen: both threads waiting in their handlers for ever). Samples
+    taken while it is held are counted, not walked; the rest are walked."""
+
+    def test_the_job_ends_and_no_sample_is_lost(self):
+        traces = tempfile.mkdtemp()
+        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
+                           PROFINJECT_NATIVE_CPU_MS="1")
+        for _ in range(3):
+            shutil.rmtree(traces)
+            os.mkdir(traces)
+            done = run_job([os.path.join(os.environ["PI_PROGRAMS"], "prog_loader_lock")], 60,
+                           env=environment)
+            self.assertEqual(done.returncode, 0, done.stderr)
+        truth = json.loads(done.stdout)
+        out = os.path.join(traces, "report.json")
+        subprocess.run([ANALYZE, "report", traces, "--json", out], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            report = json.load(f)
+        process = next(p for p in report["native_time"] if p["pid"] == truth["main_tid"])
+        cpu = truth["main_cpu_ns"] + truth["scanner_cpu_ns"]
+        # every sample is counted, walked or not: the threads' CPU by their own clocks
+        self.assertAlmostEqual(process["sampled_ns"], cpu, delta=0.1 * cpu + 20e6, msg=process)
+        # the scanner's time inside the callback at least is counted as not walked
+        self.assertGreater(process["loader_ns"], 0.5 * truth["scanner_locked_ns"], process)
+        self.assertLess(process["loader_ns"], cpu, process)
+        # the main thread is walked while the lock is free (half of the time)
+        rows = by_thread_and_operator(report, truth["main_tid"])
+        main = sum(ns for (tid, _), ns in rows.items() if tid == truth["main_tid"])
+        self.assertGreater(main, 0.25 * truth["main_cpu_ns"], rows)
 
 
 # A Python loop that computes for 0.6 s by its own process clock, after 0.2 s asleep.

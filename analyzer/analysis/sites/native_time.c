@@ -24,6 +24,10 @@ void pi_native_time_event(struct pi_process_info *p, const struct pi_event *ev)
         t->profiler_ns += ns;
         return;
     }
+    if (ev->rec.arg[2] == PI_NATIVE_IN_LOADER) {
+        t->loader_ns += ns;
+        return;
+    }
     if (!stack || stack > 0xffffffffu) {
         t->unnamed_ns += ns;
         return;

@@ -46,6 +46,7 @@ struct pi_native_time {
     uint64_t sampled_ns, samples;
     uint64_t unnamed_ns;   /* samples without a stack: the stack table was full */
     uint64_t profiler_ns;  /* samples taken while the thread ran the profiler's own code */
+    uint64_t loader_ns;    /* samples not walked: the loader's list of modules was locked */
     uint64_t lost_ns;      /* samples the ring had no room for */
     void *pending;         /* this file's sample time by (thread, stack id), until its end */
 };
