@@ -3,10 +3,12 @@
  * _name and _native_id (3.8+) are plain instance attributes. */
 #include "python_thread_names.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/raw_syscalls.h"
 #include "core/real_functions.h"
 #include "core/recorder.h"
 #include "python_capi.h"
@@ -59,8 +61,12 @@ static void record_thread(void *thread)
     void *name = native ? api->get_attr(thread, "_name") : NULL;
     unsigned long tid = native ? api->as_unsigned_long(native) : 0;
     const char *text = name ? api->as_utf8(name) : NULL;
-    if (text && tid && tid != (unsigned long)-1 && tid != (unsigned long)getpid() &&
-        is_news((uint32_t)tid, hash(text))) {
+    /* not the main thread (named by the system's name), nor a thread of another process: in a
+     * fork child, threading._active holds the parent's threads until Python's own after-fork
+     * handler runs, and a look may come first (seen: a DataLoader worker's file named the
+     * parent's main thread "MainThread") */
+    if (text && tid && tid <= UINT32_MAX && tid != (unsigned long)getpid() &&
+        pi_sys_thread_is_ours((uint32_t)tid) && is_news((uint32_t)tid, hash(text))) {
         uint32_t id = pi_intern(text, strnlen(text, 64));
         pi_emit(PI_REC_THREAD_NAME, 0, pi_clock_ticks(), 0, id, 0, tid);
     }
