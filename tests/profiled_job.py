@@ -79,14 +79,22 @@ def run_job(command, timeout, **options):
             except OSError:
                 pass
         out, err = job.communicate()
-        raise AssertionError(f"{command} still ran after {timeout} s; its processes:\n" +
+        raise AssertionError(f"{_short(command)} still ran after {timeout} s; its processes:\n" +
                              "\n".join(stacks) + f"\nstderr:\n{err[-3000:]}") from None
     return subprocess.CompletedProcess(command, job.returncode, out, err)
+
+
+def _short(command, shown=4):
+    """@command with its arguments past the first @shown counted, not listed: a test's output
+    is read from its end, where a long command would leave no room for the stacks."""
+    words = [str(word) for word in command]
+    return " ".join(words[:shown]) + (f" (and {len(words) - shown} more arguments)"
+                                      if len(words) > shown else "")
 
 
 def _command_line(pid):
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode(errors="replace")
+            return _short(f.read().rstrip(b"\0").decode(errors="replace").split("\0"))
     except OSError:
         return "?"
