@@ -114,6 +114,24 @@ class NativeCpu(unittest.TestCase):
         self.assertEqual([p for p in report["native_time"] if p["samples"]], [])
 
 
+def run_three_times(test, command):
+    """@command run three times, sampled every 1 ms of each thread's CPU: each run must end
+    within 60 s, and succeed. Return: the last run's result and its JSON report."""
+    traces = tempfile.mkdtemp()
+    environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
+                       PROFINJECT_NATIVE_CPU_MS="1")
+    for _ in range(3):
+        shutil.rmtree(traces)
+        os.mkdir(traces)
+        done = run_job(command, 60, env=environment)
+        test.assertEqual(done.returncode, 0, done.stderr)
+    out = os.path.join(traces, "report.json")
+    subprocess.run([ANALYZE, "report", traces, "--json", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(out) as f:
+        return done, json.load(f)
+
+
 class LibrariesLoadedWhileSampled(unittest.TestCase):
     """A library with thread-local storage loaded while a thread computes inside malloc: the
     walk in the sample's handler must not touch another library's thread-local storage, whose
@@ -131,22 +149,10 @@ class LibrariesLoadedWhileSampled(unittest.TestCase):
             os.mkdir(os.path.join(folder, str(i)))
             copies.append(os.path.join(folder, str(i), "libtls_module.so"))
             shutil.copy(library, copies[-1])
-        traces = tempfile.mkdtemp()
-        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
-                           PROFINJECT_NATIVE_CPU_MS="1")
-        for _ in range(3):
-            shutil.rmtree(traces)
-            os.mkdir(traces)
-            done = run_job([os.path.join(os.environ["PI_PROGRAMS"], "prog_tls_loads"), *copies],
-                           60, env=environment)
-            self.assertEqual(done.returncode, 0, done.stderr)
-            truth = json.loads(done.stdout)
-            self.assertEqual(truth["loaded"], self.COPIES)
-        out = os.path.join(traces, "report.json")
-        subprocess.run([ANALYZE, "report", traces, "--json", out], check=True,
-                       stdout=subprocess.DEVNULL)
-        with open(out) as f:
-            report = json.load(f)
+        done, report = run_three_times(
+            self, [os.path.join(os.environ["PI_PROGRAMS"], "prog_tls_loads"), *copies])
+        truth = json.loads(done.stdout)
+        self.assertEqual(truth["loaded"], self.COPIES)
         rows = by_thread_and_operator(report, truth["main_tid"])
         # the main thread's CPU, sampled with its stack, all but a few samples' worth
         self.assertAlmostEqual(rows.get((truth["main_tid"], "main"), 0), truth["main_cpu_ns"],
@@ -160,21 +166,9 @@ class LoaderLockHeldWhileSampled(unittest.TestCase):
     taken while it is held are counted, not walked; the rest are walked."""
 
     def test_the_job_ends_and_no_sample_is_lost(self):
-        traces = tempfile.mkdtemp()
-        environment = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces,
-                           PROFINJECT_NATIVE_CPU_MS="1")
-        for _ in range(3):
-            shutil.rmtree(traces)
-            os.mkdir(traces)
-            done = run_job([os.path.join(os.environ["PI_PROGRAMS"], "prog_loader_lock")], 60,
-                           env=environment)
-            self.assertEqual(done.returncode, 0, done.stderr)
+        done, report = run_three_times(
+            self, [os.path.join(os.environ["PI_PROGRAMS"], "prog_loader_lock")])
         truth = json.loads(done.stdout)
-        out = os.path.join(traces, "report.json")
-        subprocess.run([ANALYZE, "report", traces, "--json", out], check=True,
-                       stdout=subprocess.DEVNULL)
-        with open(out) as f:
-            report = json.load(f)
         process = next(p for p in report["native_time"] if p["pid"] == truth["main_tid"])
         cpu = truth["main_cpu_ns"] + truth["scanner_cpu_ns"]
         # every sample is counted, walked or not: the threads' CPU by their own clocks
