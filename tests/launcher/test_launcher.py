@@ -836,11 +836,18 @@ class Attach(unittest.TestCase):
             self.assertEqual(started[0], "started")
             attached = attach(target.pid, out, "1s", timeout=60)
             self.assertEqual(attached.returncode, 0, attached.stderr)
-            time.sleep(0.1)
+            detached = time.monotonic_ns()
+            # its samples until one after the detach, however late it prints on a loaded
+            # machine: the window lies between its first and that one
+            lines = []
+            for line in target.stdout:
+                lines.append(line)
+                if int(line.split()[0]) > detached:
+                    break
         finally:
             target.kill()
             rest, _ = target.communicate()
-        clock = [tuple(map(int, line.split())) for line in rest.splitlines()]
+        clock = [tuple(map(int, line.split())) for line in lines + rest.splitlines()]
         report = json_report(out)
         [process] = [p for p in report["processes"] if p.get("windows")]
         [window] = process["windows"]

@@ -9,8 +9,9 @@
  * time inside the windows; the one that ended reads its own clock last.
  *
  * prog_window_cpu attach: the same thread, no windows: prints "started TID"
- * once its second of computing is over, then every 10 ms "MONOTONIC_NS
- * CPU_NS", its CPU clock against CLOCK_MONOTONIC, until killed.
+ * once its second of computing is over, with the first of the lines it
+ * then prints every 10 ms, "MONOTONIC_NS CPU_NS": its CPU clock against
+ * CLOCK_MONOTONIC, until killed.
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -75,8 +76,9 @@ __attribute__((noreturn)) static void print_clock_until_killed(void)
     clockid_t worker_clock;
     pthread_getcpuclockid(worker, &worker_clock);
     usleep(1100000);
+    /* written with the first sample, in one write: the attach that follows the line starts
+     * after a sample, however late this thread runs again (a loaded machine) */
     printf("started %d\n", worker_tid);
-    fflush(stdout);
     for (;;) {
         printf("%lld %lld\n", read_ns(CLOCK_MONOTONIC), read_ns(worker_clock));
         fflush(stdout);
