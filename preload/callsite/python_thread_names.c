@@ -64,9 +64,10 @@ static void record_thread(void *thread)
     /* not the main thread (named by the system's name), nor a thread of another process: in a
      * fork child, threading._active holds the parent's threads until Python's own after-fork
      * handler runs, and a look may come first (seen: a DataLoader worker's file named the
-     * parent's main thread "MainThread") */
+     * parent's main thread "MainThread"); asked of the kernel only for a name not yet
+     * recorded, not for every thread at every look */
     if (text && tid && tid <= UINT32_MAX && tid != (unsigned long)getpid() &&
-        pi_sys_thread_is_ours((uint32_t)tid) && is_news((uint32_t)tid, hash(text))) {
+        is_news((uint32_t)tid, hash(text)) && pi_sys_thread_is_ours((uint32_t)tid)) {
         uint32_t id = pi_intern(text, strnlen(text, 64));
         pi_emit(PI_REC_THREAD_NAME, 0, pi_clock_ticks(), 0, id, 0, tid);
     }

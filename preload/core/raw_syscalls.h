@@ -122,13 +122,14 @@ static inline int pi_sys_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-/* pi_sys_sleep - sleep @ns, not through the sleep hooks: the profiler's own pauses */
-/* whether thread @tid is one of the calling process's (a signal 0 checks, sends nothing) */
+/* pi_sys_thread_is_ours - whether thread @tid is one of the calling process's (signal 0 is
+ * checked, never sent) */
 static inline int pi_sys_thread_is_ours(uint32_t tid)
 {
     return syscall(SYS_tgkill, getpid(), (pid_t)tid, 0) == 0;
 }
 
+/* pi_sys_sleep - sleep @ns, not through the sleep hooks: the profiler's own pauses */
 static inline void pi_sys_sleep(uint64_t ns)
 {
     int saved = errno;
