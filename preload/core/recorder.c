@@ -50,6 +50,13 @@ int pi_recorder_pid(void)
     return pi_rec.pid;
 }
 
+int pi_recorder_owns_process(void)
+{
+    /* a vfork child (posix_spawn, Python's subprocess) shares this memory but has its own
+     * pid; a fork child's pid is taken by its after-fork handler before it returns */
+    return atomic_load(&pi_rec.state) == PI_STATE_RUNNING && (int)syscall(SYS_getpid) == pi_rec.pid;
+}
+
 int pi_recorder_state(void)
 {
     return atomic_load(&pi_rec.state);

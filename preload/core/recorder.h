@@ -185,6 +185,13 @@ int pi_recorder_summary_mode(void);
 /* pi_recorder_pid - pid of the process the recorder writes for */
 int pi_recorder_pid(void);
 
+/**
+ * pi_recorder_owns_process - nonzero when recording runs and the caller is the process it
+ * writes for: zero in a vfork child, which shares the parent's memory (and so the
+ * recorder's state) until it execs or exits, and must change none of it. A system call.
+ */
+int pi_recorder_owns_process(void);
+
 /* Statistics for tests and benchmarks. */
 struct pi_recorder_stats {
     uint64_t records_written;

@@ -18,11 +18,6 @@
 #define EXEC_FLUSH_TIMEOUT_MS 2000
 #define EXIT_FLUSH_TIMEOUT_MS 5000
 
-static int is_recorder_process(void)
-{
-    return pi_recorder_state() == PI_STATE_RUNNING && getpid() == pi_recorder_pid();
-}
-
 PI_EXPORT pid_t fork(void)
 {
     pi_ensure_init();
@@ -45,7 +40,7 @@ PI_EXPORT pid_t fork(void)
 static uint32_t before_exec(const char *path)
 {
     pi_ensure_init();
-    if (!is_recorder_process())
+    if (!pi_recorder_owns_process())
         return 0;
     int saved = errno;
     int guard = pi_guard_enter();
@@ -62,7 +57,7 @@ static uint32_t before_exec(const char *path)
 static int after_failed_exec(uint32_t path_id, int result)
 {
     int saved = errno;
-    if (is_recorder_process()) {
+    if (pi_recorder_owns_process()) {
         pi_emit(PI_REC_EXEC, PI_FLAG_FAILED, pi_clock_ticks(), 0, path_id, (uint64_t)saved, 0);
         int guard = pi_guard_enter();
         pi_process_event_notify(PI_EVENT_EXEC_FAILED);
@@ -151,7 +146,7 @@ EXECL_HOOK(execle, 'e')
 /* _exit skips destructors: end the trace here (DataLoader workers leave this way). */
 static void end_before__exit(int status)
 {
-    if (is_recorder_process())
+    if (pi_recorder_owns_process())
         pi_process_end(PI_END__EXIT, status);
 }
 

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""A torchrun job stopped from outside ends as it would without the profiler.
+
+Three gloo ranks (tests/distributed/hung_rank.py), one of them stuck in its
+own code while the others wait in all_reduce, stopped by SIGTERM: to
+`profinject run`, which passes it on, to torchrun itself under the preload,
+and to `profinject run --summary`. Without the profiler torchrun's agent
+catches SIGTERM ("got signal: 15"), stops its ranks and exits; under it the
+same must happen: the agent's own message in its stderr, no rank left
+running. The truth is each rank's own account (its pid, where it stopped)
+and /proc. The report then says the job was stopped, by whom, after how
+many steps, and not that it died.
+
+Run by ctest with the build's paths in the environment."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+LAUNCHER = os.environ["PI_LAUNCHER"]
+WORKLOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hung_rank.py")
+TORCHRUN = os.path.join(os.path.dirname(sys.executable), "torchrun")
+RANKS = 3
+HUNG_RANK = 2
+HANG_STEP = 10
+
+
+def alive(pid):
+    """whether @pid runs (a zombie has ended)"""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def stop_job(how):
+    """The job started @how ("launcher", "preload", "summary"), stopped by SIGTERM once every
+    rank is where it stays: (return code, stderr, traces, truth per rank, signalled pid)."""
+    top = tempfile.mkdtemp(prefix="profinject-stop-")
+    traces, truth = os.path.join(top, "traces"), os.path.join(top, "truth")
+    os.makedirs(truth)
+    job = [TORCHRUN, "--standalone", f"--nproc_per_node={RANKS}", WORKLOAD,
+           f"--hung-rank={HUNG_RANK}", f"--hang-step={HANG_STEP}", f"--truth={truth}"]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if how == "preload":
+        env.update(LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+    else:
+        job = [LAUNCHER, "run", *(["--summary"] if how == "summary" else []), "-o", traces,
+               "--", *job]
+    # a file, not a pipe: ranks left running would hold a pipe open after the job ended
+    stderr = open(os.path.join(top, "stderr"), "w+")
+    started = subprocess.Popen(job, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    ranks = {}
+    try:
+        deadline = time.monotonic() + 240
+        while len([n for n in os.listdir(truth) if n.endswith(".where")]) < RANKS:
+            if started.poll() is not None or time.monotonic() > deadline:
+                stderr.seek(0)
+                raise AssertionError(f"the job did not get going: {stderr.read()[-2000:]}")
+            time.sleep(0.2)
+        time.sleep(1.0)  # the others in all_reduce, the hung one in stuck()
+        started.send_signal(signal.SIGTERM)
+        started.wait(timeout=120)
+    finally:
+        started.kill()
+    stderr.seek(0)
+    err = stderr.read()
+    for rank in range(RANKS):
+        with open(os.path.join(truth, f"rank{rank}.pid")) as f:
+            pid = int(f.read())
+        with open(os.path.join(truth, f"rank{rank}.where")) as f:
+            step, where = f.read().split()
+        ranks[rank] = {"pid": pid, "step": int(step), "where": where}
+    return started.returncode, err, traces, ranks, started.pid
+
+
+class StoppedTorchrun(unittest.TestCase):
+    def check_stopped_as_without_the_profiler(self, how):
+        code, err, traces, ranks, signalled = stop_job(how)
+        # torchrun's agent caught it: its own handler ran and said so
+        self.assertIn("got signal: 15", err, err[-3000:])
+        self.assertNotEqual(code, 0)
+        # it stopped its ranks before it ended: none outlives the job
+        time.sleep(0.5)
+        left = [r["pid"] for r in ranks.values() if alive(r["pid"])]
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        self.assertEqual(left, [], f"ranks left running after the job ended ({how})")
+        self.assertEqual(ranks[HUNG_RANK]["where"], "stuck")
+        return traces, ranks, signalled
+
+    def test_sigterm_to_the_launcher(self):
+        self.check_stopped_as_without_the_profiler("launcher")
+
+    def test_sigterm_to_torchrun_under_the_preload(self):
+        self.check_stopped_as_without_the_profiler("preload")
+
+    def test_sigterm_to_the_launcher_in_summary_mode(self):
+        self.check_stopped_as_without_the_profiler("summary")
+
+
+if __name__ == "__main__":
+    unittest.main()
