@@ -150,6 +150,8 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
                     (uint32_t)(r->arg[1] >> 32));
         else if (r->flags & PI_SIGNAL_FAULT)
             fprintf(dump_out, " address=0x%" PRIx64, r->arg[1]);
+        if (r->flags & PI_SIGNAL_HANDLED)
+            fprintf(dump_out, " handled_by_the_application");
         break;
     case PI_REC_MEMORY_CGROUP:
         fprintf(dump_out, " oom_kills=%" PRIu64 " limit_bytes=%" PRIu64 " usage_bytes=%" PRIu64,

@@ -67,6 +67,14 @@ void pi_report_verdict_json(cJSON *root, const struct pi_analysis *a)
             cJSON_AddStringToObject(f, "cause", findings[i].cause);
         if (findings[i].line[0])
             cJSON_AddStringToObject(f, "line", findings[i].line);
+        if (findings[i].frames) { /* in full: the summary's names are short */
+            cJSON *frames = cJSON_AddArrayToObject(f, "frames");
+            for (size_t k = 0; k < findings[i].frames->count; k++) {
+                char frame[4096];
+                pi_call_site_frame_text(&findings[i].frames->frames[k], frame, sizeof(frame));
+                cJSON_AddItemToArray(frames, cJSON_CreateString(frame));
+            }
+        }
         cJSON *evidence = cJSON_AddObjectToObject(f, "evidence");
         for (int e = 0; e < findings[i].evidence_count; e++)
             cJSON_AddNumberToObject(evidence, findings[i].evidence[e].name,

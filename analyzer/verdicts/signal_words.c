@@ -39,10 +39,9 @@ static const char *fault_kind(uint32_t sig, int32_t code)
     return "";
 }
 
-void pi_signal_origin(const struct pi_analysis *a, const struct pi_process_info *p, char *out,
-                      size_t size)
+void pi_signal_origin_of(const struct pi_analysis *a, const struct pi_process_info *p,
+                         const struct pi_fatal_signal *s, char *out, size_t size)
 {
-    const struct pi_fatal_signal *s = &p->fatal;
     out[0] = '\0';
     if (!s->seen)
         return;
@@ -59,9 +58,17 @@ void pi_signal_origin(const struct pi_analysis *a, const struct pi_process_info 
         const char *kind = fault_kind(s->signo, s->code);
         snprintf(out, size, ", a fault of its own at address 0x%" PRIx64 "%s%s%s", s->detail,
                  kind[0] ? " (" : "", kind, kind[0] ? ")" : "");
+    } else if (s->code == SI_KERNEL && (s->signo == SIGINT || s->signo == SIGHUP)) {
+        snprintf(out, size, " from its terminal (%s)", s->signo == SIGINT ? "Ctrl-C" : "it closed");
     } else if (s->code > 0) {
         snprintf(out, size, " sent by the kernel");
     }
+}
+
+void pi_signal_origin(const struct pi_analysis *a, const struct pi_process_info *p, char *out,
+                      size_t size)
+{
+    pi_signal_origin_of(a, p, &p->fatal, out, size);
 }
 
 /* The frame a walk from a signal handler starts with: the C library's return path from the
@@ -84,7 +91,7 @@ void pi_signal_frames(const struct pi_process_info *p, int count, char *out, siz
         first++;
     for (size_t i = first; i < site->count && count > 0 && at < size; i++) {
         char frame[256];
-        pi_call_site_frame_text(&site->frames[i], frame, sizeof(frame));
+        pi_call_site_frame_short_text(&site->frames[i], frame, sizeof(frame));
         int n = snprintf(out + at, size - at, "%s%s", at ? " <- " : "", frame);
         if (n < 0)
             break;

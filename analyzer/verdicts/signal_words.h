@@ -18,8 +18,13 @@ const char *pi_signal_name(long sig);
 void pi_signal_origin(const struct pi_analysis *analysis, const struct pi_process_info *p,
                       char *out, size_t size);
 
+/* pi_signal_origin_of - the same for the signal @s that @p took (its fatal or its stop signal) */
+void pi_signal_origin_of(const struct pi_analysis *analysis, const struct pi_process_info *p,
+                         const struct pi_fatal_signal *s, char *out, size_t size);
+
 /* pi_signal_frames - the native frames, innermost first and at most @count, where the fatal
- * signal found @p's thread ("crash_here (libfaulty.so) <- ..."), into @out; "" when none */
+ * signal found @p's thread, their names short ("crash_here() (libfaulty.so) <- ..."), into
+ * @out; "" when none */
 void pi_signal_frames(const struct pi_process_info *p, int count, char *out, size_t size);
 
 #endif

@@ -30,13 +30,21 @@ struct pi_finding {
     char line[256];
     struct pi_evidence evidence[PI_MAX_EVIDENCE];
     int evidence_count;
+    /* died: the frames its fatal signal found, their names in full for the JSON (the
+     * summary's are short); NULL elsewhere */
+    const struct pi_call_site *frames;
     /* memory-growth: the call sites of device memory the steady steps allocated and kept */
     const struct pi_site_bytes *sites;
     size_t site_count;
     /* ranks before every pace finding whatever the scores: it ends the job (a steady
      * per-step device leak runs out of memory), the others only slow it; a process that
      * died ranks before what would end the job */
-    enum { PI_ENDS_JOB_NOT = 0, PI_ENDS_JOB_GROWTH = 1, PI_ENDS_JOB_DIED = 2 } ends_job;
+    enum {
+        PI_ENDS_JOB_NOT = 0,
+        PI_ENDS_JOB_GROWTH = 1,
+        PI_ENDS_JOB_DIED = 2,
+        PI_ENDS_JOB_STOPPED = 3, /* stopped from outside: said first, in one line */
+    } ends_job;
     uint64_t ended_ns; /* died: when, the earliest death first (it often causes the others) */
 };
 
@@ -56,6 +64,9 @@ void pi_finding_evidence(struct pi_finding *finding, const char *name, double va
 /* pi_verdict_deaths - the job's processes that died (verdict_death.c), at most @room
  * findings written to @out: their number */
 int pi_verdict_deaths(const struct pi_analysis *analysis, struct pi_finding *out, int room);
+
+/* pi_verdict_stop - the job stopped from outside (verdict_stop.c): 1 when written to @out */
+int pi_verdict_stop(const struct pi_analysis *analysis, struct pi_finding *out);
 
 /* The memory-growth findings of one process (verdict_memory.c): 1 when written to @out. */
 int pi_verdict_rss_growth(const struct pi_process_info *process, struct pi_finding *out);

@@ -8,6 +8,7 @@
 #include "profinject/verdict_thresholds.h"
 
 #include "analysis/host/threads.h"
+#include "analysis/sites/native_names.h"
 #include "analysis/sites/native_time.h"
 #include "analysis/sites/python_time.h"
 
@@ -132,8 +133,10 @@ static void top_operators(const struct pi_loop *l, struct loop_operators *out)
          k++) {
         if (pi_native_operator_is_spinning(sums[k].name))
             continue;
+        char name[4 * PI_NATIVE_SHORT_CHARS];
+        pi_native_short_name(sums[k].name, name, sizeof(name));
         used += (size_t)snprintf(out->top + used, sizeof(out->top) - used, "%s%s %.0f%%",
-                                 shown++ ? ", " : "", sums[k].name,
+                                 shown++ ? ", " : "", name,
                                  100.0 * (double)sums[k].ns / (double)working);
     }
     free(sums);

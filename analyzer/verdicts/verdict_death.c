@@ -15,31 +15,13 @@
 #include "analysis/common/series.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/host_memory.h"
-#include "analysis/host/steps.h"
 #include "analysis/pass/child_status.h"
 #include "analysis/sites/call_sites.h"
-#include "analysis/sites/python_lines.h"
+#include "process_words.h"
 #include "signal_words.h"
 #include "verdict.h"
 
 #define MAX_DEATHS 4
-
-/* What the job calls @p, or NULL when it is no process of the job's own. */
-static const char *role_of(const struct pi_process_info *p, const struct pi_process_info *training,
-                           char *buf, size_t size)
-{
-    if (p == training)
-        return "the training process";
-    if (p->rank >= 0) {
-        snprintf(buf, size, "rank %ld", p->rank);
-        return buf;
-    }
-    /* a fork child that kept the training process's image: a DataLoader worker or the like */
-    if (training && p->header.ppid == training->header.pid && p->command && training->command &&
-        strcmp(p->command, training->command) == 0)
-        return "a worker of the training process";
-    return NULL;
-}
 
 #define MiB 1048576.0
 
@@ -215,21 +197,6 @@ static int how_it_ended(const struct pi_analysis *a, const struct pi_process_inf
     return 1;
 }
 
-/* @text into @out (of @size) with control characters as \xHH: a traced name or a line of
- * stderr must not drive the analyst's terminal (colour codes in logs are common) */
-static void printable(char *out, size_t size, const char *text, size_t length)
-{
-    size_t at = 0;
-    for (size_t i = 0; i < length && at + 5 < size; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c < 0x20 || c == 0x7f)
-            at += (size_t)snprintf(out + at, size - at, "\\x%02x", c);
-        else
-            out[at++] = (char)c;
-    }
-    out[at] = '\0';
-}
-
 /* The last lines of @p's stderr that say something, at most @lines of them, joined by " | ". */
 static void last_words(const struct pi_process_info *p, char *out, size_t size, int lines)
 {
@@ -262,27 +229,15 @@ static void last_words(const struct pi_process_info *p, char *out, size_t size, 
             joined[at++] = *c;
         }
     }
-    printable(out, size, joined, at);
+    pi_printable(out, size, joined, at);
 }
-
-/* The training loop's steps complete by @ns. */
-static uint64_t steps_by(const struct pi_process_info *training, uint64_t ns)
-{
-    uint64_t n = 0;
-    while (n < training->steps.count && pi_steps_end_ns(&training->steps, n) <= ns &&
-           pi_steps_end_ns(&training->steps, n) != 0)
-        n++;
-    return n;
-}
-
-/* A main thread that did not run for this long before its process died is said so. */
-#define STILL_SAID_NS 1000000000u
 
 static void write_death(const struct pi_analysis *a, const struct pi_process_info *p,
                         const char *role, const char *how, const struct pi_process_info *training,
                         struct pi_finding *f)
 {
     f->kind = "died";
+    f->frames = p->fatal.site;
     f->score = 1;
     f->ends_job = PI_ENDS_JOB_DIED;
     f->pid = p->header.pid;
@@ -290,43 +245,21 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
     double at_s = (double)(p->end_ns - a->base_ns) / 1e9;
     char when[160] = "";
     if (training && training->steps.count) {
-        uint64_t steps = steps_by(training, p->end_ns);
+        uint64_t steps = pi_steps_done_by(training, p->end_ns);
         snprintf(when, sizeof(when), ", after %" PRIu64 " of the training loop's %" PRIu64
                  " steps", steps, training->steps.count);
         pi_finding_evidence(f, "steps_done", (double)steps, "");
     }
-    char seen[400] = "";
-    const struct pi_python_lines *lines = p->python_lines;
-    const struct pi_call_site *at_signal = p->fatal.site;
-    if (at_signal && at_signal->python_count && at_signal->headline) {
-        snprintf(seen, sizeof(seen), "; the signal found thread %" PRIu32 " at %s", p->fatal.tid,
-                 at_signal->headline);
-        snprintf(f->line, sizeof(f->line), "%s", at_signal->headline);
-    } else if (lines && lines->last.file && lines->last.function) {
-        snprintf(seen, sizeof(seen), "; its main thread was last seen at %s:%u in %s",
-                 lines->last.file, lines->last.line, lines->last.function);
-    }
-    /* a job ended by a time limit, or by hand, after it hung: the line above is where its
-     * thread last ran, not where it spent its last seconds */
-    char still[128] = "";
-    if (p->main_still_ns >= STILL_SAID_NS) {
-        snprintf(still, sizeof(still),
-                 "; its main thread had not run in its last %.2f s (its CPU clock stood still: "
-                 "blocked, waiting or hung)", (double)p->main_still_ns / 1e9);
-        pi_finding_evidence(f, "main_still_s", (double)p->main_still_ns / 1e9, "s");
-    }
-    char command[256], words[400];
-    printable(command, sizeof(command), p->command ? p->command : "?",
-              strlen(p->command ? p->command : "?"));
+    char seen[480], command[256], words[400];
+    pi_process_whereabouts(p, p->fatal.site, p->fatal.tid, 0, f, seen, sizeof(seen));
+    pi_printable(command, sizeof(command), p->command ? p->command : "?",
+                 strlen(p->command ? p->command : "?"));
     last_words(p, words, sizeof(words), 3);
-    char seen_printable[400];
-    printable(seen_printable, sizeof(seen_printable), seen, strlen(seen));
     /* without an end record, the last record is all there is: the records of up to one
      * flush interval (PROFINJECT_FLUSH_MS) before the kill went with the process */
-    snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s%s%s%s%s%s",
-             role, f->pid, command, how, p->ended ? "" : "its last record ", at_s, when,
-             seen_printable, still, words[0] ? "; its stderr ended: \"" : "", words,
-             words[0] ? "\"" : "");
+    snprintf(f->summary, sizeof(f->summary), "%s (pid %d, %s) %s, %s%.2f s into the job%s%s%s%s%s",
+             role, f->pid, command, how, p->ended ? "" : "its last record ", at_s, when, seen,
+             words[0] ? "; its stderr ended: \"" : "", words, words[0] ? "\"" : "");
     const char *advice =
         f->cause && strcmp(f->cause, "device-out-of-memory") == 0 ? DEVICE_ADVICE
         : f->cause && strcmp(f->cause, "oom-killer") == 0
@@ -382,8 +315,9 @@ int pi_verdict_deaths(const struct pi_analysis *a, struct pi_finding *out, int r
     for (size_t i = 0; i < a->process_count && n < room && n < MAX_DEATHS; i++) {
         const struct pi_process_info *p = &a->processes[i];
         char buf[32], how[700];
-        const char *role = role_of(p, training, buf, sizeof(buf));
-        if (role && how_it_ended(a, p, &out[n], how, sizeof(how)))
+        const char *role = pi_process_role(p, training, buf, sizeof(buf));
+        /* a process that ended with the job's stop is said once for the job (verdict_stop.c) */
+        if (role && !p->stopped && how_it_ended(a, p, &out[n], how, sizeof(how)))
             write_death(a, p, role, how, training, &out[n++]);
         else if (p->gpu && p->gpu->failure_count)
             survived_device_oom(a, p, &out[n++]);

@@ -63,7 +63,7 @@
  * (PI_REC_DEVICE); a sampled launch of a thread without Python frames gets
  * its native frames (PI_CALL_SITE_NATIVE): the autograd node that launched
  * it. */
-#define PI_FORMAT_VERSION 12
+#define PI_FORMAT_VERSION 13
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -394,6 +394,11 @@ enum pi_py_sample_flag {
 enum pi_signal_flag {
     PI_SIGNAL_SENT = 1u << 0,  /* a process sent it: arg1 is its pid and uid */
     PI_SIGNAL_FAULT = 1u << 1, /* the thread's own fault: arg1 is the address */
+    /* Format 13: a SIGINT, SIGTERM or SIGHUP that the application's own handler took (Python's
+     * KeyboardInterrupt, torchrun's agent), written by the writer at its next flush, ts when
+     * it came; the process went on, to end as its handler chose. The first of those since
+     * the previous flush, one a flush at most. */
+    PI_SIGNAL_HANDLED = 1u << 2,
 };
 
 /* PI_REC_DETAIL arg0 */

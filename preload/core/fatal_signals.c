@@ -37,6 +37,13 @@ static uint64_t fatal_ts;
 static int fatal_in_profiler;
 static void *fatal_context; /* the handler's ucontext_t */
 
+/* The first stop signal the application's own handler took since the writer last looked:
+ * filled in the handler, recorded by the writer (a handler that returns must not touch the
+ * thread's buffer, which the interrupted code may be filling). */
+enum { STOP_FREE, STOP_FILLING, STOP_READY };
+static _Atomic int stop_state;
+static struct pi_stop_signal stop_taken;
+
 int pi_fatal_signal_handled(int sig)
 {
     for (size_t i = 0; i < sizeof(handled_signals) / sizeof(handled_signals[0]); i++)
@@ -68,23 +75,58 @@ static void call_application_handler(int sig, siginfo_t *info, void *context)
         app.sa_handler(sig);
 }
 
+static int is_stop(int sig)
+{
+    return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
+
+/* Who sent the signal or where the thread faulted: PI_REC_FATAL_SIGNAL's flags and arg1. */
+static unsigned signal_origin(int sig, const siginfo_t *info, uint64_t *from)
+{
+    *from = 0;
+    if (info && info->si_code <= 0) { /* SI_USER, SI_QUEUE, SI_TKILL: a process sent it */
+        *from = (uint32_t)info->si_pid | (uint64_t)info->si_uid << 32;
+        return PI_SIGNAL_SENT;
+    }
+    if (info && is_fault(sig) && sig != SIGABRT) {
+        *from = (uint64_t)(uintptr_t)info->si_addr;
+        return PI_SIGNAL_FAULT;
+    }
+    return 0;
+}
+
 /* The signal, and who sent it or where the thread faulted (PI_REC_FATAL_SIGNAL). */
 static void emit_signal(int sig, const siginfo_t *info, int in_profiler)
 {
-    unsigned flags = 0;
-    uint64_t from = 0;
-    if (info && info->si_code <= 0) { /* SI_USER, SI_QUEUE, SI_TKILL: a process sent it */
-        flags = PI_SIGNAL_SENT;
-        from = (uint32_t)info->si_pid | (uint64_t)info->si_uid << 32;
-    } else if (info && is_fault(sig) && sig != SIGABRT) {
-        flags = PI_SIGNAL_FAULT;
-        from = (uint64_t)(uintptr_t)info->si_addr;
-    }
+    uint64_t from;
+    unsigned flags = signal_origin(sig, info, &from);
     fatal_ts = pi_clock_ticks();
     fatal_in_profiler = in_profiler;
     atomic_store(&fatal_tid, (uint32_t)pi_current_tid());
     pi_emit(PI_REC_FATAL_SIGNAL, (uint16_t)flags, fatal_ts, 0,
             (uint32_t)sig | (uint64_t)(uint32_t)(info ? info->si_code : 0) << 32, from, 0);
+}
+
+/* A stop signal the application's handler is about to take, kept for the writer. */
+static void keep_stop(int sig, const siginfo_t *info)
+{
+    int expected = STOP_FREE;
+    if (!atomic_compare_exchange_strong(&stop_state, &expected, STOP_FILLING))
+        return; /* one not yet recorded: the first of a burst says who stopped the job */
+    stop_taken.ts = pi_clock_ticks();
+    stop_taken.tid = (uint32_t)pi_current_tid();
+    stop_taken.flags = signal_origin(sig, info, &stop_taken.from) | PI_SIGNAL_HANDLED;
+    stop_taken.signal_and_code = (uint32_t)sig | (uint64_t)(uint32_t)(info ? info->si_code : 0) << 32;
+    atomic_store(&stop_state, STOP_READY);
+}
+
+int pi_stop_signal_take(struct pi_stop_signal *out)
+{
+    if (atomic_load(&stop_state) != STOP_READY)
+        return 0;
+    *out = stop_taken;
+    atomic_store(&stop_state, STOP_FREE);
+    return 1;
 }
 
 int pi_fatal_signal_moment(uint64_t *ts, int *in_profiler, void **context)
@@ -124,6 +166,8 @@ static void pi_signal_handler(int sig, siginfo_t *info, void *context)
             atomic_store(&ending, 0);
     }
     if (app_handles) {
+        if (is_stop(sig))
+            keep_stop(sig, info);
         call_application_handler(sig, info, context);
         errno = saved;
         return;

@@ -18,6 +18,7 @@
 #include "process_events.h"
 #include "process_sample.h"
 #include "diagnostics.h"
+#include "fatal_signals.h"
 #include "frame_output.h"
 #include "pool_sizing.h"
 #include "raw_syscalls.h"
@@ -80,6 +81,18 @@ static void stage_clock_sync(struct pi_writer *w)
     /* after this flush's strings: a fork child's reader stops reading this file there */
     stage_process_record(w, PI_REC_CLOCK_SYNC, ticks, mono, real, pi_rec.strings.emit_from)->dur =
         after - ticks;
+}
+
+/* A stop signal the application's own handler took, as its thread's record. */
+static void stage_stop_signal(struct pi_writer *w)
+{
+    struct pi_stop_signal stop;
+    if (!pi_stop_signal_take(&stop))
+        return;
+    struct pi_record *r =
+        stage_process_record(w, PI_REC_FATAL_SIGNAL, stop.ts, stop.signal_and_code, stop.from, 0);
+    r->tid = stop.tid;
+    r->flags = (uint16_t)stop.flags;
 }
 
 /* Stage one process sample, and the process's PSS when it is due (not as it
@@ -364,6 +377,7 @@ static void writer_loop(struct pi_writer *w)
                        w->sample_gap_ns > sample_ns && now - w->last_frame_ns < IDLE_FRAME_NS;
             if (stopping && sample_ns) /* the last word on RSS and CPU, however idle */
                 stage_sample(w, 1);
+            stage_stop_signal(w);
             if (ends_recorded)
                 stage_running_threads(w);
             if (stopping)

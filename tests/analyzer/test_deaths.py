@@ -138,23 +138,37 @@ class Deaths(unittest.TestCase):
         self.assertIn("_ctypes", native, first["summary"])
         self.assertIn("a crash in native code", first["advice"])
 
-    def test_a_signal_names_its_sender(self):
-        job, account, _, first = self.first_death("term")
+    def first_stop(self, mode):
+        """A job stopped from outside: said first, as a stop, never as a death."""
+        job, account, report, text, _ = run_job(mode)
+        first = report["verdict"][0]
+        self.assertEqual(first["kind"], "stopped", first)
+        self.assertNotIn("died", [f["kind"] for f in report["verdict"]])
+        verdict = text[text.index("VERDICT"):]
+        self.assertTrue(verdict.split("\n")[1].strip().startswith("1. stopped:"), verdict[:400])
+        self.assertEqual(first["pid"], account["pid"])
+        self.assertEqual(evidence(first)["processes_stopped"], 1)
+        # after the 20 steps it printed
+        self.assertEqual(len(account["steps"]), 20)
+        return job, account, report, first
+
+    def test_a_stop_names_its_sender(self):
+        job, account, _, first = self.first_stop("term")
         self.assertEqual(job.returncode, -signal.SIGTERM)
         self.assertEqual(evidence(first)["signal"], signal.SIGTERM)
         self.assertEqual(evidence(first)["sender_pid"], os.getpid())
         self.assertEqual(evidence(first)["sender_uid"], os.getuid())
-        self.assertIn(f"(SIGTERM) sent by pid {os.getpid()} (uid {os.getuid()}, not traced)",
+        self.assertIn(f"SIGTERM sent by pid {os.getpid()} (uid {os.getuid()}, not traced)",
                       first["summary"])
         self.assertEqual(evidence(first)["signal_code"], 0)  # SI_USER: kill()
         # it spun in spin() while it waited: the line the signal found it on
         self.assertIn(f"at {PROGRAM}:{line_of('# last seen')} in spin", first["summary"])
 
-    def test_a_job_killed_while_blocked_did_not_compute_then(self):
+    def test_a_job_stopped_while_blocked_did_not_compute_then(self):
         """Blocked 2 s where no hook sees, then SIGTERM: no end of its main thread was
         recorded, and its blocked time is not its CPU time (nor a compute-bound verdict); its
-        death says how long it had not run."""
-        job, account, report, first = self.first_death("hang")
+        stop says how long it had not run."""
+        job, account, report, first = self.first_stop("hang")
         self.assertEqual(job.returncode, -signal.SIGTERM)
         [main] = [t for p in report["processes"] if p["pid"] == account["pid"]
                   for t in p["threads"] if t["main"]]
@@ -169,7 +183,7 @@ class Deaths(unittest.TestCase):
         blocked = account["signalled_after_s"]
         self.assertGreaterEqual(evidence(first)["main_still_s"], blocked - 0.15, first["summary"])
         self.assertLessEqual(evidence(first)["main_still_s"], blocked + 0.5, first["summary"])
-        self.assertIn("its main thread had not run in its last", first["summary"])
+        self.assertIn("not running in its last", first["summary"])
 
     def test_a_killed_worker_comes_before_the_error_it_caused(self):
         job, account, report, first = self.first_death("worker_killed")

@@ -96,14 +96,40 @@ class StoppedTorchrun(unittest.TestCase):
         self.assertEqual(ranks[HUNG_RANK]["where"], "stuck")
         return traces, ranks, signalled
 
+    def check_report_says_stopped(self, traces, ranks, sender):
+        """One finding, first: stopped by SIGTERM from @sender, the agent's handler took it,
+        the ranks with it; no death."""
+        out = os.path.join(tempfile.mkdtemp(), "report.json")
+        result = subprocess.run([ANALYZE, traces, "--json", out], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(out) as f:
+            verdict = json.load(f)["verdict"]
+        first = verdict[0]
+        self.assertEqual(first["kind"], "stopped", first)
+        self.assertNotIn("died", [f["kind"] for f in verdict], verdict)
+        evidence = first["evidence"]
+        self.assertEqual(evidence["signal"], signal.SIGTERM)
+        self.assertEqual(evidence["sender_pid"], sender)
+        self.assertEqual(evidence["handled"], 1, "torchrun's agent took it")
+        self.assertEqual(evidence["processes_stopped"], 1 + RANKS)
+        for rank in ranks.values():
+            self.assertIn(f"pid {rank['pid']} (rank ", first["summary"])
+        # where the hung rank was: its own line in stuck()
+        with open(WORKLOAD) as f:
+            line = next(n for n, text in enumerate(f, 1) if "# stuck here" in text)
+        self.assertIn(f"{WORKLOAD}:{line} in stuck", first["summary"])
+
     def test_sigterm_to_the_launcher(self):
-        self.check_stopped_as_without_the_profiler("launcher")
+        traces, ranks, launcher = self.check_stopped_as_without_the_profiler("launcher")
+        self.check_report_says_stopped(traces, ranks, sender=launcher)  # it passed it on
 
     def test_sigterm_to_torchrun_under_the_preload(self):
-        self.check_stopped_as_without_the_profiler("preload")
+        traces, ranks, _ = self.check_stopped_as_without_the_profiler("preload")
+        self.check_report_says_stopped(traces, ranks, sender=os.getpid())
 
     def test_sigterm_to_the_launcher_in_summary_mode(self):
-        self.check_stopped_as_without_the_profiler("summary")
+        traces, ranks, launcher = self.check_stopped_as_without_the_profiler("summary")
+        self.check_report_says_stopped(traces, ranks, sender=launcher)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ full and in summary mode, and in a process the profiler attached to after
 the handler was installed.
 
 Run by ctest with the build's paths in the environment."""
+import json
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ import sys
 import tempfile
 import unittest
 
+ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
 LAUNCHER = os.environ["PI_LAUNCHER"]
 SOURCE = os.environ["PI_SOURCE"]
@@ -26,10 +28,12 @@ MODES = {"full": {}, "summary": {"PROFINJECT_MODE": "summary"}}
 
 
 def run(mode, sig, profiled=True, extra_env=None):
-    """signal_job.py @mode, signalled with @sig once ready: (return code, stdout, stderr)."""
+    """signal_job.py @mode, signalled with @sig once ready: (return code, stdout, stderr,
+    traces)."""
     env = dict(os.environ)
+    traces = tempfile.mkdtemp()
     if profiled:
-        env.update(LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=tempfile.mkdtemp(), **(extra_env or {}))
+        env.update(LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, **(extra_env or {}))
     job = subprocess.Popen([sys.executable, PROGRAM, mode], env=env, stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -44,7 +48,16 @@ def run(mode, sig, profiled=True, extra_env=None):
         out, err = job.communicate(timeout=60)
     finally:
         job.kill()
-    return job.returncode, ready + out, err
+    return job.returncode, ready + out, err, traces
+
+
+def verdict(traces):
+    out = os.path.join(tempfile.mkdtemp(), "report.json")
+    result = subprocess.run([ANALYZE, traces, "--json", out], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AssertionError(f"analyzer failed ({result.returncode}): {result.stderr}")
+    with open(out) as f:
+        return json.load(f)["verdict"]
 
 
 class OwnHandlers(unittest.TestCase):
@@ -62,24 +75,33 @@ class OwnHandlers(unittest.TestCase):
     def test_a_python_handler_installed_after_the_profiler_runs(self):
         alone, runs = self.same_as_unprofiled("handler", signal.SIGTERM)
         self.assertEqual(alone[0], 0)
-        for code, out, _ in runs.values():
+        for code, out, _, _ in runs.values():
             self.assertIn(f"handled {signal.SIGTERM.value}", out)
 
     def test_an_ignored_signal_stays_ignored(self):
         alone, runs = self.same_as_unprofiled("ignored", signal.SIGTERM)
-        for code, out, _ in runs.values():
+        for code, out, _, traces in runs.values():
             self.assertEqual(code, 0)
             self.assertIn("survived", out)
+            # an ignored signal stops nothing
+            self.assertNotIn("stopped", [f["kind"] for f in verdict(traces)])
 
     def test_ctrl_c_raises_keyboard_interrupt(self):
         alone, runs = self.same_as_unprofiled("sigint", signal.SIGINT)
         self.assertEqual(alone[0], -signal.SIGINT)
-        for code, _, err in runs.values():
+        for code, _, err, traces in runs.values():
             self.assertIn("KeyboardInterrupt", err)
+            # stopped by this process's SIGINT, which Python's handler took: no death
+            findings = verdict(traces)
+            self.assertEqual(findings[0]["kind"], "stopped", findings[0])
+            self.assertNotIn("died", [f["kind"] for f in findings])
+            self.assertEqual(findings[0]["evidence"]["signal"], signal.SIGINT)
+            self.assertEqual(findings[0]["evidence"]["sender_pid"], os.getpid())
+            self.assertEqual(findings[0]["evidence"]["handled"], 1)
 
     def test_a_forked_worker_s_own_handler_runs(self):
         alone, runs = self.same_as_unprofiled("worker", signal.SIGTERM)
-        for code, out, _ in runs.values():
+        for code, out, _, _ in runs.values():
             self.assertIn(f"worker handled {signal.SIGTERM.value}", out)
             self.assertIn("worker status 0", out)
 

@@ -203,7 +203,12 @@ struct pi_process_info {
         unsigned flags;   /* enum pi_signal_flag: what detail holds */
         uint64_t detail;  /* the sender's pid | its uid << 32, or the fault's address */
         struct pi_call_site *site; /* NULL: no frames */
+        uint64_t ns;      /* when it came */
     } fatal;
+    /* the first SIGINT, SIGTERM or SIGHUP its own handler took (PI_SIGNAL_HANDLED, format 13):
+     * Python's KeyboardInterrupt, torchrun's agent; site is never set */
+    struct pi_fatal_signal stop;
+    int stopped; /* enum pi_stopped_how (pass/job_stop.h): ended with the job's stop */
     uint64_t stderr_bytes;  /* what it wrote to stderr in all */
     uint64_t children;     /* fork records */
     /* the children it reaped and how they ended, by its wait calls (format 9) */
@@ -402,6 +407,14 @@ struct pi_analysis {
     struct pi_ranks *ranks; /* the ranks of a distributed job (analysis/ranks/ranks.h), NULL: none */
     /* of the ranks read so far, the one that keeps its per-step figures (training_process.h) */
     struct pi_process_info *figures_rank;
+    /* the job stopped from outside (pass/job_stop.h): the first process it reached, the
+     * signal, when; first NULL when it was not */
+    struct pi_job_stop {
+        const struct pi_process_info *first;
+        const struct pi_fatal_signal *signal;
+        uint64_t ns;
+        size_t processes; /* the processes that ended with it, the first included */
+    } stop;
 };
 
 /* pi_process_by_pid - the traced process @pid of @a, or NULL */

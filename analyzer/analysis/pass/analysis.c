@@ -16,6 +16,7 @@
 #include "analysis/host/thread_timeline.h"
 #include "analysis/host/working_span.h"
 #include "analysis/pass/file_pass.h"
+#include "analysis/pass/job_stop.h"
 #include "analysis/pass/parallel_pass.h"
 #include "analysis/ranks/ranks.h"
 #include "analysis/sites/call_sites.h"
@@ -101,6 +102,7 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
     pi_python_sites_sort(a);
     pi_host_memory_finish(a);
     pi_ranks_finish(a);
+    pi_job_stop_find(a);
     if (a->options.progress && a->bytes_total >= (64u << 20))
         fprintf(stderr, "\n");
     return a->bad_input ? -1 : 0;

@@ -180,14 +180,19 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_MEMORY_CGROUP:
         oom_kills(&p->oom, ev);
         return;
-    case PI_REC_FATAL_SIGNAL:
-        p->fatal.seen = 1;
-        p->fatal.tid = r->tid;
-        p->fatal.signo = (uint32_t)r->arg[0];
-        p->fatal.code = (int32_t)(uint32_t)(r->arg[0] >> 32);
-        p->fatal.flags = r->flags;
-        p->fatal.detail = r->arg[1];
+    case PI_REC_FATAL_SIGNAL: {
+        struct pi_fatal_signal *s = r->flags & PI_SIGNAL_HANDLED ? &p->stop : &p->fatal;
+        if (s == &p->stop && s->seen)
+            return; /* the first says who stopped the job */
+        s->seen = 1;
+        s->tid = r->tid;
+        s->signo = (uint32_t)r->arg[0];
+        s->code = (int32_t)(uint32_t)(r->arg[0] >> 32);
+        s->flags = r->flags;
+        s->detail = r->arg[1];
+        s->ns = ev->ts_ns;
         return;
+    }
     case PI_REC_STDERR_TAIL: {
         const char *tail = pi_reader_string(reader, r->arg[0]);
         free(p->stderr_tail);

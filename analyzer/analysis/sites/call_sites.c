@@ -2,11 +2,14 @@
 #define _GNU_SOURCE
 #include "call_sites.h"
 
+#include "native_names.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/sites/demangle.h"
+#include "analysis/sites/native_names.h"
 #include "analysis/sites/symbolizer.h"
 #include "profinject/python_files.h"
 
@@ -47,6 +50,17 @@ void pi_call_site_frame_text(const struct pi_site_frame *f, char *out, size_t si
         snprintf(out, size, "%s (%s)", f->symbol, pi_call_site_base_name(f->module));
     else
         snprintf(out, size, "0x%llx (%s)", (unsigned long long)f->offset, pi_call_site_base_name(f->module));
+}
+
+void pi_call_site_frame_short_text(const struct pi_site_frame *f, char *out, size_t size)
+{
+    if (f->python || !f->symbol) {
+        pi_call_site_frame_text(f, out, size);
+        return;
+    }
+    char name[4 * PI_NATIVE_SHORT_CHARS];
+    pi_native_short_name(f->symbol, name, sizeof(name));
+    snprintf(out, size, "%s (%s)", name, pi_call_site_base_name(f->module));
 }
 
 static struct pi_site_frame *add_frame(struct pi_call_site *site)

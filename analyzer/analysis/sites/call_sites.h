@@ -52,6 +52,10 @@ void pi_call_site_free(struct pi_call_site *site);
  * site-packages and the Python library directory */
 void pi_call_site_frame_text(const struct pi_site_frame *frame, char *out, size_t size);
 
+/* pi_call_site_frame_short_text - the same with a native function's name short
+ * (native_names.h) and no offset: "addmm_impl_cpu_() (libtorch_cpu.so)", for a sentence */
+void pi_call_site_frame_short_text(const struct pi_site_frame *frame, char *out, size_t size);
+
 /* pi_call_site_base_name - a path's file name without its directory; "?" for none */
 const char *pi_call_site_base_name(const char *path);
 
