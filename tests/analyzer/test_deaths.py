@@ -7,6 +7,7 @@ Run by ctest with the build's paths in the environment."""
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -73,6 +74,21 @@ def run_job(mode, cgroup=None):
     return job, account, report, result.stdout, traces
 
 
+# where a failed run's traces are kept for whoever looks next (the test's own temporary
+# folders go with the run): a flaky finding is read from its trace, not guessed at
+KEPT = os.environ.get("PI_FAILED_TRACES", "/var/tmp/profinject-failed-traces")
+
+
+def keep_traces(traces, test):
+    """Copy @traces of the failed @test under KEPT; the folder, or why not."""
+    place = os.path.join(KEPT, f"{test}-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    try:
+        shutil.copytree(traces, place)
+    except OSError as e:
+        return f"not kept: {e}"
+    return place
+
+
 def line_of(marker):
     """the line of PROGRAM that carries @marker"""
     with open(PROGRAM) as f:
@@ -84,8 +100,18 @@ def evidence(finding):
 
 
 class Deaths(unittest.TestCase):
+    def run(self, result=None):
+        """A failed test's traces are kept (KEPT), and where is said."""
+        self.traces = None
+        failed = len(result.failures) + len(result.errors) if result else 0
+        outcome = super().run(result)
+        if result and len(result.failures) + len(result.errors) > failed and self.traces:
+            print(f"\n{self.id()}: its traces: {keep_traces(self.traces, self.id())}",
+                  file=sys.stderr)
+        return outcome
+
     def first_death(self, mode):
-        job, account, report, text, _ = run_job(mode)
+        job, account, report, text, self.traces = run_job(mode)
         first = report["verdict"][0]
         self.assertEqual(first["kind"], "died", first)
         # the text report's verdict says it first, too
@@ -140,7 +166,7 @@ class Deaths(unittest.TestCase):
 
     def first_stop(self, mode):
         """A job stopped from outside: said first, as a stop, never as a death."""
-        job, account, report, text, _ = run_job(mode)
+        job, account, report, text, self.traces = run_job(mode)
         first = report["verdict"][0]
         self.assertEqual(first["kind"], "stopped", first)
         self.assertNotIn("died", [f["kind"] for f in report["verdict"]])

@@ -99,9 +99,12 @@ void pi_clock_samples_free(struct pi_clock_samples *c)
 
 uint64_t pi_clock_samples_still_ns(const struct pi_clock_samples *c, uint64_t end_ns)
 {
-    if (c->count < 2)
+    size_t last = c->count;
+    while (last > 0 && c->at[last - 1].ns > end_ns)
+        last--; /* taken after @end_ns: a signal handler's own work, not the thread's */
+    if (last < 2)
         return 0;
-    size_t i = c->count - 1;
+    size_t i = last - 1;
     for (; i > 0; i--) {
         uint64_t between = c->at[i].ns - c->at[i - 1].ns;
         uint64_t gained = c->at[i].cpu_ns > c->at[i - 1].cpu_ns ? c->at[i].cpu_ns - c->at[i - 1].cpu_ns

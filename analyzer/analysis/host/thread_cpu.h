@@ -29,7 +29,8 @@ uint64_t pi_clock_samples_at(const struct pi_clock_samples *samples, uint64_t ns
 
 /* pi_clock_samples_still_ns - how long before @end_ns the clock last advanced: the samples
  * at the end where it gained under 1% of the time between them (a thread blocked, waiting
- * or hung) count as standing still; 0 with fewer than two samples */
+ * or hung) count as standing still; samples after @end_ns are not looked at; 0 with fewer
+ * than two samples */
 uint64_t pi_clock_samples_still_ns(const struct pi_clock_samples *samples, uint64_t end_ns);
 
 /* pi_clock_samples_free - release @samples' memory */

@@ -111,7 +111,11 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
      * a thread blocked where no hook sees would have counted as computing */
     if (main_thread && !main_thread->cpu.measured && !p->window_count && p->main_cpu.count)
         pi_thread_cpu_end(&main_thread->cpu, p->main_cpu.at[p->main_cpu.count - 1].cpu_ns);
-    p->main_still_ns = pi_clock_samples_still_ns(&p->main_cpu, p->end_ns);
+    /* up to the fatal signal: the last sample, as the process ends, holds the handler's own
+     * work, which ran on the main thread when the signal came to it (a blocked thread's last
+     * seconds read as running when a periodic sample fell just before) */
+    p->main_still_ns = pi_clock_samples_still_ns(
+        &p->main_cpu, p->fatal.seen && p->fatal.ns && p->fatal.ns < p->end_ns ? p->fatal.ns : p->end_ns);
     pi_working_span_clock(p);
     pi_clock_samples_free(&p->main_cpu);
     pi_memory_growth_steady_start(p);
