@@ -27,9 +27,9 @@ static void process_text(FILE *out, const struct pi_process_info *p)
     const struct pi_native_time *t = p->native_time;
     struct pi_native_operator *sums;
     uint64_t total;
-    size_t count = pi_native_time_by_operator(t, NULL, NULL, &sums, &total);
+    size_t count = pi_native_time_by_operator(t, NULL, NULL, 0, &sums, &total);
     fprintf(out, "\nNATIVE CPU (pid %d: %s of CPU sampled on its threads every %s of each "
-                 "one's CPU; by operator, all threads together)\n",
+                 "one's CPU; by operator, all threads together, over the whole run)\n",
             p->header.pid, pi_format_ns((double)t->sampled_ns),
             t->samples ? pi_format_ns((double)t->sampled_ns / (double)t->samples) : "-");
     for (size_t k = 0; k < count && k < TEXT_OPERATORS; k++)
@@ -87,6 +87,8 @@ void pi_report_native_time_json(cJSON *root, const struct pi_analysis *a)
             cJSON_AddNumberToObject(r, "tid", t->operators[k].tid);
             cJSON_AddNumberToObject(r, "ns", (double)t->operators[k].ns);
             cJSON_AddNumberToObject(r, "samples", (double)t->operators[k].samples);
+            if (t->steady_known) /* inside the steady steps (the verdict's figures) */
+                cJSON_AddNumberToObject(r, "steady_ns", (double)t->operators[k].steady_ns);
             cJSON_AddItemToArray(rows, r);
         }
         cJSON_AddItemToArray(list, o);

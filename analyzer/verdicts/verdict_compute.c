@@ -106,21 +106,25 @@ static int loop_operator(const struct pi_native_operator *row, const void *loop)
 
 /* The loop's native CPU as its samples found it. */
 struct loop_operators {
+    const char *over;  /* "the steady steps" or "the run" */
     char top[300];     /* "aten::addmm 61%, aten::mul 9%": shares of the working CPU */
     uint64_t sampled;  /* all of it, imports apart */
     uint64_t spinning; /* its pool's threads spinning for work between tasks */
 };
 
 /* The native operators that took most of the CPU of the loop's thread and its intra-op
- * threads together, as their CPU clocks sampled them over the run: imports left out, and
- * the pool's spinning for work said apart (on a shared machine, a thread of the pool
- * spins while the one that hands out the work waits for a CPU: CPU, no operator). */
+ * threads together, as their CPU clocks sampled them over the steady steps where the loop
+ * has them (not start-up's imports, compiling and collecting), else over the run: imports
+ * left out, and the pool's spinning for work said apart (on a shared machine, a thread of
+ * the pool spins while the one that hands out the work waits for a CPU: CPU, no operator). */
 static void top_operators(const struct pi_loop *l, struct loop_operators *out)
 {
     struct pi_native_operator *sums;
     uint64_t total;
-    size_t count =
-        pi_native_time_by_operator(l->process->native_time, loop_operator, l, &sums, &total);
+    const struct pi_native_time *t = l->process->native_time;
+    int steady = t && t->steady_known && l->steps > 0;
+    out->over = steady ? "the steady steps" : "the run";
+    size_t count = pi_native_time_by_operator(t, loop_operator, l, steady, &sums, &total);
     out->top[0] = '\0';
     out->sampled = total;
     out->spinning = 0;
@@ -237,13 +241,11 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
                  "; its pool's threads spun for work %.0f%% of that sampled CPU", 100 * spinning);
     snprintf(f->summary, sizeof(f->summary),
              "the training loop of pid %d computed %.0f%% of its time (%s): its thread %.2f s "
-             "on a CPU%s%s%s%s%s%s",
+             "on a CPU%s%s%s%s%s%s%s%s",
              p->header.pid, 100 * f->score, l->basis, c.main_cpu / 1e9, pool_words,
              top[0] ? "; most self time in " : "", top,
-             ops.top[0] ? "; native operators by CPU over the run (imports and the pool's "
-                          "spinning apart): "
-                        : "",
-             ops.top, spin_words);
+             ops.top[0] ? "; native operators by CPU over " : "", ops.top[0] ? ops.over : "",
+             ops.top[0] ? " (imports and the pool's spinning apart): " : "", ops.top, spin_words);
     snprintf(f->advice, sizeof(f->advice), "%s%s", pi_verdict_speed_up_advice(a, l),
              spins ? "; its intra-op threads spin while they wait for work: on a shared machine, "
                      "OMP_WAIT_POLICY=passive or fewer threads (torch.set_num_threads)"
@@ -256,6 +258,7 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     pi_finding_evidence(f, "main_other_share", (c.unaccounted - c.for_pool) / total, "");
     pi_finding_evidence(f, "main_cpu_wait_share", pi_loop_cpu_wait_share(l), "");
     pi_finding_evidence(f, "native_sampled_cpu_s", (double)ops.sampled / 1e9, "s");
+    pi_finding_evidence(f, "native_over_steady_steps", strcmp(ops.over, "the run") != 0, "");
     pi_finding_evidence(f, "pool_spinning_share", spinning, "");
     return 1;
 }

@@ -7,6 +7,7 @@
 
 #include "analysis/common/array_room.h"
 #include "analysis/common/u64_map.h"
+#include "analysis/host/steps.h"
 
 void pi_native_time_event(struct pi_process_info *p, const struct pi_event *ev)
 {
@@ -39,6 +40,36 @@ void pi_native_time_event(struct pi_process_info *p, const struct pi_event *ev)
         e->value[0] += ns;
         e->value[1]++;
     }
+    if (t->moment_count == PI_NATIVE_MOMENTS_MAX ||
+        pi_array_room(&t->moments, &t->moment_capacity, t->moment_count, sizeof(*t->moments),
+                      1024) != 0) {
+        t->moments_full = 1;
+        return;
+    }
+    t->moments[t->moment_count++] = (struct pi_native_moment){ev->ts_ns, tid << 32 | stack, ns};
+}
+
+/* The samples' time inside @p's steady steps by (thread, stack id), into a new map; NULL
+ * when it has none (or not every moment was kept). */
+static struct pi_u64_map *steady_time(const struct pi_process_info *p,
+                                      const struct pi_native_time *t)
+{
+    const struct pi_steps *steps = &p->steps;
+    if (t->moments_full || steps->count <= steps->warmup + 1)
+        return NULL;
+    uint64_t start = pi_steps_start_ns(steps, steps->warmup);
+    uint64_t end = pi_steps_end_ns(steps, steps->count - 1);
+    if (end <= start)
+        return NULL;
+    struct pi_u64_map *steady = pi_u64_map_new();
+    for (size_t i = 0; steady && i < t->moment_count; i++) {
+        const struct pi_native_moment *m = &t->moments[i];
+        struct pi_u64_entry *e;
+        /* a sample stands for the CPU time before it */
+        if (m->ns > start && m->ns <= end && (e = pi_u64_map_put(steady, m->key)))
+            e->value[0] += m->dur_ns;
+    }
+    return steady;
 }
 
 /* "at::native::addmm_impl_cpu_" of "void at::native::(anonymous namespace)::addmm_impl_cpu_
@@ -290,6 +321,8 @@ void pi_native_time_finish_file(struct pi_process_info *p, const struct pi_reade
     struct pi_u64_map *pending = t ? t->pending : NULL;
     if (!pending)
         return;
+    struct pi_u64_map *steady = steady_time(p, t);
+    t->steady_known = steady != NULL;
     for (size_t i = 0; i < pending->capacity; i++) {
         const struct pi_u64_entry *e = &pending->slots[i];
         if (!e->key)
@@ -302,15 +335,21 @@ void pi_native_time_finish_file(struct pi_process_info *p, const struct pi_reade
             o = operator_of(t, (uint32_t)(e->key >> 32), name);
         }
         if (o) {
+            const struct pi_u64_entry *in_steps = steady ? pi_u64_map_get(steady, e->key) : NULL;
             o->ns += e->value[0];
             o->samples += e->value[1];
+            o->steady_ns += in_steps ? in_steps->value[0] : 0;
         } else {
             t->unnamed_ns += e->value[0];
         }
         pi_call_site_free(site);
     }
     pi_u64_map_free(pending);
+    pi_u64_map_free(steady);
     t->pending = NULL;
+    free(t->moments);
+    t->moments = NULL;
+    t->moment_count = t->moment_capacity = 0;
     if (t->count > 1)
         qsort(t->operators, t->count, sizeof(*t->operators), by_time);
 }
@@ -324,6 +363,7 @@ void pi_native_time_free(struct pi_process_info *p)
         free(t->operators[i].name);
     free(t->operators);
     pi_u64_map_free(t->pending);
+    free(t->moments);
     free(t);
     p->native_time = NULL;
 }
@@ -337,8 +377,8 @@ static int by_operator_time(const void *a, const void *b)
 size_t pi_native_time_by_operator(const struct pi_native_time *t,
                                   int (*keep)(const struct pi_native_operator *row,
                                               const void *context),
-                                  const void *context, struct pi_native_operator **sums,
-                                  uint64_t *total_ns)
+                                  const void *context, int steady,
+                                  struct pi_native_operator **sums, uint64_t *total_ns)
 {
     *sums = NULL;
     *total_ns = 0;
@@ -347,15 +387,16 @@ size_t pi_native_time_by_operator(const struct pi_native_time *t,
     size_t count = 0;
     for (size_t i = 0; i < t->count; i++) {
         const struct pi_native_operator *o = &t->operators[i];
-        if (keep && !keep(o, context))
+        uint64_t ns = steady ? o->steady_ns : o->ns;
+        if ((keep && !keep(o, context)) || (steady && !ns))
             continue;
-        *total_ns += o->ns;
+        *total_ns += ns;
         size_t k = 0;
         while (k < count && strcmp((*sums)[k].name, o->name) != 0)
             k++;
         if (k == count)
             (*sums)[count++].name = o->name;
-        (*sums)[k].ns += o->ns;
+        (*sums)[k].ns += ns;
         (*sums)[k].samples += o->samples;
         (*sums)[k].tid++;
     }

@@ -37,7 +37,17 @@ struct pi_native_operator {
     uint32_t tid;
     char *name;
     uint64_t ns, samples;
+    uint64_t steady_ns; /* of it, inside the process's steady steps */
 };
+
+/* A sample's moment, kept until its file ends, when the steady steps are known. */
+struct pi_native_moment {
+    uint64_t ns, key, dur_ns; /* key: thread << 32 | stack */
+};
+
+/* Samples whose moments are kept per file, at most: 24 MiB (a 10 ms interval on 8 busy
+ * threads fills it in 35 minutes); past it the steady figures are not given. */
+#define PI_NATIVE_MOMENTS_MAX (1u << 20)
 
 /* One process's samples, kept with the process (model.h). */
 struct pi_native_time {
@@ -49,6 +59,12 @@ struct pi_native_time {
     uint64_t loader_ns;    /* samples not walked: the loader's list of modules was locked */
     uint64_t lost_ns;      /* samples the ring had no room for */
     void *pending;         /* this file's sample time by (thread, stack id), until its end */
+    struct pi_native_moment *moments; /* this file's samples, until its end */
+    size_t moment_count, moment_capacity;
+    int moments_full;      /* some were not kept */
+    /* the operators' steady_ns hold the steady steps' samples: the process has steady steps
+     * and every sample's moment was kept */
+    int steady_known;
 };
 
 /* pi_native_time_event - account a PI_REC_NATIVE_SAMPLE of @process (record_dispatch.c) */
@@ -66,13 +82,14 @@ void pi_native_operator_of(const struct pi_call_site *site, char *out, size_t si
  * @sums: receives a new array (free it) whose rows' tid holds how many threads ran it; its
  *        names are @t's
  * @total_ns: receives the kept rows' time in all
+ * @steady: the time inside the steady steps (steady_known), not the whole run's
  * Return: the rows, 0 when none (or without memory).
  */
 size_t pi_native_time_by_operator(const struct pi_native_time *t,
                                   int (*keep)(const struct pi_native_operator *row,
                                               const void *context),
-                                  const void *context, struct pi_native_operator **sums,
-                                  uint64_t *total_ns);
+                                  const void *context, int steady,
+                                  struct pi_native_operator **sums, uint64_t *total_ns);
 
 /* pi_native_time_free - release @process's samples */
 void pi_native_time_free(struct pi_process_info *process);
