@@ -12,6 +12,7 @@
 #include "report.h"
 #include "reports/format/html_flame.h"
 #include "reports/format/output_file.h"
+#include "section_phases.h"
 #include "section_collectives.h"
 #include "section_gemm.h"
 #include "section_device_memory.h"
@@ -50,6 +51,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     pi_report_overview_html(out, a);
     pi_report_verdict_html(out, a);
     pi_report_key_figures_html(out, a);
+    pi_report_phases_html(out, a);
     pi_report_steps_html(out, a);
     pi_report_ranks_html(out, a);
     const struct pi_process_info *training = pi_training_process(a);

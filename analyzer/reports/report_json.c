@@ -12,6 +12,7 @@
 #include "report.h"
 #include "reports/format/output_file.h"
 #include "reports/format/terminal_text.h"
+#include "section_phases.h"
 #include "section_capture_windows.h"
 #include "section_collectives.h"
 #include "section_gemm.h"
@@ -64,6 +65,7 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     pi_report_sites_json(root, a);
     pi_report_python_time_json(root, a);
     pi_report_native_time_json(root, a);
+    pi_report_phases_json(root, a);
     pi_report_ranks_json(root, a);
     pi_report_collectives_json(root, a);
     pi_report_gemm_json(root, a);

@@ -4,6 +4,7 @@
  * turn; every section writes its own part (section_*.c).
  */
 #include "report.h"
+#include "section_phases.h"
 #include "section_capture_windows.h"
 #include "section_collectives.h"
 #include "section_gemm.h"
@@ -33,6 +34,7 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_steps_text(out, a);
     pi_report_ranks_text(out, a);
     pi_report_sites_text(out, a);
+    pi_report_phases_text(out, a);
     pi_report_python_time_text(out, a);
     pi_report_native_time_text(out, a);
     pi_report_collectives_text(out, a);

@@ -41,9 +41,10 @@ struct pi_finding {
      * died ranks before what would end the job */
     enum {
         PI_ENDS_JOB_NOT = 0,
-        PI_ENDS_JOB_GROWTH = 1,
-        PI_ENDS_JOB_DIED = 2,
-        PI_ENDS_JOB_STOPPED = 3, /* stopped from outside: said first, in one line */
+        PI_RANKS_FIRST_OF_PACE = 1, /* compiling took most of the job: before the pace findings */
+        PI_ENDS_JOB_GROWTH = 2,
+        PI_ENDS_JOB_DIED = 3,
+        PI_ENDS_JOB_STOPPED = 4, /* stopped from outside: said first, in one line */
     } ends_job;
     uint64_t ended_ns; /* died: when, the earliest death first (it often causes the others) */
 };
@@ -64,6 +65,10 @@ void pi_finding_evidence(struct pi_finding *finding, const char *name, double va
 /* pi_verdict_deaths - the job's processes that died (verdict_death.c), at most @room
  * findings written to @out: their number */
 int pi_verdict_deaths(const struct pi_analysis *analysis, struct pi_finding *out, int room);
+
+/* pi_verdict_compiling - @process compiled much of its time (verdict_compile.c): 1 when
+ * written to @out */
+int pi_verdict_compiling(const struct pi_process_info *process, struct pi_finding *out);
 
 /* pi_verdict_stop - the job stopped from outside (verdict_stop.c): 1 when written to @out */
 int pi_verdict_stop(const struct pi_analysis *analysis, struct pi_finding *out);

@@ -126,6 +126,7 @@ struct pi_step_sources;
 struct pi_python_time;
 struct pi_python_lines;
 struct pi_native_time;
+struct pi_phases;
 struct pi_ranks;
 
 /* A capture window: recording on request, from start_ns to end_ns (CLOCK_MONOTONIC ns). */
@@ -289,6 +290,8 @@ struct pi_process_info {
     size_t device_count;
     struct pi_python_lines *python_lines; /* the user's lines that held the main thread
                                            * (sites/python_lines.h); NULL: no samples */
+    struct pi_phases *phases; /* start-up, imports, compiling, steps... (sites/phases.h);
+                               * NULL: no Python time samples */
     struct pi_native_time *native_time; /* CPU time by thread and native operator
                                          * (sites/native_time.h); NULL: no samples */
 };

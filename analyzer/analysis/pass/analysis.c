@@ -23,6 +23,7 @@
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_lines.h"
 #include "analysis/sites/native_time.h"
+#include "analysis/sites/phases.h"
 #include "analysis/sites/python_time.h"
 
 const char *const pi_time_class_names[PI_TIME_CLASS_COUNT] = {
@@ -130,6 +131,7 @@ void pi_analysis_free(struct pi_analysis *a)
         pi_relay_free(p);
         pi_python_lines_free(p);
         pi_native_time_free(p);
+        pi_phases_free(p);
         pi_gpu_free_process(p);
     }
     free(a->processes);

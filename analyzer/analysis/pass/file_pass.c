@@ -20,6 +20,7 @@
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_lines.h"
 #include "analysis/sites/native_time.h"
+#include "analysis/sites/phases.h"
 #include "analysis/sites/python_time.h"
 #include "profinject/rank_identity.h"
 
@@ -125,6 +126,7 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
     pi_python_time_finish_file(a, reader);
     pi_python_lines_finish_file(p, reader);
     pi_native_time_finish_file(p, reader);
+    pi_phases_finish_file(p, reader);
 }
 
 void *pi_file_pass_open_observer(const struct pi_analysis_options *options)

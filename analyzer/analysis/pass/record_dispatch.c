@@ -22,6 +22,7 @@
 #include "analysis/sites/python_sites.h"
 #include "analysis/sites/python_lines.h"
 #include "analysis/sites/native_time.h"
+#include "analysis/sites/phases.h"
 #include "analysis/sites/python_time.h"
 
 #include <stdio.h>
@@ -261,6 +262,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_PY_SAMPLE:
         p->python = 1;
         pi_python_time_event(a, p, ev);
+        pi_phases_event(p, ev);
         pi_python_lines_event(p, ev);
         return;
     case PI_REC_WAKE: /* in a process with data-loader workers */
