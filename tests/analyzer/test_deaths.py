@@ -21,11 +21,13 @@ SOURCE = os.environ["PI_SOURCE"]
 PROGRAM = os.path.join(SOURCE, "tests", "programs", "dying_job.py")
 
 
-def run_job(mode, cgroup=None):
-    """The job under the preload (in the memory cgroup folder @cgroup): its return code, its
-    own account, the report as JSON."""
+def run_job(mode, cgroup=None, summary=False):
+    """The job under the preload (in the memory cgroup folder @cgroup; in summary mode): its
+    return code, its own account, the report as JSON."""
     traces = tempfile.mkdtemp()
     env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+    if summary:
+        env["PROFINJECT_MODE"] = "summary"
 
     def enter_cgroup():
         with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
@@ -35,6 +37,13 @@ def run_job(mode, cgroup=None):
                            stderr=subprocess.PIPE, text=True,
                            preexec_fn=enter_cgroup if cgroup else None)
     said = ""  # what it said before it waited
+    if mode == "loop_term":  # this process stops it once it has run 30 steps
+        for line in job.stdout:
+            said += line
+            if line.split()[:2] == ["step", "30"]:
+                time.sleep(0.2)
+                job.send_signal(signal.SIGTERM)
+                break
     if mode in ("term", "hang"):  # this process sends the signal once the job says it waits
         for line in job.stdout:
             said += line
@@ -177,6 +186,31 @@ class Deaths(unittest.TestCase):
         # after the 20 steps it printed
         self.assertEqual(len(account["steps"]), 20)
         return job, account, report, first
+
+    def test_a_step_cut_by_the_stop_is_no_step(self, summary=False):
+        """Stopped in the middle of its DataLoader loop: the steps are the ones it finished,
+        by its own account, and the stop says so."""
+        job, account, report, text, self.traces = run_job("loop_term", summary=summary)
+        self.assertEqual(job.returncode, -signal.SIGTERM)
+        first = report["verdict"][0]
+        self.assertEqual(first["kind"], "stopped", first)
+        self.assertNotIn("died", [f["kind"] for f in report["verdict"]])
+        done = len(account["steps"])
+        self.assertGreaterEqual(done, 30)
+        [main] = [p for p in report["processes"] if p["pid"] == account["pid"]]
+        self.assertEqual(main["steps"]["count"], done, main["steps"])
+        self.assertEqual(evidence(first)["steps_done"], done)
+        self.assertIn(f"after {done} of the training loop's {done} steps", first["summary"])
+
+    def test_a_step_cut_by_the_stop_is_no_step_in_summary_mode(self):
+        self.test_a_step_cut_by_the_stop_is_no_step(summary=True)
+
+    def test_a_stop_names_its_sender_in_summary_mode(self):
+        job, account, report, text, self.traces = run_job("term", summary=True)
+        first = report["verdict"][0]
+        self.assertEqual(first["kind"], "stopped", first)
+        self.assertEqual(evidence(first)["sender_pid"], os.getpid())
+        self.assertEqual(evidence(first)["signal"], signal.SIGTERM)
 
     def test_a_stop_names_its_sender(self):
         job, account, _, first = self.first_stop("term")

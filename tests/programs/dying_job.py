@@ -18,6 +18,8 @@ CLOCK_MONOTONIC time in ns) and, for a worker that dies, "worker_died P T".
                  PyTorch then raises in the main process
   worker_oom     a DataLoader worker keeps 40 MiB of every sample it makes
                  (run it in a memory cgroup: the OOM killer takes it)
+  loop_term      a DataLoader loop of matrix products, printing each step, until
+                 another process sends it SIGTERM
 """
 import ctypes
 import os
@@ -49,6 +51,18 @@ def steps(n):
     return x
 
 
+def loop_until_stopped():
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    weight = torch.randn(256, 256)
+    loader = DataLoader(TensorDataset(torch.randn(1_000_000, 256)), batch_size=32, num_workers=1)
+    for n, (batch,) in enumerate(loader, 1):
+        for _ in range(20):
+            batch = torch.tanh(batch @ weight)
+        say("step", n, time.monotonic_ns())
+
+
 def worker_killed(keep_mib=0):
     import torch
     from torch.utils.data import DataLoader, Dataset
@@ -78,6 +92,8 @@ def worker_killed(keep_mib=0):
 
 mode = sys.argv[1]
 say("pid", os.getpid())
+if mode == "loop_term":
+    loop_until_stopped()
 if mode in ("worker_killed", "worker_oom"):
     worker_killed(40 if mode == "worker_oom" else 0)
     sys.exit(0)
