@@ -99,5 +99,30 @@ class Phases(unittest.TestCase):
         self.assertIn("checkpoint saving", phases)
 
 
+class TrainerPhases(unittest.TestCase):
+    """workloads/trainer_phases.py: a Trainer's training, evaluate() and save_model(), each
+    timed by the job with perf_counter."""
+
+    def test_evaluation_and_saving_by_the_job_s_clock(self):
+        traces = tempfile.mkdtemp()
+        env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, OMP_NUM_THREADS="1")
+        ran = subprocess.run([sys.executable, os.path.join(os.path.dirname(WORKLOAD),
+                                                            "trainer_phases.py")],
+                             env=env, capture_output=True, text=True, timeout=600)
+        self.assertEqual(ran.returncode, 0, ran.stderr[-3000:])
+        own = json.loads(ran.stdout.splitlines()[-1])
+        self.assertEqual(own["global_step"], 40)
+        out = os.path.join(tempfile.mkdtemp(), "report.json")
+        result = subprocess.run([ANALYZE, traces, "--json", out], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(out) as f:
+            report = json.load(f)
+        [ns] = [p["ns"] for p in report["phases"] if p["ns"].get("evaluation")]
+        self.assertAlmostEqual(ns["evaluation"] / 1e9, own["evaluate_s"],
+                               delta=0.1 * own["evaluate_s"] + 0.05)
+        self.assertAlmostEqual(ns["checkpoint saving"] / 1e9, own["save_s"],
+                               delta=0.25 * own["save_s"] + 0.1)
+
+
 if __name__ == "__main__":
     unittest.main()
