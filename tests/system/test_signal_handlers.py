@@ -105,6 +105,22 @@ class OwnHandlers(unittest.TestCase):
             self.assertIn(f"worker handled {signal.SIGTERM.value}", out)
             self.assertIn("worker status 0", out)
 
+    def test_a_c_program_s_sigaction_handler_runs(self):
+        """SA_SIGINFO, after a vfork child reset SIGTERM before its exec: the handler runs
+        and sees the signal's own sender, as without the profiler."""
+        program = os.path.join(os.environ["PI_PROGRAMS"], "prog_own_handler")
+        alone = subprocess.run([program], capture_output=True, text=True, timeout=60)
+        self.assertEqual(alone.returncode, 0, alone.stdout)
+        for name, env in MODES.items():
+            with self.subTest(mode=name):
+                ran = subprocess.run([program], capture_output=True, text=True, timeout=60,
+                                     env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                              PROFINJECT_OUTPUT=tempfile.mkdtemp(), **env))
+                self.assertEqual(ran.returncode, 0, ran.stdout + ran.stderr)
+                said = ran.stdout.split()
+                self.assertEqual(said[1], str(signal.SIGTERM.value))
+                self.assertEqual(said[3], said[5].rstrip(")"), "its own pid sent it")
+
     def test_a_handler_installed_before_an_attach_runs(self):
         """The handler exists before the profiler's own: attach puts ours in front of it."""
         job = subprocess.Popen([sys.executable, PROGRAM, "before"], stdin=subprocess.PIPE,
