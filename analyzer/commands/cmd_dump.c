@@ -297,6 +297,10 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
                 PI_GEMM_A_TYPE(r->arg[2]), PI_GEMM_D_TYPE(r->arg[2]), PI_GEMM_COMPUTE(r->arg[2]),
                 ev->dur_ns);
         break;
+    case PI_REC_SIGNAL_SENDER:
+        fprintf(dump_out, " pid=%" PRIu64 " signal=%" PRIu64 " command=\"%s\"", r->arg[0],
+                r->arg[2], string_or(reader, r->arg[1], ""));
+        break;
     case PI_REC_DEVICE:
         fprintf(dump_out, " ordinal=%" PRIu32 " cc=%u.%u sms=%" PRIu32 " clock_khz=%" PRIu32
                           " name=\"%s\"",

@@ -48,12 +48,18 @@ void pi_signal_origin_of(const struct pi_analysis *a, const struct pi_process_in
     if (s->flags & PI_SIGNAL_SENT) {
         uint32_t pid = (uint32_t)s->detail, uid = (uint32_t)(s->detail >> 32);
         const struct pi_process_info *sender = pi_process_by_pid(a, (int)pid);
+        const char *named = NULL; /* an untraced sender, as the process named it */
+        for (int k = 0; k < p->sender_count && !named; k++)
+            if (p->senders[k].pid == pid)
+                named = p->senders[k].command;
         if (pid == (uint32_t)p->header.pid)
             snprintf(out, size, " raised by the process itself (abort(), raise() or kill of its own pid)");
+        else if (sender && sender->command)
+            snprintf(out, size, " sent by pid %" PRIu32 " (uid %" PRIu32 ", %s)", pid, uid,
+                     sender->command);
         else
-            snprintf(out, size, " sent by pid %" PRIu32 " (uid %" PRIu32 "%s%s)", pid, uid,
-                     sender && sender->command ? ", " : ", not traced",
-                     sender && sender->command ? sender->command : "");
+            snprintf(out, size, " sent by pid %" PRIu32 " (uid %" PRIu32 ", %s%snot traced)", pid,
+                     uid, named ? named : "", named ? ", " : "");
     } else if (s->flags & PI_SIGNAL_FAULT) {
         const char *kind = fault_kind(s->signo, s->code);
         snprintf(out, size, ", a fault of its own at address 0x%" PRIx64 "%s%s%s", s->detail,

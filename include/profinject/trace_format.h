@@ -375,6 +375,12 @@ enum pi_record_kind {
      * string id of its name ("NVIDIA H100 80GB HBM3"). A query the driver
      * refused reads 0. */
     PI_REC_DEVICE = 44,
+    /* Format 13, by the writer at the flush after a SIGINT, SIGTERM or SIGHUP
+     * that another process sent (ended the process or its handler took it):
+     * who that was, read from /proc while it may still run. arg0 = its pid,
+     * arg1 = string id of its command line (arguments joined by spaces, at
+     * most 256 bytes; 0: gone or not readable), arg2 = the signal. */
+    PI_REC_SIGNAL_SENDER = 45,
     PI_REC_KIND_COUNT
 };
 
@@ -909,6 +915,7 @@ static inline unsigned pi_kinds_of_version(unsigned version)
            : version < 8 ? PI_REC_THREAD_CPU + 1
            : version < 9 ? PI_REC_PROC_PSS + 1
            : version < 12 ? PI_REC_NATIVE_SAMPLE + 1
+           : version < 13 ? PI_REC_DEVICE + 1
                           : PI_REC_KIND_COUNT;
 }
 

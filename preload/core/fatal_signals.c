@@ -43,6 +43,9 @@ static void *fatal_context; /* the handler's ucontext_t */
 enum { STOP_FREE, STOP_FILLING, STOP_READY };
 static _Atomic int stop_state;
 static struct pi_stop_signal stop_taken;
+/* senders of stop signals for the writer to name: [0] the fatal one's, [1] the handled one's;
+ * a pid | the signal << 32, 0: none */
+static _Atomic uint64_t senders[2];
 
 int pi_fatal_signal_handled(int sig)
 {
@@ -95,11 +98,33 @@ static unsigned signal_origin(int sig, const siginfo_t *info, uint64_t *from)
     return 0;
 }
 
+/* Have the writer name the process that sent stop signal @sig (slot 0: fatal, 1: handled). */
+static void name_sender(int slot, int sig, unsigned flags, uint64_t from)
+{
+    uint32_t pid = (uint32_t)from;
+    if (is_stop(sig) && (flags & PI_SIGNAL_SENT) && pid && pid != (uint32_t)pi_recorder_pid())
+        atomic_store(&senders[slot], pid | (uint64_t)(uint32_t)sig << 32);
+}
+
+int pi_signal_senders_take(uint32_t pids[2], uint32_t signals[2])
+{
+    int n = 0;
+    for (int slot = 0; slot < 2; slot++) {
+        uint64_t sender = atomic_exchange(&senders[slot], 0);
+        if (!sender)
+            continue;
+        pids[n] = (uint32_t)sender;
+        signals[n++] = (uint32_t)(sender >> 32);
+    }
+    return n;
+}
+
 /* The signal, and who sent it or where the thread faulted (PI_REC_FATAL_SIGNAL). */
 static void emit_signal(int sig, const siginfo_t *info, int in_profiler)
 {
     uint64_t from;
     unsigned flags = signal_origin(sig, info, &from);
+    name_sender(0, sig, flags, from);
     fatal_ts = pi_clock_ticks();
     fatal_in_profiler = in_profiler;
     atomic_store(&fatal_tid, (uint32_t)pi_current_tid());
@@ -117,6 +142,7 @@ static void keep_stop(int sig, const siginfo_t *info)
     stop_taken.tid = (uint32_t)pi_current_tid();
     stop_taken.flags = signal_origin(sig, info, &stop_taken.from) | PI_SIGNAL_HANDLED;
     stop_taken.signal_and_code = (uint32_t)sig | (uint64_t)(uint32_t)(info ? info->si_code : 0) << 32;
+    name_sender(1, sig, stop_taken.flags, stop_taken.from);
     atomic_store(&stop_state, STOP_READY);
 }
 

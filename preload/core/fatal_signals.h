@@ -36,6 +36,16 @@ struct pi_stop_signal {
  */
 int pi_stop_signal_take(struct pi_stop_signal *out);
 
+/**
+ * pi_signal_senders_take - the processes that sent stop signals since the last call, for the
+ * writer to name (PI_REC_SIGNAL_SENDER): the one that sent the signal ending the process and
+ * the one whose signal the application's handler took
+ * @pids: receives up to 2 pids, @signals their signals
+ *
+ * Return: how many.
+ */
+int pi_signal_senders_take(uint32_t pids[2], uint32_t signals[2]);
+
 /* pi_fatal_signals_install - put our handler in front of each handled signal (at start-up) */
 void pi_fatal_signals_install(void);
 

@@ -218,7 +218,10 @@ class Deaths(unittest.TestCase):
         self.assertEqual(evidence(first)["signal"], signal.SIGTERM)
         self.assertEqual(evidence(first)["sender_pid"], os.getpid())
         self.assertEqual(evidence(first)["sender_uid"], os.getuid())
-        self.assertIn(f"SIGTERM sent by pid {os.getpid()} (uid {os.getuid()}, not traced)",
+        # named by its command line as the kernel has it for this very process
+        with open("/proc/self/cmdline", "rb") as f:
+            me = f.read().rstrip(b"\0").replace(b"\0", b" ").decode()
+        self.assertIn(f"SIGTERM sent by pid {os.getpid()} (uid {os.getuid()}, {me}, not traced)",
                       first["summary"])
         self.assertEqual(evidence(first)["signal_code"], 0)  # SI_USER: kill()
         # it spun in spin() while it waited: the line the signal found it on

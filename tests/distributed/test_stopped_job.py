@@ -96,9 +96,9 @@ class StoppedTorchrun(unittest.TestCase):
         self.assertEqual(ranks[HUNG_RANK]["where"], "stuck")
         return traces, ranks, signalled
 
-    def check_report_says_stopped(self, traces, ranks, sender):
-        """One finding, first: stopped by SIGTERM from @sender, the agent's handler took it,
-        the ranks with it; no death."""
+    def check_report_says_stopped(self, traces, ranks, sender, sender_command):
+        """One finding, first: stopped by SIGTERM from @sender (whose command line holds
+        @sender_command), the agent's handler took it, the ranks with it; no death."""
         out = os.path.join(tempfile.mkdtemp(), "report.json")
         result = subprocess.run([ANALYZE, traces, "--json", out], capture_output=True, text=True)
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -110,6 +110,9 @@ class StoppedTorchrun(unittest.TestCase):
         evidence = first["evidence"]
         self.assertEqual(evidence["signal"], signal.SIGTERM)
         self.assertEqual(evidence["sender_pid"], sender)
+        # the sender is no process of the job: named as it was when it sent the signal
+        self.assertIn(f"sent by pid {sender} (uid {os.getuid()}, ", first["summary"])
+        self.assertIn(sender_command, first["summary"])
         self.assertEqual(evidence["handled"], 1, "torchrun's agent took it")
         self.assertEqual(evidence["processes_stopped"], 1 + RANKS)
         for rank in ranks.values():
@@ -121,15 +124,15 @@ class StoppedTorchrun(unittest.TestCase):
 
     def test_sigterm_to_the_launcher(self):
         traces, ranks, launcher = self.check_stopped_as_without_the_profiler("launcher")
-        self.check_report_says_stopped(traces, ranks, sender=launcher)  # it passed it on
+        self.check_report_says_stopped(traces, ranks, launcher, "profinject run -o ")  # it passed it on
 
     def test_sigterm_to_torchrun_under_the_preload(self):
         traces, ranks, _ = self.check_stopped_as_without_the_profiler("preload")
-        self.check_report_says_stopped(traces, ranks, sender=os.getpid())
+        self.check_report_says_stopped(traces, ranks, os.getpid(), os.path.basename(__file__))
 
     def test_sigterm_to_the_launcher_in_summary_mode(self):
         traces, ranks, launcher = self.check_stopped_as_without_the_profiler("summary")
-        self.check_report_says_stopped(traces, ranks, sender=launcher)
+        self.check_report_says_stopped(traces, ranks, launcher, "profinject run --summary -o ")
 
 
 if __name__ == "__main__":

@@ -210,6 +210,12 @@ struct pi_process_info {
      * Python's KeyboardInterrupt, torchrun's agent; site is never set */
     struct pi_fatal_signal stop;
     int stopped; /* enum pi_stopped_how (pass/job_stop.h): ended with the job's stop */
+    /* the processes that sent it stop signals, named as the signal came (format 13) */
+    struct pi_signal_sender {
+        uint32_t pid;
+        char *command; /* its command line then; NULL: gone or not readable */
+    } senders[4];
+    int sender_count;
     uint64_t stderr_bytes;  /* what it wrote to stderr in all */
     uint64_t children;     /* fork records */
     /* the children it reaped and how they ended, by its wait calls (format 9) */

@@ -118,6 +118,8 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->host);
         free(p->cgroup);
         free(p->stderr_tail);
+        for (int k = 0; k < p->sender_count; k++)
+            free(p->senders[k].command);
         free(p->inherited_unresolved);
         pi_working_span_free(p);
         pi_call_site_free(p->fatal.site);

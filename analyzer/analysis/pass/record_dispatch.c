@@ -256,6 +256,13 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_NATIVE_SAMPLE:
         pi_native_time_event(p, ev);
         return;
+    case PI_REC_SIGNAL_SENDER:
+        if (p->sender_count < (int)(sizeof(p->senders) / sizeof(p->senders[0]))) {
+            const char *command = pi_reader_string(reader, r->arg[1]);
+            p->senders[p->sender_count++] =
+                (struct pi_signal_sender){(uint32_t)r->arg[0], command ? strdup(command) : NULL};
+        }
+        return;
     case PI_REC_DEVICE:
         device_described(p, reader, r);
         return;
