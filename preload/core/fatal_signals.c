@@ -21,6 +21,7 @@
 #include "process_events.h"
 #include "real_functions.h"
 #include "recorder.h"
+#include "signal_notes.h"
 #define SIGNAL_FLUSH_TIMEOUT_MS 1000
 
 static const int handled_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
@@ -36,16 +37,6 @@ static _Atomic uint32_t fatal_tid;
 static uint64_t fatal_ts;
 static int fatal_in_profiler;
 static void *fatal_context; /* the handler's ucontext_t */
-
-/* The first stop signal the application's own handler took since the writer last looked:
- * filled in the handler, recorded by the writer (a handler that returns must not touch the
- * thread's buffer, which the interrupted code may be filling). */
-enum { STOP_FREE, STOP_FILLING, STOP_READY };
-static _Atomic int stop_state;
-static struct pi_stop_signal stop_taken;
-/* senders of stop signals for the writer to name: [0] the fatal one's, [1] the handled one's;
- * a pid | the signal << 32, 0: none */
-static _Atomic uint64_t senders[2];
 
 int pi_fatal_signal_handled(int sig)
 {
@@ -103,20 +94,7 @@ static void name_sender(int slot, int sig, unsigned flags, uint64_t from)
 {
     uint32_t pid = (uint32_t)from;
     if (is_stop(sig) && (flags & PI_SIGNAL_SENT) && pid && pid != (uint32_t)pi_recorder_pid())
-        atomic_store(&senders[slot], pid | (uint64_t)(uint32_t)sig << 32);
-}
-
-int pi_signal_senders_take(uint32_t pids[2], uint32_t signals[2])
-{
-    int n = 0;
-    for (int slot = 0; slot < 2; slot++) {
-        uint64_t sender = atomic_exchange(&senders[slot], 0);
-        if (!sender)
-            continue;
-        pids[n] = (uint32_t)sender;
-        signals[n++] = (uint32_t)(sender >> 32);
-    }
-    return n;
+        pi_signal_note_sender(slot, pid, sig);
 }
 
 /* The signal, and who sent it or where the thread faulted (PI_REC_FATAL_SIGNAL). */
@@ -135,24 +113,13 @@ static void emit_signal(int sig, const siginfo_t *info, int in_profiler)
 /* A stop signal the application's handler is about to take, kept for the writer. */
 static void keep_stop(int sig, const siginfo_t *info)
 {
-    int expected = STOP_FREE;
-    if (!atomic_compare_exchange_strong(&stop_state, &expected, STOP_FILLING))
-        return; /* one not yet recorded: the first of a burst says who stopped the job */
-    stop_taken.ts = pi_clock_ticks();
-    stop_taken.tid = (uint32_t)pi_current_tid();
-    stop_taken.flags = signal_origin(sig, info, &stop_taken.from) | PI_SIGNAL_HANDLED;
-    stop_taken.signal_and_code = (uint32_t)sig | (uint64_t)(uint32_t)(info ? info->si_code : 0) << 32;
-    name_sender(1, sig, stop_taken.flags, stop_taken.from);
-    atomic_store(&stop_state, STOP_READY);
-}
-
-int pi_stop_signal_take(struct pi_stop_signal *out)
-{
-    if (atomic_load(&stop_state) != STOP_READY)
-        return 0;
-    *out = stop_taken;
-    atomic_store(&stop_state, STOP_FREE);
-    return 1;
+    struct pi_stop_signal stop;
+    stop.ts = pi_clock_ticks();
+    stop.tid = (uint32_t)pi_current_tid();
+    stop.flags = signal_origin(sig, info, &stop.from) | PI_SIGNAL_HANDLED;
+    stop.signal_and_code = (uint32_t)sig | (uint64_t)(uint32_t)(info ? info->si_code : 0) << 32;
+    if (pi_signal_note_stop(&stop)) /* the sender of the one recorded */
+        name_sender(1, sig, stop.flags, stop.from);
 }
 
 int pi_fatal_signal_moment(uint64_t *ts, int *in_profiler, void **context)

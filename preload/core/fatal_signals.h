@@ -18,34 +18,6 @@
  */
 int pi_fatal_signal_moment(uint64_t *ts, int *in_profiler, void **context);
 
-/* A stop signal (SIGINT, SIGTERM, SIGHUP) that the application's own handler took. */
-struct pi_stop_signal {
-    uint64_t ts;
-    uint32_t tid;              /* the thread it was delivered to */
-    unsigned flags;            /* PI_SIGNAL_HANDLED, with PI_SIGNAL_SENT when a process sent it */
-    uint64_t signal_and_code;  /* PI_REC_FATAL_SIGNAL's arg0 */
-    uint64_t from;             /* its arg1 */
-};
-
-/**
- * pi_stop_signal_take - the first stop signal the application's handler took since the last
- * call, for the writer to record (PI_REC_FATAL_SIGNAL with PI_SIGNAL_HANDLED)
- * @out: receives it
- *
- * Return: 1 when there was one, else 0.
- */
-int pi_stop_signal_take(struct pi_stop_signal *out);
-
-/**
- * pi_signal_senders_take - the processes that sent stop signals since the last call, for the
- * writer to name (PI_REC_SIGNAL_SENDER): the one that sent the signal ending the process and
- * the one whose signal the application's handler took
- * @pids: receives up to 2 pids, @signals their signals
- *
- * Return: how many.
- */
-int pi_signal_senders_take(uint32_t pids[2], uint32_t signals[2]);
-
 /* pi_fatal_signals_install - put our handler in front of each handled signal (at start-up) */
 void pi_fatal_signals_install(void);
 

@@ -18,10 +18,10 @@
 #include "process_events.h"
 #include "process_sample.h"
 #include "diagnostics.h"
-#include "fatal_signals.h"
 #include "frame_output.h"
 #include "pool_sizing.h"
 #include "raw_syscalls.h"
+#include "signal_notes.h"
 #include "live_figures.h"
 #include "summary_mode.h"
 #include "trace_file.h"
@@ -95,32 +95,9 @@ static void stage_stop_signal(struct pi_writer *w)
     r->flags = (uint16_t)stop.flags;
 }
 
-/* The processes that sent stop signals, named before the buffers are drained so that their
- * command lines' strings are defined in the same frame as the records naming them. */
-struct signal_senders {
-    uint32_t pids[2], signals[2], commands[2];
-    int count;
-};
-
-static void name_signal_senders(struct signal_senders *s)
-{
-    s->count = pi_signal_senders_take(s->pids, s->signals);
-    for (int i = 0; i < s->count; i++) {
-        char path[32], command[257];
-        snprintf(path, sizeof(path), "/proc/%u/cmdline", s->pids[i]);
-        size_t n = pi_sys_read_file(path, command, sizeof(command));
-        while (n > 0 && command[n - 1] == '\0')
-            n--;
-        for (size_t k = 0; k < n; k++)
-            if (command[k] == '\0')
-                command[k] = ' ';
-        /* the table itself: pi_intern refuses once the process is ending, the moment a
-         * stop signal is most often named */
-        s->commands[i] = n ? pi_strings_intern(&pi_rec.strings, command, n) : 0;
-    }
-}
-
-static void stage_signal_senders(struct pi_writer *w, const struct signal_senders *s)
+/* The processes that sent stop signals (named before the buffers were drained, so their
+ * command lines' strings are defined in the frame ahead of these records). */
+static void stage_signal_senders(struct pi_writer *w, const struct pi_signal_senders *s)
 {
     for (int i = 0; i < s->count; i++)
         stage_process_record(w, PI_REC_SIGNAL_SENDER, pi_clock_ticks(), s->pids[i],
@@ -389,9 +366,9 @@ static void writer_loop(struct pi_writer *w)
          * control socket was never made) */
         uint64_t early = w->settled ? slack : 0;
         int partial = stopping || now + early >= w->next_flush_ns || flush_asked;
-        struct signal_senders senders = {.count = 0};
+        struct pi_signal_senders senders = {.count = 0};
         if (partial)
-            name_signal_senders(&senders);
+            pi_signal_senders_name(&senders);
         /* the process ends inside the recording (not in a pause between windows) */
         int ends_recorded = stopping && atomic_exchange(&pi_recording, 0) != 0;
         if (ends_recorded && pi_rec.config.test_stop_stall_ns) /* the tests' build: 0 else */

@@ -125,8 +125,19 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
     pi_python_sites_finish_file(a, reader);
     pi_python_time_finish_file(a, reader);
     pi_python_lines_finish_file(p, reader);
-    pi_native_time_finish_file(p, reader);
-    pi_phases_finish_file(p, reader);
+    struct pi_step_bounds bounds = {0, 0, 0};
+    const struct pi_steps *steps = &p->steps;
+    if (steps->count) {
+        bounds.first_start_ns = pi_steps_start_ns(steps, 0);
+        bounds.steady_start_ns =
+            steps->warmup < steps->count ? pi_steps_start_ns(steps, steps->warmup) : bounds.first_start_ns;
+        bounds.last_end_ns = pi_steps_end_ns(steps, steps->count - 1);
+    }
+    /* the steady steps' native samples: where there are steady steps past the warm-up */
+    int steady = steps->count > steps->warmup + 1;
+    pi_native_time_finish_file(p, reader, steady ? bounds.steady_start_ns : 0,
+                               steady ? bounds.last_end_ns : 0);
+    pi_phases_finish_file(p, reader, &bounds);
 }
 
 void *pi_file_pass_open_observer(const struct pi_analysis_options *options)

@@ -7,7 +7,6 @@
 
 #include "analysis/common/array_room.h"
 #include "analysis/common/u64_map.h"
-#include "analysis/host/steps.h"
 
 void pi_native_time_event(struct pi_process_info *p, const struct pi_event *ev)
 {
@@ -49,17 +48,12 @@ void pi_native_time_event(struct pi_process_info *p, const struct pi_event *ev)
     t->moments[t->moment_count++] = (struct pi_native_moment){ev->ts_ns, tid << 32 | stack, ns};
 }
 
-/* The samples' time inside @p's steady steps by (thread, stack id), into a new map; NULL
- * when it has none (or not every moment was kept). */
-static struct pi_u64_map *steady_time(const struct pi_process_info *p,
-                                      const struct pi_native_time *t)
+/* The samples' time from @start to @end (the steady steps) by (thread, stack id), into a new
+ * map; NULL when there are none (or not every moment was kept). */
+static struct pi_u64_map *steady_time(const struct pi_native_time *t, uint64_t start,
+                                      uint64_t end)
 {
-    const struct pi_steps *steps = &p->steps;
-    if (t->moments_full || steps->count <= steps->warmup + 1)
-        return NULL;
-    uint64_t start = pi_steps_start_ns(steps, steps->warmup);
-    uint64_t end = pi_steps_end_ns(steps, steps->count - 1);
-    if (end <= start)
+    if (t->moments_full || end <= start)
         return NULL;
     struct pi_u64_map *steady = pi_u64_map_new();
     for (size_t i = 0; steady && i < t->moment_count; i++) {
@@ -315,13 +309,14 @@ static int by_time(const void *a, const void *b)
     return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void pi_native_time_finish_file(struct pi_process_info *p, const struct pi_reader *reader)
+void pi_native_time_finish_file(struct pi_process_info *p, const struct pi_reader *reader,
+                                uint64_t steady_start_ns, uint64_t steady_end_ns)
 {
     struct pi_native_time *t = p->native_time;
     struct pi_u64_map *pending = t ? t->pending : NULL;
     if (!pending)
         return;
-    struct pi_u64_map *steady = steady_time(p, t);
+    struct pi_u64_map *steady = steady_time(t, steady_start_ns, steady_end_ns);
     t->steady_known = steady != NULL;
     for (size_t i = 0; i < pending->capacity; i++) {
         const struct pi_u64_entry *e = &pending->slots[i];

@@ -70,8 +70,10 @@ struct pi_native_time {
 /* pi_native_time_event - account a PI_REC_NATIVE_SAMPLE of @process (record_dispatch.c) */
 void pi_native_time_event(struct pi_process_info *process, const struct pi_event *ev);
 
-/* pi_native_time_finish_file - name @process's stacks while the file's definitions are known */
-void pi_native_time_finish_file(struct pi_process_info *process, const struct pi_reader *reader);
+/* pi_native_time_finish_file - name @process's stacks while the file's definitions are known;
+ * the samples from @steady_start_ns to @steady_end_ns are the steady steps' (0s: none) */
+void pi_native_time_finish_file(struct pi_process_info *process, const struct pi_reader *reader,
+                                uint64_t steady_start_ns, uint64_t steady_end_ns);
 
 /* pi_native_operator_of - the operator @site's sample is credited to, into @out */
 void pi_native_operator_of(const struct pi_call_site *site, char *out, size_t size);

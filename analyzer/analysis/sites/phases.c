@@ -7,7 +7,6 @@
 
 #include "analysis/common/array_room.h"
 #include "analysis/common/u64_map.h"
-#include "analysis/host/steps.h"
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_time.h"
 
@@ -82,17 +81,16 @@ static enum pi_phase phase_of_stack(const struct pi_call_site *site)
     return found;
 }
 
-/* The phase of a sample that no stack named, by when it came against @p's steps. */
-static enum pi_phase phase_by_steps(const struct pi_process_info *p, uint64_t ns)
+/* The phase of a sample that no stack named, by when it came against the steps. */
+static enum pi_phase phase_by_steps(const struct pi_step_bounds *steps, uint64_t ns)
 {
-    const struct pi_steps *steps = &p->steps;
-    if (!steps->count)
+    if (!steps->last_end_ns)
         return PI_PHASE_RUNNING;
-    if (ns <= pi_steps_start_ns(steps, 0))
+    if (ns <= steps->first_start_ns)
         return PI_PHASE_STARTUP;
-    if (ns > pi_steps_end_ns(steps, steps->count - 1))
+    if (ns > steps->last_end_ns)
         return PI_PHASE_SHUTDOWN;
-    if (steps->warmup < steps->count && ns <= pi_steps_start_ns(steps, steps->warmup))
+    if (ns <= steps->steady_start_ns)
         return PI_PHASE_WARMUP;
     return PI_PHASE_STEADY;
 }
@@ -159,7 +157,8 @@ static void add_compiling(struct pi_phases *ph, const struct pi_reader *reader, 
     c->compiling_ns += dur;
 }
 
-void pi_phases_finish_file(struct pi_process_info *p, const struct pi_reader *reader)
+void pi_phases_finish_file(struct pi_process_info *p, const struct pi_reader *reader,
+                           const struct pi_step_bounds *steps)
 {
     struct pi_phases *ph = p->phases;
     if (!ph || !ph->moment_count)
@@ -180,7 +179,7 @@ void pi_phases_finish_file(struct pi_process_info *p, const struct pi_reader *re
                 phase = (enum pi_phase)(e->value[0] - 1);
         }
         if (phase == PI_PHASE_COUNT)
-            phase = phase_by_steps(p, m->ns);
+            phase = phase_by_steps(steps, m->ns);
         uint64_t start = m->ns > m->dur_ns ? m->ns - m->dur_ns : m->ns;
         ph->ns[phase] += m->dur_ns;
         ph->sampled_ns += m->dur_ns;

@@ -77,8 +77,16 @@ const char *pi_phase_name(enum pi_phase phase);
 /* pi_phases_event - keep a PI_REC_PY_SAMPLE of @process (record_dispatch.c) */
 void pi_phases_event(struct pi_process_info *process, const struct pi_event *ev);
 
+/* Where a process's steps lie, for its phases (0s: no steps). */
+struct pi_step_bounds {
+    uint64_t first_start_ns; /* the first step's start */
+    uint64_t steady_start_ns; /* the first steady step's start (the warm-up's end) */
+    uint64_t last_end_ns;    /* the last step's end */
+};
+
 /* pi_phases_finish_file - place the file's samples in phases, once its steps are known */
-void pi_phases_finish_file(struct pi_process_info *process, const struct pi_reader *reader);
+void pi_phases_finish_file(struct pi_process_info *process, const struct pi_reader *reader,
+                           const struct pi_step_bounds *steps);
 
 /* pi_phases_free - release @process's phases */
 void pi_phases_free(struct pi_process_info *process);
