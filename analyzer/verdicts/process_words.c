@@ -34,6 +34,14 @@ uint64_t pi_steps_done_by(const struct pi_process_info *training, uint64_t ns)
     return n;
 }
 
+uint64_t pi_steps_started_by(const struct pi_process_info *training, uint64_t ns)
+{
+    uint64_t n = 0;
+    while (n < training->steps.count && pi_steps_start_ns(&training->steps, n) <= ns)
+        n++;
+    return n;
+}
+
 void pi_printable(char *out, size_t size, const char *text, size_t length)
 {
     size_t at = 0;

@@ -20,6 +20,11 @@ const char *pi_process_role(const struct pi_process_info *p,
 /* pi_steps_done_by - the training loop's steps complete by @ns */
 uint64_t pi_steps_done_by(const struct pi_process_info *training, uint64_t ns);
 
+/* pi_steps_started_by - the training loop's steps begun by @ns: a step cut by the process's
+ * end is none, so at a stop these are the steps it did (in summary mode the last one's end
+ * can read a little after the signal) */
+uint64_t pi_steps_started_by(const struct pi_process_info *training, uint64_t ns);
+
 /* pi_printable - @text (of @length) into @out with control characters as \xHH: a traced
  * name or a line of stderr must not drive the analyst's terminal */
 void pi_printable(char *out, size_t size, const char *text, size_t length);

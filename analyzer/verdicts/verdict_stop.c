@@ -124,7 +124,7 @@ int pi_verdict_stop(const struct pi_analysis *a, struct pi_finding *f)
         pi_signal_origin_of(a, p, s, origin, sizeof(origin));
     naming(p, training, name, sizeof(name));
     if (training && training->steps.count) {
-        uint64_t done = pi_steps_done_by(training, stop->ns);
+        uint64_t done = pi_steps_started_by(training, stop->ns);
         snprintf(steps, sizeof(steps), ", after %" PRIu64 " of the training loop's %" PRIu64
                  " steps", done, training->steps.count);
         pi_finding_evidence(f, "steps_done", (double)done, "");
