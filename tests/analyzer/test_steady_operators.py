@@ -41,8 +41,13 @@ class SteadyOperators(unittest.TestCase):
     def test_the_whole_run_table_holds_the_start_up_sort(self):
         [main] = [t for t in self.report["native_time"] if t["pid"] == self.finding["pid"]]
         sort_ns = sum(r["ns"] for r in main["operators"] if r["operator"].startswith("aten::sort"))
-        # samples every 10 ms of CPU: within a few of them, and 10% of the job's own clock
-        self.assertAlmostEqual(sort_ns / 1e9, self.own["sort_s"], delta=0.1 * self.own["sort_s"] + 0.05)
+        # the job's clock spans its whole sorting loop, the interpreter's turns and the
+        # allocator between the sorts included, which the samples name apart: at most that,
+        # and most of it, less what the table says it could not name (samples lost on a
+        # loaded machine, taken in the profiler's own code, not walked, without a stack)
+        unnamed = main["lost_ns"] + main["profiler_ns"] + main["loader_ns"] + main["unnamed_ns"]
+        self.assertLessEqual(sort_ns / 1e9, 1.1 * self.own["sort_s"] + 0.05, main)
+        self.assertGreaterEqual(sort_ns / 1e9, 0.7 * self.own["sort_s"] - unnamed / 1e9, main)
         # none of it inside the steady steps
         steady = sum(r["steady_ns"] for r in main["operators"] if r["operator"].startswith("aten::sort"))
         self.assertEqual(steady, 0)
