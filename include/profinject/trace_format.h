@@ -18,6 +18,7 @@
 #ifndef PROFINJECT_TRACE_FORMAT_H
 #define PROFINJECT_TRACE_FORMAT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -406,6 +407,14 @@ enum pi_signal_flag {
      * the previous flush, one a flush at most. */
     PI_SIGNAL_HANDLED = 1u << 2,
 };
+
+/* pi_signal_is_stop - whether @sig is one a person or a scheduler stops a job with (Ctrl-C,
+ * `timeout`, `kill`, a closed terminal): the signals PI_SIGNAL_HANDLED and
+ * PI_REC_SIGNAL_SENDER are written for, and the ones the analyzer calls a stop */
+static inline int pi_signal_is_stop(long sig)
+{
+    return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
 
 /* PI_REC_DETAIL arg0 */
 enum pi_detail_event {

@@ -69,11 +69,6 @@ static void call_application_handler(int sig, siginfo_t *info, void *context)
         app.sa_handler(sig);
 }
 
-static int is_stop(int sig)
-{
-    return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
-}
-
 /* Who sent the signal or where the thread faulted: PI_REC_FATAL_SIGNAL's flags and arg1. */
 static unsigned signal_origin(int sig, const siginfo_t *info, uint64_t *from)
 {
@@ -93,7 +88,7 @@ static unsigned signal_origin(int sig, const siginfo_t *info, uint64_t *from)
 static void name_sender(int slot, int sig, unsigned flags, uint64_t from)
 {
     uint32_t pid = (uint32_t)from;
-    if (is_stop(sig) && (flags & PI_SIGNAL_SENT) && pid && pid != (uint32_t)pi_recorder_pid())
+    if (pi_signal_is_stop(sig) && (flags & PI_SIGNAL_SENT) && pid && pid != (uint32_t)pi_recorder_pid())
         pi_signal_note_sender(slot, pid, sig);
 }
 
@@ -159,7 +154,7 @@ static void pi_signal_handler(int sig, siginfo_t *info, void *context)
             atomic_store(&ending, 0);
     }
     if (app_handles) {
-        if (is_stop(sig))
+        if (pi_signal_is_stop(sig))
             keep_stop(sig, info);
         call_application_handler(sig, info, context);
         errno = saved;

@@ -10,11 +10,6 @@
  * within this of one another */
 #define STOP_TOGETHER_NS 2000000000ull
 
-static int is_stop(uint32_t sig)
-{
-    return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
-}
-
 /* Python's own exit after a KeyboardInterrupt: it sets SIGINT's default action and raises it */
 static int keyboard_interrupt(const struct pi_process_info *p)
 {
@@ -31,7 +26,7 @@ const struct pi_fatal_signal *pi_stop_signal_of(const struct pi_process_info *p)
     if (p->stop.seen)
         return &p->stop;
     const struct pi_fatal_signal *f = &p->fatal;
-    if (!p->ended || p->end_reason != PI_END_SIGNAL || !f->seen || !is_stop(f->signo))
+    if (!p->ended || p->end_reason != PI_END_SIGNAL || !f->seen || !pi_signal_is_stop(f->signo))
         return NULL;
     if (sent_by(f, p->header.pid) && !(f->signo == SIGINT && keyboard_interrupt(p)))
         return NULL; /* raised by itself: its own doing */
