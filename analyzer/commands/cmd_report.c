@@ -13,6 +13,7 @@
 #include "analysis/pass/analysis.h"
 #include "commands.h"
 #include "reports/export_csv.h"
+#include "reports/export_parquet.h"
 #include "reports/format/output_file.h"
 #include "reports/report.h"
 #include "reports/format/terminal_text.h"
@@ -25,7 +26,9 @@ static void usage(FILE *out)
             "  --json FILE           the report as JSON (schema: analyzer/REPORT.md)\n"
             "  --chrome-trace FILE   timeline for Perfetto UI / chrome://tracing\n"
             "  --html FILE           one self-contained page with plots\n"
-            "  --export DIR          per rank, step and kernel tables as CSV (for DuckDB, pandas)\n"
+            "  --export DIR          per rank, step and kernel tables (for DuckDB, Spark, pandas)\n"
+            "  --export-format F     csv, parquet or both (default: both where the Python has\n"
+            "                        pyarrow, else csv; PROFINJECT_PYTHON names the Python)\n"
             "  --exact               exact percentiles (keeps every duration in memory)\n"
             "  --warmup N            steps counted as warm-up (default: 10%%, 1 to 10)\n"
             "  --quiet               no text report on stdout\n"
@@ -36,6 +39,7 @@ static void usage(FILE *out)
 
 struct report_options {
     const char *json, *chrome, *html, *export_dir;
+    enum pi_export_format export_format;
     int quiet;
     struct pi_analysis_options analysis;
     char **inputs;
@@ -83,6 +87,11 @@ static int parse(int argc, char **argv, struct report_options *o)
             if (++i == argc)
                 return -1;
             *target = argv[i];
+        } else if (strcmp(arg, "--export-format") == 0) {
+            if (++i == argc || pi_export_format_parse(argv[i], &o->export_format) != 0) {
+                fprintf(stderr, "profinject-analyze: --export-format takes csv, parquet or both\n");
+                return -1;
+            }
         } else if (strcmp(arg, "--exact") == 0) {
             o->analysis.exact = 1;
         } else if (strcmp(arg, "--quiet") == 0) {
@@ -151,8 +160,10 @@ static int outputs_are_inputs(const struct report_options *o, const struct pi_tr
     int clash = output_is_input(inputs, "--json", o->json) |
                 output_is_input(inputs, "--html", o->html) |
                 output_is_input(inputs, "--chrome-trace", o->chrome);
-    static const char *const tables[] = {"steps.csv", "kernels.csv", "collectives.csv",
-                                         "ranks.csv"};
+    static const char *const tables[] = {
+        "steps.csv",     "kernels.csv",     "collectives.csv",     "ranks.csv",
+        "gemm_shapes.csv", "kernels_by_module.csv", "steps.parquet", "kernels.parquet",
+        "collectives.parquet", "ranks.parquet", "gemm_shapes.parquet", "kernels_by_module.parquet"};
     for (size_t i = 0; o->export_dir && i < sizeof(tables) / sizeof(tables[0]); i++) {
         char path[4200];
         snprintf(path, sizeof(path), "%s/%s", o->export_dir, tables[i]);
@@ -329,6 +340,8 @@ int pi_cmd_report(int argc, char **argv)
             status = PI_EXIT_BAD_INPUT;
         if (o.export_dir &&
             written("tables in", o.export_dir, pi_export_finish(&export, &analysis)))
+            status = PI_EXIT_BAD_INPUT;
+        else if (o.export_dir && pi_export_parquet(o.export_dir, o.export_format) != 0)
             status = PI_EXIT_BAD_INPUT;
         if (!o.quiet && print_text(&analysis) != 0)
             status = PI_EXIT_BAD_INPUT;

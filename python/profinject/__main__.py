@@ -31,6 +31,8 @@ def main():
         return 127
     # the launcher reads it for its hints and takes it out of the environment
     os.environ["PROFINJECT_COMMAND"] = " ".join(map(shlex.quote, command_words(sys.argv[0])))
+    if sys.argv[1:2] == ["analyze"]:  # --export's Parquet: written with this Python's pyarrow
+        os.environ.setdefault("PROFINJECT_PYTHON", sys.executable)
     try:
         os.execv(launcher, [launcher] + sys.argv[1:])
     except OSError as error:

@@ -173,13 +173,20 @@ class Gemm(unittest.TestCase):
 
     def test_export_has_a_row_per_shape(self):
         out = tempfile.mkdtemp()
-        subprocess.run([ANALYZE, self.traces, "--quiet", "--export", out], check=True,
-                       capture_output=True)
+        subprocess.run([ANALYZE, self.traces, "--quiet", "--export", out, "--export-format",
+                        "both"], check=True, capture_output=True,
+                       env=dict(os.environ, PROFINJECT_PYTHON=sys.executable))
         with open(os.path.join(out, "gemm_shapes.csv")) as f:
             rows = list(csv.DictReader(f))
         got = {(int(r["m"]), int(r["n"]), int(r["k"]), int(r["batch"]), r["dtype"]):
                (int(r["calls"]), int(r["flops"])) for r in rows}
         want = {k: (v["calls"], v["flops"]) for k, v in self.expected_shapes().items()}
+        self.assertEqual(got, want)
+        # the Parquet table, typed: the same shapes and counts
+        import pyarrow.parquet as pq
+        rows = pq.read_table(os.path.join(out, "gemm_shapes.parquet")).to_pylist()
+        got = {(r["m"], r["n"], r["k"], r["batch"], r["dtype"]): (r["calls"], r["flops"])
+               for r in rows}
         self.assertEqual(got, want)
 
 

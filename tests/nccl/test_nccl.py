@@ -134,18 +134,22 @@ class FakeNccl(unittest.TestCase):
     def test_the_exported_table_is_the_calls_the_program_made_in_duckdb(self):
         import duckdb
         out = tempfile.mkdtemp()
-        subprocess.run([ANALYZE, self.traces, "--quiet", "--export", out], check=True,
-                       capture_output=True)
-        table = os.path.join(out, "collectives.csv")
-        got = {(f, d, b): (c, x, n, g) for f, d, b, c, x, n, g in duckdb.sql(
-            f"select function, datatype, size_bucket, calls, failed, bytes, gpu_ns "
-            f"from read_csv('{table}')").fetchall()}
-        want = self.expected_rows()
-        self.assertEqual({k: v[:3] for k, v in got.items()},
-                         {k: (v["calls"], v["failed"], v["bytes"]) for k, v in want.items()})
-        for key, (_, _, _, gpu_ns) in got.items():
-            expected = want[key]["gpu_ns"]
-            self.assertAlmostEqual(gpu_ns, expected, delta=TOLERANCE * expected + 1, msg=key)
+        subprocess.run([ANALYZE, self.traces, "--quiet", "--export", out, "--export-format",
+                        "both"], check=True, capture_output=True,
+                       env=dict(os.environ, PROFINJECT_PYTHON=sys.executable))
+        # the same answers from the CSV and from the Parquet table
+        for table in (f"read_csv('{out}/collectives.csv')", f"'{out}/collectives.parquet'"):
+            got = {(f, d, b): (c, x, n, g) for f, d, b, c, x, n, g in duckdb.sql(
+                f"select function, datatype, size_bucket, calls, failed, bytes, gpu_ns "
+                f"from {table}").fetchall()}
+            want = self.expected_rows()
+            self.assertEqual({k: v[:3] for k, v in got.items()},
+                             {k: (v["calls"], v["failed"], v["bytes"]) for k, v in want.items()},
+                             table)
+            for key, (_, _, _, gpu_ns) in got.items():
+                expected = want[key]["gpu_ns"]
+                self.assertAlmostEqual(gpu_ns, expected, delta=TOLERANCE * expected + 1,
+                                       msg=(table, key))
 
     def test_communicators_with_the_unique_id_hash_rank_and_size(self):
         got = [(m["made_by"], m["rank"], m["nranks"], m["failed"]) for m in

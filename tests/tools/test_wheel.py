@@ -281,6 +281,37 @@ class InstalledCommand(unittest.TestCase):
             self.assertEqual(json.loads(loaded.stdout),
                              {path: entry["opens"] for path, entry in files.items()}, call)
 
+    def test_parquet_tables_are_written_with_the_users_python(self):
+        """--export's Parquet writer ships in the wheel; `profinject analyze` writes it with
+        the Python the package is installed in, and says so when that one has no pyarrow."""
+        data, script = write_reader_files(os.path.join(self.work, "tables"))
+        traces = os.path.join(self.work, "tables-traces")
+        python = os.path.join(self.bin, "python")
+        job = subprocess.run([python, "-m", "profinject", "run", "-o", traces, "--", python,
+                              script, data, "2"], capture_output=True, text=True, env=self.env,
+                             cwd=self.work, timeout=120)
+        self.assertEqual(job.returncode, 0, job.stderr)
+
+        def export(env):
+            out = tempfile.mkdtemp(dir=self.work)
+            done = subprocess.run([python, "-m", "profinject", "analyze", traces, "--quiet",
+                                   "--export", out, "--export-format", "parquet"],
+                                  capture_output=True, text=True, env=env, cwd=self.work)
+            return done, out
+
+        # the venv's own Python has no pyarrow: it is named, and the CSV tables stay
+        done, out = export(self.env)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn(f"with {python}: no pyarrow", done.stderr)
+        tables = sorted(name[:-4] for name in os.listdir(out) if name.endswith(".csv"))
+        self.assertIn("steps", tables)
+        # one that has it, named by PROFINJECT_PYTHON: a Parquet table for each CSV one
+        done, out = export(dict(self.env, PROFINJECT_PYTHON=sys.executable))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(sorted(name[:-8] for name in os.listdir(out)
+                                if name.endswith(".parquet")), tables)
+        self.assertEqual([name for name in os.listdir(out) if name.endswith(".csv")], [])
+
     def test_load_report_refuses_other_versions_and_other_files(self):
         python = os.path.join(self.bin, "python")
         folder = tempfile.mkdtemp(dir=self.work)
