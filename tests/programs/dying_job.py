@@ -54,7 +54,11 @@ def steps(n):
 def loop_until_stopped():
     """A step is said as finished as it asks for the next batch, where the profiler's steps
     end; SIGTERM is held back from the word until the next batch came, so that a stop lands
-    inside a step (cut: not said, not counted), never between its word and its end."""
+    inside a step (cut: not said, not counted), never between its word and its end. It is
+    held back in every thread: blocked before torch's and the DataLoader's threads start (they inherit
+    the mask), let through in the main thread only while it computes. Blocked in the main
+    thread alone, it reached a queue's feeder thread in the middle of a batch's receipt."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # before any thread of torch's
     import torch
     from torch.utils.data import DataLoader, TensorDataset
 
@@ -63,12 +67,12 @@ def loop_until_stopped():
     batches = iter(loader)
     (batch,) = next(batches)
     for n in range(1, 1_000_000):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         for _ in range(20):
             batch = torch.tanh(batch @ weight)
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         say("step", n, time.monotonic_ns())
         (batch,) = next(batches)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
 def worker_killed(keep_mib=0):
