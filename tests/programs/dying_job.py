@@ -70,6 +70,10 @@ def loop_until_stopped():
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         for _ in range(20):
             batch = torch.tanh(batch @ weight)
+        # never a step under the step finder's 2 ms between two receipts: a 1.4 ms step whose
+        # index post went unrecorded merged two receipts into one (70 steps found of 71 said);
+        # that finder's limit is not what this job tests
+        time.sleep(0.005)
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         say("step", n, time.monotonic_ns())
         (batch,) = next(batches)
