@@ -5,6 +5,7 @@
  * and subscribe to the moments of the process they must follow
  * (core/process_events.h).
  */
+#include "callsite/blocked_threads.h"
 #include "callsite/call_sites.h"
 #include "callsite/fatal_site.h"
 #include "callsite/native_sampler.h"
@@ -33,6 +34,7 @@ __attribute__((constructor(101))) static void pi_constructor(void)
         int guard = pi_guard_enter();
         pi_call_sites_start();
         pi_fatal_site_start();
+        pi_blocked_threads_start(); /* after the fatal site: its frames come first */
         pi_python_sampler_start();
         pi_native_sampler_start();
         pi_stderr_tail_start();

@@ -301,6 +301,20 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
         fprintf(dump_out, " pid=%" PRIu64 " signal=%" PRIu64 " command=\"%s\"", r->arg[0],
                 r->arg[2], string_or(reader, r->arg[1], ""));
         break;
+    case PI_REC_WAIT_IN_FLIGHT: {
+        uint32_t what = PI_IN_FLIGHT_WHAT(r->arg[0]);
+        fprintf(dump_out, " blocked_tid=%" PRIu32, PI_IN_FLIGHT_TID(r->arg[0]));
+        if (what & PI_IN_FLIGHT_IO)
+            fprintf(dump_out, " io %s fd=%" PRId64 " class=%s",
+                    pi_io_op_name(PI_IO_OP(PI_IN_FLIGHT_IO_FLAGS(what))), (int64_t)r->arg[1],
+                    pi_fd_class_name(PI_IO_CLASS(PI_IN_FLIGHT_IO_FLAGS(what))));
+        else
+            fprintf(dump_out, " %s object=0x%" PRIx64, pi_wait_kind_name(what), r->arg[1]);
+        fprintf(dump_out, " dur_ns=%" PRIu64, ev->dur_ns);
+        if (r->arg[2])
+            print_stack(reader, "stack", (uint32_t)r->arg[2]);
+        break;
+    }
     case PI_REC_DEVICE:
         fprintf(dump_out, " ordinal=%" PRIu32 " cc=%u.%u sms=%" PRIu32 " clock_khz=%" PRIu32
                           " name=\"%s\"",

@@ -17,6 +17,7 @@
 #include "reports/format/format.h"
 #include "reports/format/html_plot.h"
 #include "section_host_memory.h"
+#include "verdicts/process_words.h"
 
 /* "exec 2/4" when @p is one image of a chain of execs (the same pid, several files). */
 static const char *exec_image(const struct pi_analysis *a, const struct pi_process_info *p,
@@ -103,6 +104,30 @@ cJSON *pi_report_process_json(const struct pi_analysis *a, const struct pi_proce
                                            : p->end_reason == PI_END__EXIT   ? "_exit"
                                                                               : "exit");
     cJSON_AddNumberToObject(end, "status", (double)p->end_status);
+    /* the threads a fatal signal found blocked, in a wait that never ended */
+    cJSON *blocked = cJSON_AddArrayToObject(end, "blocked");
+    for (size_t i = 0; i < p->blocked_count; i++) {
+        const struct pi_blocked_thread *b = &p->blocked[i];
+        char words[700];
+        pi_blocked_words(b, words, sizeof(words));
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddNumberToObject(t, "tid", b->tid);
+        cJSON_AddStringToObject(t, "in", words);
+        cJSON_AddNumberToObject(t, "since_ns", (double)(b->since_ns - a->base_ns));
+        cJSON_AddNumberToObject(t, "for_ns", (double)b->for_ns);
+        const struct pi_call_site *site = b->site;
+        if (site && site->headline)
+            cJSON_AddStringToObject(t, "line", site->headline);
+        else
+            cJSON_AddNullToObject(t, "line");
+        if (site && site->python_count && site->frames[0].function)
+            cJSON_AddStringToObject(t, "call", site->frames[0].function);
+        else
+            cJSON_AddNullToObject(t, "call");
+        if (site && site->text)
+            cJSON_AddStringToObject(t, "frames", site->text);
+        cJSON_AddItemToArray(blocked, t);
+    }
     cJSON_AddNumberToObject(o, "children", (double)p->children);
     return o;
 }

@@ -55,15 +55,65 @@ void pi_printable(char *out, size_t size, const char *text, size_t length)
     out[at] = '\0';
 }
 
+/* What a wait in flight waited in, as a noun. */
+static void blocked_in(uint32_t what, char *out, size_t size)
+{
+    if (what & PI_IN_FLIGHT_IO) {
+        unsigned flags = PI_IN_FLIGHT_IO_FLAGS(what), fd_class = PI_IO_CLASS(flags);
+        if (fd_class == PI_FD_OTHER || fd_class == PI_FD_UNKNOWN)
+            snprintf(out, size, "%s", pi_io_op_name(PI_IO_OP(flags)));
+        else
+            snprintf(out, size, "%s on a %s", pi_io_op_name(PI_IO_OP(flags)),
+                     pi_fd_class_name(fd_class));
+        return;
+    }
+    static const char *const waits[PI_WAIT_KIND_COUNT] = {
+        [PI_WAIT_MUTEX] = "a mutex",
+        [PI_WAIT_COND] = "a condition wait",
+        [PI_WAIT_SEM] = "a semaphore (a Python lock or queue)",
+        [PI_WAIT_SLEEP] = "a sleep",
+    };
+    snprintf(out, size, "%s", what < PI_WAIT_KIND_COUNT && waits[what] ? waits[what] : "a wait");
+}
+
+void pi_blocked_words(const struct pi_blocked_thread *b, char *out, size_t size)
+{
+    char noun[96];
+    blocked_in(b->what, noun, sizeof(noun));
+    const struct pi_call_site *site = b->site;
+    if (!site || !site->python_count) {
+        snprintf(out, size, "%s", noun);
+        return;
+    }
+    const struct pi_site_frame *call = &site->frames[0];
+    char where[300];
+    snprintf(where, sizeof(where), "%s:%u", pi_call_site_short_file(call->file), call->line);
+    /* the innermost frame is the user's own: its line says it all */
+    if (!pi_call_site_library_file(call->file) || !site->headline)
+        snprintf(out, size, "%s at %s", noun, site->headline ? site->headline : where);
+    else
+        snprintf(out, size, "%s in %s (%s), called at %s", noun, call->function, where,
+                 site->headline);
+}
+
 /* A main thread that did not run for this long before its process ended is said so. */
 #define STILL_SAID_NS 1000000000u
 
 void pi_process_whereabouts(const struct pi_process_info *p, const struct pi_call_site *at_signal,
                             uint32_t tid, int terse, struct pi_finding *f, char *out, size_t size)
 {
-    char seen[400] = "";
+    char seen[800] = "";
     const struct pi_python_lines *lines = p->python_lines;
-    if (at_signal && at_signal->python_count && at_signal->headline) {
+    const struct pi_blocked_thread *blocked = pi_blocked_thread_of(p, (uint32_t)p->header.pid);
+    if (blocked) {
+        char what[600];
+        pi_blocked_words(blocked, what, sizeof(what));
+        snprintf(seen, sizeof(seen), "; its main thread was blocked for %.2f s in %s",
+                 (double)blocked->for_ns / 1e9, what);
+        if (blocked->site && blocked->site->headline)
+            snprintf(f->line, sizeof(f->line), "%s", blocked->site->headline);
+        pi_finding_evidence(f, "blocked_s", (double)blocked->for_ns / 1e9, "s");
+    } else if (at_signal && at_signal->python_count && at_signal->headline) {
         snprintf(seen, sizeof(seen), "; the signal found thread %" PRIu32 " at %s", tid,
                  at_signal->headline);
         snprintf(f->line, sizeof(f->line), "%s", at_signal->headline);
@@ -72,10 +122,12 @@ void pi_process_whereabouts(const struct pi_process_info *p, const struct pi_cal
                  lines->last.file, lines->last.line, lines->last.function);
     }
     /* a job ended by a time limit, or by hand, after it hung: the line above is where its
-     * thread last ran, not where it spent its last seconds */
+     * thread last ran, not where it spent its last seconds (where the blocked call is not
+     * known, which says it) */
     size_t at = strlen(seen);
     if (p->main_still_ns >= STILL_SAID_NS) {
-        snprintf(seen + at, sizeof(seen) - at,
+        if (!blocked)
+            snprintf(seen + at, sizeof(seen) - at,
                  terse ? ", not running in its last %.2f s"
                        : "; its main thread had not run in its last %.2f s (its CPU clock stood "
                          "still: blocked, waiting or hung)",

@@ -29,12 +29,18 @@ uint64_t pi_steps_started_by(const struct pi_process_info *training, uint64_t ns
  * name or a line of stderr must not drive the analyst's terminal */
 void pi_printable(char *out, size_t size, const char *text, size_t length);
 
+/* pi_blocked_words - what @b was blocked in, and where: "a condition wait in all_reduce
+ * (torch/distributed/distributed_c10d.py:3252), called at train.py:48 in main"; the call
+ * is the innermost Python frame, the line the innermost outside installed libraries */
+void pi_blocked_words(const struct pi_blocked_thread *b, char *out, size_t size);
+
 /**
- * pi_process_whereabouts - where @p was at its end, in words after "; ": where its signal
- * found the thread (@at_signal, of thread @tid, when it has Python frames), else where its
- * main thread was last seen; then how long its main thread had not run, when a second or
- * more (@terse: in a few words, for a list of processes). Sets @f's line (the signal's
- * place) and its main_still_s evidence.
+ * pi_process_whereabouts - where @p was at its end, in words after "; ": what its main
+ * thread was blocked in when a fatal signal ended it, else where its signal found the thread
+ * (@at_signal, of thread @tid, when it has Python frames), else where its main thread was
+ * last seen; then how long its main thread had not run, when a second or more (@terse: in a
+ * few words, for a list of processes). Sets @f's line (the blocked call's or the signal's
+ * place) and its blocked_s and main_still_s evidence.
  */
 void pi_process_whereabouts(const struct pi_process_info *p, const struct pi_call_site *at_signal,
                             uint32_t tid, int terse, struct pi_finding *f, char *out, size_t size);

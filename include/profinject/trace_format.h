@@ -64,7 +64,9 @@
  * (PI_REC_DEVICE); a sampled launch of a thread without Python frames gets
  * its native frames (PI_CALL_SITE_NATIVE): the autograd node that launched
  * it. */
-#define PI_FORMAT_VERSION 13
+/* 14: what each thread was blocked in when a fatal signal ended its process
+ * (PI_REC_WAIT_IN_FLIGHT). */
+#define PI_FORMAT_VERSION 14
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -382,6 +384,16 @@ enum pi_record_kind {
      * arg1 = string id of its command line (arguments joined by spaces, at
      * most 256 bytes; 0: gone or not readable), arg2 = the signal. */
     PI_REC_SIGNAL_SENDER = 45,
+    /* Format 14, by the thread a fatal signal ends the process from, after
+     * the rest of the trace is out: a thread that was blocked then, in a
+     * wait that never ended (a collective's, a lock's, a read's), one record
+     * a thread. ts = when it began to wait, dur = from then to the signal,
+     * arg0 = the blocked thread's tid | what it was blocked in << 32
+     * (PI_IN_FLIGHT_TID, PI_IN_FLIGHT_WHAT), arg1 = the
+     * object (a wait's address as in PI_REC_WAIT, an I/O call's descriptor),
+     * arg2 = the stack id of its Python frames then (0: none, or a Python
+     * before 3.11, whose frames are read only from their own thread). */
+    PI_REC_WAIT_IN_FLIGHT = 46,
     PI_REC_KIND_COUNT
 };
 
@@ -861,6 +873,16 @@ enum pi_wait_kind {
     PI_WAIT_SLEEP = 4, /* nanosleep, clock_nanosleep (Python's time.sleep), usleep, sleep */
     PI_WAIT_KIND_COUNT
 };
+
+/* PI_REC_WAIT_IN_FLIGHT: what the thread was blocked in, in 32 bits: a wait
+ * (enum pi_wait_kind), or an I/O call (PI_IO_FLAGS of its operation and its
+ * descriptor's class) with PI_IN_FLIGHT_IO set. */
+#define PI_IN_FLIGHT_IO (1u << 31)
+#define PI_IN_FLIGHT_WAIT(kind) ((uint32_t)(kind))
+#define PI_IN_FLIGHT_IO_CALL(op, fd_class) (PI_IN_FLIGHT_IO | PI_IO_FLAGS(op, fd_class, 0))
+#define PI_IN_FLIGHT_IO_FLAGS(what) ((unsigned)(what) & 0xffffu) /* for PI_IO_OP, PI_IO_CLASS */
+#define PI_IN_FLIGHT_TID(arg0) ((uint32_t)(arg0))
+#define PI_IN_FLIGHT_WHAT(arg0) ((uint32_t)((arg0) >> 32))
 
 /*
  * One fixed-size record. Every event and every bookkeeping entry is one of

@@ -134,11 +134,10 @@ static int frame_object_chain(const struct pi_python *py, struct pi_stack_frame 
     return n;
 }
 
-static int interpreter_frame_chain(const struct pi_python *py, struct pi_stack_frame *out, int max,
-                                   int at_safe_point)
+static int interpreter_frame_chain(const struct pi_python *py, void *tstate,
+                                   struct pi_stack_frame *out, int max, int at_safe_point)
 {
     const struct pi_python_layout *l = &py->layout;
-    void *tstate = py->this_thread_state();
     if (!tstate)
         return 0;
     void *frame;
@@ -182,10 +181,23 @@ int pi_python_frames(const struct pi_python *py, struct pi_stack_frame *out, int
     if (max > PI_PYTHON_FRAMES_MAX)
         max = PI_PYTHON_FRAMES_MAX;
     cache_mine = !atomic_flag_test_and_set_explicit(&cache_busy, memory_order_acquire);
-    int n = py->layout.frame_objects ? frame_object_chain(py, out, max, at_safe_point)
-                                     : interpreter_frame_chain(py, out, max, at_safe_point);
+    int n = py->layout.frame_objects
+                ? frame_object_chain(py, out, max, at_safe_point)
+                : interpreter_frame_chain(py, py->this_thread_state(), out, max, at_safe_point);
     if (cache_mine)
         atomic_flag_clear_explicit(&cache_busy, memory_order_release);
     cache_mine = 0;
     return n;
+}
+
+int pi_python_frames_of_blocked(const struct pi_python *py, void *thread_state,
+                                struct pi_stack_frame *out, int max)
+{
+    if (py->layout.frame_objects || !thread_state)
+        return 0;
+    if (max > PI_PYTHON_FRAMES_MAX)
+        max = PI_PYTHON_FRAMES_MAX;
+    /* no cache: the thread ending the process may have been inside a walk when it stopped */
+    cache_mine = 0;
+    return interpreter_frame_chain(py, thread_state, out, max, 0);
 }

@@ -26,4 +26,15 @@
 int pi_python_frames(const struct pi_python *py, struct pi_stack_frame *out, int max,
                      int at_safe_point);
 
+/**
+ * pi_python_frames_of_blocked - the frames of another thread, blocked in a
+ * wait (pi_wait_begin) whose Python thread state is @thread_state: stable
+ * while it stays blocked, read without the GIL by the thread that ends the
+ * process. Python 3.11 on (their frames hang from the thread state by the
+ * layout); 0 frames before.
+ * Return: the number of frames.
+ */
+int pi_python_frames_of_blocked(const struct pi_python *py, void *thread_state,
+                                struct pi_stack_frame *out, int max);
+
 #endif

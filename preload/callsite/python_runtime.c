@@ -24,7 +24,8 @@ static _Atomic int state = UNKNOWN;
 static uint64_t next_probe; /* ticks; while ABSENT */
 static struct pi_python python;
 static _Atomic int announced;  /* PI_REC_PYTHON written to this process's file */
-static void (*_Atomic on_found)(void); /* pi_python_on_found */
+#define ON_FOUND_MAX 4
+static void (*_Atomic on_found[ON_FOUND_MAX])(void); /* pi_python_on_found */
 static unsigned announce_mode; /* enum pi_python_frames */
 static char announce_reason[200];
 
@@ -297,15 +298,21 @@ const struct pi_python *pi_python_get(void)
     }
     if (found != READY)
         return NULL;
-    void (*callback)(void) = atomic_load(&on_found);
-    if (callback)
-        callback();
+    for (int i = 0; i < ON_FOUND_MAX; i++) {
+        void (*callback)(void) = atomic_load(&on_found[i]);
+        if (callback)
+            callback();
+    }
     return pi_python_get();
 }
 
 void pi_python_on_found(void (*callback)(void))
 {
-    atomic_store(&on_found, callback);
+    for (int i = 0; i < ON_FOUND_MAX; i++) {
+        void (*none)(void) = NULL;
+        if (atomic_compare_exchange_strong(&on_found[i], &none, callback))
+            break;
+    }
     if (atomic_load_explicit(&state, memory_order_acquire) == READY)
         callback();
 }

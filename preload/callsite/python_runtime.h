@@ -105,7 +105,7 @@ const struct pi_python *pi_python_ready(void);
 /**
  * pi_python_on_found - have @callback called once when the interpreter is
  * found usable (in the thread that found it, the guard held), or now if it
- * already was; one callback (the time sampler's)
+ * already was; up to four callbacks, called in the order given
  */
 void pi_python_on_found(void (*callback)(void));
 

@@ -94,6 +94,9 @@ static void thread_adopt(struct pi_thread *t, uint32_t generation)
     t->buf = NULL;
     t->pos = 0;
     t->slot = claim_slot(t->tid);
+    t->wait = t->slot != &pi_rec.thread_slots[0] ? &t->slot->wait : NULL;
+    if (t->wait)
+        atomic_store(&t->wait->since, 0);
     /* one buffer per live thread: room for this one before it looks, off
      * the path of a record (once per thread, a system call per chunk) */
     uint32_t live = atomic_fetch_add_explicit(&pi_rec.live_threads, 1, memory_order_relaxed) + 1;
@@ -195,6 +198,7 @@ void pi_thread_exit(void)
         atomic_store(&t->slot->state, PI_SLOT_ENDED);
     }
     t->slot = NULL;
+    t->wait = NULL;
     t->generation = 0; /* a later event re-adopts the thread */
 }
 
@@ -348,6 +352,7 @@ static void start_afresh_in_child(void)
     for (uint32_t i = 0; i < used && i < PI_THREAD_SLOTS; i++) {
         atomic_store(&pi_rec.thread_slots[i].lost, 0);
         atomic_store(&pi_rec.thread_slots[i].unsaid_exit_cpu_ns, 0);
+        atomic_store(&pi_rec.thread_slots[i].wait.since, 0);
         atomic_store(&pi_rec.thread_slots[i].state, PI_SLOT_FREE);
     }
     atomic_store(&pi_rec.flush_requested, 0);

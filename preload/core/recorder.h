@@ -69,6 +69,21 @@ void pi_recorder_after_fork_child(void);
  */
 int pi_recorder_flush_sync(unsigned timeout_ms);
 
+/*
+ * The wait a thread is blocked in, while it is: a wait that never ends
+ * leaves no PI_REC_WAIT, so the death and stop records say it from here
+ * (PI_REC_WAIT_IN_FLIGHT). Written by its thread only, read by the thread
+ * that ends the process: @since last on the way in (release), first on the
+ * way out, so a reader that sees it set sees the rest of this wait.
+ */
+struct pi_wait_in_flight {
+    _Atomic uint64_t since;         /* clock ticks when it began; 0: not blocked */
+    _Atomic uint64_t object;        /* a wait's address, an I/O call's descriptor */
+    _Atomic uint32_t what;          /* PI_IN_FLIGHT_WAIT or PI_IN_FLIGHT_IO_CALL */
+    uint32_t unused;
+    void *_Atomic python_thread;    /* its Python thread state, for its frames; NULL: none */
+};
+
 /* Per-thread state. initial-exec TLS: no allocation and no lock on first
  * access, which a preloaded object can rely on (it is loaded at start). */
 struct pi_thread {
@@ -77,6 +92,7 @@ struct pi_thread {
     struct pi_buffer *buf;
     uint32_t pos;
     struct pi_thread_slot *slot; /* where this thread counts its drops */
+    struct pi_wait_in_flight *wait; /* in its slot; NULL: a shared slot, nothing kept */
 };
 extern __thread struct pi_thread pi_tls __attribute__((tls_model("initial-exec")));
 /* changes in a fork child: thread state from before the fork is stale */
@@ -123,6 +139,55 @@ static inline void pi_emit_while_paused(uint16_t kind, uint16_t flags, uint64_t 
     }
     pi_emit_into(t, buf, kind, flags, ts, dur, arg0, arg1, arg2);
 }
+
+/* The calling thread's Python thread state (PyGILState_GetThisThreadState), once an
+ * interpreter is found; NULL before. */
+extern void *(*_Atomic pi_wait_python_thread)(void);
+
+/**
+ * pi_wait_begin - the calling thread is about to block in @what (PI_IN_FLIGHT_WAIT,
+ * PI_IN_FLIGHT_IO_CALL) on @object, since @since (clock ticks): kept until pi_wait_end
+ * for a death or stop to tell. A few stores; nothing for a thread that never recorded.
+ */
+static inline void pi_wait_begin(uint32_t what, uint64_t object, uint64_t since)
+{
+    struct pi_wait_in_flight *w = pi_tls.wait;
+    if (!w || pi_tls.generation != atomic_load_explicit(&pi_generation, memory_order_relaxed))
+        return;
+    void *(*python_thread)(void) = atomic_load_explicit(&pi_wait_python_thread,
+                                                        memory_order_relaxed);
+    atomic_store_explicit(&w->object, object, memory_order_relaxed);
+    atomic_store_explicit(&w->what, what, memory_order_relaxed);
+    atomic_store_explicit(&w->python_thread, python_thread ? python_thread() : NULL,
+                          memory_order_relaxed);
+    atomic_store_explicit(&w->since, since ? since : 1, memory_order_release);
+}
+
+/* pi_wait_end - the wait of pi_wait_begin returned */
+static inline void pi_wait_end(void)
+{
+    struct pi_wait_in_flight *w = pi_tls.wait;
+    if (w)
+        atomic_store_explicit(&w->since, 0, memory_order_relaxed);
+}
+
+/* A thread's wait in flight, as pi_waits_in_flight copies it. */
+struct pi_wait_snapshot {
+    uint32_t tid, what;
+    uint64_t since, object;
+    void *python_thread;
+    uint32_t slot; /* where it was read */
+};
+
+/**
+ * pi_waits_in_flight - the threads of this process blocked now, into @out
+ * (at most @max): async-signal-safe, for the thread that ends the process
+ * Return: how many.
+ */
+int pi_waits_in_flight(struct pi_wait_snapshot *out, int max);
+
+/* pi_wait_still - whether the thread of @s is still in that same wait */
+int pi_wait_still(const struct pi_wait_snapshot *s);
 
 /**
  * pi_emit - append one record to the calling thread's buffer, while recording

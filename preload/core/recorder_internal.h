@@ -37,8 +37,10 @@ struct pi_thread_slot {
     /* the CPU time of a thread that ended as the process did, after recording stopped: its
      * end record, which no buffer took, for the writer to write (0: none) */
     _Atomic uint64_t unsaid_exit_cpu_ns;
-    char padding[40];
+    struct pi_wait_in_flight wait; /* written by its thread alone */
+    char padding[8];
 };
+_Static_assert(sizeof(struct pi_thread_slot) == 64, "a slot is one cache line");
 
 /* Everything the writer thread owns; touched by no other thread. */
 struct pi_writer {

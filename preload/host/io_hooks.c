@@ -21,8 +21,9 @@
         if (!pi_hook_active())                                                                    \
             return PI_REAL(name) args;                                                            \
         uint64_t start = pi_clock_ticks();                                                        \
+        uint32_t word = io_wait_begin(op, fd, start);                                             \
         ret result = PI_REAL(name) args;                                                          \
-        io_record(op, fd, start, (int64_t)result, result < 0);                                    \
+        io_record_word(op, fd, word, start, (int64_t)result, result < 0);                         \
         return result;                                                                            \
     }
 
@@ -40,8 +41,9 @@ PI_EXPORT ssize_t write(int fd, const void *buf, size_t n)
     if (!pi_hook_active())
         return PI_REAL(write)(fd, buf, n);
     uint64_t start = pi_clock_ticks();
+    uint32_t word = io_wait_begin(PI_IO_WRITE, fd, start);
     ssize_t result = PI_REAL(write)(fd, buf, n);
-    io_record(PI_IO_WRITE, fd, start, (int64_t)result, result < 0);
+    io_record_word(PI_IO_WRITE, fd, word, start, (int64_t)result, result < 0);
     if (result > 0)
         pi_stderr_tail_note(fd, buf, (size_t)result);
     return result;
@@ -214,6 +216,7 @@ PI_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
     if (!pi_hook_active())
         return PI_REAL(poll)(fds, n, timeout);
     uint64_t start = pi_clock_ticks();
+    io_wait_begin(PI_IO_POLL, first_polled(fds, n), start);
     int result = PI_REAL(poll)(fds, n, timeout);
     io_record(PI_IO_POLL, first_polled(fds, n), start, result, result < 0);
     return result;
@@ -225,6 +228,7 @@ PI_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout
     if (!pi_hook_active())
         return PI_REAL(ppoll)(fds, n, timeout, mask);
     uint64_t start = pi_clock_ticks();
+    io_wait_begin(PI_IO_PPOLL, first_polled(fds, n), start);
     int result = PI_REAL(ppoll)(fds, n, timeout, mask);
     io_record(PI_IO_PPOLL, first_polled(fds, n), start, result, result < 0);
     return result;
@@ -236,6 +240,7 @@ PI_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tim
         return PI_REAL(select)(n, r, w, e, timeout);
     int fd = first_selected(n, r, w); /* before select overwrites the sets */
     uint64_t start = pi_clock_ticks();
+    io_wait_begin(PI_IO_SELECT, fd, start);
     int result = PI_REAL(select)(n, r, w, e, timeout);
     io_record(PI_IO_SELECT, fd, start, result, result < 0);
     return result;
@@ -248,6 +253,7 @@ PI_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct times
         return PI_REAL(pselect)(n, r, w, e, timeout, mask);
     int fd = first_selected(n, r, w);
     uint64_t start = pi_clock_ticks();
+    io_wait_begin(PI_IO_PSELECT, fd, start);
     int result = PI_REAL(pselect)(n, r, w, e, timeout, mask);
     io_record(PI_IO_PSELECT, fd, start, result, result < 0);
     return result;

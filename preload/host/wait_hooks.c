@@ -20,6 +20,7 @@
 static inline void wait_record(unsigned kind, const void *object, uint64_t start, int result)
 {
     uint64_t end = pi_clock_ticks();
+    pi_wait_end();
     if (end - start < pi_wait_threshold_ticks)
         return;
     int saved = errno;
@@ -38,6 +39,7 @@ static __attribute__((noinline)) int mutex_lock_waiting(pthread_mutex_t *mutex)
     if (!pi_hook_active())
         return PI_REAL(pthread_mutex_lock)(mutex);
     uint64_t start = pi_clock_ticks();
+    pi_wait_begin(PI_IN_FLIGHT_WAIT(PI_WAIT_MUTEX), (uint64_t)(uintptr_t)mutex, start);
     int result = PI_REAL(pthread_mutex_lock)(mutex);
     wait_record(PI_WAIT_MUTEX, mutex, start, result);
     return result;
@@ -62,6 +64,7 @@ PI_EXPORT int pthread_mutex_lock(pthread_mutex_t *mutex)
         if (!pi_hook_active() || !PI_REAL(name))                                                  \
             return PI_REAL(name) ? PI_REAL(name) args : ENOSYS;                                   \
         uint64_t start = pi_clock_ticks();                                                        \
+        pi_wait_begin(PI_IN_FLIGHT_WAIT(kind), (uint64_t)(uintptr_t)(object), start);              \
         int result = PI_REAL(name) args;                                                          \
         wait_record(kind, object, start, result);                                                 \
         return result;                                                                            \
@@ -87,6 +90,7 @@ PI_WAIT_HOOK(pthread_cond_clockwait, PI_WAIT_COND, cond,
             return -1;                                                                            \
         }                                                                                         \
         uint64_t start = pi_clock_ticks();                                                        \
+        pi_wait_begin(PI_IN_FLIGHT_WAIT(kind), (uint64_t)(uintptr_t)(object), start);              \
         int result = PI_REAL(name) args;                                                          \
         wait_record(kind, object, start, result ? errno : 0);                                     \
         return result;                                                                            \
@@ -128,6 +132,7 @@ PI_EXPORT unsigned sleep(unsigned seconds)
     if (!pi_hook_active())
         return PI_REAL(sleep)(seconds);
     uint64_t start = pi_clock_ticks();
+    pi_wait_begin(PI_IN_FLIGHT_WAIT(PI_WAIT_SLEEP), 0, start);
     unsigned left = PI_REAL(sleep)(seconds);
     wait_record(PI_WAIT_SLEEP, NULL, start, left ? EINTR : 0);
     return left;

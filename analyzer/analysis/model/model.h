@@ -216,6 +216,15 @@ struct pi_process_info {
         char *command; /* its command line then; NULL: gone or not readable */
     } senders[4];
     int sender_count;
+    /* the threads that were blocked when a fatal signal ended it, each in a wait that never
+     * ended (PI_REC_WAIT_IN_FLIGHT, format 14) */
+    struct pi_blocked_thread {
+        uint32_t tid, what;        /* what: PI_IN_FLIGHT_WAIT or PI_IN_FLIGHT_IO_CALL */
+        uint64_t object;           /* the wait's address, the I/O call's descriptor */
+        uint64_t since_ns, for_ns; /* blocked from since_ns, for for_ns until the signal */
+        struct pi_call_site *site; /* its Python frames then; NULL: none */
+    } *blocked;
+    size_t blocked_count;
     uint64_t stderr_bytes;  /* what it wrote to stderr in all */
     uint64_t children;     /* fork records */
     /* the children it reaped and how they ended, by its wait calls (format 9) */
@@ -425,6 +434,17 @@ struct pi_analysis {
         size_t processes; /* the processes that ended with it, the first included */
     } stop;
 };
+
+/* pi_blocked_thread_of - what thread @tid of @p was blocked in when a fatal signal ended
+ * @p, or NULL when it was not (or nothing says) */
+static inline const struct pi_blocked_thread *pi_blocked_thread_of(const struct pi_process_info *p,
+                                                                   uint32_t tid)
+{
+    for (size_t i = 0; i < p->blocked_count; i++)
+        if (p->blocked[i].tid == tid)
+            return &p->blocked[i];
+    return NULL;
+}
 
 /* pi_process_by_pid - the traced process @pid of @a, or NULL */
 static inline const struct pi_process_info *pi_process_by_pid(const struct pi_analysis *a,

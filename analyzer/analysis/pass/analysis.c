@@ -123,6 +123,9 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->inherited_unresolved);
         pi_working_span_free(p);
         pi_call_site_free(p->fatal.site);
+        for (size_t b = 0; b < p->blocked_count; b++)
+            pi_call_site_free(p->blocked[b].site);
+        free(p->blocked);
         free(p->reaped);
         free(p->identity);
         for (size_t t = 0; t < p->thread_count; t++)

@@ -140,6 +140,33 @@ static void oom_kills(struct pi_oom_kills *o, const struct pi_event *ev)
     o->last = r->arg[0];
 }
 
+/* More threads blocked at once than a process of a training job has; past it, the first. */
+#define BLOCKED_MAX 4096
+
+/* A thread blocked when a fatal signal ended the process, with its Python frames then. */
+static void blocked_thread(struct pi_process_info *p, const struct pi_reader *reader,
+                           const struct pi_event *ev)
+{
+    const struct pi_record *r = &ev->rec;
+    if (p->blocked_count >= BLOCKED_MAX)
+        return;
+    if ((p->blocked_count & (p->blocked_count - 1)) == 0) { /* 0, 1, 2, 4...: grow */
+        size_t room = p->blocked_count ? p->blocked_count * 2 : 4;
+        struct pi_blocked_thread *more = realloc(p->blocked, room * sizeof(*more));
+        if (!more)
+            return;
+        p->blocked = more;
+    }
+    p->blocked[p->blocked_count++] = (struct pi_blocked_thread){
+        .tid = PI_IN_FLIGHT_TID(r->arg[0]),
+        .what = PI_IN_FLIGHT_WHAT(r->arg[0]),
+        .object = r->arg[1],
+        .since_ns = ev->ts_ns,
+        .for_ns = ev->dur_ns,
+        .site = r->arg[2] ? pi_call_site_read(reader, r->arg[2]) : NULL,
+    };
+}
+
 /* A device the process used, kept once per ordinal. */
 static void device_described(struct pi_process_info *p, const struct pi_reader *reader,
                              const struct pi_record *r)
@@ -262,6 +289,9 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
             p->senders[p->sender_count++] =
                 (struct pi_signal_sender){(uint32_t)r->arg[0], command ? strdup(command) : NULL};
         }
+        return;
+    case PI_REC_WAIT_IN_FLIGHT:
+        blocked_thread(p, reader, ev);
         return;
     case PI_REC_DEVICE:
         device_described(p, reader, r);

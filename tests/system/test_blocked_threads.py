@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""What each thread was blocked in when a signal ended the job: a wait that
+never ends leaves no record of its own, so the library keeps each thread's wait
+while it blocks and writes it when the process dies (PI_REC_WAIT_IN_FLIGHT).
+
+tests/programs/blocked_job.py blocks its main thread in a lock, a thread in a
+sleep and one in a read of a pipe, says their thread ids, and is stopped by
+SIGTERM. The truth is the program's own lines and thread ids and this test's
+clock: every thread is listed with what it was in, since when, and, from
+Python 3.11 on (whose frames another thread can read), its line and call; the
+stop finding says where the main thread was blocked. On every Python 3.8 to
+3.13 found here, and in summary mode.
+
+Run by ctest with the build's paths in the environment."""
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ANALYZE = os.environ["PI_ANALYZE"]
+PRELOAD = os.environ["PI_PRELOAD"]
+SOURCE = os.environ["PI_SOURCE"]
+PROGRAM = os.path.join(SOURCE, "tests", "programs", "blocked_job.py")
+BLOCKED_S = 0.6  # how long the test lets the main thread block before it stops the job
+
+
+def line_of(mark):
+    with open(PROGRAM) as f:
+        return next(n for n, text in enumerate(f, 1) if mark in text)
+
+
+def pythons():
+    """this Python, then one interpreter per other version found (3.8 to 3.13)"""
+    found = {sys.version_info[1]: sys.executable}
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    for path in sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3"))):
+        minor = subprocess.run([path, "-c", "import sys; print(sys.version_info[1])"],
+                               capture_output=True, text=True).stdout.strip()
+        if minor.isdigit() and 8 <= int(minor) <= 13:
+            found.setdefault(int(minor), path)
+    return sorted(found.items())
+
+
+def stop_blocked_job(python, summary=False):
+    """The job run by @python, stopped once blocked: its ids, the report, the seconds
+    from its word to the signal by this test's clock."""
+    traces = tempfile.mkdtemp(prefix="pi-blocked-")
+    env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+    if summary:
+        env["PROFINJECT_MODE"] = "summary"
+    job = subprocess.Popen([python, PROGRAM], env=env, stdout=subprocess.PIPE, text=True)
+    words = job.stdout.readline().split()
+    said = time.monotonic()
+    time.sleep(BLOCKED_S)
+    job.send_signal(signal.SIGTERM)
+    signalled = time.monotonic() - said
+    job.communicate(timeout=60)
+    assert job.returncode == -signal.SIGTERM, job.returncode
+    assert words[0] == "blocked", words
+    ids = {"main": int(words[1]), "sleeper": int(words[2]), "reader": int(words[3])}
+    out = os.path.join(traces, "report.json")
+    subprocess.run([ANALYZE, traces, "--quiet", "--json", out], check=True,
+                   capture_output=True)
+    with open(out) as f:
+        return ids, json.load(f), signalled
+
+
+class BlockedThreads(unittest.TestCase):
+    def check(self, minor, python, summary=False):
+        ids, report, signalled = stop_blocked_job(python, summary)
+        [process] = [p for p in report["processes"] if p["pid"] == ids["main"]]
+        blocked = {b["tid"]: b for b in process["end"]["blocked"]}
+        for name, tid in ids.items():
+            self.assertIn(tid, blocked, (minor, name, process["end"]))
+        main, sleeper, reader = (blocked[ids[n]] for n in ("main", "sleeper", "reader"))
+        # blocked from before the word to the signal: at least the test's wait, and no longer
+        # than the program's whole life
+        self.assertGreaterEqual(main["for_ns"] / 1e9, BLOCKED_S * 0.9, main)
+        self.assertLessEqual(main["for_ns"] / 1e9, signalled + 5, main)
+        self.assertGreaterEqual(sleeper["for_ns"], main["for_ns"], (sleeper, main))
+        self.assertTrue(main["in"].startswith("a semaphore (a Python lock or queue)"), main)
+        self.assertTrue(reader["in"].startswith("read on a pipe"), reader)
+        # before 3.11 time.sleep is a select()
+        self.assertTrue(sleeper["in"].startswith("a sleep" if minor >= 11 else "select"), sleeper)
+        if minor < 11:  # frames are read from the thread itself only
+            self.assertEqual([main["line"], sleeper["line"], reader["line"]], [None] * 3)
+            return report
+        for entry, mark, function in ((main, "# the main thread blocks here", "blocked_in_lock"),
+                                      (sleeper, "# the sleeper blocks here", "sleeper"),
+                                      (reader, "# the reader blocks here", "reader")):
+            where = f"{PROGRAM}:{line_of(mark)} in {function}"
+            self.assertEqual((entry["line"], entry["call"]), (where, function), (minor, entry))
+            self.assertIn(f" at {where}", entry["in"])
+        # the stop says where the main thread was, for how long
+        [stop] = [f for f in report["verdict"] if f["kind"] == "stopped"]
+        where = f"{PROGRAM}:{line_of('# the main thread blocks here')} in blocked_in_lock"
+        self.assertIn("its main thread was blocked for ", stop["summary"])
+        self.assertIn(f"in a semaphore (a Python lock or queue) at {where}", stop["summary"])
+        self.assertEqual(stop["line"], where)
+        return report
+
+    def test_every_python(self):
+        versions = pythons()
+        for minor, python in versions:
+            with self.subTest(python=f"3.{minor}"):
+                self.check(minor, python)
+        print(f"Pythons: {', '.join(f'3.{m}' for m, _ in versions)}", file=sys.stderr)
+
+    def test_summary_mode(self):
+        self.check(sys.version_info[1], sys.executable, summary=True)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
