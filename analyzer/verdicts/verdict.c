@@ -255,6 +255,7 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
         n += pi_verdict_compiling(p, &out[n]);
     }
     n += pi_verdict_straggler(a, &out[n]);
+    n += pi_verdict_hang(a, &out[n]);
     n += pi_verdict_stop(a, &out[n]);
     n += pi_verdict_deaths(a, &out[n], PI_MAX_FINDINGS - 2 - n);
     for (size_t i = 0; i < a->process_count && n + 1 < PI_MAX_FINDINGS; i++) {

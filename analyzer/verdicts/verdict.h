@@ -45,6 +45,7 @@ struct pi_finding {
         PI_ENDS_JOB_GROWTH = 2,
         PI_ENDS_JOB_DIED = 3,
         PI_ENDS_JOB_STOPPED = 4, /* stopped from outside: said first, in one line */
+        PI_ENDS_JOB_HUNG = 5, /* ranks hung until the job ended: why it was stopped, first */
     } ends_job;
     uint64_t ended_ns; /* died: when, the earliest death first (it often causes the others) */
 };
@@ -69,6 +70,10 @@ int pi_verdict_deaths(const struct pi_analysis *analysis, struct pi_finding *out
 /* pi_verdict_compiling - @process compiled much of its time (verdict_compile.c): 1 when
  * written to @out */
 int pi_verdict_compiling(const struct pi_process_info *process, struct pi_finding *out);
+
+/* pi_verdict_hang - ranks hung in a collective until the job ended, and the ones that never
+ * came to it (verdict_hang.c): 1 when written to @out */
+int pi_verdict_hang(const struct pi_analysis *analysis, struct pi_finding *out);
 
 /* pi_verdict_stop - the job stopped from outside (verdict_stop.c): 1 when written to @out */
 int pi_verdict_stop(const struct pi_analysis *analysis, struct pi_finding *out);

@@ -14,6 +14,7 @@ many steps, and not that it died.
 Run by ctest with the build's paths in the environment."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -29,6 +30,12 @@ TORCHRUN = os.path.join(os.path.dirname(sys.executable), "torchrun")
 RANKS = 3
 HUNG_RANK = 2
 HANG_STEP = 10
+
+
+def line_of(mark):
+    """the line of the workload that holds @mark"""
+    with open(WORKLOAD) as f:
+        return next(n for n, text in enumerate(f, 1) if mark in text)
 
 
 def alive(pid):
@@ -96,14 +103,52 @@ class StoppedTorchrun(unittest.TestCase):
         self.assertEqual(ranks[HUNG_RANK]["where"], "stuck")
         return traces, ranks, signalled
 
-    def check_report_says_stopped(self, traces, ranks, sender, sender_command):
-        """One finding, first: stopped by SIGTERM from @sender (whose command line holds
-        @sender_command), the agent's handler took it, the ranks with it; no death."""
+    def check_report_says_hung_then_stopped(self, traces, ranks, sender, sender_command):
+        """The hang first: the hung rank by its line, the others by the call and line they
+        waited at, against each rank's own account of where it went. Then one finding:
+        stopped by SIGTERM from @sender (whose command line holds @sender_command), the
+        agent's handler took it, the ranks with it; no death."""
         out = os.path.join(tempfile.mkdtemp(), "report.json")
         result = subprocess.run([ANALYZE, traces, "--json", out], capture_output=True, text=True)
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(out) as f:
-            verdict = json.load(f)["verdict"]
+            report = json.load(f)
+        verdict = report["verdict"]
+        hang = verdict[0]
+        self.assertEqual(hang["kind"], "hang", hang)
+        stuck_line = line_of("# stuck here")
+        wait_line = line_of("# the others wait here")
+        waiting = sorted(r for r, truth in ranks.items() if truth["where"] == "all_reduce")
+        self.assertEqual(hang["evidence"]["missing_ranks"], 1)
+        self.assertEqual(hang["evidence"]["first_missing_rank"], HUNG_RANK)
+        self.assertEqual(hang["evidence"]["waiting_ranks"], len(waiting))
+        self.assertEqual(hang["line"], f"{WORKLOAD}:{wait_line} in main")
+        self.assertTrue(hang["summary"].startswith(f"rank {HUNG_RANK} never came to the call "
+                                                   f"where ranks {waiting[0]} and {waiting[1]} "
+                                                   f"(of {RANKS}) waited"), hang["summary"])
+        self.assertIn(f"in all_reduce (torch/distributed/distributed_c10d.py:", hang["summary"])
+        # in its sleep, all but a few microseconds of each turn of its loop; else running there
+        self.assertRegex(hang["summary"], rf"Rank {HUNG_RANK} \(pid {ranks[HUNG_RANK]['pid']}\) "
+                         rf"was (in a sleep at {re.escape(WORKLOAD)}:{stuck_line}|running, last "
+                         rf"seen at {re.escape(WORKLOAD)}:\d+) in stuck")
+        # each rank's main thread as it was blocked: the waiting ones since their own account
+        # of reaching the collective (the job then ran a second more before the stop)
+        by_pid = {p["pid"]: p for p in report["processes"]}
+        for rank, truth in ranks.items():
+            main = [b for b in by_pid[truth["pid"]]["end"]["blocked"] if b["tid"] == truth["pid"]]
+            if rank == HUNG_RANK and not main:
+                continue  # between two sleeps
+            [main] = main
+            if rank == HUNG_RANK:
+                self.assertEqual((main["call"], main["line"]),
+                                 ("stuck", f"{WORKLOAD}:{stuck_line} in stuck"), main)
+            else:
+                self.assertEqual((main["call"], main["line"]),
+                                 ("all_reduce", f"{WORKLOAD}:{wait_line} in main"), main)
+                self.assertGreaterEqual(main["for_ns"], 1.0e9, main)
+        self.check_stopped(verdict[1:], ranks, sender, sender_command)
+
+    def check_stopped(self, verdict, ranks, sender, sender_command):
         first = verdict[0]
         self.assertEqual(first["kind"], "stopped", first)
         self.assertNotIn("died", [f["kind"] for f in verdict], verdict)
@@ -118,21 +163,19 @@ class StoppedTorchrun(unittest.TestCase):
         for rank in ranks.values():
             self.assertIn(f"pid {rank['pid']} (rank ", first["summary"])
         # where the hung rank was: its own line in stuck()
-        with open(WORKLOAD) as f:
-            line = next(n for n, text in enumerate(f, 1) if "# stuck here" in text)
-        self.assertIn(f"{WORKLOAD}:{line} in stuck", first["summary"])
+        self.assertIn(f"{WORKLOAD}:{line_of('# stuck here')} in stuck", first["summary"])
 
     def test_sigterm_to_the_launcher(self):
         traces, ranks, launcher = self.check_stopped_as_without_the_profiler("launcher")
-        self.check_report_says_stopped(traces, ranks, launcher, "profinject run -o ")  # it passed it on
+        self.check_report_says_hung_then_stopped(traces, ranks, launcher, "profinject run -o ")  # it passed it on
 
     def test_sigterm_to_torchrun_under_the_preload(self):
         traces, ranks, _ = self.check_stopped_as_without_the_profiler("preload")
-        self.check_report_says_stopped(traces, ranks, os.getpid(), os.path.basename(__file__))
+        self.check_report_says_hung_then_stopped(traces, ranks, os.getpid(), os.path.basename(__file__))
 
     def test_sigterm_to_the_launcher_in_summary_mode(self):
         traces, ranks, launcher = self.check_stopped_as_without_the_profiler("summary")
-        self.check_report_says_stopped(traces, ranks, launcher, "profinject run --summary -o ")
+        self.check_report_says_hung_then_stopped(traces, ranks, launcher, "profinject run --summary -o ")
 
 
 if __name__ == "__main__":

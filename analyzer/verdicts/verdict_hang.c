@@ -1,0 +1,189 @@
+/*
+ * verdict_hang.c - ranks that stopped making progress until the job ended:
+ * some blocked in one call (a collective, by its Python line) for far longer
+ * than a step, the others elsewhere. The ones elsewhere never came to it and
+ * hold the rest; each is said first, with where it was.
+ *
+ * The place of a rank is what its main thread was blocked in when the
+ * signal ended it (PI_REC_WAIT_IN_FLIGHT): its innermost user line and the
+ * Python call it made there. A rank that was not blocked is placed by the
+ * last time sample of its main thread.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/sites/call_sites.h"
+#include "analysis/sites/python_lines.h"
+#include "process_words.h"
+#include "verdict.h"
+
+/* Blocked at least this long, and at least STEPS_HUNG of its steps: a hang, not a slow call. */
+#define HANG_MIN_NS 500000000u
+#define STEPS_HUNG 10
+/* Ranks named one by one in a sentence; the rest are counted. */
+#define RANKS_NAMED 8
+#define RANKS_MAX 65536
+
+struct placed {
+    const struct pi_process_info *p;
+    const struct pi_blocked_thread *blocked; /* its main thread's, NULL: not blocked */
+    int stuck;                               /* blocked long enough to be hung */
+};
+
+/* The longest a rank's main thread may block in a healthy step. */
+static uint64_t hang_threshold(const struct pi_process_info *p)
+{
+    uint64_t step = 0;
+    if (p->steps.count)
+        step = (uint64_t)pi_histogram_quantile((struct pi_histogram *)&p->steps.steady_ns, 0.5);
+    return step * STEPS_HUNG > HANG_MIN_NS ? step * STEPS_HUNG : HANG_MIN_NS;
+}
+
+/* Whether two blocked main threads are in the same call at the same line. */
+static int same_place(const struct pi_blocked_thread *a, const struct pi_blocked_thread *b)
+{
+    const struct pi_call_site *x = a->site, *y = b->site;
+    if (!x || !y || !x->headline || !y->headline || !x->python_count || !y->python_count)
+        return x == y && a->what == b->what;
+    return strcmp(x->headline, y->headline) == 0 &&
+           strcmp(x->frames[0].function ? x->frames[0].function : "",
+                  y->frames[0].function ? y->frames[0].function : "") == 0;
+}
+
+/* "ranks 0, 1 and 3", the first RANKS_NAMED of @ranks[] whose @in is @want */
+static void rank_list(const struct placed *ranks, const int *in, size_t count, int want,
+                      char *out, size_t size)
+{
+    size_t named = 0, total = 0, at = 0;
+    for (size_t i = 0; i < count; i++)
+        total += in[i] == want;
+    at += (size_t)snprintf(out, size, total == 1 ? "rank" : "ranks");
+    for (size_t i = 0; i < count && at < size; i++) {
+        if (in[i] != want)
+            continue;
+        if (named == RANKS_NAMED) {
+            at += (size_t)snprintf(out + at, size - at, " and %zu more", total - named);
+            break;
+        }
+        const char *join = named == 0 ? " " : named + 1 == total ? " and " : ", ";
+        at += (size_t)snprintf(out + at, size - at, "%s%ld", join, ranks[i].p->rank);
+        named++;
+    }
+}
+
+/* Where a rank that never came was: what it was blocked in, or where it last ran. */
+static void elsewhere(const struct placed *r, char *out, size_t size)
+{
+    const struct pi_python_lines *lines = r->p->python_lines;
+    if (r->blocked) {
+        char what[600];
+        pi_blocked_words(r->blocked, what, sizeof(what));
+        snprintf(out, size, "Rank %ld (pid %d) was in %s, for %.2f s", r->p->rank,
+                 r->p->header.pid, what, (double)r->blocked->for_ns / 1e9);
+    } else if (lines && lines->last.file && lines->last.function) {
+        snprintf(out, size, "Rank %ld (pid %d) was running, last seen at %s:%u in %s",
+                 r->p->rank, r->p->header.pid, lines->last.file, lines->last.line,
+                 lines->last.function);
+    } else {
+        snprintf(out, size, "Rank %ld (pid %d) was running", r->p->rank, r->p->header.pid);
+    }
+}
+
+static int write_hang(struct placed *ranks, size_t count, struct pi_finding *f)
+{
+    /* the waiting: the largest group of hung ranks in one place, the lowest rank on a tie */
+    static int in[RANKS_MAX];
+    size_t best = count, best_size = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!ranks[i].stuck)
+            continue;
+        size_t size = 0;
+        for (size_t j = 0; j < count; j++)
+            size += ranks[j].stuck && same_place(ranks[i].blocked, ranks[j].blocked);
+        if (size > best_size)
+            best = i, best_size = size;
+    }
+    if (best == count)
+        return 0;
+    const struct pi_blocked_thread *wait = ranks[best].blocked;
+    uint64_t waited = UINT64_MAX, since = UINT64_MAX;
+    size_t missing = 0;
+    long first_missing = -1;
+    for (size_t i = 0; i < count; i++) {
+        in[i] = ranks[i].stuck && same_place(wait, ranks[i].blocked);
+        if (in[i]) {
+            waited = ranks[i].blocked->for_ns < waited ? ranks[i].blocked->for_ns : waited;
+            since = ranks[i].blocked->since_ns < since ? ranks[i].blocked->since_ns : since;
+        } else if (missing++ == 0) {
+            first_missing = ranks[i].p->rank;
+        }
+    }
+    char waiting[200], what[600], absent[200];
+    rank_list(ranks, in, count, 1, waiting, sizeof(waiting));
+    rank_list(ranks, in, count, 0, absent, sizeof(absent));
+    pi_blocked_words(wait, what, sizeof(what));
+    f->kind = "hang";
+    f->score = 1;
+    f->pid = ranks[best].p->header.pid;
+    f->ends_job = PI_ENDS_JOB_HUNG;
+    f->ended_ns = since;
+    if (wait->site && wait->site->headline)
+        snprintf(f->line, sizeof(f->line), "%s", wait->site->headline);
+    size_t at = 0;
+    char *s = f->summary;
+    size_t size = sizeof(f->summary);
+    if (missing)
+        at += (size_t)snprintf(s, size,
+                               "%s never came to the call where %s (of %zu) waited %.2f s or more "
+                               "until the job ended, %s",
+                               absent, waiting, count, (double)waited / 1e9, what);
+    else
+        at += (size_t)snprintf(s, size,
+                               "every rank (%zu) waited %.2f s or more until the job ended, %s: "
+                               "the rank they wait for is none of the traced ones, or they wait "
+                               "for each other",
+                               count, (double)waited / 1e9, what);
+    size_t said = 0;
+    for (size_t i = 0; i < count && at < size && said < RANKS_NAMED; i++) {
+        if (in[i])
+            continue;
+        char where[900];
+        elsewhere(&ranks[i], where, sizeof(where));
+        at += (size_t)snprintf(s + at, size - at, "%s%s", said++ ? "; " : ". ", where);
+    }
+    char printable[sizeof(f->summary)];
+    pi_printable(printable, sizeof(printable), s, strlen(s));
+    snprintf(f->summary, sizeof(f->summary), "%s", printable);
+    snprintf(f->advice, sizeof(f->advice),
+             "%s: each rank blocks in a collective until every rank has come to it. Fix what "
+             "kept %s there (a branch only some ranks take, a loader that ran out of data on "
+             "one rank, an exception caught on one rank); a shorter timeout in "
+             "init_process_group(timeout=...) ends a hang with an error instead of idle devices",
+             missing ? "the ranks that never came hold the others" : "a hang of every rank",
+             missing ? "them" : "the ranks");
+    pi_finding_evidence(f, "waiting_ranks", (double)best_size, "");
+    pi_finding_evidence(f, "missing_ranks", (double)missing, "");
+    if (missing)
+        pi_finding_evidence(f, "first_missing_rank", (double)first_missing, "");
+    pi_finding_evidence(f, "waited_s", (double)waited / 1e9, "s");
+    return 1;
+}
+
+int pi_verdict_hang(const struct pi_analysis *a, struct pi_finding *out)
+{
+    static struct placed ranks[RANKS_MAX];
+    size_t count = 0, stuck = 0;
+    for (size_t i = 0; i < a->process_count && count < RANKS_MAX; i++) {
+        const struct pi_process_info *p = &a->processes[i];
+        if (p->rank < 0)
+            continue;
+        const struct pi_blocked_thread *b = pi_blocked_thread_of(p, (uint32_t)p->header.pid);
+        int hung = b && b->for_ns >= hang_threshold(p);
+        ranks[count++] = (struct placed){p, b, hung};
+        stuck += hung;
+    }
+    if (count < 2 || stuck == 0)
+        return 0;
+    return write_hang(ranks, count, out);
+}
