@@ -253,14 +253,20 @@ class InstalledCommand(unittest.TestCase):
             self.assertIn(path, files)
             self.assertEqual(files[path]["opens"], truth["epochs"], path)
 
-    def test_job_without_pytorch_through_python_m(self):
-        data, script = write_reader_files(os.path.join(self.work, "plain"))
-        traces = os.path.join(self.work, "plain-traces")
+    def reader_job(self, name, times):
+        """The reader script run @times over its files by `python -m profinject run` of the
+        venv: the job, its traces, the venv's python."""
+        data, script = write_reader_files(os.path.join(self.work, name))
+        traces = os.path.join(self.work, name + "-traces")
         python = os.path.join(self.bin, "python")
         job = subprocess.run([python, "-m", "profinject", "run", "-o", traces, "--", python,
-                              script, data, "7"], capture_output=True, text=True, env=self.env,
-                             cwd=self.work, timeout=120)
+                              script, data, str(times)], capture_output=True, text=True,
+                             env=self.env, cwd=self.work, timeout=120)
         self.assertEqual(job.returncode, 0, job.stderr)
+        return job, traces, python
+
+    def test_job_without_pytorch_through_python_m(self):
+        job, traces, python = self.reader_job("plain", 7)
         self.assertIn(f"analyse them with: {python} -m profinject analyze {traces}",
                       job.stdout + job.stderr)
         read = json.loads(job.stdout.splitlines()[0])
@@ -284,13 +290,7 @@ class InstalledCommand(unittest.TestCase):
     def test_parquet_tables_are_written_with_the_users_python(self):
         """--export's Parquet writer ships in the wheel; `profinject analyze` writes it with
         the Python the package is installed in, and says so when that one has no pyarrow."""
-        data, script = write_reader_files(os.path.join(self.work, "tables"))
-        traces = os.path.join(self.work, "tables-traces")
-        python = os.path.join(self.bin, "python")
-        job = subprocess.run([python, "-m", "profinject", "run", "-o", traces, "--", python,
-                              script, data, "2"], capture_output=True, text=True, env=self.env,
-                             cwd=self.work, timeout=120)
-        self.assertEqual(job.returncode, 0, job.stderr)
+        _, traces, python = self.reader_job("parquet", 2)
 
         def export(env):
             out = tempfile.mkdtemp(dir=self.work)
