@@ -420,7 +420,9 @@ static void writer_loop(struct pi_writer *w)
         if (stopping)
             return;
         uint64_t deadline = w->next_flush_ns;
-        if (sample_ns && w->next_sample_ns < deadline)
+        /* a writer that failed takes no samples: their moment, never moved on, would be
+         * past for good and the wait below never made (a CPU spun for the rest of the job) */
+        if (sample_ns && !w->failed && w->next_sample_ns < deadline)
             deadline = w->next_sample_ns;
         now = pi_clock_ns(CLOCK_MONOTONIC);
         if (deadline > now)

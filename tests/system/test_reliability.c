@@ -152,6 +152,39 @@ Test(reliability, disk_full_mid_run)
     cr_assert_not(files[0].read_error, "%s", files[0].error);
 }
 
+/* The CPU time (clock ticks) of @pid's thread named @name by its /proc comm; -1: none. */
+static long thread_ticks(int pid, const char *name)
+{
+    for (int tid = pid; tid < pid + 64; tid++) {
+        char path[96], comm[32] = "";
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        int found = fgets(comm, sizeof(comm), f) && strncmp(comm, name, strlen(name)) == 0;
+        fclose(f);
+        if (!found)
+            continue;
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+        f = fopen(path, "r");
+        long utime = -1, stime = -1;
+        char line[1024];
+        if (f && fgets(line, sizeof(line), f)) {
+            const char *after = strrchr(line, ')'); /* fields 14 and 15 follow the name */
+            if (after)
+                sscanf(after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &utime,
+                       &stime);
+        }
+        if (f)
+            fclose(f);
+        return utime < 0 ? -1 : utime + stime;
+    }
+    return -1;
+}
+
+/* The writer's CPU ticks in the second after it stopped: it must sleep, not spin. */
+static long writer_ticks_after_stop;
+
 static void remove_directory_then_terminate(int pid, void *context)
 {
     char command[200];
@@ -159,6 +192,10 @@ static void remove_directory_then_terminate(int pid, void *context)
     usleep(100000);
     cr_assert_eq(system(command), 0);
     usleep(1300000); /* the writer looks once a second */
+    long before = thread_ticks(pid, "pi-writer");
+    usleep(1000000);
+    long after = thread_ticks(pid, "pi-writer");
+    writer_ticks_after_stop = before < 0 || after < 0 ? -1 : after - before;
     kill(pid, SIGTERM);
 }
 
@@ -176,6 +213,13 @@ Test(reliability, output_directory_removed_mid_run, .timeout = 60)
     cr_assert(strstr(result.err, "was removed while recording"), "%s", result.err);
     struct stat st;
     cr_assert_neq(stat(dir, &st), 0, "nothing recreated the removed directory");
+    /* a writer that stopped writing sleeps between its flushes: with no sample to take, it
+     * once waited for the sample it would never take again and spun, a CPU for the rest of
+     * the job (sysconf(_SC_CLK_TCK) ticks a second: 100 here) */
+    cr_assert_geq(writer_ticks_after_stop, 0, "the writer thread was found");
+    cr_assert_leq(writer_ticks_after_stop, sysconf(_SC_CLK_TCK) / 20,
+                  "the stopped writer used %ld ticks of CPU in a second",
+                  writer_ticks_after_stop);
 }
 
 Test(reliability, exit_from_a_signal_handler)
