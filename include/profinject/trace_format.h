@@ -391,8 +391,7 @@ enum pi_record_kind {
      * arg0 = the blocked thread's tid | what it was blocked in << 32
      * (PI_IN_FLIGHT_TID, PI_IN_FLIGHT_WHAT), arg1 = the
      * object (a wait's address as in PI_REC_WAIT, an I/O call's descriptor),
-     * arg2 = the stack id of its Python frames then (0: none, or a Python
-     * before 3.11, whose frames are read only from their own thread). */
+     * arg2 = the stack id of its Python frames then (0: none). */
     PI_REC_WAIT_IN_FLIGHT = 46,
     PI_REC_KIND_COUNT
 };

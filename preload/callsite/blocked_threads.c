@@ -30,7 +30,7 @@ static void *python_thread(void)
 static void found(void)
 {
     interpreter = pi_python_get(); /* found: READY, announced or not */
-    if (interpreter && !interpreter->layout.frame_objects)
+    if (interpreter && (!interpreter->layout.frame_objects || interpreter->layout.tstate_frame))
         atomic_store(&pi_wait_python_thread, python_thread);
 }
 

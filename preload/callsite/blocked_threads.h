@@ -1,7 +1,6 @@
 /*
  * blocked_threads.h - at a fatal signal, what each thread was blocked in:
- * one PI_REC_WAIT_IN_FLIGHT a thread, with its Python frames where its
- * interpreter lets another thread read them (3.11 on).
+ * one PI_REC_WAIT_IN_FLIGHT a thread, with its Python frames.
  */
 #ifndef PI_BLOCKED_THREADS_H
 #define PI_BLOCKED_THREADS_H

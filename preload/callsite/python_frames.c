@@ -113,12 +113,11 @@ static void add_frame(const struct pi_python *py, void *frame, void *code, long 
     out->line = found.line > 0 ? (uint32_t)found.line : 0;
 }
 
-static int frame_object_chain(const struct pi_python *py, struct pi_stack_frame *out, int max,
-                              int at_safe_point)
+static int frame_object_chain(const struct pi_python *py, void *frame, struct pi_stack_frame *out,
+                              int max, int at_safe_point)
 {
     const struct pi_python_layout *l = &py->layout;
     int n = 0;
-    void *frame = py->current_frame_object();
     for (int steps = 0; frame && n < max && steps < MAX_CHAIN; steps++) {
         if (pi_python_object_type(frame) != py->frame_type)
             break;
@@ -182,7 +181,7 @@ int pi_python_frames(const struct pi_python *py, struct pi_stack_frame *out, int
         max = PI_PYTHON_FRAMES_MAX;
     cache_mine = !atomic_flag_test_and_set_explicit(&cache_busy, memory_order_acquire);
     int n = py->layout.frame_objects
-                ? frame_object_chain(py, out, max, at_safe_point)
+                ? frame_object_chain(py, py->current_frame_object(), out, max, at_safe_point)
                 : interpreter_frame_chain(py, py->this_thread_state(), out, max, at_safe_point);
     if (cache_mine)
         atomic_flag_clear_explicit(&cache_busy, memory_order_release);
@@ -193,11 +192,14 @@ int pi_python_frames(const struct pi_python *py, struct pi_stack_frame *out, int
 int pi_python_frames_of_blocked(const struct pi_python *py, void *thread_state,
                                 struct pi_stack_frame *out, int max)
 {
-    if (py->layout.frame_objects || !thread_state)
+    const struct pi_python_layout *l = &py->layout;
+    if (!thread_state || (l->frame_objects && !l->tstate_frame))
         return 0;
     if (max > PI_PYTHON_FRAMES_MAX)
         max = PI_PYTHON_FRAMES_MAX;
     /* no cache: the thread ending the process may have been inside a walk when it stopped */
     cache_mine = 0;
-    return interpreter_frame_chain(py, thread_state, out, max, 0);
+    return l->frame_objects
+               ? frame_object_chain(py, pi_python_field(thread_state, l->tstate_frame), out, max, 0)
+               : interpreter_frame_chain(py, thread_state, out, max, 0);
 }

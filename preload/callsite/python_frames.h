@@ -30,8 +30,8 @@ int pi_python_frames(const struct pi_python *py, struct pi_stack_frame *out, int
  * pi_python_frames_of_blocked - the frames of another thread, blocked in a
  * wait (pi_wait_begin) whose Python thread state is @thread_state: stable
  * while it stays blocked, read without the GIL by the thread that ends the
- * process. Python 3.11 on (their frames hang from the thread state by the
- * layout); 0 frames before.
+ * process: from the thread state's frame (3.8 to 3.10) or frame chain
+ * (3.11 on) by the version's layout.
  * Return: the number of frames.
  */
 int pi_python_frames_of_blocked(const struct pi_python *py, void *thread_state,

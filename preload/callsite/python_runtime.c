@@ -43,13 +43,13 @@ static const struct {
     unsigned minor;
     struct pi_python_layout layout;
 } layouts[] = {
-    {8, {.frame_objects = 1, .frame_back = 24, .frame_code = 32, .frame_lasti = 104,
-         .code_filename = 104, .code_name = 112}},
-    {9, {.frame_objects = 1, .frame_back = 24, .frame_code = 32, .frame_lasti = 104,
-         .code_filename = 104, .code_name = 112, .interp_eval_breaker = 72,
+    {8, {.frame_objects = 1, .tstate_frame = 24, .frame_back = 24, .frame_code = 32,
+         .frame_lasti = 104, .code_filename = 104, .code_name = 112}},
+    {9, {.frame_objects = 1, .tstate_frame = 24, .frame_back = 24, .frame_code = 32,
+         .frame_lasti = 104, .code_filename = 104, .code_name = 112, .interp_eval_breaker = 72,
          .interp_recursion_limit = 64, .interp_calls_to_do = 88}},
-    {10, {.frame_objects = 1, .frame_back = 24, .frame_code = 32, .frame_lasti = 96,
-          .code_filename = 104, .code_name = 112, .interp_eval_breaker = 68,
+    {10, {.frame_objects = 1, .tstate_frame = 24, .frame_back = 24, .frame_code = 32,
+          .frame_lasti = 96, .code_filename = 104, .code_name = 112, .interp_eval_breaker = 68,
           .interp_recursion_limit = 64, .interp_calls_to_do = 88}},
     {11, {.tstate_cframe = 56, .cframe_current = 8, .frame_back = 48, .frame_code = 32,
           .frame_instr = 56, .frame_owner = 69, .code_filename = 112, .code_name = 128,

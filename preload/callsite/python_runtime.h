@@ -48,6 +48,7 @@
 /* Where the fields are in the running version; 0 marks a field it lacks. */
 struct pi_python_layout {
     int frame_objects;     /* 3.8-3.10: the chain is PyFrameObjects */
+    size_t tstate_frame;   /* 3.8-3.10: PyThreadState.frame, the thread's innermost */
     size_t tstate_cframe;  /* 3.11, 3.12: PyThreadState.cframe */
     size_t cframe_current; /* 3.11, 3.12: _PyCFrame.current_frame */
     size_t tstate_current; /* 3.13: PyThreadState.current_frame */
