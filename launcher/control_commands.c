@@ -74,8 +74,9 @@ static int send_request(int pid, const char *request, int whole_tree, pi_control
 static void usage_stacks(FILE *out)
 {
     fprintf(out, "usage: profinject stacks [--timeout TIME] [--all] [--native] PID\n"
-                 "Every Python thread's stack in PID, innermost frame first, read while the\n"
-                 "profiler holds its interpreter's lock (the pause is said), and the native\n"
+                 "Every Python thread's stack in PID, innermost frame first, and what it is\n"
+                 "blocked in and for how long, read while the profiler holds its\n"
+                 "interpreter's lock (the pause is said), and the native\n"
                  "frames of its threads that run no Python, each stopped (ptrace) only while\n"
                  "its own are read; PID runs under the profiler ('profinject attach PID' first\n"
                  "for one that does not).\n"

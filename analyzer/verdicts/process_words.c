@@ -8,6 +8,7 @@
 #include "analysis/host/steps.h"
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_lines.h"
+#include "profinject/in_flight_words.h"
 
 const char *pi_process_role(const struct pi_process_info *p,
                             const struct pi_process_info *training, char *buf, size_t size)
@@ -55,31 +56,10 @@ void pi_printable(char *out, size_t size, const char *text, size_t length)
     out[at] = '\0';
 }
 
-/* What a wait in flight waited in, as a noun. */
-static void blocked_in(uint32_t what, char *out, size_t size)
-{
-    if (what & PI_IN_FLIGHT_IO) {
-        unsigned flags = PI_IN_FLIGHT_IO_FLAGS(what), fd_class = PI_IO_CLASS(flags);
-        if (fd_class == PI_FD_OTHER || fd_class == PI_FD_UNKNOWN)
-            snprintf(out, size, "%s", pi_io_op_name(PI_IO_OP(flags)));
-        else
-            snprintf(out, size, "%s on a %s", pi_io_op_name(PI_IO_OP(flags)),
-                     pi_fd_class_name(fd_class));
-        return;
-    }
-    static const char *const waits[PI_WAIT_KIND_COUNT] = {
-        [PI_WAIT_MUTEX] = "a mutex",
-        [PI_WAIT_COND] = "a condition wait",
-        [PI_WAIT_SEM] = "a semaphore (a Python lock or queue)",
-        [PI_WAIT_SLEEP] = "a sleep",
-    };
-    snprintf(out, size, "%s", what < PI_WAIT_KIND_COUNT && waits[what] ? waits[what] : "a wait");
-}
-
 void pi_blocked_words(const struct pi_blocked_thread *b, char *out, size_t size)
 {
     char noun[96];
-    blocked_in(b->what, noun, sizeof(noun));
+    pi_in_flight_words(b->what, noun, sizeof(noun));
     const struct pi_call_site *site = b->site;
     if (!site || !site->python_count) {
         snprintf(out, size, "%s", noun);

@@ -29,6 +29,8 @@
 #include "core/guard.h"
 #include "core/raw_syscalls.h"
 #include "core/real_functions.h"
+#include "core/recorder.h"
+#include "profinject/in_flight_words.h"
 #include "profinject/python_files.h"
 #include "python_capi.h"
 #include "python_runtime.h"
@@ -151,9 +153,29 @@ __attribute__((constructor)) static void note_main_thread(void)
         main_thread = (unsigned long)pthread_self();
 }
 
-/* Each thread of @frames ({ident: frame}), the main thread first. */
+/* What thread @tid has been blocked in, and for how long, where one of @waits is its. */
+static void say_blocked(struct request *r, unsigned long tid, const struct pi_wait_snapshot *waits,
+                        int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (waits[i].tid != tid)
+            continue;
+        char what[96];
+        pi_in_flight_words(waits[i].what, what, sizeof(what));
+        uint64_t now = pi_clock_ticks();
+        double rate = pi_recorder_ticks_per_second();
+        double seconds = now > waits[i].since && rate > 0 ? (double)(now - waits[i].since) / rate
+                                                          : 0;
+        say(r, "  blocked for %.2f s in %s\n", seconds, what);
+        return;
+    }
+}
+
+/* Each thread of @frames ({ident: frame}), the main thread first, with the waits it is in. */
 static void say_threads(struct request *r, void *frames, void *active)
 {
+    static struct pi_wait_snapshot waits[MAX_THREADS]; /* read holding the GIL: one at a time */
+    int blocked = pi_waits_in_flight(waits, MAX_THREADS);
     const struct pi_python_capi *api = r->api;
     unsigned long tids[MAX_THREADS];
     int count = 0;
@@ -177,6 +199,7 @@ static void say_threads(struct request *r, void *frames, void *active)
                 tids[count++] = tid;
             say(r, "thread %s (tid %lu):\n", name, tid);
             say_frames(r, frame);
+            say_blocked(r, tid, waits, blocked);
         }
     }
     say_other_threads(r, tids, count);

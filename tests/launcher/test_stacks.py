@@ -59,6 +59,7 @@ class Stacks(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.traces = subprocess.check_output(["mktemp", "-d"], text=True).strip()
+        cls.started = time.monotonic()
         cls.job = subprocess.Popen([PYTHON, JOB], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    text=True, env=dict(os.environ, LD_PRELOAD=LIBRARY,
                                                        PROFINJECT_OUTPUT=cls.traces))
@@ -131,6 +132,18 @@ class Stacks(unittest.TestCase):
                       range(line_of("# the main thread counts"), line_of("# the loop ends here") + 1))
         self.assertEqual(threads["waiter"][0], frame("# blocked here", "waiter"))
         self.assertEqual(threads["sleeper"][0], frame("# asleep here", "sleeper"))
+        # what each blocked thread is in, while it is, for how long: the waiter since before
+        # the job said it was ready, the sleeper in one of its 50 ms sleeps, or just after one
+        # waiting for the interpreter's lock (the main thread's loop holds it)
+        waiter = re.search(r"^  thread waiter \(tid \d+\):\n(?:      .*\n)+    blocked for "
+                           r"([\d.]+) s in a semaphore \(a Python lock or queue\)$", answer, re.M)
+        self.assertIsNotNone(waiter, answer)
+        self.assertGreater(float(waiter.group(1)), 0)
+        self.assertLess(float(waiter.group(1)), time.monotonic() - self.started + 1)
+        sleeper = re.search(r"^  thread sleeper \(tid \d+\):\n(?:      .*\n)+    blocked for "
+                            r"([\d.]+) s in (a sleep|a condition wait)$", answer, re.M)
+        self.assertIsNotNone(sleeper, answer)
+        self.assertLess(float(sleeper.group(1)), 1.0)
         # the library's frames named as the reports name them
         self.assertIn("threading.py:", threads["waiter"][1])
         # and the threads that run no Python, the profiler's own said so
