@@ -34,6 +34,8 @@ struct reading {
     uint64_t data_wait, file_io, other_io, lock_wait, sleep, sync;
     uint64_t step_end[STEPS_KEPT], step_length[STEPS_KEPT];
     int recent;
+    uint64_t main_blocked;   /* ns the main thread has been blocked, 0: not blocked */
+    char main_blocked_in[96]; /* in what, in words */
 };
 
 /* The number after "@key": in @text, 0 where it is not there. */
@@ -78,6 +80,13 @@ static void parse(struct reading *r, const char *text)
         at += used;
         at += *at == ',';
     }
+    r->main_blocked = number(text, "main_blocked_ns");
+    /* words of letters and brackets only: what the process answers reaches the terminal */
+    const char *in = strstr(text, "\"main_blocked_in\": \"");
+    size_t words = in ? strspn(in + 20, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ _()")
+                      : 0;
+    snprintf(r->main_blocked_in, sizeof(r->main_blocked_in), "%.*s", (int)words,
+             words ? in + 20 : "");
     r->ok = r->now > 0;
 }
 
@@ -135,6 +144,8 @@ struct figures {
     int growth_per_step, has_gpu;
     const char *leading, *verdict;
     double verdict_share;
+    double main_blocked_s; /* now: how long its main thread has been blocked, 0: not */
+    const char *main_blocked_in;
 };
 
 static int by_value(const void *a, const void *b)
@@ -204,6 +215,8 @@ static void figure(const struct reading *a, const struct reading *b, struct figu
     f->ppid = b->ppid;
     f->mode = b->mode;
     f->worker = is_worker(b->pid, b->ppid);
+    f->main_blocked_s = (double)b->main_blocked / 1e9;
+    f->main_blocked_in = b->main_blocked_in;
     /* paused over the whole interval: nothing was recorded, so nothing was counted */
     f->recording = a->recording || b->recording;
     double ns = b->now > a->now ? (double)(b->now - a->now) : 0;
@@ -263,7 +276,8 @@ static void print_json(const struct figures *f, size_t count)
                "\"cpu\": %.4f, \"cpu_wait\": %.4f, \"lock_wait\": %.4f, \"io\": %.4f, "
                "\"sleep\": %.4f, \"other\": %.4f}, \"gpu_busy\": %.4f, \"rss_mib\": %.1f, "
                "\"device_mib\": %.1f, \"rss_growth_mib\": %.3f, \"device_growth_mib\": %.3f, "
-               "\"growth_per\": \"%s\", \"leading\": \"%s\", \"verdict\": \"%s\"}",
+               "\"growth_per\": \"%s\", \"leading\": \"%s\", \"verdict\": \"%s\", "
+               "\"main_blocked_s\": %.3f, \"main_blocked_in\": \"%s\"}",
                i ? "," : "", f[i].pid, f[i].ppid, f[i].worker ? "worker" : "process", f[i].mode,
                f[i].recording ? "true" : "false",
                f[i].seconds, f[i].steps_per_s,
@@ -271,7 +285,7 @@ static void print_json(const struct figures *f, size_t count)
                f[i].data, f[i].sync, f[i].cpu, f[i].cpu_wait, f[i].lock, f[i].io, f[i].sleep,
                f[i].other, f[i].gpu_busy, f[i].rss_mib, f[i].device_mib, f[i].rss_growth_mib,
                f[i].device_growth_mib, f[i].growth_per_step ? "step" : "second", f[i].leading,
-               f[i].verdict);
+               f[i].verdict, f[i].main_blocked_s, f[i].main_blocked_in);
     printf("\n]\n");
 }
 
@@ -302,9 +316,11 @@ static void print_screen(const struct figures *f, size_t count, int root)
             printf("%s now (%.0f%%); ", f[i].verdict, 100 * f[i].verdict_share);
         else if (!f[i].worker)
             printf("none now; ");
-        printf("its main thread is mostly %s; memory %+.2f MiB host, %+.2f MiB device a %s",
-               f[i].leading, f[i].rss_growth_mib, f[i].device_growth_mib,
-               f[i].growth_per_step ? "step" : "second");
+        printf("its main thread is mostly %s", f[i].leading);
+        if (f[i].main_blocked_s >= 1) /* a hang shows here first: a rank in its collective */
+            printf(", blocked for %.1f s now in %s", f[i].main_blocked_s, f[i].main_blocked_in);
+        printf("; memory %+.2f MiB host, %+.2f MiB device a %s", f[i].rss_growth_mib,
+               f[i].device_growth_mib, f[i].growth_per_step ? "step" : "second");
     }
     printf("\n");
 }

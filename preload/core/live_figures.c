@@ -9,9 +9,12 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
+#include "profinject/in_flight_words.h"
 #include "profinject/summary_policy.h"
+#include "recorder.h"
 
 /* What the main thread's recorded waits were, as the analyzer's time classes name them. */
 enum live_class { DATA_WAIT, FILE_IO, OTHER_IO, LOCK_WAIT, SLEEP, SYNC, LIVE_CLASSES };
@@ -147,6 +150,14 @@ size_t pi_live_figures_json(char *out, size_t size, double ticks_per_second)
             (unsigned long long)ticks_ns(
                 atomic_load_explicit(&live.step_length[i % STEPS_KEPT], memory_order_relaxed), rate));
     SAY("]");
+    /* what the main thread is blocked in now, and since when */
+    struct pi_wait_snapshot main;
+    if (pi_wait_of_thread(live.pid ? live.pid : (uint32_t)getpid(), &main) && now > main.since) {
+        char words[96];
+        pi_in_flight_words(main.what, words, sizeof(words));
+        SAY(", \"main_blocked_ns\": %llu, \"main_blocked_in\": \"%s\"",
+            (unsigned long long)ticks_ns(now - main.since, rate), words);
+    }
 #undef SAY
     return at;
 }

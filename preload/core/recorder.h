@@ -186,6 +186,9 @@ struct pi_wait_snapshot {
  */
 int pi_waits_in_flight(struct pi_wait_snapshot *out, int max);
 
+/* pi_wait_of_thread - thread @tid's wait in flight into @out: 1, or 0 when it is in none */
+int pi_wait_of_thread(uint32_t tid, struct pi_wait_snapshot *out);
+
 /* pi_wait_still - whether the thread of @s is still in that same wait */
 int pi_wait_still(const struct pi_wait_snapshot *s);
 

@@ -6,13 +6,15 @@
 
 void *(*_Atomic pi_wait_python_thread)(void);
 
-int pi_waits_in_flight(struct pi_wait_snapshot *out, int max)
+/* The waits in flight of the threads (@tid's alone, when not 0), into @out (at most @max). */
+static int waits_of(uint32_t tid, struct pi_wait_snapshot *out, int max)
 {
     int n = 0;
     uint32_t used = atomic_load(&pi_rec.thread_slots_used);
     for (uint32_t i = 1; i < used && i < PI_THREAD_SLOTS && n < max; i++) {
         struct pi_thread_slot *slot = &pi_rec.thread_slots[i];
-        if (atomic_load(&slot->state) != PI_SLOT_IN_USE)
+        if (atomic_load(&slot->state) != PI_SLOT_IN_USE ||
+            (tid && atomic_load(&slot->tid) != tid))
             continue;
         struct pi_wait_in_flight *w = &slot->wait;
         uint64_t since = atomic_load_explicit(&w->since, memory_order_acquire);
@@ -32,6 +34,16 @@ int pi_waits_in_flight(struct pi_wait_snapshot *out, int max)
             out[n++] = s;
     }
     return n;
+}
+
+int pi_waits_in_flight(struct pi_wait_snapshot *out, int max)
+{
+    return waits_of(0, out, max);
+}
+
+int pi_wait_of_thread(uint32_t tid, struct pi_wait_snapshot *out)
+{
+    return waits_of(tid, out, 1);
 }
 
 int pi_wait_still(const struct pi_wait_snapshot *s)

@@ -25,6 +25,7 @@ PROGRAMS = os.environ["PI_PROGRAMS"]
 FAKE_CUPTI = os.environ["PI_FAKE_CUPTI"]
 PYTHON = os.environ.get("PI_PYTHON", sys.executable)
 LOADER_JOB = os.path.join(os.environ["PI_SOURCE"], "tests", "programs", "live_loader_job.py")
+BLOCKED_JOB = os.path.join(os.environ["PI_SOURCE"], "tests", "programs", "blocked_job.py")
 
 
 def start(command, env=None):
@@ -135,6 +136,31 @@ class PausedJob(unittest.TestCase):
                          counted)
         self.assertAlmostEqual(counted["steps_per_s"], own["steps_per_s"],
                                delta=0.2 * own["steps_per_s"], msg=(counted, own))
+
+
+class BlockedJob(unittest.TestCase):
+    """A main thread blocked for good (tests/programs/blocked_job.py, in a lock in
+    blocked_in_lock()): top says what in and for how long, by this test's clock."""
+
+    def test_what_the_main_thread_is_blocked_in_now(self):
+        job = subprocess.Popen([PYTHON, BLOCKED_JOB], stdout=subprocess.PIPE, text=True,
+                               env=dict(os.environ, LD_PRELOAD=LIBRARY,
+                                        PROFINJECT_OUTPUT=tempfile.mkdtemp()))
+        try:
+            words = job.stdout.readline().split()
+            said = time.monotonic()
+            pid = int(words[1])
+            time.sleep(1.5)
+            before = time.monotonic()
+            now = top_json(pid)[pid]
+            after = time.monotonic()
+        finally:
+            job.kill()
+            job.wait()
+        self.assertEqual(now["main_blocked_in"], "a semaphore (a Python lock or queue)", now)
+        # blocked since just after it said so, to the moment top asked (within its 1 s view)
+        self.assertGreaterEqual(now["main_blocked_s"], before - said - 0.1, now)
+        self.assertLessEqual(now["main_blocked_s"], after - said + 0.1, now)
 
 
 class GpuJob(unittest.TestCase):
