@@ -40,6 +40,13 @@ static uint64_t hang_threshold(const struct pi_process_info *p)
     return step * STEPS_HUNG > HANG_MIN_NS ? step * STEPS_HUNG : HANG_MIN_NS;
 }
 
+/* Whether @b is a wait that someone else was to end: a sleep ends by itself, and a thread
+ * that sleeps for long is waiting on purpose, not hung. */
+static int waits_for_another(const struct pi_blocked_thread *b)
+{
+    return b && b->what != PI_IN_FLIGHT_WAIT(PI_WAIT_SLEEP);
+}
+
 /* Whether two blocked main threads are in the same call at the same line. */
 static int same_place(const struct pi_blocked_thread *a, const struct pi_blocked_thread *b)
 {
@@ -170,6 +177,41 @@ static int write_hang(struct placed *ranks, size_t count, struct pi_finding *f)
     return 1;
 }
 
+/* A job of one process hangs when its main thread blocks this long, at least: a rank's
+ * hang is told by the others that still ran, one process's by its wait alone. */
+#define HANG_ALONE_MIN_NS 2000000000u
+
+/* The training process's main thread blocked until the job ended, where it has no ranks. */
+static int write_hang_alone(const struct pi_analysis *a, struct pi_finding *f)
+{
+    const struct pi_process_info *p = pi_training_process(a);
+    const struct pi_blocked_thread *b = p ? pi_blocked_thread_of(p, (uint32_t)p->header.pid) : NULL;
+    uint64_t threshold = p ? hang_threshold(p) : 0;
+    if (!waits_for_another(b) ||
+        b->for_ns < (threshold > HANG_ALONE_MIN_NS ? threshold : HANG_ALONE_MIN_NS))
+        return 0;
+    char what[600], printable[sizeof(f->summary)];
+    pi_blocked_words(b, what, sizeof(what));
+    f->kind = "hang";
+    f->score = 1;
+    f->pid = p->header.pid;
+    f->ends_job = PI_ENDS_JOB_HUNG;
+    f->ended_ns = b->since_ns;
+    if (b->site && b->site->headline)
+        snprintf(f->line, sizeof(f->line), "%s", b->site->headline);
+    snprintf(printable, sizeof(printable),
+             "the main thread of pid %d (the training process) was blocked for %.2f s, until the "
+             "job ended, in %s",
+             p->header.pid, (double)b->for_ns / 1e9, what);
+    pi_printable(f->summary, sizeof(f->summary), printable, strlen(printable));
+    snprintf(f->advice, sizeof(f->advice),
+             "find who was to end that wait: the thread or process that holds the lock, writes "
+             "the pipe, or answers the socket (profinject stacks --all PID on the running job "
+             "shows every thread's call and what it is blocked in)");
+    pi_finding_evidence(f, "waited_s", (double)b->for_ns / 1e9, "s");
+    return 1;
+}
+
 int pi_verdict_hang(const struct pi_analysis *a, struct pi_finding *out)
 {
     static struct placed ranks[RANKS_MAX];
@@ -179,11 +221,11 @@ int pi_verdict_hang(const struct pi_analysis *a, struct pi_finding *out)
         if (p->rank < 0)
             continue;
         const struct pi_blocked_thread *b = pi_blocked_thread_of(p, (uint32_t)p->header.pid);
-        int hung = b && b->for_ns >= hang_threshold(p);
+        int hung = waits_for_another(b) && b->for_ns >= hang_threshold(p);
         ranks[count++] = (struct placed){p, b, hung};
         stuck += hung;
     }
-    if (count < 2 || stuck == 0)
-        return 0;
-    return write_hang(ranks, count, out);
+    if (count < 2)
+        return count == 0 ? write_hang_alone(a, out) : 0;
+    return stuck ? write_hang(ranks, count, out) : 0;
 }

@@ -45,7 +45,7 @@ def pythons():
     return sorted(found.items())
 
 
-def stop_blocked_job(python, summary=False):
+def stop_blocked_job(python, summary=False, blocked_s=BLOCKED_S):
     """The job run by @python, stopped once blocked: its ids, the report, the seconds
     from its word to the signal by this test's clock."""
     traces = tempfile.mkdtemp(prefix="pi-blocked-")
@@ -55,7 +55,7 @@ def stop_blocked_job(python, summary=False):
     job = subprocess.Popen([python, PROGRAM], env=env, stdout=subprocess.PIPE, text=True)
     words = job.stdout.readline().split()
     said = time.monotonic()
-    time.sleep(BLOCKED_S)
+    time.sleep(blocked_s)
     job.send_signal(signal.SIGTERM)
     signalled = time.monotonic() - said
     job.communicate(timeout=60)
@@ -99,6 +99,26 @@ class BlockedThreads(unittest.TestCase):
         self.assertIn(f"in a semaphore (a Python lock or queue) at {where}", stop["summary"])
         self.assertEqual(stop["line"], where)
         return report
+
+    def test_a_short_block_is_no_hang(self):
+        _, report, _ = stop_blocked_job(sys.executable)
+        self.assertEqual(report["verdict"][0]["kind"], "stopped", report["verdict"][0])
+        self.assertNotIn("hang", [f["kind"] for f in report["verdict"]])
+
+    def test_a_main_thread_blocked_for_seconds_is_a_hang_said_first(self):
+        ids, report, signalled = stop_blocked_job(sys.executable, blocked_s=2.5)
+        hang = report["verdict"][0]
+        self.assertEqual(hang["kind"], "hang", hang)
+        self.assertEqual(hang["pid"], ids["main"])
+        where = f"{PROGRAM}:{line_of('# the main thread blocks here')} in blocked_in_lock"
+        self.assertEqual(hang["line"], where)
+        self.assertIn(f"the main thread of pid {ids['main']} (the training process) was blocked "
+                      "for ", hang["summary"])
+        self.assertIn(f"in a semaphore (a Python lock or queue) at {where}", hang["summary"])
+        self.assertGreaterEqual(hang["evidence"]["waited_s"], 2.5 * 0.95)
+        self.assertLessEqual(hang["evidence"]["waited_s"], signalled + 5)
+        # the stop still says who stopped it, after the hang
+        self.assertEqual(report["verdict"][1]["kind"], "stopped", report["verdict"][1])
 
     def test_every_python(self):
         versions = pythons()
