@@ -8,6 +8,7 @@
 #include "control.h"
 #include "durations.h"
 #include "native_stacks.h"
+#include "stacks_places.h"
 
 static void usage_ctl(FILE *out)
 {
@@ -80,15 +81,18 @@ static void usage_stacks(FILE *out)
                  "frames of its threads that run no Python, each stopped (ptrace) only while\n"
                  "its own are read; PID runs under the profiler ('profinject attach PID' first\n"
                  "for one that does not).\n"
-                 "  --all           PID and all its descendants under the profiler (workers, ranks)\n"
+                 "  --all           PID and all its descendants under the profiler (workers, ranks),\n"
+                 "                  then their main threads grouped by where they are, the\n"
+                 "                  fewest first: a rank that never came to a collective\n"
                  "  --native        the native frames of the Python threads too\n"
                  "  --timeout TIME  longest wait for each process's answer (default 5s)\n");
 }
 
-/* after a process's Python stacks, its native frames */
+/* after a process's Python stacks, its native frames; where its main thread is, kept */
 static void native_frames(int pid, const char *reply, void *every_thread)
 {
     pi_native_stacks_print(pid, reply, *(int *)every_thread);
+    pi_stacks_place_note(pid, reply);
 }
 
 int pi_cmd_stacks(int argc, char **argv)
@@ -116,6 +120,10 @@ int pi_cmd_stacks(int argc, char **argv)
         return 1;
     }
     int pid = pi_control_parse_pid("stacks", argv[0]);
-    return pid > 0 ? send_request(pid, "stacks\n", whole_tree, native_frames, &every_thread) : 1;
+    if (pid <= 0)
+        return 1;
+    int status = send_request(pid, "stacks\n", whole_tree, native_frames, &every_thread);
+    pi_stacks_places_print(stdout); /* with --all: the processes grouped by where they are */
+    return status;
 }
 

@@ -73,6 +73,9 @@ def stop_job(how):
                 raise AssertionError(f"the job did not get going: {stderr.read()[-2000:]}")
             time.sleep(0.2)
         time.sleep(1.0)  # the others in all_reduce, the hung one in stuck()
+        # where every process is, live, before the stop
+        stacks = subprocess.run([LAUNCHER, "stacks", "--all", str(started.pid)],
+                                capture_output=True, text=True, timeout=60)
         started.send_signal(signal.SIGTERM)
         started.wait(timeout=120)
     finally:
@@ -85,12 +88,13 @@ def stop_job(how):
         with open(os.path.join(truth, f"rank{rank}.where")) as f:
             step, where = f.read().split()
         ranks[rank] = {"pid": pid, "step": int(step), "where": where}
-    return started.returncode, err, traces, ranks, started.pid
+    return started.returncode, err, traces, ranks, started.pid, stacks
 
 
 class StoppedTorchrun(unittest.TestCase):
     def check_stopped_as_without_the_profiler(self, how):
-        code, err, traces, ranks, signalled = stop_job(how)
+        code, err, traces, ranks, signalled, stacks = stop_job(how)
+        self.check_stacks_group_the_ranks(stacks, ranks)
         # torchrun's agent caught it: its own handler ran and said so
         self.assertIn("got signal: 15", err, err[-3000:])
         self.assertNotEqual(code, 0)
@@ -102,6 +106,23 @@ class StoppedTorchrun(unittest.TestCase):
         self.assertEqual(left, [], f"ranks left running after the job ended ({how})")
         self.assertEqual(ranks[HUNG_RANK]["where"], "stuck")
         return traces, ranks, signalled
+
+    def check_stacks_group_the_ranks(self, stacks, ranks):
+        """`stacks --all` on the hung job: the hung rank alone at its line, the waiting ranks
+        together in all_reduce, blocked, above them the fewer first."""
+        self.assertEqual(stacks.returncode, 0, stacks.stderr)
+        groups = stacks.stdout[stacks.stdout.index("main threads by where they are"):]
+        lines = groups.splitlines()[1:]
+        hung = ranks[HUNG_RANK]["pid"]
+        waiting = sorted(truth["pid"] for r, truth in ranks.items() if r != HUNG_RANK)
+        [alone] = [n for n, line in enumerate(lines) if f"1 process, pid {hung}:" in line]
+        self.assertIn(f"{WORKLOAD}:{line_of('# stuck here')} in stuck", lines[alone])
+        [together] = [n for n, line in enumerate(lines)
+                      if f"2 processes, pids {waiting[0]}, {waiting[1]}:" in line or
+                      f"2 processes, pids {waiting[1]}, {waiting[0]}:" in line]
+        self.assertRegex(lines[together], r"distributed_c10d\.py:\d+ in all_reduce, blocked for "
+                         r"[\d.]+ s or more in a condition wait$")
+        self.assertLess(alone, together, groups)
 
     def check_report_says_hung_then_stopped(self, traces, ranks, sender, sender_command):
         """The hang first: the hung rank by its line, the others by the call and line they
