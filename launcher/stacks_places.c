@@ -18,16 +18,6 @@ struct place {
 static struct place places[PLACES_MAX];
 static size_t place_count;
 
-static char *copy(const char *text, size_t length)
-{
-    char *out = malloc(length + 1);
-    if (out) {
-        memcpy(out, text, length);
-        out[length] = '\0';
-    }
-    return out;
-}
-
 /* The line after the one @line starts, or NULL at the end. */
 static const char *next_line(const char *line)
 {
@@ -50,13 +40,13 @@ void pi_stacks_place_note(int pid, const char *reply)
     struct place *p = &places[place_count];
     memset(p, 0, sizeof(*p));
     p->pid = pid;
-    p->frames = copy(frames, end ? (size_t)(end - frames) : strlen(frames));
+    p->frames = strndup(frames, end ? (size_t)(end - frames) : strlen(frames));
     if (end && strncmp(end, blocked, strlen(blocked)) == 0) {
         char *in = NULL;
         p->blocked_s = strtod(end + strlen(blocked), &in);
         const char *line_end = strchr(end, '\n');
         if (in && line_end && strncmp(in, " s in ", 6) == 0 && line_end > in + 6)
-            p->blocked = copy(in + 6, (size_t)(line_end - in - 6));
+            p->blocked = strndup(in + 6, (size_t)(line_end - in - 6));
     }
     if (p->frames)
         place_count++;
