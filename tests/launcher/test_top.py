@@ -143,6 +143,7 @@ class BlockedJob(unittest.TestCase):
     blocked_in_lock()): top says what in and for how long, by this test's clock."""
 
     def test_what_the_main_thread_is_blocked_in_now(self):
+        started = time.monotonic()
         job = subprocess.Popen([PYTHON, BLOCKED_JOB], stdout=subprocess.PIPE, text=True,
                                env=dict(os.environ, LD_PRELOAD=LIBRARY,
                                         PROFINJECT_OUTPUT=tempfile.mkdtemp()))
@@ -158,9 +159,10 @@ class BlockedJob(unittest.TestCase):
             job.kill()
             job.wait()
         self.assertEqual(now["main_blocked_in"], "a semaphore (a Python lock or queue)", now)
-        # blocked since just after it said so, to the moment top asked (within its 1 s view)
+        # blocked since just after it said so (a loaded machine may run this test's read of
+        # that late, never the job's block before its start) to the moment top asked
         self.assertGreaterEqual(now["main_blocked_s"], before - said - 0.1, now)
-        self.assertLessEqual(now["main_blocked_s"], after - said + 0.1, now)
+        self.assertLessEqual(now["main_blocked_s"], after - started, now)
 
 
 class GpuJob(unittest.TestCase):

@@ -77,9 +77,10 @@ class BlockedThreads(unittest.TestCase):
         for name, tid in ids.items():
             self.assertIn(tid, blocked, (minor, name, process["end"]))
         main, sleeper, reader = (blocked[ids[n]] for n in ("main", "sleeper", "reader"))
-        # blocked from before the word to the signal: at least the test's wait, and no longer
-        # than the program's whole life
-        self.assertGreaterEqual(main["for_ns"] / 1e9, BLOCKED_S * 0.9, main)
+        # blocked from just after its word to the signal: most of the test's wait (the job
+        # may be run a little after its word on a loaded machine), and no longer than the
+        # program's whole life
+        self.assertGreaterEqual(main["for_ns"] / 1e9, BLOCKED_S * 0.5, main)
         self.assertLessEqual(main["for_ns"] / 1e9, signalled + 5, main)
         self.assertGreaterEqual(sleeper["for_ns"], main["for_ns"], (sleeper, main))
         self.assertTrue(main["in"].startswith("a semaphore (a Python lock or queue)"), main)
@@ -106,7 +107,7 @@ class BlockedThreads(unittest.TestCase):
         self.assertNotIn("hang", [f["kind"] for f in report["verdict"]])
 
     def test_a_main_thread_blocked_for_seconds_is_a_hang_said_first(self):
-        ids, report, signalled = stop_blocked_job(sys.executable, blocked_s=2.5)
+        ids, report, signalled = stop_blocked_job(sys.executable, blocked_s=3.0)
         hang = report["verdict"][0]
         self.assertEqual(hang["kind"], "hang", hang)
         self.assertEqual(hang["pid"], ids["main"])
@@ -115,7 +116,7 @@ class BlockedThreads(unittest.TestCase):
         self.assertIn(f"the main thread of pid {ids['main']} (the training process) was blocked "
                       "for ", hang["summary"])
         self.assertIn(f"in a semaphore (a Python lock or queue) at {where}", hang["summary"])
-        self.assertGreaterEqual(hang["evidence"]["waited_s"], 2.5 * 0.95)
+        self.assertGreaterEqual(hang["evidence"]["waited_s"], 2.5)
         self.assertLessEqual(hang["evidence"]["waited_s"], signalled + 5)
         # the stop still says who stopped it, after the hang
         self.assertEqual(report["verdict"][1]["kind"], "stopped", report["verdict"][1])
