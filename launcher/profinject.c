@@ -36,7 +36,7 @@
 static void usage_run(FILE *out)
 {
     fprintf(out, "usage: profinject run [-o DIR] [--append] [--paused | --summary] [--duration TIME]\n"
-                 "                      -- COMMAND...\n"
+                 "                      [--span MODULE:FUNCTION]... -- COMMAND...\n"
                  "  -o DIR          where the trace files go (default ./profinject-traces)\n"
                  "  --append        add to the traces DIR already holds (else a DIR with traces is\n"
                  "                  refused: the analyzer would merge both runs into one report)\n"
@@ -45,6 +45,9 @@ static void usage_run(FILE *out)
                  "                  only in windows (a slow step, 'profinject ctl capture', --duration)\n"
                  "  --duration TIME record for TIME (e.g. 30s, 500ms, 2m), then stop recording\n"
                  "                  (with --summary: full events for TIME, then summaries)\n"
+                 "  --span MODULE:FUNCTION\n"
+                 "                  record every call of a Python function (mymodule:handle,\n"
+                 "                  mymodule:Trainer.evaluate); repeatable; added to PROFINJECT_SPANS\n"
                  "The command's exit status is passed through. The command is sent SIGTERM\n"
                  "when the launcher ends before it, even by SIGKILL.\n");
 }
@@ -52,7 +55,8 @@ static void usage_run(FILE *out)
 static void usage(FILE *out)
 {
     fprintf(out, "usage: profinject COMMAND [ARGS]\n"
-                 "  run [-o DIR] [--append] [--paused|--summary] [--duration TIME] -- COMMAND...\n"
+                 "  run [-o DIR] [--append] [--paused|--summary] [--duration TIME] [--span M:F]\n"
+                 "      -- COMMAND...\n"
                  "                                                            record a command\n"
                  "  ctl PID start|stop|status|detach|capture TIME             capture windows\n"
                  "  attach PID [-o DIR] [--duration TIME]                     profile a running process\n"
@@ -228,6 +232,26 @@ static int has_traces(const char *dir)
     return found;
 }
 
+/* Add @span to PROFINJECT_SPANS, the list the library's spans read (python_spans.h). */
+static int add_span(const char *span)
+{
+    if (!strchr(span, ':') || span[0] == ':' || span[strlen(span) - 1] == ':') {
+        fprintf(stderr, "profinject: --span %s: write it as MODULE:FUNCTION or "
+                        "MODULE:Class.method (mymodule:handle_request)\n", span);
+        return -1;
+    }
+    const char *spans = getenv("PROFINJECT_SPANS");
+    size_t size = (spans ? strlen(spans) : 0) + strlen(span) + 2;
+    char *joined = malloc(size);
+    if (!joined)
+        return -1;
+    snprintf(joined, size, "%s%s%s", spans && *spans ? spans : "", spans && *spans ? "," : "",
+             span);
+    setenv("PROFINJECT_SPANS", joined, 1);
+    free(joined);
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     const char *output = getenv("PROFINJECT_OUTPUT");
@@ -248,6 +272,9 @@ static int cmd_run(int argc, char **argv)
         } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc &&
                    (duration = pi_parse_ms(argv[i + 1])) > 0) {
             i++;
+        } else if (strcmp(argv[i], "--span") == 0 && i + 1 < argc) {
+            if (add_span(argv[++i]) != 0)
+                return 1;
         } else {
             usage_run(stderr);
             return 1;

@@ -10,11 +10,14 @@
 #include "callsite/fatal_site.h"
 #include "callsite/native_sampler.h"
 #include "callsite/python_sampler.h"
+#include "callsite/python_spans.h"
+#include "callsite/span_stack.h"
 #include "control/attach_bindings.h"
 #include "control/control_channel.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/recorder.h"
+#include "cuda/live_allocations.h"
 #include "host/stderr_tail.h"
 #ifdef PI_HAVE_CUDA
 #include "control/attach_driver_tables.h"
@@ -35,7 +38,9 @@ __attribute__((constructor(101))) static void pi_constructor(void)
         pi_call_sites_start();
         pi_fatal_site_start();
         pi_blocked_threads_start(); /* after the fatal site: its frames come first */
-        pi_python_sampler_start();
+        pi_span_device_bytes_from(pi_live_device_bytes);
+        pi_python_sampler_start(); /* its pending calls install the spans too */
+        pi_python_spans_start();
         pi_native_sampler_start();
         pi_stderr_tail_start();
         pi_control_start();

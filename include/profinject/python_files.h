@@ -10,6 +10,10 @@
 
 #include <string.h>
 
+/* The file of the spans' wrappers (preload/callsite/python_spans.py), as a frame of the job
+ * shows it: the profiler's own frame, passed over where a call's line is told. */
+#define PI_SPANS_PYTHON_FILE "<profinject>"
+
 /* pi_python_short_file - @file as shown: a pointer into @file */
 static inline const char *pi_python_short_file(const char *file)
 {

@@ -66,7 +66,8 @@
  * it. */
 /* 14: what each thread was blocked in when a fatal signal ended its process
  * (PI_REC_WAIT_IN_FLIGHT). */
-#define PI_FORMAT_VERSION 14
+/* 15: exact spans of marked Python functions (PI_REC_SPAN). */
+#define PI_FORMAT_VERSION 15
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -393,6 +394,18 @@ enum pi_record_kind {
      * object (a wait's address as in PI_REC_WAIT, an I/O call's descriptor),
      * arg2 = the stack id of its Python frames then (0: none). */
     PI_REC_WAIT_IN_FLIGHT = 46,
+    /* Format 15, at the return of a Python function the library marked (a
+     * span: python_spans.h): one record a call, every call, by the thread
+     * that made it. ts = its entry, dur = entry to return (or exception),
+     * arg0 = string id of its name ("AdamW.step") | its kind << 32
+     * (enum pi_span_kind) | its depth among the thread's open spans << 40
+     * | PI_SPAN_RAISED when it ended by an exception (PI_SPAN_NAME,
+     * PI_SPAN_KIND, PI_SPAN_DEPTH), arg1 = the thread's CPU time over the
+     * call (ns; PI_SPAN_CPU_UNMEASURED where the calls of that name are too
+     * short for the clock's cost), arg2 = the change of the device memory
+     * the process's live allocations hold over the call, as a signed 64-bit
+     * number. */
+    PI_REC_SPAN = 47,
     PI_REC_KIND_COUNT
 };
 
@@ -882,6 +895,35 @@ enum pi_wait_kind {
 #define PI_IN_FLIGHT_IO_FLAGS(what) ((unsigned)(what) & 0xffffu) /* for PI_IO_OP, PI_IO_CLASS */
 #define PI_IN_FLIGHT_TID(arg0) ((uint32_t)(arg0))
 #define PI_IN_FLIGHT_WHAT(arg0) ((uint32_t)((arg0) >> 32))
+
+/* PI_REC_SPAN: what a marked Python function is to the reports. The built-in
+ * ones need no setting (python_spans.h); PI_SPAN_NAMED is a user's own
+ * (PROFINJECT_SPANS, profinject run --span). */
+enum pi_span_kind {
+    PI_SPAN_NAMED = 0,
+    PI_SPAN_OPTIMIZER_STEP = 1,  /* torch.optim: every optimizer's step */
+    PI_SPAN_BACKWARD = 2,        /* torch.autograd.backward, Tensor.backward */
+    PI_SPAN_DATALOADER_NEXT = 3, /* a DataLoader iterator's __next__ */
+    PI_SPAN_MODULE = 4,          /* the outermost nn.Module call of a thread */
+    PI_SPAN_PIPELINE = 5,        /* transformers Pipeline.__call__ */
+    PI_SPAN_GENERATE = 6,        /* transformers generate() */
+    PI_SPAN_TOKENIZER = 7,       /* a transformers tokenizer's __call__ */
+    PI_SPAN_FROM_PRETRAINED = 8, /* transformers from_pretrained */
+    PI_SPAN_COMPILE = 9,         /* a torch.compile compilation of one frame */
+    PI_SPAN_GC = 10,             /* a garbage collection by Python's gc, by generation */
+    /* generate()'s stopping check, made as each new token is there (its streamer's put()
+     * follows it): the moments of the tokens */
+    PI_SPAN_TOKEN = 11,
+    PI_SPAN_KIND_COUNT
+};
+#define PI_SPAN_RAISED (1ull << 48)
+#define PI_SPAN_CPU_UNMEASURED UINT64_MAX
+#define PI_SPAN_NAME(arg0) ((uint32_t)(arg0))
+#define PI_SPAN_KIND(arg0) ((unsigned)(((arg0) >> 32) & 0xffu))
+#define PI_SPAN_DEPTH(arg0) ((unsigned)(((arg0) >> 40) & 0xffu))
+#define PI_SPAN_ARG0(name, kind, depth, raised)                                               \
+    ((uint64_t)(name) | (uint64_t)((kind) & 0xffu) << 32 | (uint64_t)((depth) & 0xffu) << 40 | \
+     ((raised) ? PI_SPAN_RAISED : 0))
 
 /*
  * One fixed-size record. Every event and every bookkeeping entry is one of

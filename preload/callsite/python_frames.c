@@ -85,6 +85,21 @@ static void describe(const struct pi_python *py, void *frame, void *code, long l
     s->line = line_of(py, frame, code, lasti);
 }
 
+/* The file of the spans' wrappers (python_spans.h): their frames are passed over, so that a
+ * stack is as deep, and its lines the same, as without them. */
+static const void *_Atomic skipped_file;
+
+void pi_python_frames_skip_file(const void *filename)
+{
+    atomic_store_explicit(&skipped_file, filename, memory_order_relaxed);
+}
+
+static int skipped(const struct pi_python *py, void *code)
+{
+    const void *file = atomic_load_explicit(&skipped_file, memory_order_relaxed);
+    return file && pi_python_field(code, py->layout.code_filename) == file;
+}
+
 /* Whether this walk may use the cache: taken once per walk, never waited
  * for (walks hold the GIL, so only interpreters with their own GIL meet). */
 static __thread int cache_mine __attribute__((tls_model("initial-exec")));
@@ -126,7 +141,7 @@ static int frame_object_chain(const struct pi_python *py, void *frame, struct pi
             break;
         int lasti = *(const int *)((const char *)frame + l->frame_lasti);
         /* f_lasti is -1 until the frame runs its first instruction */
-        if (!(at_safe_point && n == 0 && lasti < 0))
+        if (!(at_safe_point && n == 0 && lasti < 0) && !skipped(py, code))
             add_frame(py, frame, code, lasti, &out[n++]);
         frame = pi_python_field(frame, l->frame_back);
     }
@@ -167,7 +182,7 @@ static int interpreter_frame_chain(const struct pi_python *py, void *tstate,
          * at its RESUME was entered after the call being described. */
         int incomplete = owner != FRAME_OWNED_BY_GENERATOR && lasti < first;
         int just_entered = at_safe_point && n == 0 && l->code_firsttraceable && lasti == first;
-        if (!incomplete && !just_entered && lasti >= 0)
+        if (!incomplete && !just_entered && lasti >= 0 && !skipped(py, code))
             add_frame(py, frame, code, lasti, &out[n++]);
         frame = previous;
     }

@@ -10,6 +10,10 @@
 
 #define PI_PYTHON_FRAMES_MAX 32
 
+/* pi_python_frames_skip_file - frames of code from file @filename (a str object, compared by
+ * address) are left out of every walk: the spans' wrappers (python_spans.h) */
+void pi_python_frames_skip_file(const void *filename);
+
 /**
  * pi_python_frames - the calling thread's Python frames, innermost first,
  * as PI_FRAME_PYTHON frames (file and function interned, line)

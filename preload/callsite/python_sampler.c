@@ -42,6 +42,7 @@
 #include "native_sampler.h"
 #include "python_frames.h"
 #include "python_runtime.h"
+#include "python_spans.h"
 #include "python_thread_names.h"
 #include "stacks.h"
 
@@ -140,6 +141,7 @@ static int take_sample(void *unused)
         last_ticks = now;
         last_cpu_ns = cpu_ns;
         check_eval_breaker(py);
+        pi_python_spans_at_safe_point(py);
         pi_python_thread_names(py);
         pi_native_sampler_here();
         if (atomic_load_explicit(&backing_off, memory_order_relaxed)) {
@@ -200,11 +202,21 @@ static uint64_t next_moment(uint64_t at, uint64_t *random)
     return at + interval_ns / 2 + x % (interval_ns ? interval_ns : 1);
 }
 
+/* How often and how long the sampling thread looks for the interpreter to be running. */
+#define FIRST_REQUEST_POLL_NS 1000000u
+#define FIRST_REQUEST_POLLS 30000u
+
 static void *sampler_main(void *unused)
 {
     (void)unused;
     pi_guard_enter(); /* nothing this thread calls is recorded */
     uint64_t random = pi_clock_ticks() | 1, gap = interval_ns;
+    /* the first request as soon as the interpreter runs: that pending call installs the
+     * spans (python_spans.h), which must come before the job imports what they mark */
+    const struct pi_python *py = pi_python_get();
+    for (unsigned i = 0; py && !py->is_initialized() && i < FIRST_REQUEST_POLLS; i++)
+        pi_futex_wait(&sampler_wake, 0, FIRST_REQUEST_POLL_NS);
+    request_sample();
     uint64_t next = next_moment(pi_clock_ns(CLOCK_MONOTONIC), &random);
     for (;;) {
         uint64_t now = pi_clock_ns(CLOCK_MONOTONIC);

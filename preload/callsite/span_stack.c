@@ -1,0 +1,142 @@
+/* span_stack.c - see span_stack.h. */
+#include "span_stack.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "core/clock.h"
+#include "core/recorder.h"
+#include "profinject/trace_format.h"
+
+static uint64_t (*_Atomic device_bytes_now)(void);
+
+void pi_span_device_bytes_from(uint64_t (*now)(void))
+{
+    atomic_store_explicit(&device_bytes_now, now, memory_order_relaxed);
+}
+
+static uint64_t device_bytes(void)
+{
+    uint64_t (*now)(void) = atomic_load_explicit(&device_bytes_now, memory_order_relaxed);
+    return now ? now() : 0;
+}
+
+/*
+ * A thread's CPU clock costs a system call to read (CLOCK_THREAD_CPUTIME_ID has
+ * no vDSO path): about 0.5 us each on a virtual machine, twice a span, where the
+ * rest of a span costs about 0.1 us. So it is read only for the names whose
+ * calls last at least CPU_WORTH times what the two reads cost (under 0.5% of
+ * them): a step, a request, a backward; a name's first call, and its calls
+ * while its typical length is not known, are read. Each name's typical length
+ * (ticks, a running mean) is kept in a slot of its own by name id; two names
+ * in one slot take it from each other, which only makes a few more reads.
+ */
+#define CPU_WORTH 200
+#define TYPICAL_SLOTS 1024
+static _Atomic uint64_t typical[TYPICAL_SLOTS]; /* name id << 32 | ticks, 0: none */
+static uint64_t cpu_read_ticks;                 /* what two reads cost, set at install */
+
+static int cpu_worth_reading(uint32_t name)
+{
+    uint64_t t = atomic_load_explicit(&typical[name % TYPICAL_SLOTS], memory_order_relaxed);
+    return (uint32_t)(t >> 32) != name || (t & 0xffffffffu) >= CPU_WORTH * cpu_read_ticks;
+}
+
+static void note_length(uint32_t name, uint64_t ticks)
+{
+    _Atomic uint64_t *slot = &typical[name % TYPICAL_SLOTS];
+    uint64_t t = atomic_load_explicit(slot, memory_order_relaxed);
+    uint64_t mean = (uint32_t)(t >> 32) == name ? ((t & 0xffffffffu) * 7 + ticks) / 8 : ticks;
+    atomic_store_explicit(slot, (uint64_t)name << 32 | (mean < 0xffffffffu ? mean : 0xffffffffu),
+                          memory_order_relaxed);
+}
+
+void pi_span_measure_cpu_read(void)
+{
+    uint64_t start = pi_clock_ticks();
+    for (int i = 0; i < 8; i++)
+        (void)pi_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    cpu_read_ticks = (pi_clock_ticks() - start) / 4;
+}
+
+/* Each thread's stack is allocated at its first span, its address kept in a pointer of
+ * static TLS: the stack itself (1.3 KB) would not fit in what static TLS keeps spare for a
+ * library loaded later (profinject attach dlopens this one). A thread's stack is freed
+ * when it ends (the key's destructor). */
+static __thread struct pi_span_stack *stack __attribute__((tls_model("initial-exec")));
+static pthread_key_t stack_key;
+static pthread_once_t stack_key_once = PTHREAD_ONCE_INIT;
+
+static void make_stack_key(void)
+{
+    if (pthread_key_create(&stack_key, free) != 0)
+        stack_key = (pthread_key_t)-1;
+}
+
+static struct pi_span_stack *new_stack(void)
+{
+    pthread_once(&stack_key_once, make_stack_key);
+    if (stack_key == (pthread_key_t)-1)
+        return NULL;
+    struct pi_span_stack *s = calloc(1, sizeof(*s));
+    if (s && pthread_setspecific(stack_key, s) != 0) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+/* The calling thread's stack; NULL where it could not be made (nothing is recorded). */
+struct pi_span_stack *pi_span_stack(void)
+{
+    struct pi_span_stack *s = stack;
+    if (__builtin_expect(!s, 0) && !(s = stack = new_stack()))
+        return NULL;
+    uint32_t generation = atomic_load_explicit(&pi_generation, memory_order_relaxed);
+    if (__builtin_expect(s->generation != generation, 0)) {
+        s->generation = generation;
+        s->depth = s->module_depth = 0;
+        s->module_type = s->optimizer_type = NULL;
+    }
+    return s;
+}
+
+void pi_span_open(struct pi_span_stack *s, uint64_t sid)
+{
+    if (s->depth < OPEN_MAX) {
+        struct open_span *o = &s->open[s->depth];
+        o->sid = sid;
+        o->device = device_bytes();
+        o->cpu_ns = cpu_worth_reading((uint32_t)sid) ? pi_clock_ns(CLOCK_THREAD_CPUTIME_ID)
+                                                     : PI_SPAN_CPU_UNMEASURED;
+        o->ts = pi_clock_ticks(); /* last: the span's time leaves out its own reads */
+    }
+    s->depth++;
+}
+
+/* The innermost open span of @sid ends: spans opened after it and never closed (an
+ * optimizer step that raised, whose post-hook never ran) are dropped with it. */
+void pi_span_close(struct pi_span_stack *s, uint64_t sid, int raised)
+{
+    uint64_t now = pi_clock_ticks();
+    if (s->depth > OPEN_MAX) {
+        s->depth--;
+        return;
+    }
+    uint32_t i = s->depth;
+    while (i > 0 && s->open[i - 1].sid != sid)
+        i--;
+    if (i == 0)
+        return; /* not open here: its entry came before the spans were installed */
+    const struct open_span *o = &s->open[i - 1];
+    s->depth = i - 1;
+    uint64_t ticks = now > o->ts ? now - o->ts : 0, cpu_ns = PI_SPAN_CPU_UNMEASURED;
+    if (o->cpu_ns != PI_SPAN_CPU_UNMEASURED) {
+        uint64_t end = pi_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        cpu_ns = end > o->cpu_ns ? end - o->cpu_ns : 0;
+    }
+    note_length((uint32_t)sid, ticks);
+    pi_emit(PI_REC_SPAN, 0, o->ts, ticks, PI_SPAN_ARG0((uint32_t)sid, sid >> 32, s->depth, raised),
+            cpu_ns, device_bytes() - o->device);
+}
