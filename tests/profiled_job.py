@@ -1,9 +1,23 @@
 """A job run under `profinject run` and its report, for the Python suites
 that check a whole job against its own figures."""
+import glob
 import json
 import os
 import subprocess
+import sys
 import tempfile
+
+
+def pythons():
+    """(minor, path): this Python, then one interpreter per other version found (3.8 to 3.13)"""
+    found = {sys.version_info[1]: sys.executable}
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    for path in sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3"))):
+        minor = subprocess.run([path, "-c", "import sys; print(sys.version_info[1])"],
+                               capture_output=True, text=True).stdout.strip()
+        if minor.isdigit() and 8 <= int(minor) <= 13:
+            found.setdefault(int(minor), path)
+    return sorted(found.items())
 
 
 def run_and_report(launcher, work, command, env=None, timeout=600):

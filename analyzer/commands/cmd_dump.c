@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "analysis/gpu/collectives.h"
+#include "analysis/host/spans.h"
 #include "analysis/sites/call_sites.h"
 #include "commands.h"
 #include "reader/lineage.h"
@@ -315,6 +316,14 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
             print_stack(reader, "stack", (uint32_t)r->arg[2]);
         break;
     }
+    case PI_REC_SPAN:
+        fprintf(dump_out, " %s name=\"%s\" depth=%u%s cpu_ns=%" PRIu64 " device_bytes=%" PRId64
+                          " dur_ns=%" PRIu64,
+                pi_span_kind_name(PI_SPAN_KIND(r->arg[0])),
+                string_or(reader, PI_SPAN_NAME(r->arg[0]), "?"), PI_SPAN_DEPTH(r->arg[0]),
+                (r->arg[0] & PI_SPAN_RAISED) ? " raised" : "", r->arg[1], (int64_t)r->arg[2],
+                ev->dur_ns);
+        break;
     case PI_REC_DEVICE:
         fprintf(dump_out, " ordinal=%" PRIu32 " cc=%u.%u sms=%" PRIu32 " clock_khz=%" PRIu32
                           " name=\"%s\"",

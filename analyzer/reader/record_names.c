@@ -36,6 +36,7 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_NATIVE_SAMPLE] = "native_sample",
         [PI_REC_GEMM] = "gemm",               [PI_REC_DEVICE] = "device",
         [PI_REC_SIGNAL_SENDER] = "signal_sender", [PI_REC_WAIT_IN_FLIGHT] = "wait_in_flight",
+        [PI_REC_SPAN] = "span",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }

@@ -9,7 +9,8 @@
 static int summarised_kind(unsigned kind)
 {
     return kind == PI_REC_GPU_LAUNCH || kind == PI_REC_GPU_COPY || kind == PI_REC_GPU_TIME ||
-           kind == PI_REC_IO || kind == PI_REC_WAIT || kind == PI_REC_CALL_SITE;
+           kind == PI_REC_IO || kind == PI_REC_WAIT || kind == PI_REC_CALL_SITE ||
+           kind == PI_REC_SPAN;
 }
 
 /* Whether @a * @b fits 64 bits, with the product in @product. */

@@ -1,9 +1,9 @@
 /*
  * chrome_trace.c - Trace Event Format for Perfetto UI and chrome://tracing,
  * streamed while the analysis reads the files (an observer of its pass): processes and threads
- * named (M events), calls as complete slices (X), process events as
- * instants (i), RSS as a counter (C). Timestamps are microseconds with
- * three decimals (nanosecond precision) from the earliest process start.
+ * named (M events), calls and the calls of marked Python functions (spans) as complete
+ * slices (X), process events as instants (i), RSS as a counter (C). Timestamps are
+ * microseconds with three decimals (nanosecond precision) from the earliest process start.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "analysis/gpu/collectives.h"
 #include "analysis/gpu/gemm.h"
 #include "analysis/gpu/gpu_analysis.h"
+#include "analysis/host/spans.h"
 #include "analysis/sites/demangle.h"
 #include "report.h"
 #include "reports/format/json_text.h"
@@ -252,6 +253,17 @@ static void event(struct pi_chrome_trace *c, const struct pi_reader *reader,
                      ",\"batch\":%" PRIu32 ",\"dtype\":\"%s\",\"flops\":%.0f,\"failed\":%s}}",
                 m, n, k, batch, dtype, 2.0 * m * n * (double)k * batch,
                 (r->flags & PI_FLAG_FAILED) ? "true" : "false");
+        break;
+    }
+    case PI_REC_SPAN: { /* a marked Python function's call, on the thread that made it */
+        const char *name = pi_reader_string(reader, PI_SPAN_NAME(r->arg[0]));
+        slice(c, p, ev, name ? name : "(span)", "span");
+        fprintf(out, ",\"args\":{\"kind\":\"%s\",\"depth\":%u,",
+                pi_span_kind_name(PI_SPAN_KIND(r->arg[0])), PI_SPAN_DEPTH(r->arg[0]));
+        if (r->arg[1] != PI_SPAN_CPU_UNMEASURED) /* else not read: left out */
+            fprintf(out, "\"cpu_ns\":%" PRIu64 ",", r->arg[1]);
+        fprintf(out, "\"device_bytes_change\":%" PRId64 ",\"raised\":%s}}", (int64_t)r->arg[2],
+                (r->arg[0] & PI_SPAN_RAISED) ? "true" : "false");
         break;
     }
     case PI_REC_PROC_SAMPLE:

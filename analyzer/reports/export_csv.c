@@ -1,15 +1,17 @@
-/* export_csv.c - `--export DIR`: CSV tables per rank, step and kernel (see export_csv.h). */
+/* export_csv.c - `--export DIR`: CSV tables per rank, step, kernel and span (see export_csv.h). */
 #include "export_csv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis/common/u64_map.h"
 #include "analysis/gpu/collectives.h"
 #include "analysis/gpu/gemm.h"
 #include "analysis/gpu/gpu_modules.h"
+#include "analysis/host/spans.h"
 #include "analysis/host/steps.h"
 #include "analysis/ranks/ranks.h"
 #include "profinject/rank_identity.h"
@@ -51,8 +53,13 @@ static void whose(FILE *out, const struct pi_process_info *p)
     fprintf(out, ",%d", p->header.pid);
 }
 
-/* One file's kernels, counted while it is read, until its rows go out in file order. */
+/* One file's kernels, counted while it is read, until its rows go out in file order; its
+ * spans, a row a call, held in a file of their own (unlinked) until then. */
 struct export_file {
+    const char *dir;   /* the export's, where the spans' file goes */
+    FILE *spans;       /* this file's span rows so far, NULL: none yet */
+    char *whose;       /* the columns that say whose they are, as CSV text */
+    int failed;        /* a span row could not be kept */
     struct pi_u64_map *launch_names;    /* correlation id -> kernel name id */
     struct pi_u64_map *kernels_by_name; /* kernel name id -> launches, GPU ns, max ns */
     const struct pi_reader *reader;     /* while the file is read, for names */
@@ -65,8 +72,10 @@ struct export_file {
 
 static void *open_file(void *context)
 {
-    (void)context;
+    struct pi_export *export = context;
     struct export_file *f = calloc(1, sizeof(*f));
+    if (f)
+        f->dir = export->dir;
     if (f && (!(f->launch_names = pi_u64_map_new()) || !(f->kernels_by_name = pi_u64_map_new()))) {
         pi_u64_map_free(f->launch_names);
         free(f);
@@ -75,16 +84,64 @@ static void *open_file(void *context)
     return f;
 }
 
+/* The file that holds @e's span rows until its place in the file order, made on its first
+ * row beside the tables (no name: gone once closed). NULL when it cannot be made. */
+static FILE *span_rows(struct export_file *e, const struct pi_process_info *p)
+{
+    if (e->spans || e->failed)
+        return e->spans;
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/.spans-XXXXXX", e->dir);
+    int fd = mkstemp(path);
+    size_t size;
+    FILE *whose_text = open_memstream(&e->whose, &size);
+    if (fd >= 0)
+        unlink(path);
+    if (fd >= 0 && whose_text && (e->spans = fdopen(fd, "w+"))) {
+        whose(whose_text, p);
+        fclose(whose_text);
+        return e->spans;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (whose_text)
+        fclose(whose_text);
+    e->failed = 1;
+    return NULL;
+}
+
+/* One call of a marked Python function: whose, what, where, when (its entry on the wall clock,
+ * CLOCK_REALTIME as steps.csv's start_unix_ns, so that a call joins the step it fell in). */
+static void span_row(struct export_file *e, const struct pi_reader *reader,
+                     const struct pi_process_info *p, const struct pi_event *ev)
+{
+    const struct pi_record *r = &ev->rec;
+    FILE *out = span_rows(e, p);
+    if (!out)
+        return;
+    int64_t to_wall = (int64_t)(p->header.start_realtime_ns - p->header.start_monotonic_ns);
+    const char *name = pi_reader_string(reader, PI_SPAN_NAME(r->arg[0]));
+    fprintf(out, "%s,", e->whose ? e->whose : "");
+    csv_text(out, name ? name : "?");
+    fprintf(out, ",%s,%u,%u,%lld,%llu,", pi_span_kind_name(PI_SPAN_KIND(r->arg[0])), r->tid,
+            PI_SPAN_DEPTH(r->arg[0]), (long long)((int64_t)ev->ts_ns + to_wall),
+            (unsigned long long)ev->dur_ns);
+    if (r->arg[1] != PI_SPAN_CPU_UNMEASURED) /* else empty: not read, a null in Parquet */
+        fprintf(out, "%llu", (unsigned long long)r->arg[1]);
+    fprintf(out, ",%lld,%s\n", (long long)r->arg[2], (r->arg[0] & PI_SPAN_RAISED) ? "true" : "false");
+}
+
 static void on_event(void *file_context, const struct pi_analysis *a,
                      const struct pi_reader *reader, const struct pi_process_info *p,
                      const struct pi_event *ev)
 {
     (void)a;
-    (void)p;
     struct export_file *e = file_context;
     const struct pi_record *r = &ev->rec;
     e->reader = reader;
-    if (r->kind == PI_REC_GPU_LAUNCH && r->arg[0] && r->arg[1]) {
+    if (r->kind == PI_REC_SPAN) {
+        span_row(e, reader, p, ev);
+    } else if (r->kind == PI_REC_GPU_LAUNCH && r->arg[0] && r->arg[1]) {
         struct pi_u64_entry *n = pi_u64_map_put(e->launch_names, r->arg[0]);
         if (n)
             n->value[0] = r->arg[1];
@@ -189,8 +246,25 @@ static void write_gemm(struct pi_export *e, const struct pi_process_info *p)
     }
 }
 
+/* The span rows @f held, after the rows of the files before it. */
+static void write_spans(struct pi_export *e, struct export_file *f)
+{
+    char buffer[65536];
+    size_t n;
+    if (f->failed || (f->spans && (fflush(f->spans) != 0 || ferror(f->spans))))
+        e->failed = 1;
+    if (!f->spans)
+        return;
+    rewind(f->spans);
+    while ((n = fread(buffer, 1, sizeof(buffer), f->spans)) > 0)
+        if (fwrite(buffer, 1, n, e->spans) != n)
+            e->failed = 1;
+    if (ferror(f->spans))
+        e->failed = 1;
+}
+
 /* The file's rows, in file order: its steps (before the pass lets the figures of all ranks
- * but one go), kernels, collectives and products. */
+ * but one go), kernels, collectives, products and spans. */
 static void commit_file(void *context, void *file_context, const struct pi_analysis *a,
                         const struct pi_process_info *p)
 {
@@ -205,6 +279,11 @@ static void commit_file(void *context, void *file_context, const struct pi_analy
         write_collectives(e, p);
     if (e->gemm)
         write_gemm(e, p);
+    if (e->spans)
+        write_spans(e, f);
+    if (f->spans)
+        fclose(f->spans);
+    free(f->whose);
     for (size_t i = 0; i < f->kernel_count; i++)
         free(f->kernels[i].name);
     free(f->kernels);
@@ -231,6 +310,9 @@ int pi_export_observer(struct pi_export *e, const char *dir, struct pi_analysis_
     e->gemm = open_table(e, "gemm_shapes.csv",
                          "job,rank,host,pid,m,n,k,batch,dtype,calls,kernels,flops,gpu_ns,"
                          "tflops_per_s");
+    e->spans = open_table(e, "spans.csv",
+                          "job,rank,host,pid,name,kind,tid,depth,start_ns,duration_ns,cpu_ns,"
+                          "device_bytes_change,raised");
     if (e->failed)
         return -1;
     *observer = (struct pi_analysis_observer){
@@ -318,10 +400,10 @@ int pi_export_finish(struct pi_export *e, const struct pi_analysis *a)
                                "module_path,depth,kernel,kernel_full,gpu_ns,launches,samples,share");
     if (modules)
         write_kernels_by_module(modules, a);
-    FILE *tables[] = {ranks, modules, e->steps, e->kernels, e->collectives, e->gemm};
+    FILE *tables[] = {ranks, modules, e->steps, e->kernels, e->collectives, e->gemm, e->spans};
     for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
         if (tables[i] && (ferror(tables[i]) | fclose(tables[i])) != 0)
             e->failed = 1;
-    e->steps = e->kernels = e->collectives = e->gemm = NULL;
+    e->steps = e->kernels = e->collectives = e->gemm = e->spans = NULL;
     return e->failed ? -1 : 0;
 }

@@ -1,12 +1,14 @@
 /*
  * export_csv.h - `--export DIR`: tables for engines that read CSV as it is
  * (DuckDB, Spark, pandas): one row per rank, per step, per kernel and per
- * NCCL collective (function, datatype, size) and per cuBLAS product shape
- * (m, n, k, batch, type) of each process. Rows are
+ * NCCL collective (function, datatype, size), per cuBLAS product shape
+ * (m, n, k, batch, type) and per call of a marked Python function (span)
+ * of each process. Rows are
  * written as each file takes its place in the file order (an observer of
  * the pass: with parallel reading, a file's kernels are counted by the
  * thread that reads it and written, with its steps and collectives, in
- * file order), so memory does not grow with the number of ranks and the
+ * file order; its span rows wait in an unnamed file beside the tables, not
+ * in memory), so memory does not grow with the number of ranks and the
  * tables do not depend on the number of threads; ranks.csv is written once
  * the cross-rank analysis is done. Schema: analyzer/REPORT.md#export.
  */
@@ -19,7 +21,7 @@
 
 struct pi_export {
     char dir[4000];
-    FILE *steps, *kernels, *collectives, *gemm;
+    FILE *steps, *kernels, *collectives, *gemm, *spans;
     int failed;
 };
 

@@ -24,7 +24,9 @@
 #include "section_processes.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
+#include "section_requests.h"
 #include "section_sites.h"
+#include "section_spans.h"
 #include "section_steps.h"
 #include "section_summary_mode.h"
 #include "section_threads.h"
@@ -53,6 +55,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
     pi_report_key_figures_html(out, a);
     pi_report_phases_html(out, a);
     pi_report_steps_html(out, a);
+    pi_report_requests_html(out, a);
     pi_report_ranks_html(out, a);
     const struct pi_process_info *training = pi_training_process(a);
     if (training) { /* the sections a GPU job is judged by */
@@ -73,6 +76,7 @@ int pi_report_html(const char *path, struct pi_analysis *a)
         pi_report_device_memory_flame(out, training);
     pi_report_sites_html(out, a);
     pi_report_python_time_html(out, a);
+    pi_report_spans_html(out, a);
     pi_report_collectives_html(out, a);
     pi_report_gemm_html(out, a);
     pi_report_summary_mode_html(out, a);

@@ -26,7 +26,9 @@
 #include "section_native_time.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
+#include "section_requests.h"
 #include "section_sites.h"
+#include "section_spans.h"
 #include "section_steps.h"
 #include "section_summary_mode.h"
 #include "section_threads.h"
@@ -43,6 +45,8 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
     pi_report_process_usage_json(o, a, p);
     pi_report_threads_json(o, p);
     pi_report_steps_json(o, p);
+    pi_report_spans_json(o, p);
+    pi_report_requests_json(o, a, p);
     pi_report_gpu_process_json(o, p);
     pi_report_device_memory_json(o, a, p);
     return o;

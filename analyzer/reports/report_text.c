@@ -18,7 +18,9 @@
 #include "section_native_time.h"
 #include "section_python_time.h"
 #include "section_ranks.h"
+#include "section_requests.h"
 #include "section_sites.h"
+#include "section_spans.h"
 #include "section_steps.h"
 #include "section_summary_mode.h"
 #include "section_threads.h"
@@ -32,9 +34,11 @@ void pi_report_text(FILE *out, struct pi_analysis *a)
     pi_report_capture_windows_text(out, a);
     pi_report_summary_mode_text(out, a);
     pi_report_steps_text(out, a);
+    pi_report_requests_text(out, a);
     pi_report_ranks_text(out, a);
     pi_report_sites_text(out, a);
     pi_report_phases_text(out, a);
+    pi_report_spans_text(out, a);
     pi_report_python_time_text(out, a);
     pi_report_native_time_text(out, a);
     pi_report_collectives_text(out, a);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/gpu/gpu_analysis.h"
+#include "analysis/host/requests.h"
 #include "analysis/pass/process_ends.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
@@ -33,6 +34,7 @@ struct pi_key_figures {
     double device_growth_per_step, rss_growth_per_step; /* bytes */
     uint64_t lost, strings_lost;
     char unfinished[96]; /* "; N without end record, M cut short" (files), or "" */
+    const struct pi_requests *requests; /* the requests the process served, NULL: none */
 };
 
 /* The key figures of @a into @k. */
@@ -57,6 +59,7 @@ static void key_figures_of(const struct pi_analysis *a, struct pi_key_figures *k
     if (!p)
         return;
     k->pid = p->header.pid;
+    k->requests = p->requests;
     const struct pi_steps *s = &p->steps;
     k->steady_steps = s->count - s->warmup;
     /* an exact histogram sorts its samples when asked: not const */
@@ -90,8 +93,13 @@ void pi_report_key_figures_text(FILE *out, const struct pi_analysis *a)
                      "  step time         p50 %s, p95 %s\n",
                 k.steps_per_s, k.steady_steps, k.pid, pi_format_ns(k.step_p50_ns),
                 pi_format_ns(k.step_p95_ns));
-    else
+    else if (!k.requests) /* a serving process has requests, not steps */
         fprintf(out, "  steps             none found\n");
+    const struct pi_requests *q = k.requests;
+    if (q)
+        fprintf(out, "  requests          %" PRIu64 " at %.2f/s, p50 %s, p99 %s (pid %d)\n",
+                q->latency.count, pi_requests_per_s(q), pi_format_ns(q->latency.ns[PI_REQUEST_P50]),
+                pi_format_ns(q->latency.ns[PI_REQUEST_P99]), k.pid);
     if (k.gpu_busy_share >= 0)
         fprintf(out, "  GPU busy          %.0f%% of %s\n", 100 * k.gpu_busy_share,
                 k.gpu_share_of_steps ? "the steady steps' time" : "the process's run");
@@ -208,6 +216,15 @@ void pi_report_key_figures_html(FILE *out, const struct pi_analysis *a)
     fputs("<div id=\"cards\">\n", out);
     death_card(out, a);
     step_cards(out, &k);
+    if (k.requests) {
+        const struct pi_requests *q = k.requests;
+        char value[32], detail[160];
+        snprintf(value, sizeof(value), "%.2f", pi_requests_per_s(q));
+        snprintf(detail, sizeof(detail), "%" PRIu64 " requests of pid %d: p50 %s, p99 %s",
+                 q->latency.count, k.pid, pi_format_ns(q->latency.ns[PI_REQUEST_P50]),
+                 pi_format_ns(q->latency.ns[PI_REQUEST_P99]));
+        card(out, "requests", "requests/s", value, detail);
+    }
     gpu_card(out, &k);
     memory_cards(out, &k);
     char value[32], detail[256];

@@ -9,6 +9,7 @@
 #include "analysis/sites/python_sites.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
+#include "verdicts/process_words.h"
 
 #define TOP_WAIT_SITES 4
 #define TOP_KERNEL_SITES 2
@@ -72,12 +73,15 @@ void pi_report_sites_text(FILE *out, const struct pi_analysis *a)
                     s->processes[i].mode == PI_PYTHON_FRAMES_OFF ? "not read" : "read in part",
                     s->processes[i].reason[0] ? ": " : "", s->processes[i].reason);
     uint64_t total, count;
+    const struct pi_process_info *subject = pi_training_process(a);
+    int serving = subject && subject->requests; /* inference is not training */
     for (size_t i = 0, shown = 0; i < s->wait_count && shown < TOP_WAIT_SITES; i++) {
         const struct pi_line_stat *l = &s->waits[i];
         if (!line_total(s, i, &total, &count))
             continue;
         if (!shown++)
-            fprintf(out, "\nWHERE THE TRAINING LOOP WAITS (main thread, by Python line)\n");
+            fprintf(out, "\nWHERE THE %s LOOP WAITS (main thread, by Python line)\n",
+                    serving ? "SERVING" : "TRAINING");
         fprintf(out, "  %s %s in %" PRIu64 " waits at %s\n",
                 l->wait_class == PI_TIME_DATA_WAIT ? "waiting for data" : "waiting on locks",
                 pi_format_ns((double)total), count, l->site->headline);
@@ -169,7 +173,7 @@ void pi_report_sites_html(FILE *out, const struct pi_analysis *a)
     }
     uint64_t total, count;
     if (s && s->wait_count)
-        fputs("<h3>Where the training loop waits</h3>\n", out);
+        fprintf(out, "<h3>Where %s waits</h3>\n", pi_loop_name(pi_training_process(a)));
     for (size_t i = 0, shown = 0; s && i < s->wait_count && shown < HTML_SITES; i++) {
         if (!line_total(s, i, &total, &count))
             continue;

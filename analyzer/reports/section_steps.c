@@ -21,16 +21,40 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/host/spans.h"
 #include "analysis/host/steps.h"
 #include "reports/format/figures.h"
 #include "reports/format/format.h"
 #include "reports/format/html_plot.h"
 #include "verdicts/verdict.h"
 
-/* How the steps were found, in words (steps_from: file_pass.c, relay_steps.c). */
-static const char *steps_source(const struct pi_process_info *p)
+/* The span that counts the steps ("AdamW.step"), NULL when none does (span_steps.h). */
+static const char *steps_span(const struct pi_process_info *p)
+{
+    return p->steps_tid && p->spans && p->spans->steps_name ? p->spans->steps_name : NULL;
+}
+
+/* Steps from spans: the call that ends each, and its thread where not the main one. */
+static const char *span_source(const struct pi_process_info *p, char *words, size_t size)
+{
+    const char *name = steps_span(p);
+    int optimizer = strcmp(p->steps_from, "optimizer step") == 0;
+    int n = optimizer ? snprintf(words, size, "one per optimizer step (%s)",
+                                 name ? name : "the optimizer's step")
+                      : snprintf(words, size, "one per backward call (no optimizer%s%s)",
+                                 name ? "; " : "", name ? name : "");
+    if (n > 0 && (size_t)n < size && p->steps_tid != (uint32_t)p->header.pid)
+        snprintf(words + n, size - (size_t)n, " of thread %u", p->steps_tid);
+    return words;
+}
+
+/* How the steps were found, in words (steps_from: file_pass.c, relay_steps.c,
+ * span_steps.c); @words holds those that name a span. */
+static const char *steps_source(const struct pi_process_info *p, char *words, size_t size)
 {
     const char *from = p->steps_from ? p->steps_from : "";
+    if (p->steps_tid)
+        return span_source(p, words, size);
     if (strcmp(from, "NVTX") == 0)
         return "one per top-level NVTX range of the main thread";
     if (strcmp(from, "CUDA read-back") == 0)
@@ -86,12 +110,17 @@ void pi_report_steps_text(FILE *out, const struct pi_analysis *a)
         return;
     const struct pi_steps *s = &p->steps;
     uint64_t steady = s->count - s->warmup;
-    fprintf(out, "\nSTEPS (pid %d, %s)\n", p->header.pid, steps_source(p));
+    char words[400];
+    fprintf(out, "\nSTEPS (pid %d, %s)\n", p->header.pid, steps_source(p, words, sizeof(words)));
     fprintf(out, "  %" PRIu64 " steps: %" PRIu64 " warm-up, %" PRIu64 " steady", s->count,
             s->warmup, steady);
     if (steady && s->steady_total_ns)
         fprintf(out, " at %.2f steps/s", (double)steady * 1e9 / (double)s->steady_total_ns);
     fprintf(out, "\n");
+    if (p->steps_tid && s->micro_batches_p50 > 1) /* gradient accumulation */
+        fprintf(out, "  micro-batches     %.3g backward calls a step (median), %" PRIu64
+                     " in all\n",
+                s->micro_batches_p50, s->micro_batches);
     struct pi_histogram *h = (struct pi_histogram *)&s->steady_ns;
     if (h->count) {
         fprintf(out, "  steady step time  p50 %s  p90 %s  p99 %s  max %s\n",
@@ -146,6 +175,15 @@ void pi_report_steps_json(cJSON *process, struct pi_process_info *p)
 {
     cJSON *steps = steps_json(&p->steps);
     cJSON_AddStringToObject(steps, "found_from", p->steps_from ? p->steps_from : "none");
+    if (p->steps_tid) { /* from spans: which calls, on which thread, with how many backward */
+        const char *name = steps_span(p);
+        if (name)
+            cJSON_AddStringToObject(steps, "span", name);
+        cJSON_AddNumberToObject(steps, "tid", p->steps_tid);
+        cJSON *micro = cJSON_AddObjectToObject(steps, "micro_batches");
+        cJSON_AddNumberToObject(micro, "per_step_p50", p->steps.micro_batches_p50);
+        cJSON_AddNumberToObject(micro, "total", (double)p->steps.micro_batches);
+    }
     cJSON_AddItemToObject(process, "steps", steps);
 }
 

@@ -13,8 +13,8 @@
 const char *pi_process_role(const struct pi_process_info *p,
                             const struct pi_process_info *training, char *buf, size_t size)
 {
-    if (p == training)
-        return "the training process";
+    if (p == training) /* inference is not training */
+        return p->requests ? "the serving process" : "the training process";
     if (p->rank >= 0) {
         snprintf(buf, size, "rank %ld", p->rank);
         return buf;
@@ -22,8 +22,14 @@ const char *pi_process_role(const struct pi_process_info *p,
     /* a fork child that kept the training process's image: a DataLoader worker or the like */
     if (training && p->header.ppid == training->header.pid && p->command && training->command &&
         strcmp(p->command, training->command) == 0)
-        return "a worker of the training process";
+        return training->requests ? "a worker of the serving process"
+                                  : "a worker of the training process";
     return NULL;
+}
+
+const char *pi_loop_name(const struct pi_process_info *p)
+{
+    return p && p->requests ? "the serving loop" : "the training loop";
 }
 
 uint64_t pi_steps_done_by(const struct pi_process_info *training, uint64_t ns)

@@ -1,7 +1,9 @@
 /*
  * process_words.h - a process of the job in words, for the findings on
  * how processes ended (verdict_death.c, verdict_stop.c): what the job
- * calls it, how far the training loop had got, and where it was then.
+ * calls it, how far the training loop had got, and where it was then;
+ * and what every finding calls its loop (a serving process's is no
+ * training loop).
  */
 #ifndef PI_PROCESS_WORDS_H
 #define PI_PROCESS_WORDS_H
@@ -16,6 +18,10 @@
  * job's own (a helper program) */
 const char *pi_process_role(const struct pi_process_info *p,
                             const struct pi_process_info *training, char *buf, size_t size);
+
+/* pi_loop_name - what the findings call @p's loop: "the serving loop" where it served
+ * requests (inference is not training), else "the training loop" */
+const char *pi_loop_name(const struct pi_process_info *p);
 
 /* pi_steps_done_by - the training loop's steps complete by @ns */
 uint64_t pi_steps_done_by(const struct pi_process_info *training, uint64_t ns);

@@ -4,10 +4,12 @@
  * threshold become findings, largest first.
  */
 #include "verdict.h"
+#include "process_words.h"
 #include "profinject/verdict_thresholds.h"
 
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/gpu/gpu_timeline.h"
+#include "analysis/host/requests.h"
 #include "analysis/host/threads.h"
 
 #include <stdio.h>
@@ -17,11 +19,26 @@
 /* a thread that computes at least this share of its life can hold a lock or the GIL for long */
 #define COMPETITOR_CPU_SHARE 0.30
 
+/* A serving process without steps or kernel launches: its loop is the time inside its
+ * requests, on whichever threads served them, their CPU by those threads' clocks (read by the
+ * recorder over each call) where every request's was read. */
+static void requests_loop(struct pi_loop *l, const struct pi_requests *q)
+{
+    l->over_requests = 1;
+    l->basis = "the time inside its requests";
+    l->total_ns = (double)q->latency.total_ns;
+    l->data_wait_ns = 0;
+    l->sync_ns = (double)q->sync_ns;
+    l->cpu_ns = q->cpu_calls == q->latency.count ? (double)q->cpu_ns : -1;
+}
+
 void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
 {
     const struct pi_gpu_timeline *t = p->gpu_timeline;
     memset(l, 0, sizeof(*l));
     l->process = p;
+    l->name = pi_loop_name(p);
+    l->requests = p->requests;
     l->main = pi_main_thread(p);
     l->launches = t ? (double)t->launches : 0;
     l->gpu_ns = t && t->durations ? (double)p->gpu_busy_ns : -1;
@@ -49,6 +66,8 @@ void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
         uint64_t end = t->last_gpu_ns > t->last_launch_ns ? t->last_gpu_ns : t->last_launch_ns;
         l->basis = "the span of its kernel launches";
         l->total_ns = (double)(end - t->first_launch_ns);
+    } else if (p->requests && p->requests->latency.total_ns) {
+        requests_loop(l, p->requests);
     } else {
         l->basis = "the main thread's life";
         l->total_ns = l->main ? (double)pi_thread_wall_ns(p, l->main) : 0;
@@ -108,8 +127,9 @@ static int lock_bound(const struct pi_loop *l, struct pi_finding *f)
              "while %d other thread%s computed %.2f s",
              p->header.pid, 100 * f->score, busy, busy == 1 ? "" : "s", busy_ns / 1e9);
     snprintf(f->advice, sizeof(f->advice),
-             "fewer Python threads competing with the training loop, work moved to processes "
-             "(DataLoader workers), shorter critical sections");
+             "fewer Python threads competing with %s, work moved to processes "
+             "(DataLoader workers), shorter critical sections",
+             l->name);
     pi_finding_evidence(f, "lock_wait_s", waited / 1e9, "s");
     pi_finding_evidence(f, "wall_s", wall / 1e9, "s");
     pi_finding_evidence(f, "busy_threads", busy, "");
@@ -219,9 +239,9 @@ static void nothing_stands_out(const struct pi_analysis *a, const struct pi_loop
                  " (%.0f%% waiting for a CPU, by the kernel's count)",
                  100 * (cpu_wait < held_share ? cpu_wait : held_share));
     snprintf(f->summary, sizeof(f->summary),
-             "no bottleneck stands out: the training loop of pid %d computed %.0f%% of its time "
+             "no bottleneck stands out: %s of pid %d computed %.0f%% of its time "
              "(%s) and waited for data %.0f%%%s",
-             f->pid, 100 * f->score, l ? l->basis : "no process",
+             l ? l->name : "the training loop", f->pid, 100 * f->score, l ? l->basis : "no process",
              total > 0 ? 100 * l->data_wait_ns / total : 0.0, also);
     /* a program that runs no Python gets no training advice, whatever held it back */
     snprintf(f->advice, sizeof(f->advice), "%s",

@@ -9,6 +9,8 @@
 #include "analysis/model/model.h"
 #include "analysis/pass/training_process.h"
 
+struct pi_requests;
+
 #define PI_MAX_FINDINGS 16
 #define PI_MAX_EVIDENCE 20
 
@@ -84,13 +86,18 @@ int pi_verdict_device_growth(const struct pi_process_info *process, struct pi_fi
 
 /*
  * The training loop that the time-share rules judge: its steady steps when
- * steps were found, else the span of its kernel launches (a GPU job), else
- * the main thread's life. Shares are of @total_ns.
+ * steps were found, else the span of its kernel launches (a GPU job), else,
+ * for a process that serves requests (analysis/host/requests.h), the time
+ * inside its requests, else the main thread's life. Shares are of @total_ns.
  */
 struct pi_loop {
     const struct pi_process_info *process;
     const struct pi_thread_info *main;
-    const char *basis;    /* "steady steps", "the span of its kernel launches", "the main thread's life" */
+    const char *name;     /* "the training loop", or "the serving loop" (process_words.h) */
+    const struct pi_requests *requests; /* the requests it served; NULL: none */
+    int over_requests;    /* its time is the time inside its requests, on their threads */
+    const char *basis;    /* "steady steps", "the span of its kernel launches",
+                           * "the time inside its requests", "the main thread's life" */
     double total_ns;      /* the loop's time */
     double data_wait_ns;  /* waiting for the data loader (through any relay) */
     double data_receive_ns; /* in the data loader's next() but not blocked: receiving batches */
@@ -154,7 +161,8 @@ double pi_loop_cpu_wait_share(const struct pi_loop *loop);
 int pi_loop_is_python(const struct pi_analysis *analysis, const struct pi_loop *loop);
 
 /* pi_verdict_speed_up_advice - what to try when the loop's own work sets the pace: for a
- * CPU or a GPU job, and no model advice for a program that runs no Python */
+ * CPU or a GPU job, training or serving, and no model advice for a program that runs no
+ * Python */
 const char *pi_verdict_speed_up_advice(const struct pi_analysis *analysis,
                                        const struct pi_loop *loop);
 

@@ -7,17 +7,21 @@
 #include "verdict.h"
 #include "profinject/verdict_thresholds.h"
 
+#include "analysis/host/requests.h"
 #include "analysis/host/threads.h"
 #include "analysis/sites/native_names.h"
 #include "analysis/sites/native_time.h"
 #include "analysis/sites/python_time.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* half the loop on a CPU, its own or its pool's, and nothing else held it back */
 #define TOP_FUNCTIONS 3
+/* tokenizing this share of the requests' time or more is worth a word of advice */
+#define TOKENIZING_SHARE 0.25
 
 /*
  * An intra-op thread: one of the process's threads that spent no time in a
@@ -28,7 +32,9 @@
  */
 static int intra_op_thread(const struct pi_process_info *p, const struct pi_thread_info *t)
 {
-    if ((int)t->tid == p->header.pid || !t->cpu.measured)
+    /* a thread that served requests computed for them: its CPU is theirs already */
+    if ((int)t->tid == p->header.pid || !t->cpu.measured ||
+        pi_requests_served_by(p->requests, t->tid))
         return 0;
     for (int c = 0; c < PI_TIME_CPU; c++)
         if (t->time[c])
@@ -59,9 +65,11 @@ int pi_loop_is_python(const struct pi_analysis *a, const struct pi_loop *l)
 {
     if (!l || !l->process)
         return 0;
-    /* sampled, or by its command where sampling was off (PROFINJECT_PY_TIME_MS=0) */
+    /* sampled, or by its command where sampling was off (PROFINJECT_PY_TIME_MS=0), or a
+     * marked Python function ran (spans) */
     const char *command = l->process->command;
-    return pi_python_time_of(a, l->process) != NULL || (command && strstr(command, "python"));
+    return pi_python_time_of(a, l->process) != NULL || (command && strstr(command, "python")) ||
+           l->process->spans != NULL;
 }
 
 /* "a (12%), b (8%)": the main thread's top functions by self time, imports left out. */
@@ -89,14 +97,14 @@ static void top_functions(const struct pi_python_profile *prof, char *out, size_
                                  100.0 * (double)top[k]->work_self_ns / (double)prof->sampled_ns);
 }
 
-/* Whether @row is the loop's computing: on its own thread or one of its intra-op threads,
- * outside imports. */
+/* Whether @row is the loop's computing: on its own thread, a thread that served its
+ * requests or one of its intra-op threads, outside imports. */
 static int loop_operator(const struct pi_native_operator *row, const void *loop)
 {
     const struct pi_process_info *p = ((const struct pi_loop *)loop)->process;
     if (strcmp(row->name, PI_NATIVE_IMPORTS) == 0)
         return 0;
-    if ((int)row->tid == p->header.pid)
+    if ((int)row->tid == p->header.pid || pi_requests_served_by(p->requests, row->tid))
         return 1;
     for (size_t i = 0; i < p->thread_count; i++)
         if (p->threads[i].tid == row->tid)
@@ -122,8 +130,9 @@ static void top_operators(const struct pi_loop *l, struct loop_operators *out)
     struct pi_native_operator *sums;
     uint64_t total;
     const struct pi_native_time *t = l->process->native_time;
-    int steady = t && t->steady_known && l->steps > 0;
-    out->over = steady ? "the steady steps" : "the run";
+    /* the samples of the steady steps, or of a serving loop's requests (file_pass.c) */
+    int steady = t && t->steady_known && (l->steps > 0 || l->over_requests);
+    out->over = !steady ? "the run" : l->over_requests ? "its requests" : "the steady steps";
     size_t count = pi_native_time_by_operator(t, loop_operator, l, steady, &sums, &total);
     out->top[0] = '\0';
     out->sampled = total;
@@ -152,6 +161,14 @@ const char *pi_verdict_speed_up_advice(const struct pi_analysis *a, const struct
         return "no Python ran here, so there is no model to tune: speed up the program's own "
                "work; a tree of many short processes spends much of its time starting them "
                "(fewer processes, each doing more)";
+    if (l->requests && (l->launches > 0 || l->gpu_ns >= 0)) /* inference is not training */
+        return "the host's work sets the pace while the GPU waits: batch requests together "
+               "(several inputs a call), run them under torch.inference_mode(), torch.compile "
+               "or CUDA graphs to cut the Python and launches of each request";
+    if (l->requests)
+        return "serving on the CPU: batch requests together (several inputs a call, a "
+               "pipeline's batch_size), run them under torch.inference_mode(), use the cores "
+               "(torch.set_num_threads), a smaller or quantized model, or a GPU";
     if (l->launches > 0 || l->gpu_ns >= 0)
         return "the host's work sets the pace while the GPU waits: larger batches, "
                "torch.compile or CUDA graphs to cut per-step Python and launches, "
@@ -194,7 +211,8 @@ static void computed_of(const struct pi_loop *l, struct computed *c)
     double total = l->total_ns, waits = l->data_wait_ns + l->sync_ns;
     c->main_cpu = l->cpu_ns >= 0 ? l->cpu_ns : total - waits;
     c->unaccounted = total - waits - c->main_cpu;
-    if (l->steps == 0 && l->cpu_ns >= 0) /* over its life the class is measured as such */
+    /* over its life the class is measured as such */
+    if (l->steps == 0 && l->cpu_ns >= 0 && !l->over_requests)
         c->unaccounted = (double)pi_thread_time_ns(l->process, l->main, PI_TIME_OTHER);
     if (c->unaccounted < 0)
         c->unaccounted = 0;
@@ -208,6 +226,46 @@ double pi_loop_computed_ns(const struct pi_loop *l)
     struct computed c;
     computed_of(l, &c);
     return c.main_cpu + c.for_pool;
+}
+
+/* What else the requests' own figures support: generate()'s cache where it ran, a faster
+ * tokenizer where tokenizing took much of them. */
+static void serving_advice(const struct pi_requests *q, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!q || !q->latency.total_ns)
+        return;
+    int used = 0;
+    if (q->generate.calls)
+        used = snprintf(out, size, "; for generate(): keep its KV cache (use_cache=True), and a "
+                                   "static cache with torch.compile "
+                                   "(cache_implementation=\"static\") cuts each token's time");
+    double tokenizing =
+        (double)q->part_ns[PI_REQUEST_TOKENIZING] / (double)q->latency.total_ns;
+    if (tokenizing >= TOKENIZING_SHARE && used >= 0 && (size_t)used < size)
+        snprintf(out + used, size - (size_t)used, "; tokenizing took %.0f%% of the requests' "
+                                                  "time: a fast tokenizer (use_fast=True), or a "
+                                                  "batch of requests tokenized at once",
+                 100 * tokenizing);
+}
+
+/* Who computed: "the serving loop of pid 7 computed 91% of the time inside its 200 requests:
+ * its thread 1.23 s on a CPU", or the same of the loop's time and basis. */
+static void computed_words(const struct pi_loop *l, double score, double main_cpu, char *out,
+                           size_t size)
+{
+    const struct pi_requests *q = l->requests;
+    int pid = l->process->header.pid;
+    if (l->over_requests && q)
+        snprintf(out, size,
+                 "%s of pid %d computed %.0f%% of the time inside its %" PRIu64 " requests: %s "
+                 "%.2f s on a CPU",
+                 l->name, pid, 100 * score, q->latency.count,
+                 q->threads == 1 ? "its thread" : "their threads", main_cpu / 1e9);
+    else
+        snprintf(out, size, "%s of pid %d computed %.0f%% of its time (%s): its thread %.2f s "
+                            "on a CPU",
+                 l->name, pid, 100 * score, l->basis, main_cpu / 1e9);
 }
 
 int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *l,
@@ -239,14 +297,14 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     if (spins)
         snprintf(spin_words, sizeof(spin_words),
                  "; its pool's threads spun for work %.0f%% of that sampled CPU", 100 * spinning);
-    snprintf(f->summary, sizeof(f->summary),
-             "the training loop of pid %d computed %.0f%% of its time (%s): its thread %.2f s "
-             "on a CPU%s%s%s%s%s%s%s%s",
-             p->header.pid, 100 * f->score, l->basis, c.main_cpu / 1e9, pool_words,
+    char computed[300], serving[400];
+    computed_words(l, f->score, c.main_cpu, computed, sizeof(computed));
+    serving_advice(l->requests, serving, sizeof(serving));
+    snprintf(f->summary, sizeof(f->summary), "%s%s%s%s%s%s%s%s%s", computed, pool_words,
              top[0] ? "; most self time in " : "", top,
              ops.top[0] ? "; native operators by CPU over " : "", ops.top[0] ? ops.over : "",
              ops.top[0] ? " (imports and the pool's spinning apart): " : "", ops.top, spin_words);
-    snprintf(f->advice, sizeof(f->advice), "%s%s", pi_verdict_speed_up_advice(a, l),
+    snprintf(f->advice, sizeof(f->advice), "%s%s%s", pi_verdict_speed_up_advice(a, l), serving,
              spins ? "; its intra-op threads spin while they wait for work: on a shared machine, "
                      "OMP_WAIT_POLICY=passive or fewer threads (torch.set_num_threads)"
                    : "");
@@ -260,5 +318,7 @@ int pi_verdict_compute_bound(const struct pi_analysis *a, const struct pi_loop *
     pi_finding_evidence(f, "native_sampled_cpu_s", (double)ops.sampled / 1e9, "s");
     pi_finding_evidence(f, "native_over_steady_steps", strcmp(ops.over, "the run") != 0, "");
     pi_finding_evidence(f, "pool_spinning_share", spinning, "");
+    if (l->over_requests && l->requests) /* over the time inside them */
+        pi_finding_evidence(f, "requests", (double)l->requests->latency.count, "");
     return 1;
 }

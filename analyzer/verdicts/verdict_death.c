@@ -246,8 +246,8 @@ static void write_death(const struct pi_analysis *a, const struct pi_process_inf
     char when[160] = "";
     if (training && training->steps.count) {
         uint64_t steps = pi_steps_done_by(training, p->end_ns);
-        snprintf(when, sizeof(when), ", after %" PRIu64 " of the training loop's %" PRIu64
-                 " steps", steps, training->steps.count);
+        snprintf(when, sizeof(when), ", after %" PRIu64 " of %s's %" PRIu64 " steps", steps,
+                 pi_loop_name(training), training->steps.count);
         pi_finding_evidence(f, "steps_done", (double)steps, "");
     }
     char seen[480], command[256], words[400];

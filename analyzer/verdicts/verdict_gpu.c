@@ -54,8 +54,8 @@ int pi_verdict_gpu_bound(const struct pi_analysis *a, const struct pi_loop *l, s
     f->score = busy > 1 ? 1 : busy;
     f->pid = l->process->header.pid;
     snprintf(f->summary, sizeof(f->summary),
-             "the GPU was busy %.0f%% of the training loop (pid %d, %.2f s of %.2f s, %s)%s%.150s",
-             100 * busy, f->pid, l->gpu_ns / 1e9, l->total_ns / 1e9, l->basis,
+             "the GPU was busy %.0f%% of %s (pid %d, %.2f s of %.2f s, %s)%s%.150s",
+             100 * busy, l->name, f->pid, l->gpu_ns / 1e9, l->total_ns / 1e9, l->basis,
              top ? "; most GPU time: " : "", top ? top->name : "");
     snprintf(f->advice, sizeof(f->advice),
              "make the kernels cheaper: mixed precision (torch.autocast with bf16), TF32 matmuls, "
@@ -81,16 +81,16 @@ int pi_verdict_sync_bound(const struct pi_loop *l, struct pi_finding *f)
     f->pid = l->process->header.pid;
     if (l->gpu_ns >= 0)
         snprintf(f->summary, sizeof(f->summary),
-                 "the training loop (pid %d) was blocked in CUDA synchronisation %.0f%% of its time "
+                 "%s (pid %d) was blocked in CUDA synchronisation %.0f%% of its time "
                  "while the GPU was busy only %.0f%%: host and GPU take turns instead of "
                  "overlapping",
-                 f->pid, 100 * blocked, 100 * busy);
+                 l->name, f->pid, 100 * blocked, 100 * busy);
     else
         snprintf(f->summary, sizeof(f->summary),
-                 "the training loop (pid %d) was blocked in CUDA synchronisation %.0f%% of its time "
+                 "%s (pid %d) was blocked in CUDA synchronisation %.0f%% of its time "
                  "(no GPU durations were recorded: if the GPU was busy all that time, the job is "
                  "GPU-bound instead)",
-                 f->pid, 100 * blocked);
+                 l->name, f->pid, 100 * blocked);
     snprintf(f->advice, sizeof(f->advice),
              "take .item(), .cpu(), .numpy(), print(tensor) and synchronous copies out of the step "
              "(log every N steps, keep metrics on the GPU), copy with non_blocking=True from "
@@ -161,18 +161,18 @@ int pi_verdict_launch_bound(const struct pi_analysis *a, const struct pi_loop *l
     f->pid = l->process->header.pid;
     if (l->gpu_ns >= 0)
         snprintf(f->summary, sizeof(f->summary),
-                 "the GPU idled %.0f%% of the training loop (pid %d: busy %.2f s of %.2f s, %s) "
+                 "the GPU idled %.0f%% of %s (pid %d: busy %.2f s of %.2f s, %s) "
                  "while the host issued work (%.0f kernel launches, mean %.0f us on the GPU) and "
                  "waited for the GPU only %.1f%% of the time%s",
-                 100 * idle, f->pid, l->gpu_ns / 1e9, l->total_ns / 1e9, l->basis, l->launches,
-                 mean_gpu_us, 100 * sync,
+                 100 * idle, l->name, f->pid, l->gpu_ns / 1e9, l->total_ns / 1e9, l->basis,
+                 l->launches, mean_gpu_us, 100 * sync,
                  host_paced ? " although every step synchronises: the host sets the pace" : "");
     else
         snprintf(f->summary, sizeof(f->summary),
-                 "the host limits the training loop (pid %d): it waited for the GPU only %.1f%% "
+                 "the host limits %s (pid %d): it waited for the GPU only %.1f%% "
                  "of its step time although every step synchronises, and issued %.0f kernels per "
                  "step (no GPU durations were recorded, so the GPU's idle share is not known)",
-                 f->pid, 100 * sync, per_step);
+                 l->name, f->pid, 100 * sync, per_step);
     snprintf(f->advice, sizeof(f->advice),
              "give the GPU more work per launch: larger batches, torch.compile (fuses "
              "operations), CUDA graphs (mode=\"reduce-overhead\"), fused optimizers "

@@ -173,10 +173,10 @@ int pi_verdict_input_bound(const struct pi_analysis *a, const struct pi_loop *l,
     f->score = (waited + received) / total;
     f->pid = p->header.pid;
     int n = snprintf(f->summary, sizeof(f->summary),
-                     "the training loop (pid %d) spent %.0f%% of its step time getting its data "
+                     "%s (pid %d) spent %.0f%% of its step time getting its data "
                      "(%.2f s of %.2f s, %s): waiting for its data-loader workers %.0f%%, "
                      "receiving the batches %.0f%%",
-                     p->header.pid, 100 * f->score, (waited + received) / 1e9, total / 1e9,
+                     l->name, p->header.pid, 100 * f->score, (waited + received) / 1e9, total / 1e9,
                      l->basis, 100 * waited / total, 100 * received / total);
     snprintf(f->advice, sizeof(f->advice),
              "more DataLoader workers (num_workers; %llu worker processes were started), "

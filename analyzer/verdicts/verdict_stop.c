@@ -125,8 +125,8 @@ int pi_verdict_stop(const struct pi_analysis *a, struct pi_finding *f)
     naming(p, training, name, sizeof(name));
     if (training && training->steps.count) {
         uint64_t done = pi_steps_started_by(training, stop->ns);
-        snprintf(steps, sizeof(steps), ", after %" PRIu64 " of the training loop's %" PRIu64
-                 " steps", done, training->steps.count);
+        snprintf(steps, sizeof(steps), ", after %" PRIu64 " of %s's %" PRIu64 " steps", done,
+                 pi_loop_name(training), training->steps.count);
         pi_finding_evidence(f, "steps_done", (double)done, "");
     }
     if (s->flags & PI_SIGNAL_HANDLED)

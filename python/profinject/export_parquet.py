@@ -48,6 +48,10 @@ TABLES = {
                             ("dtype", "string"), ("calls", "int64"), ("kernels", "int64"),
                             ("flops", "double"), ("gpu_ns", "int64"),
                             ("tflops_per_s", "double")],
+    "spans": WHOSE + [("name", "string"), ("kind", "string"), ("tid", "int64"),
+                      ("depth", "int64"), ("start_ns", "int64"), ("duration_ns", "int64"),
+                      ("cpu_ns", "int64"), ("device_bytes_change", "int64"),
+                      ("raised", "bool")],
 }
 
 

@@ -67,3 +67,15 @@ Test(native_names, operators_and_plain_names)
     expect("PyEval_EvalFrameDefault", "PyEval_EvalFrameDefault");
     expect("sgemm (OpenBLAS)", "sgemm (OpenBLAS)"); /* the analyzer's own label */
 }
+
+Test(native_names, a_long_name_without_scopes_is_cut)
+{
+    /* a Rust symbol the demangler leaves as it is (the tokenizers library's) */
+    const char *rust = "_RNvXs1_NtNtNtCsevLNFiNqfJP_4core4iter8adapters7flattenINtB5_7FlatMapNtNtNtBb_"
+                       "3str4iter11CharIndicesINtNtCs1C1lLj4PWSY_5alloc3vec3VecTTjjEbEE";
+    char out[256];
+    pi_native_short_name(rust, out, sizeof(out));
+    cr_expect_eq(strncmp(out, rust, 79), 0, "%s", out);
+    cr_expect_str_eq(out + 79, "\xe2\x80\xa6", "%s", out);
+    expect("sgemm (OpenBLAS)", "sgemm (OpenBLAS)");
+}

@@ -11,7 +11,6 @@ call; the stop finding says where the main thread was blocked. On every Python 3
 3.13 found here, and in summary mode.
 
 Run by ctest with the build's paths in the environment."""
-import glob
 import json
 import os
 import signal
@@ -20,6 +19,9 @@ import sys
 import tempfile
 import time
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from profiled_job import pythons  # noqa: E402
 
 ANALYZE = os.environ["PI_ANALYZE"]
 PRELOAD = os.environ["PI_PRELOAD"]
@@ -31,18 +33,6 @@ BLOCKED_S = 0.6  # how long the test lets the main thread block before it stops 
 def line_of(mark):
     with open(PROGRAM) as f:
         return next(n for n, text in enumerate(f, 1) if mark in text)
-
-
-def pythons():
-    """this Python, then one interpreter per other version found (3.8 to 3.13)"""
-    found = {sys.version_info[1]: sys.executable}
-    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-    for path in sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3"))):
-        minor = subprocess.run([path, "-c", "import sys; print(sys.version_info[1])"],
-                               capture_output=True, text=True).stdout.strip()
-        if minor.isdigit() and 8 <= int(minor) <= 13:
-            found.setdefault(int(minor), path)
-    return sorted(found.items())
 
 
 def stop_blocked_job(python, summary=False, blocked_s=BLOCKED_S):

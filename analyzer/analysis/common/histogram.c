@@ -33,6 +33,16 @@ void pi_histogram_free(struct pi_histogram *h)
     pi_histogram_init(h, h->exact);
 }
 
+void pi_histogram_clear(struct pi_histogram *h)
+{
+    if (h->counts)
+        memset(h->counts, 0, (h->hi - h->lo) * sizeof(*h->counts));
+    h->count = h->sum = h->max = 0;
+    h->min = UINT64_MAX;
+    h->value_count = 0;
+    h->sorted = 0;
+}
+
 /* Make bucket @index addressable. */
 static int cover(struct pi_histogram *h, uint32_t index)
 {

@@ -39,6 +39,10 @@ void pi_histogram_init(struct pi_histogram *h, int exact);
 
 void pi_histogram_free(struct pi_histogram *h);
 
+/* pi_histogram_clear - forget every value, keeping the memory for the next ones (a histogram
+ * filled and emptied again and again: one call's values at a time) */
+void pi_histogram_clear(struct pi_histogram *h);
+
 /* pi_histogram_add - count one value; 0 or -1 when out of memory */
 int pi_histogram_add(struct pi_histogram *h, uint64_t value);
 

@@ -1,6 +1,7 @@
 /*
  * steps.c - the steps of a thread, whoever finds them (batch receipts,
- * NVTX ranges, a relay's hand-overs, read-backs): their start and end, the
+ * NVTX ranges, a relay's hand-overs, read-backs, optimizer steps and
+ * backward calls): their start and end, the
  * waits they hold, and the GPU work and lock waits that fall in them.
  *
  * Each step keeps its start, end, waits and GPU time (40 bytes: steps are few
@@ -21,10 +22,13 @@ struct step {
     uint64_t collective_gpu; /* NCCL kernels' GPU time launched in the step (also in lock) */
     uint64_t cpu; /* the main thread's CPU time in it by its clock; PI_STEP_CPU_UNKNOWN: not read */
     uint64_t receive; /* of its time getting the next batch, not blocked: receiving it */
+    uint64_t micro_batches; /* backward calls in it (span_steps.c), 0: not counted */
 };
 
-/* What a part of a step is: GPU work, a lock wait, a collective's GPU time. */
-enum part { PART_GPU, PART_LOCK, PART_COLLECTIVE_GPU };
+/* What a part of a step is: GPU work, a lock wait, a collective's GPU time; for a source
+ * that places them by time rather than as it goes (span_steps.c), a wait for the GPU or for
+ * data, and a backward call. */
+enum part { PART_GPU, PART_LOCK, PART_COLLECTIVE_GPU, PART_SYNC, PART_WAIT, PART_MICRO_BATCH };
 
 /* GPU work or a wait that came before its step was finished */
 struct pending_part {
@@ -35,9 +39,22 @@ struct pending_part {
 /* Add one part to @step. */
 static void add_part(struct step *step, uint64_t ts, uint64_t dur, enum part part)
 {
-    if (part == PART_GPU) {
+    switch (part) {
+    case PART_GPU:
         step->gpu += dur;
         return;
+    case PART_SYNC:
+        step->sync += dur;
+        return;
+    case PART_WAIT:
+        step->wait += dur;
+        return;
+    case PART_MICRO_BATCH:
+        step->micro_batches += dur;
+        return;
+    case PART_LOCK:
+    case PART_COLLECTIVE_GPU:
+        break;
     }
     step->lock += dur;
     /* an NCCL kernel ends (about) its launch plus its GPU time after being launched */
@@ -62,7 +79,7 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     struct step *step = grow_steps(s);
     if (!step)
         return;
-    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0, PI_STEP_CPU_UNKNOWN, 0};
+    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0, PI_STEP_CPU_UNKNOWN, 0, 0};
     /* GPU work and waits for this step: take what started inside it, keep what is later */
     struct pending_part *pending = s->pending;
     size_t kept = 0;
@@ -103,6 +120,7 @@ void pi_steps_merge_light(struct pi_steps *s, const uint64_t *work, double fract
             }
             last->lock += steps[i].lock;
             last->collective_gpu += steps[i].collective_gpu;
+            last->micro_batches += steps[i].micro_batches;
         } else {
             steps[kept++] = steps[i];
         }
@@ -175,6 +193,21 @@ void pi_steps_lock(struct pi_steps *s, uint64_t ts, uint64_t dur)
 void pi_steps_collective_gpu(struct pi_steps *s, uint64_t ts, uint64_t dur)
 {
     add_at(s, ts, dur, PART_COLLECTIVE_GPU);
+}
+
+void pi_steps_sync(struct pi_steps *s, uint64_t ts, uint64_t dur)
+{
+    add_at(s, ts, dur, PART_SYNC);
+}
+
+void pi_steps_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
+{
+    add_at(s, ts, dur, PART_WAIT);
+}
+
+void pi_steps_micro_batch(struct pi_steps *s, uint64_t ts)
+{
+    add_at(s, ts, 1, PART_MICRO_BATCH);
 }
 
 void pi_steps_add_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
@@ -304,7 +337,7 @@ int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_fi
     *out = (struct pi_step_figures){step->start,   step->end,  step->wait,
                                     step->sync,    step->gpu,  step->lock,
                                     step->release, step->collective_gpu, step->cpu,
-                                    step->receive};
+                                    step->receive, step->micro_batches};
     return 1;
 }
 

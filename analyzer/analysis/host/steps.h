@@ -1,6 +1,7 @@
 /*
  * steps.h - training steps found without code changes: from the batches the
- * main thread receives (steps.c), the relay's (relay_steps.h), NVTX ranges.
+ * main thread receives (steps.c), the relay's (relay_steps.h), NVTX ranges,
+ * the framework's optimizer steps and backward calls (span_steps.h).
  */
 #ifndef PI_STEPS_H
 #define PI_STEPS_H
@@ -40,6 +41,15 @@ void pi_steps_lock(struct pi_steps *steps, uint64_t ts, uint64_t dur);
  * distributed GPU job, mostly waiting for the other ranks (counted with the lock waits) */
 void pi_steps_collective_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
+/* pi_steps_sync, pi_steps_wait - the thread was blocked @dur ns from @ts, on the GPU or for
+ * data, for the step it falls in, finished or not (a source whose steps end after their
+ * waits arrive: span_steps.c) */
+void pi_steps_sync(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+void pi_steps_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
+
+/* pi_steps_micro_batch - a backward call began at @ts: one more micro-batch of its step */
+void pi_steps_micro_batch(struct pi_steps *steps, uint64_t ts);
+
 /* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */
 void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
@@ -69,6 +79,7 @@ struct pi_step_figures {
     uint64_t start, end, wait, sync, gpu, lock, release, collective_gpu;
     uint64_t cpu; /* the main thread's CPU time by its clock, PI_STEP_CPU_UNKNOWN: not read */
     uint64_t receive; /* getting the next batch, not blocked: receiving and rebuilding it */
+    uint64_t micro_batches; /* its backward calls (steps from spans), 0: not counted */
 };
 
 /* pi_steps_receive - @ns of the last finished step spent receiving its next batch: in the

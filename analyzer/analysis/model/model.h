@@ -115,6 +115,10 @@ struct pi_steps {
     uint64_t spans, spans_one_post_a_batch; /* spans with posts; of them, a post a batch */
     uint64_t agreement_carry; /* batches a span of fewer posts left to the next, as counted */
     int agreement_open;       /* that span agrees if the next one's posts take them */
+    /* steps from spans (span_steps.h): the backward calls in them all, and in the median
+     * step (their micro-batches); 0: not counted */
+    uint64_t micro_batches;
+    double micro_batches_p50;
     void *steps; /* every step: start, end, waits, GPU time (steps.c) */
     size_t capacity;
     void *pending; /* GPU work after the last finished step */
@@ -123,6 +127,9 @@ struct pi_steps {
 
 struct pi_gpu_memory;
 struct pi_step_sources;
+struct pi_span_steps;
+struct pi_spans;
+struct pi_requests;
 struct pi_python_time;
 struct pi_python_lines;
 struct pi_native_time;
@@ -284,9 +291,16 @@ struct pi_process_info {
     struct pi_steps nvtx_steps;
     uint64_t nvtx_wait_ns, nvtx_sync_ns; /* since the last top-level range ended */
     const char *steps_from;               /* "data loader", "NVTX", ... (relay_steps.c) or NULL */
+    /* the thread whose optimizer steps or backward calls are the steps (span_steps.h); 0:
+     * the steps are the main thread's, found otherwise */
+    uint32_t steps_tid;
     uint64_t gpu_busy_ns;
     struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
     struct pi_step_sources *step_sources; /* relay and read-back step detection (relay_steps.c) */
+    struct pi_span_steps *span_steps; /* steps from spans, while the file is read (span_steps.h) */
+    struct pi_spans *spans; /* marked Python functions' calls by name (host/spans.h); NULL: none */
+    /* the requests it served (host/requests.h); once its file is read, NULL: it served none */
+    struct pi_requests *requests;
     struct pi_memory_growth growth;
     /* capture windows; none when the whole run was recorded. With windows, start_ns and end_ns
      * are the first window's start and the last one's end: times and shares cover them only */

@@ -13,6 +13,9 @@
 
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/host/requests.h"
+#include "analysis/host/span_steps.h"
+#include "analysis/host/spans.h"
 #include "analysis/host/thread_timeline.h"
 #include "analysis/host/working_span.h"
 #include "analysis/pass/file_pass.h"
@@ -134,6 +137,9 @@ void pi_analysis_free(struct pi_analysis *a)
         pi_steps_free(&p->steps);
         pi_steps_free(&p->nvtx_steps);
         pi_relay_free(p);
+        pi_span_steps_free(p);
+        pi_spans_free(p);
+        pi_requests_free(p);
         pi_python_lines_free(p);
         pi_native_time_free(p);
         pi_phases_free(p);

@@ -7,6 +7,9 @@
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/gpu/gpu_timing.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/host/requests.h"
+#include "analysis/host/span_steps.h"
+#include "analysis/host/spans.h"
 #include "analysis/host/steps.h"
 #include "analysis/host/thread_cpu.h"
 #include "analysis/host/thread_timeline.h"
@@ -103,7 +106,13 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
         p->nvtx_steps = dataloader;
         p->steps_from = "NVTX";
     }
-    pi_steps_measure_cpu(&p->steps, &p->main_cpu);
+    /* the framework's own optimizer steps or backward calls, where marked: exact, they win */
+    pi_span_steps_finish(p, reader, a->options.warmup_steps);
+    pi_spans_finish_file(p, reader);
+    pi_requests_finish_file(p, reader);
+    /* the main thread's clock splits the main thread's steps only */
+    if (!p->steps_tid || p->steps_tid == (uint32_t)p->header.pid)
+        pi_steps_measure_cpu(&p->steps, &p->main_cpu);
     struct pi_thread_info *main_thread = pi_main_thread(p);
     if (main_thread && !p->window_count) /* between windows, waits were not recorded */
         pi_thread_timeline_cpu(main_thread, p->header.start_monotonic_ns, &p->main_cpu);
@@ -133,10 +142,15 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
             steps->warmup < steps->count ? pi_steps_start_ns(steps, steps->warmup) : bounds.first_start_ns;
         bounds.last_end_ns = pi_steps_end_ns(steps, steps->count - 1);
     }
-    /* the steady steps' native samples: where there are steady steps past the warm-up */
+    /* the steady steps' native samples: where there are steady steps past the warm-up; else
+     * a serving process's from its first request to its last (not its start-up's) */
     int steady = steps->count > steps->warmup + 1;
-    pi_native_time_finish_file(p, reader, steady ? bounds.steady_start_ns : 0,
-                               steady ? bounds.last_end_ns : 0);
+    uint64_t from = steady ? bounds.steady_start_ns : 0, to = steady ? bounds.last_end_ns : 0;
+    if (!steady && p->requests) {
+        from = p->requests->first_start_ns;
+        to = p->requests->last_end_ns;
+    }
+    pi_native_time_finish_file(p, reader, from, to);
     pi_phases_finish_file(p, reader, &bounds);
 }
 

@@ -1,7 +1,7 @@
 /*
  * record_dispatch.c - one record of a trace file handed to the parts that
  * follow it: latency tables, per-thread time, memory series, step
- * detection, GPU, call sites, collectives. The per-record path of the
+ * detection, GPU, call sites, collectives, spans. The per-record path of the
  * pass; what happens once a file is read is file_pass.c's.
  */
 #include "record_dispatch.h"
@@ -10,6 +10,9 @@
 #include "analysis/gpu/gemm.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/host/requests.h"
+#include "analysis/host/span_steps.h"
+#include "analysis/host/spans.h"
 #include "analysis/host/steps.h"
 #include "analysis/host/thread_cpu.h"
 #include "analysis/host/thread_timeline.h"
@@ -326,6 +329,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
             pi_steps_collective_gpu(&p->nvtx_steps, at, ev->dur_ns);
         }
         pi_relay_gpu(p, at, ev->dur_ns, collective);
+        pi_span_steps_gpu(p, at, ev->dur_ns, collective);
         return;
     }
     case PI_REC_GPU_TIMING:
@@ -358,6 +362,12 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_DETAIL:
         pi_summary_event(a, reader, p, ev);
         return;
+    case PI_REC_SPAN: /* and on: a call its thread made */
+        p->python = 1; /* a marked Python function ran */
+        pi_spans_event(p, ev, a->options.exact);
+        pi_span_steps_event(p, ev, a->options.exact);
+        pi_requests_span(p, ev, a->options.exact);
+        break;
     default:
         break;
     }
@@ -420,6 +430,10 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         pi_working_span_wait(p, t, r, ev->ts_ns, ev->dur_ns, time_class);
     if (main_thread && time_class < PI_TIME_CLASS_COUNT)
         pi_steps_event(&p->steps, ev, time_class, received);
+    if (time_class < PI_TIME_CPU) /* the waits inside requests */
+        pi_requests_wait(p, r->tid, ev->ts_ns, ev->dur_ns, time_class, a->options.exact);
+    if (p->span_steps && (time_class == PI_TIME_SYNC || time_class == PI_TIME_LOCK_WAIT))
+        pi_span_steps_wait(p, r->tid, ev->ts_ns, ev->dur_ns, time_class);
     if ((int)r->tid == p->header.pid && time_class == PI_TIME_LOCK_WAIT) {
         pi_steps_lock(&p->steps, ev->ts_ns, ev->dur_ns);
         pi_steps_lock(&p->nvtx_steps, ev->ts_ns, ev->dur_ns);

@@ -6,6 +6,7 @@
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/gpu/gpu_timeline.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/host/spans.h"
 #include "analysis/host/steps.h"
 #include "analysis/host/threads.h"
 #include "analysis/host/working_span.h"
@@ -198,6 +199,9 @@ void pi_summary_event(struct pi_analysis *a, const struct pi_reader *reader,
         break;
     case PI_REC_GPU_TIME:
         gpu_time(a, reader, p, ev, s);
+        break;
+    case PI_REC_SPAN: /* calls of a marked function by name and depth (summary_policy.h) */
+        pi_spans_summary(p, ev->rec.tid, s, a->options.exact);
         break;
     case PI_REC_CALL_SITE: /* the Python frames of waits or sampled launches, by frames */
         pi_python_sites_add(a, p, ev->rec.tid, s->body.flags, s->body.key[0], s->body.key[1],

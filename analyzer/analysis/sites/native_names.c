@@ -116,7 +116,12 @@ void pi_native_short_name(const char *full, char *out, size_t size)
         return;
     if (!strstr(full, "::") || (!strchr(full, '(') && !strchr(full, '<') &&
                                  end <= PI_NATIVE_SHORT_CHARS)) {
-        snprintf(out, size, "%s", full); /* no C++ to shorten: a C function, a label */
+        if (end <= PI_NATIVE_SHORT_CHARS) {
+            snprintf(out, size, "%s", full); /* no C++ to shorten: a C function, a label */
+            return;
+        }
+        /* a long name of no scopes (a Rust symbol left mangled): its start, cut */
+        snprintf(out, size, "%.*s%s", PI_NATIVE_SHORT_CHARS - 1, full, ELLIPSIS);
         return;
     }
     char scopes[MAX_SCOPES][SCOPE_CHARS];

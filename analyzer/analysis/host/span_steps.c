@@ -1,0 +1,337 @@
+/*
+ * span_steps.c - training steps from optimizer steps and backward calls
+ * (see span_steps.h).
+ *
+ * Which thread runs the loop is known only once the file is read, so every
+ * thread that makes the calls a step is made of keeps both candidates as
+ * they go: one step per optimizer step, one per backward call, each a
+ * struct pi_steps that takes GPU work and waits by their time like the
+ * read-back source's. At the end the thread with the most optimizer steps
+ * gives the steps (else the one with the most backward calls), the others
+ * are let go. A loop has a thread or two that make such calls, and the
+ * steps are few next to the events. A thread's steps take GPU work and
+ * waits once it is the main thread or makes such a call (a thread other
+ * than the main one that starts the loop later loses those of its first
+ * step that came before: a warm-up step's), never while it only runs a
+ * model: an inference server's many threads would each keep a copy.
+ */
+#include "span_steps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/common/array_room.h"
+#include "analysis/host/spans.h"
+#include "analysis/host/steps.h"
+
+/* Threads past this many are not followed for steps (a loop runs on one). */
+#define SPAN_STEP_THREADS 16
+/* Names of the calls that end a thread's steps, counted to name the source ("AdamW.step"). */
+#define STEP_NAMES 8
+
+/* One call of a marked function: entry, return, string id of its name. */
+struct call {
+    uint64_t start, end;
+    uint32_t name;
+    int held; /* a call is held here */
+};
+
+/* A thread's steps by one kind of call (optimizer steps, or backward calls). */
+struct step_source {
+    struct pi_steps steps;
+    struct call held;     /* its latest outermost call, until the next one shows it was */
+    int started;          /* a call of its kind came: first_start is settled */
+    uint64_t first_start; /* where its first step starts if before that call, UINT64_MAX: none */
+    uint64_t last_end;    /* where its last recorded step ended, 0: none */
+    uint64_t calls;       /* its outermost calls: its steps */
+    struct step_name {
+        uint32_t id;
+        uint64_t calls;
+    } names[STEP_NAMES];
+};
+
+struct span_thread {
+    uint32_t tid;
+    /* its steps take GPU work and waits: the main thread, and a thread that steps an
+     * optimizer, calls backward or gets batches (not one that only runs a model, as an
+     * inference server's many threads do) */
+    int parts;
+    /* the earliest entry of a call that may start the first step, among those that returned */
+    uint64_t starter_min;
+    struct step_source optimizer, backward;
+    struct call next; /* its latest outermost DataLoader next(), held as the others */
+};
+
+struct pi_span_steps {
+    struct span_thread *threads;
+    size_t count, capacity;
+};
+
+/* Calls that prepare a step, the earliest of which before the first one starts it. */
+static int starts_a_step(unsigned kind, unsigned depth)
+{
+    return kind == PI_SPAN_MODULE || kind == PI_SPAN_BACKWARD || kind == PI_SPAN_DATALOADER_NEXT ||
+           (kind == PI_SPAN_NAMED && depth == 0);
+}
+
+static void source_init(struct step_source *s, int exact)
+{
+    memset(s, 0, sizeof(*s));
+    pi_histogram_init(&s->steps.steady_ns, exact);
+    pi_histogram_init(&s->steps.warmup_ns, exact);
+    s->first_start = UINT64_MAX;
+}
+
+static struct span_thread *thread_of(struct pi_process_info *p, uint32_t tid, int create,
+                                     int exact)
+{
+    struct pi_span_steps *s = p->span_steps;
+    if (!s && (!create || !(s = p->span_steps = calloc(1, sizeof(*s)))))
+        return NULL;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->threads[i].tid == tid)
+            return &s->threads[i];
+    if (!create || s->count == SPAN_STEP_THREADS ||
+        pi_array_room(&s->threads, &s->capacity, s->count, sizeof(*s->threads), 2) != 0)
+        return NULL;
+    struct span_thread *t = &s->threads[s->count++];
+    memset(t, 0, sizeof(*t));
+    t->tid = tid;
+    t->starter_min = UINT64_MAX;
+    source_init(&t->optimizer, exact);
+    source_init(&t->backward, exact);
+    return t;
+}
+
+/* @c came: the held call it encloses (it returned inside @c) gives way to it; else the held
+ * call was an outermost one. Return: 1 with that one in @placed, 0 when there is none. */
+static int hold(struct call *held, const struct call *c, struct call *placed)
+{
+    if (held->held && c->start <= held->start) {
+        *held = *c;
+        return 0;
+    }
+    int had = held->held;
+    *placed = *held;
+    *held = *c;
+    return had;
+}
+
+static void count_name(struct step_source *s, uint32_t id)
+{
+    for (int i = 0; i < STEP_NAMES; i++)
+        if (s->names[i].calls == 0 || s->names[i].id == id) {
+            s->names[i].id = id;
+            s->names[i].calls++;
+            return;
+        }
+}
+
+/* An outermost call of @s's kind: its step ends at its return. */
+static void record_step(struct step_source *s, const struct call *c)
+{
+    uint64_t start = s->last_end      ? s->last_end
+                     : s->first_start < c->start ? s->first_start
+                                                 : c->start;
+    if (c->end <= start)
+        return; /* a damaged record: no step of its own */
+    pi_steps_record(&s->steps, start, c->end, 0, 0);
+    s->last_end = c->end;
+    s->calls++;
+    count_name(s, c->name);
+}
+
+static void backward_placed(struct span_thread *t, const struct call *c)
+{
+    pi_steps_micro_batch(&t->optimizer.steps, c->start);
+    pi_steps_micro_batch(&t->backward.steps, c->start);
+    record_step(&t->backward, c);
+}
+
+static void next_placed(struct span_thread *t, const struct call *c)
+{
+    pi_steps_wait(&t->optimizer.steps, c->start, c->end - c->start);
+    pi_steps_wait(&t->backward.steps, c->start, c->end - c->start);
+}
+
+/* The first call of @s's kind: the calls that returned before it may start its first step. */
+static void start_source(struct step_source *s, uint64_t starter_min)
+{
+    if (!s->started) {
+        s->started = 1;
+        s->first_start = starter_min;
+    }
+}
+
+void pi_span_steps_event(struct pi_process_info *p, const struct pi_event *ev, int exact)
+{
+    const struct pi_record *r = &ev->rec;
+    unsigned kind = PI_SPAN_KIND(r->arg[0]), depth = PI_SPAN_DEPTH(r->arg[0]);
+    int starter = starts_a_step(kind, depth);
+    if ((!starter && kind != PI_SPAN_OPTIMIZER_STEP) || r->tid == 0)
+        return;
+    struct span_thread *t = thread_of(p, r->tid, 1, exact);
+    if (!t)
+        return;
+    t->parts |= r->tid == (uint32_t)p->header.pid || kind == PI_SPAN_OPTIMIZER_STEP ||
+                kind == PI_SPAN_BACKWARD || kind == PI_SPAN_DATALOADER_NEXT;
+    uint64_t end = ev->dur_ns <= UINT64_MAX - ev->ts_ns ? ev->ts_ns + ev->dur_ns : UINT64_MAX;
+    struct call c = {ev->ts_ns, end, PI_SPAN_NAME(r->arg[0]), 1}, placed;
+    if (kind == PI_SPAN_OPTIMIZER_STEP) {
+        start_source(&t->optimizer, t->starter_min);
+        if (hold(&t->optimizer.held, &c, &placed))
+            record_step(&t->optimizer, &placed);
+    } else if (kind == PI_SPAN_BACKWARD) {
+        start_source(&t->backward, t->starter_min);
+        if (hold(&t->backward.held, &c, &placed))
+            backward_placed(t, &placed);
+    } else if (kind == PI_SPAN_DATALOADER_NEXT) {
+        if (hold(&t->next, &c, &placed))
+            next_placed(t, &placed);
+    }
+    if (starter && c.start < t->starter_min)
+        t->starter_min = c.start;
+}
+
+void pi_span_steps_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur, int collective)
+{
+    struct pi_span_steps *s = p->span_steps;
+    for (size_t i = 0; s && i < s->count; i++) {
+        struct span_thread *t = &s->threads[i];
+        if (!t->parts)
+            continue;
+        pi_steps_gpu(&t->optimizer.steps, ts, dur);
+        pi_steps_gpu(&t->backward.steps, ts, dur);
+        if (collective) { /* NCCL's kernels wait on the GPU for the other ranks */
+            pi_steps_collective_gpu(&t->optimizer.steps, ts, dur);
+            pi_steps_collective_gpu(&t->backward.steps, ts, dur);
+        }
+    }
+}
+
+void pi_span_steps_wait(struct pi_process_info *p, uint32_t tid, uint64_t ts, uint64_t dur,
+                        unsigned time_class)
+{
+    struct span_thread *t = p->span_steps ? thread_of(p, tid, 0, 0) : NULL;
+    if (!t || !t->parts)
+        return;
+    if (time_class == PI_TIME_SYNC) {
+        pi_steps_sync(&t->optimizer.steps, ts, dur);
+        pi_steps_sync(&t->backward.steps, ts, dur);
+    } else if (time_class == PI_TIME_LOCK_WAIT) {
+        pi_steps_lock(&t->optimizer.steps, ts, dur);
+        pi_steps_lock(&t->backward.steps, ts, dur);
+    }
+}
+
+/* The calls still held were outermost: place them, the waits and backward calls before the
+ * optimizer step whose step they may fall in. */
+static void place_held(struct span_thread *t)
+{
+    if (t->next.held)
+        next_placed(t, &t->next);
+    if (t->backward.held.held)
+        backward_placed(t, &t->backward.held);
+    if (t->optimizer.held.held)
+        record_step(&t->optimizer, &t->optimizer.held);
+    t->next.held = t->backward.held.held = t->optimizer.held.held = 0;
+}
+
+/* The thread whose steps by optimizer steps (by backward calls where @backward) are the
+ * most, at least @least; the main thread (@main) on a tie. NULL when none has. */
+static struct span_thread *busiest(struct pi_span_steps *s, int backward, uint64_t least,
+                                   uint32_t main)
+{
+    struct span_thread *best = NULL;
+    for (size_t i = 0; i < s->count; i++) {
+        struct span_thread *t = &s->threads[i];
+        uint64_t calls = backward ? t->backward.calls : t->optimizer.calls;
+        uint64_t most = !best ? 0 : backward ? best->backward.calls : best->optimizer.calls;
+        if (calls >= least && (!best || calls > most || (calls == most && t->tid == main)))
+            best = t;
+    }
+    return best;
+}
+
+/* The name of most of @s's steps' calls, NULL when not known. */
+static char *most_named(const struct step_source *s, const struct pi_reader *reader)
+{
+    const struct step_name *most = &s->names[0];
+    for (int i = 1; i < STEP_NAMES; i++)
+        if (s->names[i].calls > most->calls)
+            most = &s->names[i];
+    const char *name = most->calls ? pi_reader_string(reader, most->id) : NULL;
+    return name ? strdup(name) : NULL;
+}
+
+/* The backward calls of @steps: in all, and in the median step (as the percentiles of the
+ * reports are taken, between order statistics). */
+static void count_micro_batches(struct pi_steps *steps)
+{
+    uint64_t *each = malloc((steps->count + 1) * sizeof(*each)), total = 0;
+    struct pi_step_figures f;
+    for (uint64_t i = 0; each && pi_steps_figures(steps, i, &f); i++) {
+        each[i] = f.micro_batches;
+        total += f.micro_batches;
+    }
+    steps->micro_batches = total;
+    if (each && steps->count) {
+        pi_sort_u64(each, steps->count);
+        double position = 0.5 * (double)(steps->count - 1);
+        uint64_t below = (uint64_t)position;
+        uint64_t above = below + 1 < steps->count ? below + 1 : below;
+        double low = (double)each[below], high = (double)each[above];
+        steps->micro_batches_p50 = low + (high - low) * (position - (double)below);
+    }
+    free(each);
+}
+
+int pi_span_steps_finish(struct pi_process_info *p, const struct pi_reader *reader,
+                         unsigned warmup_steps)
+{
+    struct pi_span_steps *s = p->span_steps;
+    if (!s)
+        return 0;
+    for (size_t i = 0; i < s->count; i++)
+        place_held(&s->threads[i]);
+    uint32_t main = (uint32_t)p->header.pid;
+    struct span_thread *t = busiest(s, 0, 1, main);
+    struct step_source *source = t ? &t->optimizer : NULL;
+    const char *from = "optimizer step";
+    if (!t && (t = busiest(s, 1, 2, main))) {
+        source = &t->backward;
+        from = "backward";
+    }
+    if (!source) {
+        pi_span_steps_free(p);
+        return 0;
+    }
+    pi_steps_finish(&source->steps, warmup_steps);
+    count_micro_batches(&source->steps);
+    struct pi_steps replaced = p->steps;
+    p->steps = source->steps;
+    memset(&source->steps, 0, sizeof(source->steps));
+    pi_steps_free(&replaced);
+    p->steps_from = from;
+    p->steps_tid = t->tid;
+    if (p->spans) {
+        free(p->spans->steps_name);
+        p->spans->steps_name = most_named(source, reader);
+    }
+    pi_span_steps_free(p);
+    return 1;
+}
+
+void pi_span_steps_free(struct pi_process_info *p)
+{
+    struct pi_span_steps *s = p->span_steps;
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->count; i++) {
+        pi_steps_free(&s->threads[i].optimizer.steps);
+        pi_steps_free(&s->threads[i].backward.steps);
+    }
+    free(s->threads);
+    free(s);
+    p->span_steps = NULL;
+}

@@ -1,0 +1,97 @@
+"""Training loops with no DataLoader, timed by their own clock. Prints one JSON line.
+
+  accumulate  AdamW, 3 backward calls (micro-batches) per optimizer step
+  manual_sgd  no optimizer: parameters updated by hand after each backward
+  compile     torch.compile'd model whose batch size changes: dynamo's own counters,
+              graph breaks and compiled frames
+
+"ends" are the perf_counter readings right after each step's last call returned
+(the optimizer step, or the backward with manual SGD); "preempted", for each, whether the
+thread was made to wait for a CPU (an involuntary context switch) since the one before."""
+import gc
+import json
+import os
+import resource
+import sys
+import time
+
+import torch
+
+
+def switches():
+    return resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
+
+
+class Clock:
+    """the job's own step ends, and whether the thread waited for a CPU in each step"""
+
+    def __init__(self):
+        self.ends, self.preempted, self.switches = [], [], switches()
+
+    def end(self):
+        self.ends.append(time.perf_counter())
+        now = switches()
+        self.preempted.append(now != self.switches)
+        self.switches = now
+
+
+def model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
+                               torch.nn.Linear(512, 10))
+
+
+def accumulate(steps=20, micro=3):
+    net = model()
+    optimizer = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    x, y = torch.randn(64, 256), torch.randint(0, 10, (64,))
+    clock = Clock()
+    for _ in range(steps):
+        for _ in range(micro):
+            loss = torch.nn.functional.cross_entropy(net(x), y) / micro
+            loss.backward()
+        optimizer.step()
+        clock.end()
+        optimizer.zero_grad()
+    return {"ends": clock.ends, "preempted": clock.preempted, "optimizer_steps": steps,
+            "backward_calls": steps * micro, "micro_batches": micro}
+
+
+def manual_sgd(steps=25):
+    net = model()
+    x, y = torch.randn(64, 256), torch.randint(0, 10, (64,))
+    clock = Clock()
+    for _ in range(steps):
+        loss = torch.nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        clock.end()
+        with torch.no_grad():
+            for p in net.parameters():
+                p -= 0.01 * p.grad
+                p.grad = None
+    return {"ends": clock.ends, "preempted": clock.preempted, "backward_calls": steps}
+
+
+def compiled():
+    import torch._dynamo.utils as dynamo_utils
+    net = model()
+    fast = torch.compile(net)
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+    for batch in [8, 8, 16, 16, 32, 8]:
+        fast(torch.randn(batch, 256)).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    counters = dynamo_utils.counters
+    return {"graph_breaks": sum(counters["graph_break"].values()),
+            "frames_total": counters["frames"]["total"],
+            "unique_graphs": counters["stats"]["unique_graphs"], "optimizer_steps": 6}
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    # a collection between a step's last call and the clock read after it would put its
+    # time between the two clocks' step ends (a collection is a span of its own)
+    gc.disable()
+    out = {"accumulate": accumulate, "manual_sgd": manual_sgd, "compile": compiled}[sys.argv[1]]()
+    out["pid"] = os.getpid()
+    print(json.dumps(out))

@@ -1,0 +1,127 @@
+"""Requests of jobs that serve a model, against their own clock (tests/programs/serving.py).
+
+A text-classification pipeline answering requests one at a time: every request counted,
+each one's latency against the job's perf_counter around it (within 1% or 50 us where
+the job's thread kept its CPU), the percentiles against the job's, the report in the words
+of serving. generate() requests: every new token counted, the time to first token
+against the moment the job's own streamer got it. A pool of two threads: each thread's
+requests counted on it."""
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from job_clock import agrees, assert_agree, few_preempted, unpreempted  # noqa: E402
+from profiled_job import analyzer_report  # noqa: E402
+
+PRELOAD = os.environ["PI_PRELOAD"]
+ANALYZE = os.environ["PI_ANALYZE"]
+SERVING = os.path.join(os.environ["PI_SOURCE"], "tests", "programs", "serving.py")
+
+
+def serve(mode):
+    """the job's JSON line, its JSON report (exact percentiles), its spans.csv rows and the
+    text report"""
+    traces = tempfile.mkdtemp(prefix="pi-serving-")
+    env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, OMP_NUM_THREADS="1",
+               HF_HUB_OFFLINE="1")
+    done = subprocess.run([sys.executable, SERVING, mode], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    out = tempfile.mkdtemp(prefix="pi-serving-out-")
+    subprocess.run([ANALYZE, traces, "--quiet", "--exact", "--json",
+                    os.path.join(out, "report.json"), "--export", out], check=True,
+                   capture_output=True)
+    with open(os.path.join(out, "report.json")) as f:
+        report = json.load(f)
+    with open(os.path.join(out, "spans.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if int(r["pid"]) == job["pid"]]
+    [process] = [p for p in report["processes"] if p["pid"] == job["pid"]]
+    return job, process, rows, analyzer_report(ANALYZE, traces, "--text")
+
+
+class PipelineRequests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.job, cls.p, cls.rows, cls.text = serve("pipeline")
+
+    def test_every_request_is_counted(self):
+        requests = self.p["requests"]
+        self.assertEqual(requests["from"], "TextClassificationPipeline.__call__")
+        self.assertEqual(requests["kind"], "pipeline")
+        self.assertEqual(requests["count"], self.job["requests"])
+        self.assertEqual(requests["latency"]["count"], self.job["requests"])
+        self.assertEqual(requests["threads"], 1)
+
+    def test_each_request_lasts_what_the_job_measured(self):
+        calls = sorted((r for r in self.rows if r["kind"] == "pipeline" and r["depth"] == "0"),
+                       key=lambda r: int(r["start_ns"]))
+        self.assertEqual(len(calls), len(self.job["latency_s"]))
+        pairs = unpreempted(list(zip((r["duration_ns"] for r in calls), self.job["latency_s"])),
+                     self.job["preempted"])
+        assert_agree(self, pairs)
+
+    def test_the_median_is_the_jobs(self):
+        few_preempted(self.job["preempted"])
+        median = statistics.median(self.job["latency_s"])
+        self.assertTrue(agrees(self.p["requests"]["latency"]["p50_ns"], median),
+                        (self.p["requests"]["latency"], median))
+
+    def test_a_request_is_tokenizing_the_model_and_the_rest(self):
+        split = self.p["requests"]["split"]
+        total = split["tokenizing_ns"] + split["model_ns"] + split["other_ns"]
+        self.assertEqual(total, self.p["requests"]["latency"]["total_ns"])
+        self.assertGreater(split["tokenizing_ns"], 0)
+        self.assertGreater(split["model_ns"], split["tokenizing_ns"])
+
+    def test_the_report_speaks_of_serving(self):
+        self.assertIn("REQUESTS (pid %d" % self.job["pid"], self.text)
+        self.assertNotIn("training loop", self.text)
+        self.assertNotIn("steps             none found", self.text)
+
+
+class GenerateRequests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.job, cls.p, cls.rows, cls.text = serve("generate")
+
+    def test_every_token_is_counted(self):
+        requests = self.p["requests"]
+        self.assertEqual(requests["kind"], "generate")
+        self.assertEqual(requests["count"], self.job["requests"])
+        self.assertEqual(requests["generate"]["tokens"], self.job["tokens"])
+
+    def test_time_to_first_token_is_when_the_streamer_got_it(self):
+        few_preempted(self.job["preempted"])
+        first = self.p["requests"]["generate"]["time_to_first_token"]
+        self.assertEqual(first["count"], self.job["requests"])
+        median = statistics.median(self.job["first_token_s"])
+        self.assertTrue(agrees(first["p50_ns"], median), (first, median))
+
+    def test_each_request_lasts_what_the_job_measured(self):
+        calls = sorted((r for r in self.rows if r["kind"] == "generate" and r["depth"] == "0"),
+                       key=lambda r: int(r["start_ns"]))
+        pairs = unpreempted(list(zip((r["duration_ns"] for r in calls), self.job["latency_s"])),
+                     self.job["preempted"])
+        assert_agree(self, pairs)
+
+
+class ThreadPoolRequests(unittest.TestCase):
+    def test_each_thread_s_requests_are_counted_on_it(self):
+        job, p, rows, _ = serve("threads")
+        self.assertEqual(p["requests"]["count"], job["requests"])
+        self.assertEqual(p["requests"]["threads"], len(job["by_thread"]))
+        calls = [r for r in rows if r["kind"] == "pipeline" and r["depth"] == "0"]
+        self.assertEqual({t: sum(r["tid"] == t for r in calls) for t in job["by_thread"]},
+                         job["by_thread"])
+
+
+if __name__ == "__main__":
+    from unittest_summary import main
+    main()

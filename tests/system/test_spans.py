@@ -1,0 +1,236 @@
+"""Exact spans against the job's own clock.
+
+The functions named by PROFINJECT_SPANS: every call counted, each call's duration
+against the job's perf_counter around it (within 1% or 50 us), on each Python 3.8 to
+3.13 found here, nested calls, a call that raised, calls on two threads. And the
+steps of training loops with no DataLoader, from the framework's own calls: one per
+optimizer step with three backward calls each, one per backward with no optimizer,
+against the job's own count and clock; a torch.compile'd loop whose dynamo counters
+(graph breaks, frames compiled) are the same with the library as without it."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from job_clock import assert_agree, unpreempted  # noqa: E402
+from profiled_job import analyzer_report, pythons  # noqa: E402
+
+PRELOAD = os.environ["PI_PRELOAD"]
+ANALYZE = os.environ["PI_ANALYZE"]
+PROGRAMS = os.path.join(os.environ["PI_SOURCE"], "tests", "programs")
+NAMED = ("span_targets:handle span_targets:outer,span_targets:inner,span_targets:boom,"
+         "span_targets:Server.serve,span_targets:tiny")
+
+
+def run(python, program, args=(), spans=None, profiled=True, summary=False):
+    """@program run by @python: the job's JSON line, and its traces' folder (None when not
+    profiled)"""
+    traces = tempfile.mkdtemp(prefix="pi-spans-") if profiled else None
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if profiled:
+        env.update(LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+    if spans:
+        env["PROFINJECT_SPANS"] = spans
+    if summary:
+        env["PROFINJECT_MODE"] = "summary"
+    done = subprocess.run([python, os.path.join(PROGRAMS, program), *args], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), traces, done.stderr
+
+
+def export(traces):
+    """the tables of `--export`, each a list of rows (dicts of text)"""
+    out = tempfile.mkdtemp(prefix="pi-spans-export-")
+    subprocess.run([ANALYZE, traces, "--quiet", "--export", out], check=True,
+                   capture_output=True)
+    tables = {}
+    for name in ("spans", "steps"):
+        with open(os.path.join(out, name + ".csv")) as f:
+            tables[name] = list(csv.DictReader(f))
+    return tables
+
+
+def process(report, pid):
+    [found] = [p for p in report["processes"] if p["pid"] == pid]
+    return found
+
+
+class NamedSpans(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.runs = {}
+        for minor, python in pythons():
+            job, traces, stderr = run(python, "span_calls.py", spans=NAMED)
+            cls.runs[minor] = (job, export(traces)["spans"], analyzer_report(ANALYZE, traces),
+                               stderr)
+
+    def rows(self, minor, name):
+        job, rows, _, _ = self.runs[minor]
+        return [r for r in rows if r["name"] == "span_targets:" + name and
+                int(r["pid"]) == job["pid"]]
+
+    def test_every_python_version_was_run(self):
+        self.assertIn(sys.version_info[1], self.runs)
+        if len(self.runs) < 6:
+            raise unittest.SkipTest("only Python 3.%s found here, not 3.8 to 3.13" %
+                                    sorted(self.runs))
+
+    def test_every_call_is_counted(self):
+        for minor, (job, _, report, stderr) in self.runs.items():
+            spans = {s["name"]: s for s in process(report, job["pid"])["spans"]}
+            for name, by_thread in job["timed"].items():
+                calls = sum(len(t) for t in by_thread.values())
+                with self.subTest(python=minor, name=name):
+                    self.assertEqual(len(self.rows(minor, name)), calls, stderr)
+                    self.assertEqual(spans["span_targets:" + name]["count"], calls)
+                    self.assertEqual(spans["span_targets:" + name]["kind"], "named")
+
+    def test_each_call_lasts_what_the_job_measured(self):
+        for minor, (job, _, _, _) in self.runs.items():
+            for name, by_thread in job["timed"].items():
+                if name == "outer":
+                    continue  # its own clock also holds the inner calls' perf_counter reads
+                for tid, durations in by_thread.items():
+                    rows = sorted((r for r in self.rows(minor, name) if r["tid"] == tid),
+                                  key=lambda r: int(r["start_ns"]))
+                    ours = [int(r["duration_ns"]) for r in rows]
+                    with self.subTest(python=minor, name=name, tid=tid):
+                        self.assertEqual(len(ours), len(durations))
+                        # the span lies inside the job's timing: never longer
+                        self.assertTrue(all(o <= d * 1e9 for o, d in zip(ours, durations)))
+                        if tid != str(job["main_tid"]):
+                            # two threads share the GIL: the job's timing also holds
+                            # the waits for it before the call starts and after it ends
+                            continue
+                        pairs = unpreempted(list(zip(ours, durations)),
+                                            job["preempted"][name][tid])
+                        assert_agree(self, pairs)
+
+    def test_cpu_time_where_it_is_read(self):
+        # handle() sleeps a millisecond or two: long enough for the thread's CPU clock to be
+        # read at each end; its CPU agrees with the job's thread_time() around it. tiny() is
+        # too short: its CPU is not read after its first call, said by an empty cell
+        for minor, (job, _, report, _) in self.runs.items():
+            [(tid, truth)] = job["cpu"]["handle"].items()
+            rows = sorted(self.rows(minor, "handle"), key=lambda r: int(r["start_ns"]))
+            tiny = self.rows(minor, "tiny")
+            spans = {s["name"]: s for s in process(report, job["pid"])["spans"]}
+            with self.subTest(python=minor):
+                self.assertTrue(all(r["cpu_ns"] != "" for r in rows))
+                off = [(r["cpu_ns"], t) for r, t in zip(rows, truth)
+                       if abs(int(r["cpu_ns"]) / 1e9 - t) > 50e-6]
+                self.assertFalse(off, off)
+                self.assertEqual(spans["span_targets:handle"]["cpu_calls"], len(truth))
+                self.assertEqual(len(tiny), job["tiny_calls"])
+                unread = sum(r["cpu_ns"] == "" for r in tiny)
+                self.assertGreaterEqual(unread, job["tiny_calls"] - 10)
+                self.assertEqual(spans["span_targets:tiny"]["cpu_calls"],
+                                 job["tiny_calls"] - unread)
+
+    def test_nesting_and_an_exception(self):
+        for minor in self.runs:
+            with self.subTest(python=minor):
+                self.assertEqual({r["depth"] for r in self.rows(minor, "inner")}, {"1"})
+                self.assertEqual({r["depth"] for r in self.rows(minor, "outer")}, {"0"})
+                self.assertEqual([r["raised"] for r in self.rows(minor, "boom")], ["true"])
+                self.assertEqual({r["raised"] for r in self.rows(minor, "handle")}, {"false"})
+                # an outer call holds its three inner ones
+                outer = [int(r["duration_ns"]) for r in self.rows(minor, "outer")]
+                inner = [int(r["duration_ns"]) for r in self.rows(minor, "inner")]
+                self.assertGreaterEqual(sum(outer), sum(inner))
+
+    def test_calls_on_two_threads_are_counted_on_each(self):
+        for minor, (job, _, report, _) in self.runs.items():
+            threads = job["timed"]["Server.serve"]
+            rows = self.rows(minor, "Server.serve")
+            with self.subTest(python=minor):
+                self.assertEqual(len(threads), 2)
+                self.assertNotIn(str(job["main_tid"]), threads)
+                self.assertEqual({t: sum(r["tid"] == t for r in rows) for t in threads},
+                                 {t: len(d) for t, d in threads.items()})
+                spans = {s["name"]: s for s in process(report, job["pid"])["spans"]}
+                self.assertEqual(spans["span_targets:Server.serve"]["threads"], 2)
+
+
+class SummaryMode(unittest.TestCase):
+    """Summary mode counts the calls of each name in histograms by interval: every call
+    counted, the percentiles kept (within the histogram's resolution)."""
+
+    def test_counts_and_percentiles_survive(self):
+        job, traces, _ = run(sys.executable, "span_calls.py", spans=NAMED, summary=True)
+        spans = {s["name"]: s for s in process(analyzer_report(ANALYZE, traces),
+                                               job["pid"])["spans"]}
+        for name, by_thread in job["timed"].items():
+            durations = sorted(d for t in by_thread.values() for d in t)
+            with self.subTest(name=name):
+                ours = spans["span_targets:" + name]
+                self.assertEqual(ours["count"], len(durations))
+                median = durations[(len(durations) - 1) // 2]
+                # the job's clock holds the call's own overhead: at most 50 us more
+                self.assertLessEqual(abs(ours["p50_ns"] / 1e9 - median), 0.02 * median + 50e-6)
+        self.assertEqual(spans["span_targets:tiny"]["count"], job["tiny_calls"])
+
+
+class TrainingSteps(unittest.TestCase):
+    """PyTorch's loops, with this Python (the project's, which has torch)."""
+
+    def steps(self, mode):
+        job, traces, _ = run(sys.executable, "span_training.py", [mode])
+        report = analyzer_report(ANALYZE, traces)
+        rows = [r for r in export(traces)["steps"] if int(r["pid"]) == job["pid"]]
+        return job, process(report, job["pid"]), sorted(rows, key=lambda r: int(r["step"]))
+
+    def check_durations(self, job, rows):
+        # step k ends where the job's clock read "ends"[k]: its duration is the gap between
+        # two of them (the first step starts before the job's first reading)
+        ends = job["ends"]
+        self.assertEqual(len(rows), len(ends))
+        pairs = unpreempted([(r["duration_ns"], b - a)
+                             for r, a, b in zip(rows[1:], ends, ends[1:])], job["preempted"][1:])
+        assert_agree(self, pairs)
+
+    def test_gradient_accumulation(self):
+        job, p, rows = self.steps("accumulate")
+        self.assertEqual(p["steps"]["count"], job["optimizer_steps"])
+        self.assertEqual(p["steps"]["found_from"], "optimizer step")
+        self.assertEqual(p["steps"]["micro_batches"]["per_step_p50"], job["micro_batches"])
+        self.assertEqual(p["steps"]["micro_batches"]["total"], job["backward_calls"])
+        self.check_durations(job, rows)
+        spans = {s["name"]: s for s in p["spans"]}
+        self.assertEqual(spans["AdamW.step"]["count"], job["optimizer_steps"])
+        self.assertEqual(spans["AdamW.step"]["kind"], "optimizer_step")
+        self.assertEqual(spans["backward"]["count"], job["backward_calls"])
+        self.assertEqual(spans["Sequential"]["count"], job["backward_calls"])
+        self.assertEqual(spans["Sequential"]["kind"], "module")
+
+    def test_manual_sgd_has_a_step_per_backward(self):
+        job, p, rows = self.steps("manual_sgd")
+        self.assertEqual(p["steps"]["count"], job["backward_calls"])
+        self.assertEqual(p["steps"]["found_from"], "backward")
+        self.assertNotIn("optimizer_step", {s["kind"] for s in p["spans"]})
+        self.check_durations(job, rows)
+
+    def test_torch_compile_is_not_disturbed(self):
+        alone, _, _ = run(sys.executable, "span_training.py", ["compile"], profiled=False)
+        job, traces, _ = run(sys.executable, "span_training.py", ["compile"])
+        for counter in ("graph_breaks", "frames_total", "unique_graphs"):
+            self.assertEqual(job[counter], alone[counter], counter)
+        self.assertEqual(job["graph_breaks"], 0)
+        p = process(analyzer_report(ANALYZE, traces), job["pid"])
+        compiles = [s for s in p["spans"] if s["kind"] == "compile"]
+        self.assertEqual(sum(s["count"] for s in compiles), job["frames_total"], compiles)
+        self.assertEqual(p["steps"]["count"], job["optimizer_steps"])
+        modules = [s for s in p["spans"] if s["kind"] == "module"]
+        self.assertEqual([(s["name"], s["count"]) for s in modules],
+                         [("Sequential (compiled)", job["optimizer_steps"])])
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from unittest_summary import main
+    main()
