@@ -15,7 +15,8 @@
 # finder in sys.meta_path, consulted first, hands every import to the next
 # finder and only adds a step after the module's code ran. Functions not
 # marked are untouched, so they cost nothing. Modules imported before this
-# ran are marked in place.
+# ran are marked in place. Nothing here imports: this may run between two
+# bytecodes of an import the job is making.
 import sys
 
 
@@ -250,11 +251,12 @@ def _install():
                 compiling[0] = flag
             return flag is not None
 
-        def collections():
+        def collections(gc):
             # Python's own collections, in whichever thread makes them: a
-            # full one after a large model's load can take a request's time
-            import gc
-
+            # full one after a large model's load can take a request's time.
+            # Marked once the job has imported gc: an import from here could
+            # land inside one the job is making (this runs between two of its
+            # bytecodes), and 3.9's import locks do not nest that way
             ids = [_register("10:gc (generation %d)" % g) for g in range(3)]
 
             def on_gc(phase, info):
@@ -265,8 +267,9 @@ def _install():
                     _leave(sid)
 
             gc.callbacks.append(on_gc)
+            return True
 
-        collections()
+        marks.setdefault("gc", []).append(collections)
         marks.setdefault("torch.nn.modules.module", []).append(module_call)
         marks.setdefault("torch.compiler", []).append(compiler_flag)
         mark("torch._dynamo.convert_frame", "_compile", by_code(9))
