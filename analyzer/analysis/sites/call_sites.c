@@ -28,10 +28,8 @@ const char *pi_call_site_base_name(const char *path)
 
 int pi_call_site_library_file(const char *file)
 {
-    /* the spans' wrappers (PI_SPANS_PYTHON_FILE) stand between a caller and what it called */
     return file && (strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
-                    strstr(file, "/lib/python3") || strncmp(file, "<frozen ", 8) == 0 ||
-                    strcmp(file, PI_SPANS_PYTHON_FILE) == 0);
+                    strstr(file, "/lib/python3") || strncmp(file, "<frozen ", 8) == 0);
 }
 
 /* "torch/nn/modules/module.py" for a file of an installed package,

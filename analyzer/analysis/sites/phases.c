@@ -9,7 +9,6 @@
 #include "analysis/common/u64_map.h"
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_time.h"
-#include "profinject/python_files.h"
 
 /* samples of one phase this close together make one band */
 #define BAND_GAP_NS 250000000ull
@@ -126,7 +125,7 @@ static int compiled_from(const struct pi_call_site *site, char *out, size_t size
     for (size_t i = inner; i < site->python_count; i++) {
         const struct pi_site_frame *f = &site->frames[i];
         if (!f->file || strncmp(f->file, "torch/", 6) == 0 || strstr(f->file, "/torch/") ||
-            strncmp(f->file, "<frozen", 7) == 0 || strcmp(f->file, PI_SPANS_PYTHON_FILE) == 0)
+            strncmp(f->file, "<frozen", 7) == 0)
             continue;
         pi_call_site_frame_text(f, out, size);
         return 1;
