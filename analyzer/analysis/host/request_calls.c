@@ -20,14 +20,9 @@
 
 #include "analysis/common/array_room.h"
 #include "analysis/common/u64_map.h"
+#include "analysis/host/held_call.h"
 
 #define WAIT_MARKS 64
-
-/* A call held until the next of its kind shows whether it was inside that one. */
-struct held {
-    uint64_t start, end;
-    int held;
-};
 
 /* The module calls a thread made at one depth since its last outermost return or the last
  * call around them: a generate()'s forward passes, one a token. */
@@ -50,7 +45,7 @@ struct wait_marks {
 struct thread_calls {
     uint32_t tid;
     int ended; /* its latest record was an outermost call's return: what comes is new */
-    struct held tokenizer;
+    struct pi_held_call tokenizer;
     uint64_t tokenizing_ns, model_ns;
     struct module_run run;
     /* the stopping checks a generate() makes as each token comes (PI_SPAN_TOKEN), as a run
@@ -160,15 +155,9 @@ static struct thread_calls *thread_of(struct pi_request_threads *s, uint32_t tid
  * its tokenizer) takes its place, else the one held was not inside another and counts. */
 static void tokenizer_call(struct thread_calls *t, uint64_t start, uint64_t end)
 {
-    struct held *h = &t->tokenizer;
-    if (h->held && start <= h->start) {
-        h->start = start;
-        h->end = end;
-        return;
-    }
-    if (h->held)
-        t->tokenizing_ns += h->end - h->start;
-    *h = (struct held){start, end, 1};
+    struct pi_held_call c = {.start = start, .end = end, .held = 1}, placed;
+    if (pi_held_call_take(&t->tokenizer, &c, &placed))
+        t->tokenizing_ns += placed.end - placed.start;
 }
 
 /* A module call inside an outermost one: the model's time, and maybe a token of a generate(). */

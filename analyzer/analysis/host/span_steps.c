@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "analysis/common/array_room.h"
+#include "analysis/host/held_call.h"
 #include "analysis/host/spans.h"
 #include "analysis/host/steps.h"
 
@@ -29,17 +30,10 @@
 /* Names of the calls that end a thread's steps, counted to name the source ("AdamW.step"). */
 #define STEP_NAMES 8
 
-/* One call of a marked function: entry, return, string id of its name. */
-struct call {
-    uint64_t start, end;
-    uint32_t name;
-    int held; /* a call is held here */
-};
-
 /* A thread's steps by one kind of call (optimizer steps, or backward calls). */
 struct step_source {
     struct pi_steps steps;
-    struct call held;     /* its latest outermost call, until the next one shows it was */
+    struct pi_held_call held;     /* its latest outermost call, until the next one shows it was */
     int started;          /* a call of its kind came: first_start is settled */
     uint64_t first_start; /* where its first step starts if before that call, UINT64_MAX: none */
     uint64_t last_end;    /* where its last recorded step ended, 0: none */
@@ -59,7 +53,7 @@ struct span_thread {
     /* the earliest entry of a call that may start the first step, among those that returned */
     uint64_t starter_min;
     struct step_source optimizer, backward;
-    struct call next; /* its latest outermost DataLoader next(), held as the others */
+    struct pi_held_call next; /* its latest outermost DataLoader next(), held as the others */
 };
 
 struct pi_span_steps {
@@ -103,20 +97,6 @@ static struct span_thread *thread_of(struct pi_process_info *p, uint32_t tid, in
     return t;
 }
 
-/* @c came: the held call it encloses (it returned inside @c) gives way to it; else the held
- * call was an outermost one. Return: 1 with that one in @placed, 0 when there is none. */
-static int hold(struct call *held, const struct call *c, struct call *placed)
-{
-    if (held->held && c->start <= held->start) {
-        *held = *c;
-        return 0;
-    }
-    int had = held->held;
-    *placed = *held;
-    *held = *c;
-    return had;
-}
-
 static void count_name(struct step_source *s, uint32_t id)
 {
     for (int i = 0; i < STEP_NAMES; i++)
@@ -128,7 +108,7 @@ static void count_name(struct step_source *s, uint32_t id)
 }
 
 /* An outermost call of @s's kind: its step ends at its return. */
-static void record_step(struct step_source *s, const struct call *c)
+static void record_step(struct step_source *s, const struct pi_held_call *c)
 {
     uint64_t start = s->last_end      ? s->last_end
                      : s->first_start < c->start ? s->first_start
@@ -141,14 +121,14 @@ static void record_step(struct step_source *s, const struct call *c)
     count_name(s, c->name);
 }
 
-static void backward_placed(struct span_thread *t, const struct call *c)
+static void backward_placed(struct span_thread *t, const struct pi_held_call *c)
 {
     pi_steps_micro_batch(&t->optimizer.steps, c->start);
     pi_steps_micro_batch(&t->backward.steps, c->start);
     record_step(&t->backward, c);
 }
 
-static void next_placed(struct span_thread *t, const struct call *c)
+static void next_placed(struct span_thread *t, const struct pi_held_call *c)
 {
     pi_steps_wait(&t->optimizer.steps, c->start, c->end - c->start);
     pi_steps_wait(&t->backward.steps, c->start, c->end - c->start);
@@ -176,17 +156,17 @@ void pi_span_steps_event(struct pi_process_info *p, const struct pi_event *ev, i
     t->parts |= r->tid == (uint32_t)p->header.pid || kind == PI_SPAN_OPTIMIZER_STEP ||
                 kind == PI_SPAN_BACKWARD || kind == PI_SPAN_DATALOADER_NEXT;
     uint64_t end = ev->dur_ns <= UINT64_MAX - ev->ts_ns ? ev->ts_ns + ev->dur_ns : UINT64_MAX;
-    struct call c = {ev->ts_ns, end, PI_SPAN_NAME(r->arg[0]), 1}, placed;
+    struct pi_held_call c = {ev->ts_ns, end, PI_SPAN_NAME(r->arg[0]), 1}, placed;
     if (kind == PI_SPAN_OPTIMIZER_STEP) {
         start_source(&t->optimizer, t->starter_min);
-        if (hold(&t->optimizer.held, &c, &placed))
+        if (pi_held_call_take(&t->optimizer.held, &c, &placed))
             record_step(&t->optimizer, &placed);
     } else if (kind == PI_SPAN_BACKWARD) {
         start_source(&t->backward, t->starter_min);
-        if (hold(&t->backward.held, &c, &placed))
+        if (pi_held_call_take(&t->backward.held, &c, &placed))
             backward_placed(t, &placed);
     } else if (kind == PI_SPAN_DATALOADER_NEXT) {
-        if (hold(&t->next, &c, &placed))
+        if (pi_held_call_take(&t->next, &c, &placed))
             next_placed(t, &placed);
     }
     if (starter && c.start < t->starter_min)
