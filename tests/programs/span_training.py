@@ -5,8 +5,8 @@
   compile     torch.compile'd model whose batch size changes: dynamo's own counters,
               graph breaks and compiled frames
 
-"ends" are the perf_counter readings right after each step's last call returned
-(the optimizer step, or the backward with manual SGD); "preempted", for each, whether the
+"ends" are the perf_counter readings as each step's last call ends (the optimizer step,
+read by its own post-hook; the backward with manual SGD, right after it returned); "preempted", for each, whether the
 thread was made to wait for a CPU (an involuntary context switch) since the one before."""
 import gc
 import json
@@ -46,12 +46,15 @@ def accumulate(steps=20, micro=3):
     optimizer = torch.optim.AdamW(net.parameters(), lr=1e-3)
     x, y = torch.randn(64, 256), torch.randint(0, 10, (64,))
     clock = Clock()
+    # read as the step ends, by the optimizer's own post-hook: after its return the
+    # profiler of PyTorch's own closes its range, and a pause of the machine there would
+    # fall between the two clocks' ends of one step
+    optimizer.register_step_post_hook(lambda *_: clock.end())
     for _ in range(steps):
         for _ in range(micro):
             loss = torch.nn.functional.cross_entropy(net(x), y) / micro
             loss.backward()
         optimizer.step()
-        clock.end()
         optimizer.zero_grad()
     return {"ends": clock.ends, "preempted": clock.preempted, "optimizer_steps": steps,
             "backward_calls": steps * micro, "micro_batches": micro}

@@ -170,6 +170,10 @@ class SummaryMode(unittest.TestCase):
             with self.subTest(name=name):
                 ours = spans["span_targets:" + name]
                 self.assertEqual(ours["count"], len(durations))
+                if set(by_thread) != {str(job["main_tid"])}:
+                    # calls on two threads that share the GIL: the job's timing also holds
+                    # the waits for it around the call (as in the calls' own comparison)
+                    continue
                 median = durations[(len(durations) - 1) // 2]
                 # the job's clock holds the call's own overhead: at most 50 us more
                 self.assertLessEqual(abs(ours["p50_ns"] / 1e9 - median), 0.02 * median + 50e-6)
