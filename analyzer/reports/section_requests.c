@@ -179,17 +179,8 @@ void pi_report_requests_text(FILE *out, const struct pi_analysis *a)
 static cJSON *quantiles_json(cJSON *parent, const char *key, const struct pi_request_quantiles *q)
 {
     cJSON *o = cJSON_AddObjectToObject(parent, key);
-    cJSON_AddNumberToObject(o, "count", (double)q->count);
-    cJSON_AddNumberToObject(o, "total_ns", (double)q->total_ns);
-    cJSON_AddNumberToObject(o, "mean_ns", q->count ? (double)q->total_ns / (double)q->count : 0);
-    for (int i = 0; i < PI_REQUEST_QUANTILE_COUNT; i++) {
-        char name[16];
-        snprintf(name, sizeof(name), "%s_ns", pi_quantile_names[i]);
-        for (char *c = name; *c; c++)
-            if (*c == '.')
-                *c = '_';
-        cJSON_AddNumberToObject(o, name, q->ns[i]);
-    }
+    pi_quantile_values_json(o, q->count, q->total_ns,
+                            q->count ? (double)q->total_ns / (double)q->count : 0, q->ns);
     return o;
 }
 

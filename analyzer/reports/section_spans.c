@@ -130,18 +130,8 @@ void pi_report_spans_json(cJSON *process, const struct pi_process_info *p)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", name_of(r));
         cJSON_AddStringToObject(o, "kind", pi_span_kind_name(r->kind));
-        cJSON_AddNumberToObject(o, "count", (double)r->count);
-        cJSON_AddNumberToObject(o, "total_ns", (double)r->total_ns);
-        cJSON_AddNumberToObject(o, "mean_ns", pi_spans_mean_ns(r));
         /* the keys of every latency table ("p99_9_ns") */
-        for (int q = 0; q < PI_SPAN_QUANTILE_COUNT; q++) {
-            char key[16];
-            snprintf(key, sizeof(key), "%s_ns", pi_quantile_names[q]);
-            for (char *c = key; *c; c++)
-                if (*c == '.')
-                    *c = '_';
-            cJSON_AddNumberToObject(o, key, r->quantile_ns[q]);
-        }
+        pi_quantile_values_json(o, r->count, r->total_ns, pi_spans_mean_ns(r), r->quantile_ns);
         cJSON_AddNumberToObject(o, "cpu_ns", (double)r->cpu_ns);
         cJSON_AddNumberToObject(o, "cpu_calls", (double)r->cpu_calls);
         cJSON_AddNumberToObject(o, "device_bytes_change", (double)r->device_bytes);
