@@ -31,12 +31,14 @@ static const char *const part_words[PI_REQUEST_PART_COUNT] = {
     [PI_REQUEST_MODEL] = "the model",
     [PI_REQUEST_OTHER] = "decoding and post-processing",
     [PI_REQUEST_WAITING] = "waiting in recorded calls",
+    [PI_REQUEST_COLLECTING] = "garbage collection",
 };
 static const char *const part_keys[PI_REQUEST_PART_COUNT] = {
     [PI_REQUEST_TOKENIZING] = "tokenizing",
     [PI_REQUEST_MODEL] = "model",
     [PI_REQUEST_OTHER] = "other",
     [PI_REQUEST_WAITING] = "waiting",
+    [PI_REQUEST_COLLECTING] = "collecting",
 };
 
 const char *pi_request_kind_words(const struct pi_process_info *p, char *out, size_t size)
@@ -106,17 +108,18 @@ static void print_slowest(FILE *out, const struct pi_analysis *a, const struct p
 {
     if (!q->slowest_count)
         return;
-    fprintf(out, "  slowest           %8s %9s %9s %10s %9s %9s %9s\n", "at", "duration", "thread",
-            "tokenizing", "model", "other", "waiting");
+    fprintf(out, "  slowest           %8s %9s %9s %10s %9s %9s %9s %9s\n", "at", "duration",
+            "thread", "tokenizing", "model", "other", "waiting", "gc");
     for (unsigned i = 0; i < q->slowest_count; i++) {
         const struct pi_request_slow *r = &q->slowest[i];
         char why[200];
-        fprintf(out, "                    %6.2f s %9s %9u %10s %9s %9s %9s\n",
+        fprintf(out, "                    %6.2f s %9s %9u %10s %9s %9s %9s %9s\n",
                 since_base(a, r->start_ns) / 1e9, pi_format_ns((double)r->dur_ns), r->tid,
                 pi_format_ns((double)r->part_ns[PI_REQUEST_TOKENIZING]),
                 pi_format_ns((double)r->part_ns[PI_REQUEST_MODEL]),
                 pi_format_ns((double)r->part_ns[PI_REQUEST_OTHER]),
-                pi_format_ns((double)r->part_ns[PI_REQUEST_WAITING]));
+                pi_format_ns((double)r->part_ns[PI_REQUEST_WAITING]),
+                pi_format_ns((double)r->part_ns[PI_REQUEST_COLLECTING]));
         fprintf(out, "                        %s\n", slow_words(q, r, why, sizeof(why)));
     }
 }
@@ -144,6 +147,11 @@ static void print_process(FILE *out, const struct pi_analysis *a, const struct p
     fprintf(out, "  waiting           %.0f%% of it in recorded calls (locks, I/O, GPU "
                  "synchronisation, sleeps)\n",
             share(q->part_ns[PI_REQUEST_WAITING], total));
+    if (q->part_ns[PI_REQUEST_COLLECTING] || q->gc_between_ns)
+        fprintf(out, "  garbage collection %.0f%% of it (%s), and %s between requests\n",
+                share(q->part_ns[PI_REQUEST_COLLECTING], total),
+                pi_format_ns((double)q->part_ns[PI_REQUEST_COLLECTING]),
+                pi_format_ns((double)q->gc_between_ns));
     fprintf(out, "  median request    tokenizing %s  model %s  decoding and post-processing %s\n",
             pi_format_ns(q->part_p50_ns[PI_REQUEST_TOKENIZING]),
             pi_format_ns(q->part_p50_ns[PI_REQUEST_MODEL]),
@@ -184,7 +192,7 @@ static cJSON *quantiles_json(cJSON *parent, const char *key, const struct pi_req
     return o;
 }
 
-/* {"tokenizing_ns", "model_ns", "other_ns", "waiting_ns"} of @ns under @key. */
+/* {"tokenizing_ns", "model_ns", "other_ns", "waiting_ns", "collecting_ns"} of @ns under @key. */
 static void parts_json(cJSON *parent, const char *key, const double *ns)
 {
     cJSON *o = key ? cJSON_AddObjectToObject(parent, key) : parent;
@@ -265,6 +273,7 @@ void pi_report_requests_json(cJSON *process, const struct pi_analysis *a,
         sums[k] = (double)q->part_ns[k];
     parts_json(o, "split", sums);
     cJSON_AddNumberToObject(cJSON_GetObjectItem(o, "split"), "sync_ns", (double)q->sync_ns);
+    cJSON_AddNumberToObject(o, "collecting_between_ns", (double)q->gc_between_ns);
     parts_json(o, "median_split", q->part_p50_ns);
     slowest_json(o, a, q);
     generate_json(o, q);
@@ -284,7 +293,8 @@ void pi_report_requests_html(FILE *out, const struct pi_analysis *a)
             q->latency.count, q->threads, q->threads == 1 ? "" : "s", pi_requests_per_s(q));
     fputs("<table id=\"requests\"><tr><th>p50</th><th>p90</th><th>p95</th><th>p99</th>"
           "<th>p99.9</th><th>max</th><th>tokenizing</th><th>model</th>"
-          "<th>decoding and post-processing</th><th>waiting</th></tr>\n<tr>",
+          "<th>decoding and post-processing</th><th>waiting</th><th>garbage collection</th>"
+          "</tr>\n<tr>",
           out);
     for (int i = 0; i < PI_REQUEST_QUANTILE_COUNT; i++)
         fprintf(out, "<td>%s</td>", pi_format_ns(q->latency.ns[i]));
@@ -293,7 +303,7 @@ void pi_report_requests_html(FILE *out, const struct pi_analysis *a)
     fputs("</tr>\n</table>\n", out);
     fputs("<table id=\"requests-slowest\"><tr><th>at</th><th>duration</th><th>thread</th>"
           "<th>tokenizing</th><th>model</th><th>other</th><th>waiting</th>"
-          "<th>what made it slow</th></tr>\n",
+          "<th>garbage collection</th><th>what made it slow</th></tr>\n",
           out);
     for (unsigned i = 0; i < q->slowest_count; i++) {
         const struct pi_request_slow *r = &q->slowest[i];

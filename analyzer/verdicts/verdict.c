@@ -272,6 +272,7 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
         n += pi_verdict_copy_bound(a, &loop, &out[n]);
         if (n == 0) /* nothing held the loop back: its own work did */
             n += pi_verdict_compute_bound(a, &loop, &out[n]);
+        n += pi_verdict_collections(&loop, &out[n]);
         n += pi_verdict_compiling(p, &out[n]);
     }
     n += pi_verdict_straggler(a, &out[n]);

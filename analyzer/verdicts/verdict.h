@@ -137,6 +137,10 @@ int pi_verdict_copy_bound(const struct pi_analysis *analysis, const struct pi_lo
 int pi_verdict_compute_bound(const struct pi_analysis *analysis, const struct pi_loop *loop,
                              struct pi_finding *out);
 
+/* pi_verdict_collections - a serving loop spent much of its time in Python's garbage
+ * collection (verdict_gc.c): 1 when written to @out */
+int pi_verdict_collections(const struct pi_loop *loop, struct pi_finding *out);
+
 /* pi_loop_intra_op_cpu_ns - the CPU time of the loop's intra-op threads (PyTorch's OpenMP or
  * native pool: threads that make no recorded call) within @span_ns; their count in @threads */
 double pi_loop_intra_op_cpu_ns(const struct pi_loop *loop, double span_ns, int *threads);

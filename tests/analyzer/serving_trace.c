@@ -56,27 +56,33 @@ static struct request_truth *new_request(uint32_t tid, uint64_t start)
 
 /* The request's parts once its end and its tokenizing and model time are known. */
 static void settle(struct request_truth *r, uint64_t end, uint64_t tokenizing, uint64_t model,
-                   uint64_t waiting)
+                   uint64_t waiting, uint64_t collecting)
 {
     r->end = end;
     r->part[PI_REQUEST_TOKENIZING] = tokenizing;
     r->part[PI_REQUEST_MODEL] = model;
     r->part[PI_REQUEST_OTHER] = end - r->start - tokenizing - model;
     r->part[PI_REQUEST_WAITING] = waiting;
+    r->part[PI_REQUEST_COLLECTING] = collecting;
 }
 
 /* A tokenizer call from @at for @dur: sometimes a processor around the tokenizer itself,
- * sometimes a garbage collection inside; the tokenizing is @dur either way. */
-static void tokenize(const struct serving_names *n, uint32_t tid, uint64_t at, uint64_t dur)
+ * sometimes a garbage collection inside; the tokenizing is @dur either way. Its collection's
+ * time, 0: none. */
+static uint64_t tokenize(const struct serving_names *n, uint32_t tid, uint64_t at, uint64_t dur)
 {
     if (serving_random(0, 3) == 0) { /* a processor calling its tokenizer */
         serving_call(tid, n->tokenizer, PI_SPAN_TOKENIZER, 2, at + 10 * US, at + dur / 2);
         serving_call(tid, n->processor, PI_SPAN_TOKENIZER, 1, at, at + dur);
-        return;
+        return 0;
     }
-    if (serving_random(0, 4) == 0)
+    uint64_t collected = 0;
+    if (serving_random(0, 4) == 0) {
         serving_call(tid, n->gc, PI_SPAN_GC, 2, at + dur / 3, at + dur / 2);
+        collected = dur / 2 - dur / 3;
+    }
     serving_call(tid, n->tokenizer, PI_SPAN_TOKENIZER, 1, at, at + dur);
+    return collected;
 }
 
 uint64_t serving_pipeline_request(const struct serving_names *n, uint32_t tid, uint64_t start,
@@ -93,7 +99,7 @@ uint64_t serving_pipeline_request(const struct serving_names *n, uint32_t tid, u
     if (slow == SLOW_WAITING) /* its post-processing only a sleep: waiting is what is slow */
         post = (slept = 40 * MS) + 10 * US;
     uint64_t t = start + 30 * US;
-    tokenize(n, tid, t, tokenizing);
+    uint64_t collected = tokenize(n, tid, t, tokenizing);
     t += tokenizing + 20 * US;
     model += waited; /* a lock waited for inside the forward pass */
     if (waited)
@@ -104,7 +110,7 @@ uint64_t serving_pipeline_request(const struct serving_names *n, uint32_t tid, u
         span_trace_wait(tid, PI_WAIT_SLEEP, t + 5 * US, slept);
     uint64_t end = t + post;
     serving_call(tid, n->pipeline, PI_SPAN_PIPELINE, 0, start, end);
-    settle(r, end, tokenizing, model, waited + slept);
+    settle(r, end, tokenizing, model, waited + slept, collected);
     return end;
 }
 
@@ -179,7 +185,7 @@ uint64_t serving_generate_request(const struct serving_names *n, uint32_t tid, u
         end += serving_random(100 * US, 500 * US); /* decoding the tokens into text */
         serving_call(tid, n->text_generation, PI_SPAN_PIPELINE, 0, start, end);
     }
-    settle(r, end, tokenizing, model, 0);
+    settle(r, end, tokenizing, model, 0, 0);
     return end;
 }
 
@@ -190,7 +196,7 @@ uint64_t serving_handle_request(const struct serving_names *n, uint32_t tid, uin
     serving_call(tid, n->model, PI_SPAN_MODULE, 1, at, at + model);
     uint64_t end = at + model + serving_random(10, 300) * US;
     serving_call(tid, n->handle, PI_SPAN_NAMED, 0, start, end);
-    settle(r, end, 0, model, 0);
+    settle(r, end, 0, model, 0, 0);
     return end;
 }
 
@@ -204,6 +210,13 @@ void serving_idle(uint32_t tid, uint64_t from, uint64_t to)
 {
     if (to > from)
         span_trace_wait(tid, PI_WAIT_COND, from, to - from);
+}
+
+void serving_idle_collection(const struct serving_names *n, uint32_t tid, uint64_t from,
+                             uint64_t to, int between)
+{
+    serving_call(tid, n->gc, PI_SPAN_GC, 0, from, to);
+    serving.gc_between += between ? to - from : 0;
 }
 
 size_t serving_sorted(int part, uint64_t *out)
@@ -241,14 +254,19 @@ size_t serving_slowest(unsigned rank)
 
 int serving_slow_part(size_t i)
 {
-    int part = -1;
-    double most = 0;
+    int part = -1, inside = -1;
+    double most = 0, most_inside = 0;
     for (int k = 0; k < PI_REQUEST_PART_COUNT; k++) {
         double over = (double)serving.requests[i].part[k] - serving_median(k);
         if (over > most) {
             most = over;
             part = k;
         }
+        if ((k == PI_REQUEST_WAITING || k == PI_REQUEST_COLLECTING) && over > most_inside) {
+            most_inside = over;
+            inside = k;
+        }
     }
-    return part;
+    /* a wait or a collection inside the part that explains half its excess or more */
+    return inside >= 0 && most_inside >= most / 2 ? inside : part;
 }

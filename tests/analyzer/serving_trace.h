@@ -5,7 +5,7 @@
  * inside a text-generation pipeline, wrapped or not), a function of the
  * user's own on several threads. The calls are the test's own (span_trace.h)
  * and so is what it knows of each request: its parts, its tokens, the gaps
- * between its tokens.
+ * between its tokens, the collections inside it and between requests.
  */
 #ifndef PI_SERVING_TRACE_H
 #define PI_SERVING_TRACE_H
@@ -39,6 +39,7 @@ struct serving_truth {
     uint64_t gaps[65536]; /* between successive tokens' moments */
     size_t gap_count;
     uint64_t generate_calls, tokens, generate_ns, prefill_ns, decode_ns;
+    uint64_t gc_between; /* collections outside any call between two requests of a thread */
 };
 
 extern struct serving_truth serving;
@@ -82,6 +83,11 @@ void serving_end(uint64_t at);
 
 /* serving_idle - @tid waits for its next request from @from to @to (outside any request) */
 void serving_idle(uint32_t tid, uint64_t from, uint64_t to);
+
+/* serving_idle_collection - a garbage collection on @tid outside any call from @from to @to;
+ * @between: after a request of @tid, before its next */
+void serving_idle_collection(const struct serving_names *n, uint32_t tid, uint64_t from,
+                             uint64_t to, int between);
 
 /* serving_sorted - the requests' @part (PI_REQUEST_PART_COUNT: their durations), sorted into
  * @out; their count */

@@ -27,7 +27,7 @@
 #define PIPELINE_REQUESTS 200
 
 static const char *const part_keys[PI_REQUEST_PART_COUNT] = {"tokenizing", "model", "other",
-                                                             "waiting"};
+                                                             "waiting", "collecting"};
 
 static void near(double got, double want, int exact, const char *what)
 {
@@ -65,7 +65,12 @@ static const char *pipeline_trace(void)
         for (size_t k = 0; k < MADE_SLOW; k++)
             slow = made_slow[k].index == i ? made_slow[k].slow : slow;
         uint64_t idle = serving_random(100 * US, 5 * MS);
-        serving_idle(tid, t + 20 * US, t + idle - 20 * US);
+        uint64_t waits_from = t + 20 * US;
+        if (i % 9 == 0) { /* a collection before the next request: between two after the first */
+            serving_idle_collection(&n, tid, t + 5 * US, t + 5 * US + idle / 4, i > 0);
+            waits_from += idle / 4;
+        }
+        serving_idle(tid, waits_from, t + idle - 20 * US);
         t = serving_pipeline_request(&n, tid, t + idle, slow);
     }
     serving_end(t + 1 * MS);
@@ -122,6 +127,9 @@ static void check_pipeline(int exact)
     check_requests(q, exact, PI_SPAN_PIPELINE, "TextClassificationPipeline.__call__");
     cr_assert_eq(q->threads, 1);
     cr_assert_eq(q->generate.calls, 0, "no generate() ran");
+    cr_assert_gt(serving.gc_between, 0);
+    cr_assert_eq(q->gc_between_ns, serving.gc_between, "%llu, truth %llu",
+                 (unsigned long long)q->gc_between_ns, (unsigned long long)serving.gc_between);
     /* the requests made slow are the slowest, each slow by the part made slow */
     for (size_t k = 0; k < MADE_SLOW; k++) {
         unsigned found = PI_REQUEST_SLOWEST;

@@ -7,6 +7,12 @@
             (exactly: no end-of-sequence token); a streamer's put() gives the moment
             of each new token: the first is the time to first token
   threads   the pipeline's requests served by a pool of 2 threads, by thread
+  garbage   60 requests, each a handler of the job's own (marked: PROFINJECT_SPANS
+            serving:handle) around the pipeline, with Python's collector on, in a
+            process that keeps many objects (a loaded index) and a cache that grows
+            inside each request and between them: full collections walk them all.
+            Each collection timed by the job's own gc.callbacks, and whether it fell
+            inside a handler (by its own look at the stack) or between two of them
 
 "preempted" says, per request, whether the serving thread was made to wait for a
 CPU meanwhile (an involuntary context switch): the clocks may then differ by that."""
@@ -105,13 +111,81 @@ def threaded_requests(count=40):
     return {"requests": count, "by_thread": by_thread}
 
 
+class Collections:
+    """Python's collections as the job's own gc.callbacks time them, from start() on"""
+
+    def __init__(self):
+        self.taken = []  # (seconds, inside a handle() call, start perf_counter)
+        self.started = None
+
+    def __call__(self, phase, info):
+        if phase == "start":
+            self.started = time.perf_counter()
+            return
+        took = time.perf_counter() - self.started
+        frame, inside = sys._getframe(1), False
+        while frame is not None and not inside:
+            inside = frame.f_code is handle.__code__ or \
+                frame.f_code is getattr(handle, "__wrapped__", handle).__code__
+            frame = frame.f_back
+        self.taken.append((took, inside, self.started, REQUEST[0]))
+
+    def start(self):
+        # off while it is put in place: a collection half seen would count on one side only
+        gc.disable()
+        gc.callbacks.append(self)
+        self.from_unix_ns = time.time_ns()
+        gc.enable()
+
+    def stop(self):
+        gc.disable()
+        gc.callbacks.remove(self)
+        self.to_unix_ns = time.time_ns()
+
+
+CACHE = []
+REQUEST = [None]  # the request being served, by its number
+
+
+def handle(serve, i):
+    """a request as a server answers it: the pipeline, then what it keeps of the answer"""
+    answer = serve(text(i))
+    CACHE.append([[i, j] for j in range(10000)])
+    return answer
+
+
+def garbage_requests(count=60):
+    serve = classifier()
+    index = {"w%d" % i: [i, str(i)] for i in range(50000)}  # what a load keeps
+    collections = Collections()
+    collections.start()
+    spans = []
+    for i in range(count):
+        REQUEST[0] = i
+        start = time.perf_counter()
+        handle(serve, i)
+        spans.append((start, time.perf_counter()))
+        CACHE.append([[i, j] for j in range(10000)])  # the server's own bookkeeping
+    collections.stop()
+    first, last = spans[0][0], spans[-1][1]
+    taken = collections.taken
+    return {"requests": count, "latency_s": [b - a for a, b in spans], "index": len(index),
+            "collections_s": [c[0] for c in taken],
+            "inside_s": sum(c[0] for c in taken if c[1]),
+            "between_s": sum(c[0] for c in taken if not c[1] and first <= c[2] <= last),
+            "inside_by_request_s": [sum(c[0] for c in taken if c[1] and c[3] == i)
+                                    for i in range(count)],
+            "from_unix_ns": collections.from_unix_ns, "to_unix_ns": collections.to_unix_ns}
+
+
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    # a collection between the job's clock and the request's first call would be in one
-    # clock and not the other (collections are spans of their own)
-    gc.disable()
     mode = sys.argv[1]
+    if mode != "garbage":
+        # a collection between the job's clock and the request's first call would be in one
+        # clock and not the other (collections are spans of their own)
+        gc.disable()
     out = {"pipeline": pipeline_requests, "generate": generate_requests,
-           "threads": threaded_requests}[mode]()
+           "threads": threaded_requests, "garbage": garbage_requests}[mode]()
     out["pid"] = os.getpid()
     print(json.dumps(out))

@@ -5,7 +5,9 @@ each one's latency against the job's perf_counter around it (within 1% or 50 us 
 the job's thread kept its CPU), the percentiles against the job's, the report in the words
 of serving. generate() requests: every new token counted, the time to first token
 against the moment the job's own streamer got it. A pool of two threads: each thread's
-requests counted on it."""
+requests counted on it. Python's collector on, in a process that keeps many objects:
+each collection against the job's own gc.callbacks, those inside its requests and between
+them against its own look at the stack, and the finding that says so."""
 import csv
 import json
 import os
@@ -24,12 +26,14 @@ ANALYZE = os.environ["PI_ANALYZE"]
 SERVING = os.path.join(os.environ["PI_SOURCE"], "tests", "programs", "serving.py")
 
 
-def serve(mode):
-    """the job's JSON line, its JSON report (exact percentiles), its spans.csv rows and the
-    text report"""
+def serve(mode, spans=None):
+    """the job's JSON line, its process in the JSON report (exact percentiles, with the
+    report's verdict), its spans.csv rows and the text report"""
     traces = tempfile.mkdtemp(prefix="pi-serving-")
     env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces, OMP_NUM_THREADS="1",
                HF_HUB_OFFLINE="1")
+    if spans:
+        env["PROFINJECT_SPANS"] = spans
     done = subprocess.run([sys.executable, SERVING, mode], env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -43,6 +47,7 @@ def serve(mode):
     with open(os.path.join(out, "spans.csv")) as f:
         rows = [r for r in csv.DictReader(f) if int(r["pid"]) == job["pid"]]
     [process] = [p for p in report["processes"] if p["pid"] == job["pid"]]
+    process["verdict"] = [f for f in report["verdict"] if f.get("pid") == job["pid"]]
     return job, process, rows, analyzer_report(ANALYZE, traces, "--text")
 
 
@@ -84,6 +89,63 @@ class PipelineRequests(unittest.TestCase):
         self.assertIn("REQUESTS (pid %d" % self.job["pid"], self.text)
         self.assertNotIn("training loop", self.text)
         self.assertNotIn("steps             none found", self.text)
+
+    def test_no_collection_is_blamed_with_the_collector_off(self):
+        self.assertNotIn("gc-bound", [f["kind"] for f in self.p["verdict"]])
+        self.assertEqual(self.p["requests"]["split"]["collecting_ns"], 0)
+
+
+def within(ours_ns, seconds):
+    """a sum of ours (ns) and the job's (s) over many collections: within 1% or 50 us"""
+    return abs(ours_ns / 1e9 - seconds) <= max(0.01 * seconds, 50e-6)
+
+
+class CollectedRequests(unittest.TestCase):
+    """Python's collector on (serving.py garbage): requests that are a handler of the job's
+    own around the pipeline, and full collections that land inside them or between them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.job, cls.p, cls.rows, cls.text = serve("garbage", spans="__main__:handle")
+
+    def test_each_collection_lasts_what_the_job_measured(self):
+        ours = sorted((r for r in self.rows if r["kind"] == "gc" and
+                       self.job["from_unix_ns"] <= int(r["start_ns"]) <= self.job["to_unix_ns"]),
+                      key=lambda r: int(r["start_ns"]))
+        self.assertEqual(len(ours), len(self.job["collections_s"]))
+        assert_agree(self, [(r["duration_ns"], s) for r, s in zip(ours, self.job["collections_s"])])
+
+    def test_inside_and_between_requests(self):
+        job, requests = self.job, self.p["requests"]
+        self.assertEqual(requests["from"], "__main__:handle")
+        self.assertEqual(requests["count"], job["requests"])
+        # the workload puts full collections on both sides
+        self.assertGreater(job["inside_s"], 0.05)
+        self.assertGreater(job["between_s"], 0.05)
+        self.assertTrue(within(requests["split"]["collecting_ns"], job["inside_s"]),
+                        (requests["split"], job["inside_s"]))
+        self.assertTrue(within(requests["collecting_between_ns"], job["between_s"]),
+                        (requests["collecting_between_ns"], job["between_s"]))
+
+    def test_the_slowest_request_is_slow_by_a_collection(self):
+        job, slowest = self.job, self.p["requests"]["slowest"][0]
+        longest = max(range(job["requests"]), key=lambda i: job["latency_s"][i])
+        self.assertTrue(within(slowest["collecting_ns"], job["inside_by_request_s"][longest]),
+                        (slowest, job["inside_by_request_s"][longest]))
+        if job["inside_by_request_s"][longest] >= job["latency_s"][longest] / 2:
+            self.assertEqual(slowest["slow_part"], "collecting")
+
+    def test_the_finding_says_so(self):
+        job = self.job
+        [found] = [f for f in self.p["verdict"] if f["kind"] == "gc-bound"]
+        evidence = found["evidence"]
+        # the job's share: its collections inside and between its requests, over its requests'
+        # time (by its clock around each) and the collections between them
+        share = (job["inside_s"] + job["between_s"]) / (sum(job["latency_s"]) + job["between_s"])
+        self.assertGreaterEqual(share, 0.05)
+        self.assertAlmostEqual(evidence["gc_share"], share, delta=0.02)
+        self.assertTrue(within(evidence["gc_in_requests_s"] * 1e9, job["inside_s"]))
+        self.assertIn("gc.freeze()", found["advice"])
 
 
 class GenerateRequests(unittest.TestCase):

@@ -53,6 +53,11 @@ struct thread_calls {
     struct module_run tokens;
     struct pi_request_generates generates;
     struct wait_marks waits;
+    uint64_t gc_ns;      /* collections inside the coming outermost call */
+    uint64_t gc_idle_ns; /* collections outside any call since the last outermost return */
+    uint32_t previous_name; /* that call's */
+    unsigned previous_kind;
+    int previous_known;
 };
 
 struct pi_request_threads {
@@ -110,7 +115,7 @@ static void begin_anew(struct thread_calls *t)
     struct pi_request_generates *g = &t->generates;
     t->ended = 0;
     t->tokenizer.held = 0;
-    t->tokenizing_ns = t->model_ns = 0;
+    t->tokenizing_ns = t->model_ns = t->gc_ns = 0;
     run_clear(&t->run);
     run_clear(&t->tokens);
     pi_histogram_clear(&g->first_token);
@@ -277,6 +282,10 @@ int pi_request_threads_span(struct pi_request_threads *s, const struct pi_event 
         return 0;
     uint64_t start = ev->ts_ns;
     uint64_t end = ev->dur_ns <= UINT64_MAX - start ? start + ev->dur_ns : UINT64_MAX;
+    if (kind == PI_SPAN_GC) { /* the collector, not a call of the job */
+        *(depth > 0 ? &t->gc_ns : &t->gc_idle_ns) += end - start;
+        return 0;
+    }
     if (kind == PI_SPAN_TOKENIZER && depth > 0)
         tokenizer_call(t, start, end);
     else if (kind == PI_SPAN_MODULE && depth > 0)
@@ -311,6 +320,15 @@ int pi_request_threads_span(struct pi_request_threads *s, const struct pi_event 
     call->cpu_measured = r->arg[1] != PI_SPAN_CPU_UNMEASURED;
     call->cpu_ns = call->cpu_measured ? r->arg[1] : 0;
     call->generates = t->generates.calls ? &t->generates : NULL;
+    call->gc_ns = t->gc_ns < dur ? t->gc_ns : dur;
+    call->gc_before_ns = t->gc_idle_ns;
+    call->previous_name = t->previous_name;
+    call->previous_kind = t->previous_kind;
+    call->previous_known = t->previous_known;
+    t->gc_idle_ns = 0;
+    t->previous_name = call->name;
+    t->previous_kind = kind;
+    t->previous_known = 1;
     t->ended = 1;
     return 1;
 }

@@ -17,6 +17,11 @@
  * one. A generate() call's tokens are the module calls directly inside it
  * (one forward pass a token: the first the prefill, the others decode
  * steps); a generate() that another one wraps counts once.
+ *
+ * Python's garbage collections (PI_SPAN_GC) are no calls of the job: one
+ * inside an outermost call is part of it, one outside any is counted
+ * towards the thread's next outermost call, with what that thread's
+ * previous one was (collections between two requests).
  */
 #ifndef PI_REQUEST_CALLS_H
 #define PI_REQUEST_CALLS_H
@@ -51,6 +56,13 @@ struct pi_request_call {
     uint64_t waiting_ns, sync_ns; /* its thread's recorded waits inside it; of them, the GPU's */
     uint64_t cpu_ns;              /* its thread's CPU time over it, where cpu_measured */
     int cpu_measured;
+    uint64_t gc_ns; /* Python's garbage collections inside it, on its thread */
+    /* the collections on its thread outside any marked call since its thread's previous
+     * outermost call returned, and that call's name and kind (previous_known: there was one) */
+    uint64_t gc_before_ns;
+    uint32_t previous_name;
+    unsigned previous_kind;
+    int previous_known;
     const struct pi_request_generates *generates; /* NULL: none inside */
 };
 

@@ -30,7 +30,7 @@ struct candidate {
     uint32_t name_id;
     unsigned kind;
     size_t into; /* at the end: the candidate of the same name it merged into (itself) */
-    uint64_t count, first_start, last_end, cpu_ns, cpu_calls, sync_ns;
+    uint64_t count, first_start, last_end, cpu_ns, cpu_calls, sync_ns, gc_between_ns;
     uint64_t part_ns[PI_REQUEST_PART_COUNT];
     struct pi_histogram latency, parts[PI_REQUEST_PART_COUNT];
     struct pi_request_slow slowest[PI_REQUEST_SLOWEST];
@@ -175,6 +175,7 @@ static void add_request(struct pi_request_pass *s, struct candidate *c,
     r.part_ns[PI_REQUEST_MODEL] = call->model_ns;
     r.part_ns[PI_REQUEST_OTHER] = dur - call->tokenizing_ns - call->model_ns;
     r.part_ns[PI_REQUEST_WAITING] = call->waiting_ns < dur ? call->waiting_ns : dur;
+    r.part_ns[PI_REQUEST_COLLECTING] = call->gc_ns;
     c->count++;
     if (call->start < c->first_start)
         c->first_start = call->start;
@@ -183,6 +184,9 @@ static void add_request(struct pi_request_pass *s, struct candidate *c,
     c->cpu_ns += call->cpu_ns;
     c->cpu_calls += call->cpu_measured;
     c->sync_ns += call->sync_ns < dur ? call->sync_ns : dur;
+    if (call->previous_known && call->previous_name == call->name &&
+        call->previous_kind == call->kind)
+        c->gc_between_ns += call->gc_before_ns; /* after its thread's previous request */
     pi_histogram_add(&c->latency, dur);
     for (int k = 0; k < PI_REQUEST_PART_COUNT; k++) {
         c->part_ns[k] += r.part_ns[k];
@@ -239,6 +243,7 @@ static void merge(struct candidate *into, struct candidate *from)
     into->cpu_ns += from->cpu_ns;
     into->cpu_calls += from->cpu_calls;
     into->sync_ns += from->sync_ns;
+    into->gc_between_ns += from->gc_between_ns;
     pi_histogram_merge(&into->latency, &from->latency);
     for (int k = 0; k < PI_REQUEST_PART_COUNT; k++) {
         into->part_ns[k] += from->part_ns[k];
@@ -321,19 +326,25 @@ static void quantiles_of(struct pi_histogram *h, struct pi_request_quantiles *q)
         q->ns[i] = pi_histogram_quantile(h, pi_request_quantile_levels[i]);
 }
 
-/* The part of @r that took most longer than the median request's, -1 when none did. */
+/* The part of @r that took most longer than the median request's, -1 when none did. Waiting
+ * and collecting happen inside the other parts: one of them that explains at least half of
+ * that part's excess is named instead, the cause inside it. */
 static int slow_part_of(const struct pi_requests *q, const struct pi_request_slow *r)
 {
-    int part = -1;
-    double most = 0;
+    int part = -1, inside = -1;
+    double most = 0, most_inside = 0;
     for (int k = 0; k < PI_REQUEST_PART_COUNT; k++) {
         double over = (double)r->part_ns[k] - q->part_p50_ns[k];
         if (over > most) {
             most = over;
             part = k;
         }
+        if ((k == PI_REQUEST_WAITING || k == PI_REQUEST_COLLECTING) && over > most_inside) {
+            most_inside = over;
+            inside = k;
+        }
     }
-    return part;
+    return inside >= 0 && most_inside >= most / 2 ? inside : part;
 }
 
 /* @q's figures from the candidate chosen. */
@@ -352,6 +363,7 @@ static int keep_figures(struct pi_requests *q, struct pi_request_pass *s, struct
         q->part_p50_ns[k] = pi_histogram_quantile(&c->parts[k], 0.5);
     }
     q->sync_ns = c->sync_ns;
+    q->gc_between_ns = c->gc_between_ns;
     q->cpu_ns = c->cpu_ns;
     q->cpu_calls = c->cpu_calls;
     q->slowest_count = c->slowest_count;

@@ -14,8 +14,11 @@
  * model called on its own) and the rest (decoding and post-processing);
  * apart from those, the time its thread spent in recorded waits inside it
  * (locks, I/O, GPU synchronisation, sleeps), whichever part they fell in.
- * For generate(): time to first token, time per output token, tokens per
- * second, and the prefill's share of the model's time (request_calls.h).
+ * Python's garbage collections on its thread inside it overlap those parts
+ * too; the collections on a serving thread between two of its requests
+ * are counted apart. For generate(): time to first token, time per output
+ * token, tokens per second, and the prefill's share of the model's time
+ * (request_calls.h).
  *
  * Memory: while a file is read, a few figures and histograms per candidate
  * (name and kind of outermost calls, at most 64) and per thread; once it is
@@ -37,12 +40,14 @@ extern const double pi_request_quantile_levels[PI_REQUEST_QUANTILE_COUNT];
 enum { PI_REQUEST_P50, PI_REQUEST_P90, PI_REQUEST_P95, PI_REQUEST_P99, PI_REQUEST_P99_9,
        PI_REQUEST_MAX };
 
-/* What a request's time is made of. The first three add up to it; waiting overlaps them. */
+/* What a request's time is made of. The first three add up to it; waiting and collecting
+ * overlap them. */
 enum pi_request_part {
     PI_REQUEST_TOKENIZING,
     PI_REQUEST_MODEL,
     PI_REQUEST_OTHER, /* decoding and post-processing: neither of the above */
     PI_REQUEST_WAITING,
+    PI_REQUEST_COLLECTING, /* Python's garbage collections on its thread */
     PI_REQUEST_PART_COUNT
 };
 
@@ -81,6 +86,9 @@ struct pi_requests {
     uint64_t part_ns[PI_REQUEST_PART_COUNT]; /* summed over the requests */
     double part_p50_ns[PI_REQUEST_PART_COUNT]; /* each part of the median request */
     uint64_t sync_ns;             /* of the waits, those for the GPU */
+    /* Python's garbage collections on the serving threads between two of their requests
+     * (inside them: part_ns[PI_REQUEST_COLLECTING]) */
+    uint64_t gc_between_ns;
     uint64_t cpu_ns, cpu_calls;   /* the threads' CPU time over the requests where read */
     struct pi_request_slow slowest[PI_REQUEST_SLOWEST]; /* the slowest first */
     unsigned slowest_count;
