@@ -324,6 +324,11 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
                 (r->arg[0] & PI_SPAN_RAISED) ? " raised" : "", r->arg[1], (int64_t)r->arg[2],
                 ev->dur_ns);
         break;
+    case PI_REC_SPAN_HOST_MEMORY:
+        fprintf(dump_out, " %s name=\"%s\" resident_change=%" PRId64 " resident=%" PRIu64,
+                pi_span_kind_name(PI_SPAN_KIND(r->arg[0])),
+                string_or(reader, PI_SPAN_NAME(r->arg[0]), "?"), (int64_t)r->arg[1], r->arg[2]);
+        break;
     case PI_REC_DEVICE:
         fprintf(dump_out, " ordinal=%" PRIu32 " cc=%u.%u sms=%" PRIu32 " clock_khz=%" PRIu32
                           " name=\"%s\"",

@@ -37,6 +37,7 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_GEMM] = "gemm",               [PI_REC_DEVICE] = "device",
         [PI_REC_SIGNAL_SENDER] = "signal_sender", [PI_REC_WAIT_IN_FLIGHT] = "wait_in_flight",
         [PI_REC_SPAN] = "span",
+        [PI_REC_SPAN_HOST_MEMORY] = "span_host_memory",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }

@@ -62,6 +62,9 @@ struct export_file {
     int failed;        /* a span row could not be kept */
     struct pi_u64_map *launch_names;    /* correlation id -> kernel name id */
     struct pi_u64_map *kernels_by_name; /* kernel name id -> launches, GPU ns, max ns */
+    /* tid + 1 -> the entry and resident memory change of its latest PI_REC_SPAN_HOST_MEMORY,
+     * until the span record after it */
+    struct pi_u64_map *host_memory;
     const struct pi_reader *reader;     /* while the file is read, for names */
     struct kernel_row {
         char *name;
@@ -76,8 +79,10 @@ static void *open_file(void *context)
     struct export_file *f = calloc(1, sizeof(*f));
     if (f)
         f->dir = export->dir;
-    if (f && (!(f->launch_names = pi_u64_map_new()) || !(f->kernels_by_name = pi_u64_map_new()))) {
+    if (f && (!(f->launch_names = pi_u64_map_new()) || !(f->kernels_by_name = pi_u64_map_new()) ||
+              !(f->host_memory = pi_u64_map_new()))) {
         pi_u64_map_free(f->launch_names);
+        pi_u64_map_free(f->kernels_by_name);
         free(f);
         return NULL;
     }
@@ -128,7 +133,14 @@ static void span_row(struct export_file *e, const struct pi_reader *reader,
             (unsigned long long)ev->dur_ns);
     if (r->arg[1] != PI_SPAN_CPU_UNMEASURED) /* else empty: not read, a null in Parquet */
         fprintf(out, "%llu", (unsigned long long)r->arg[1]);
-    fprintf(out, ",%lld,%s\n", (long long)r->arg[2], (r->arg[0] & PI_SPAN_RAISED) ? "true" : "false");
+    fprintf(out, ",%lld,", (long long)r->arg[2]);
+    /* the resident memory its thread's record just before said it changed, where read */
+    struct pi_u64_entry *host = pi_u64_map_get(e->host_memory, (uint64_t)r->tid + 1);
+    if (host && host->value[0] == ev->ts_ns)
+        fprintf(out, "%lld", (long long)host->value[1]);
+    if (host)
+        pi_u64_map_remove(e->host_memory, (uint64_t)r->tid + 1);
+    fprintf(out, ",%s\n", (r->arg[0] & PI_SPAN_RAISED) ? "true" : "false");
 }
 
 static void on_event(void *file_context, const struct pi_analysis *a,
@@ -141,6 +153,12 @@ static void on_event(void *file_context, const struct pi_analysis *a,
     e->reader = reader;
     if (r->kind == PI_REC_SPAN) {
         span_row(e, reader, p, ev);
+    } else if (r->kind == PI_REC_SPAN_HOST_MEMORY) { /* for the span record after it */
+        struct pi_u64_entry *host = pi_u64_map_put(e->host_memory, (uint64_t)r->tid + 1);
+        if (host) {
+            host->value[0] = ev->ts_ns;
+            host->value[1] = r->arg[1];
+        }
     } else if (r->kind == PI_REC_GPU_LAUNCH && r->arg[0] && r->arg[1]) {
         struct pi_u64_entry *n = pi_u64_map_put(e->launch_names, r->arg[0]);
         if (n)
@@ -180,7 +198,8 @@ static void on_process_end(void *file_context, const struct pi_analysis *a,
     }
     pi_u64_map_free(e->launch_names);
     pi_u64_map_free(e->kernels_by_name);
-    e->launch_names = e->kernels_by_name = NULL;
+    pi_u64_map_free(e->host_memory);
+    e->launch_names = e->kernels_by_name = e->host_memory = NULL;
     e->reader = NULL;
 }
 
@@ -289,6 +308,7 @@ static void commit_file(void *context, void *file_context, const struct pi_analy
     free(f->kernels);
     pi_u64_map_free(f->launch_names);
     pi_u64_map_free(f->kernels_by_name);
+    pi_u64_map_free(f->host_memory);
     free(f);
 }
 
@@ -312,7 +332,7 @@ int pi_export_observer(struct pi_export *e, const char *dir, struct pi_analysis_
                          "tflops_per_s");
     e->spans = open_table(e, "spans.csv",
                           "job,rank,host,pid,name,kind,tid,depth,start_ns,duration_ns,cpu_ns,"
-                          "device_bytes_change,raised");
+                          "device_bytes_change,host_bytes_change,raised");
     if (e->failed)
         return -1;
     *observer = (struct pi_analysis_observer){

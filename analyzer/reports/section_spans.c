@@ -65,6 +65,18 @@ static const char *cpu_text(const struct pi_span_row *row)
     return row->count && row->cpu_calls == row->count ? pi_format_ns((double)row->cpu_ns) : "-";
 }
 
+/* The resident memory the calls changed where it was read for every one of them, signed;
+ * else "-" (read, as the CPU time, only for names whose calls are long enough). */
+static const char *host_text(const struct pi_span_row *row, char *out, size_t size)
+{
+    if (!row->count || row->host_calls != row->count)
+        return "-";
+    snprintf(out, size, "%s%s", row->host_bytes < 0 ? "-" : "+",
+             pi_format_bytes(row->host_bytes < 0 ? -(double)row->host_bytes
+                                                 : (double)row->host_bytes));
+    return out;
+}
+
 static void print_process(FILE *out, const struct pi_process_info *p)
 {
     size_t count;
@@ -74,17 +86,17 @@ static void print_process(FILE *out, const struct pi_process_info *p)
     fprintf(out, "\nSPANS (pid %d: calls of marked Python functions, entry to return, by total "
                  "time)\n",
             p->header.pid);
-    fprintf(out, "  %-32s %-15s %8s %9s %9s %9s %9s %9s\n", "name", "kind", "calls", "total",
-            "p50", "p99", "max", "CPU");
+    fprintf(out, "  %-32s %-15s %8s %9s %9s %9s %9s %9s %10s\n", "name", "kind", "calls", "total",
+            "p50", "p99", "max", "CPU", "host mem");
     for (size_t i = 0; i < count && i < TEXT_ROWS; i++) {
         const struct pi_span_row *r = rows[i];
-        char fitted[64];
+        char fitted[64], host[32];
         fprintf(out, "  %-32s %-15s %8" PRIu64,
                 pi_format_fit(name_of(r), 32, fitted, sizeof(fitted)), pi_span_kind_name(r->kind),
                 r->count);
-        fprintf(out, " %9s %9s %9s %9s %9s", pi_format_ns((double)r->total_ns),
+        fprintf(out, " %9s %9s %9s %9s %9s %10s", pi_format_ns((double)r->total_ns),
                 pi_format_ns(r->quantile_ns[P50]), pi_format_ns(r->quantile_ns[P99]),
-                pi_format_ns(r->quantile_ns[MAX]), cpu_text(r));
+                pi_format_ns(r->quantile_ns[MAX]), cpu_text(r), host_text(r, host, sizeof(host)));
         if (r->raised) /* the calls that ended by an exception are in the figures */
             fprintf(out, "  %" PRIu64 " raised", r->raised);
         fputc('\n', out);
@@ -135,6 +147,8 @@ void pi_report_spans_json(cJSON *process, const struct pi_process_info *p)
         cJSON_AddNumberToObject(o, "cpu_ns", (double)r->cpu_ns);
         cJSON_AddNumberToObject(o, "cpu_calls", (double)r->cpu_calls);
         cJSON_AddNumberToObject(o, "device_bytes_change", (double)r->device_bytes);
+        cJSON_AddNumberToObject(o, "host_bytes_change", (double)r->host_bytes);
+        cJSON_AddNumberToObject(o, "host_calls", (double)r->host_calls);
         cJSON_AddNumberToObject(o, "raised", (double)r->raised);
         cJSON_AddNumberToObject(o, "threads", (double)r->threads);
         cJSON_AddItemToArray(list, o);
@@ -154,7 +168,7 @@ void pi_report_spans_html(FILE *out, const struct pi_analysis *a)
     fprintf(out, "<h2>Marked Python functions</h2>\n<p>pid %d: each call entry to return, by "
                  "total time.</p>\n<table id=\"spans\"><tr><th>name</th><th>kind</th>"
                  "<th>calls</th><th>total</th><th>p50</th><th>p99</th><th>max</th><th>CPU</th>"
-                 "<th>device memory</th><th>raised</th></tr>\n",
+                 "<th>device memory</th><th>host memory</th><th>raised</th></tr>\n",
             p->header.pid);
     for (size_t i = 0; i < count && i < HTML_ROWS; i++) {
         const struct pi_span_row *r = rows[i];
@@ -165,10 +179,12 @@ void pi_report_spans_html(FILE *out, const struct pi_analysis *a)
                 pi_format_ns((double)r->total_ns), pi_format_ns(r->quantile_ns[P50]),
                 pi_format_ns(r->quantile_ns[P99]), pi_format_ns(r->quantile_ns[MAX]),
                 cpu_text(r));
-        fprintf(out, "<td>%s%s</td><td>%" PRIu64 "</td></tr>\n", r->device_bytes < 0 ? "-" : "",
+        char host[32];
+        fprintf(out, "<td>%s%s</td><td>%s</td><td>%" PRIu64 "</td></tr>\n",
+                r->device_bytes < 0 ? "-" : "",
                 pi_format_bytes(r->device_bytes < 0 ? -(double)r->device_bytes
                                                     : (double)r->device_bytes),
-                r->raised);
+                host_text(r, host, sizeof(host)), r->raised);
     }
     fputs("</table>\n", out);
     free(rows);

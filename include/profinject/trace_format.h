@@ -67,7 +67,9 @@
 /* 14: what each thread was blocked in when a fatal signal ended its process
  * (PI_REC_WAIT_IN_FLIGHT). */
 /* 15: exact spans of marked Python functions (PI_REC_SPAN). */
-#define PI_FORMAT_VERSION 15
+/* 16: the resident memory a long call of a marked Python function changed
+ * (PI_REC_SPAN_HOST_MEMORY). */
+#define PI_FORMAT_VERSION 16
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
 #define PI_RECORD_SIZE 48
@@ -406,6 +408,14 @@ enum pi_record_kind {
      * the process's live allocations hold over the call, as a signed 64-bit
      * number. */
     PI_REC_SPAN = 47,
+    /* Format 16, just before the PI_REC_SPAN record of a call whose
+     * process's resident memory was read at both ends (the calls of names
+     * long enough to afford it, as for the CPU time), by the same thread:
+     * ts = the call's entry (the span's ts), dur = the span's, arg0 = the
+     * span's arg0, arg1 = the change of the process's resident memory over
+     * the call (bytes, as a signed 64-bit number), arg2 = the resident
+     * memory at its return (bytes). */
+    PI_REC_SPAN_HOST_MEMORY = 48,
     PI_REC_KIND_COUNT
 };
 

@@ -287,7 +287,7 @@ static int give(void *globals, const char *name, void *value)
 static void install(const struct pi_python *py)
 {
     state = FAILED;
-    pi_span_measure_cpu_read();
+    pi_span_measure_reads();
     if (look_up(py) != 0)
         return;
     void *type, *value, *traceback; /* whatever was set stays set: we raise nothing */

@@ -13,6 +13,7 @@
 struct open_span {
     uint64_t sid; /* name | kind << 32 */
     uint64_t ts, cpu_ns, device;
+    uint64_t resident; /* the process's resident bytes at its entry; UINT64_MAX: not read */
 };
 struct pi_span_stack {
     uint32_t generation; /* pi_generation it was set up in: a fork child starts empty */
@@ -36,9 +37,10 @@ void pi_span_open(struct pi_span_stack *s, uint64_t sid);
  * is recorded; spans opened after it and never closed are dropped with it */
 void pi_span_close(struct pi_span_stack *s, uint64_t sid, int raised);
 
-/* pi_span_measure_cpu_read - measure what reading the thread's CPU clock costs here, which
- * decides for which names it is read (span_stack.c); once, before the first span */
-void pi_span_measure_cpu_read(void);
+/* pi_span_measure_reads - measure what reading the thread's CPU clock and the process's
+ * resident memory cost here, which decides for which names each is read (span_stack.c);
+ * once, before the first span */
+void pi_span_measure_reads(void);
 
 /* pi_span_device_bytes_from - where the device memory held now is read from (the CUDA
  * hooks' live allocations); without it a span's memory change is 0 */

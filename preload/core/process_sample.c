@@ -2,6 +2,7 @@
 #include "process_sample.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -62,6 +63,43 @@ void pi_process_sample_read(const struct pi_process_sampler *s, struct pi_proces
         sample->system_ns =
             (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
     }
+}
+
+/* The descriptor pi_resident_bytes_now reads; -1 until the first read of a process image.
+ * Once published it is never closed while threads may read it: only in a fork child that has
+ * one thread (pi_resident_after_fork). */
+static _Atomic int resident_fd = -1;
+
+uint64_t pi_resident_bytes_now(void)
+{
+    static long page_size;
+    int fd = atomic_load_explicit(&resident_fd, memory_order_acquire);
+    if (fd < 0) {
+        int fresh = pi_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0), none = -1;
+        if (fresh < 0)
+            return 0;
+        if (atomic_compare_exchange_strong(&resident_fd, &none, fresh))
+            fd = fresh;
+        else { /* another thread opened it first */
+            pi_sys_close(fresh);
+            fd = none;
+        }
+    }
+    if (!page_size)
+        page_size = sysconf(_SC_PAGESIZE);
+    char statm[128];
+    ssize_t n = pi_sys_pread(fd, statm, sizeof(statm) - 1, 0);
+    if (n <= 0)
+        return 0;
+    statm[n] = '\0';
+    return second_number(statm) * (uint64_t)page_size;
+}
+
+void pi_resident_after_fork(void)
+{
+    int fd = atomic_exchange(&resident_fd, -1);
+    if (fd >= 0)
+        pi_sys_close(fd);
 }
 
 /* The bytes of the line "@name:   N kB" of smaps_rollup; 0 with *found unset when absent. */

@@ -68,6 +68,15 @@ void pi_process_sampler_close(struct pi_process_sampler *sampler);
 void pi_process_sample_read(const struct pi_process_sampler *sampler,
                             struct pi_process_sample *sample);
 
+/* pi_resident_bytes_now - the process's resident memory now, from any thread (the long calls
+ * of a marked Python function read it at both ends: span_stack.c): statm through a descriptor
+ * of its own, opened at the first read of each process image; 0 when unreadable */
+uint64_t pi_resident_bytes_now(void);
+
+/* pi_resident_after_fork - in a fork child, while it has one thread: the parent's descriptor
+ * (its /proc/self) goes, the child's first read opens its own */
+void pi_resident_after_fork(void);
+
 /* pi_pss_sample_read - read PSS when it is due at @now_ns; 1 with @pss
  * filled, 0 when not due or unreadable */
 int pi_pss_sample_read(struct pi_process_sampler *sampler, uint64_t now_ns,

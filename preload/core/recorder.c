@@ -11,6 +11,7 @@
 #include "background_thread.h"
 #include "diagnostics.h"
 #include "process_events.h"
+#include "process_sample.h"
 #include "raw_syscalls.h"
 #include "trace_file.h"
 #include "unfinished_writer.h"
@@ -335,6 +336,7 @@ static void start_afresh_in_child(void)
     /* Only the forking thread exists now. Records in the buffers belong
      * to the parent, which writes them; the child starts empty. */
     atomic_fetch_add(&pi_generation, 1);
+    pi_resident_after_fork(); /* the parent's /proc/self */
     int parent_pid = pi_rec.pid;
     uint64_t parent_start_realtime_ns = pi_rec.start_realtime_ns;
     pi_rec.pid = getpid();

@@ -51,7 +51,7 @@ TABLES = {
     "spans": WHOSE + [("name", "string"), ("kind", "string"), ("tid", "int64"),
                       ("depth", "int64"), ("start_ns", "int64"), ("duration_ns", "int64"),
                       ("cpu_ns", "int64"), ("device_bytes_change", "int64"),
-                      ("raised", "bool")],
+                      ("host_bytes_change", "int64"), ("raised", "bool")],
 }
 
 

@@ -53,6 +53,15 @@ void span_trace_call(const struct span_call *c)
     span_trace_record(&r, c->end);
 }
 
+void span_trace_call_resident(const struct span_call *c, int64_t bytes)
+{
+    struct pi_record m = {PI_REC_SPAN_HOST_MEMORY, 0, c->tid, c->start, c->end - c->start,
+                          {PI_SPAN_ARG0(c->name, c->kind, c->depth, c->raised), (uint64_t)bytes,
+                           1ull << 30}};
+    span_trace_record(&m, c->end);
+    span_trace_call(c);
+}
+
 void span_trace_sync(uint32_t tid, uint64_t start, uint64_t dur)
 {
     struct pi_record r = {PI_REC_GPU_SYNC,

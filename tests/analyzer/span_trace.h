@@ -36,6 +36,10 @@ uint32_t span_trace_name(const char *text);
 /* span_trace_call - @call's span record, written at its return */
 void span_trace_call(const struct span_call *call);
 
+/* span_trace_call_resident - @call whose resident memory the recorder read: it changed by
+ * @bytes (a PI_REC_SPAN_HOST_MEMORY just before its record, as the recorder writes it) */
+void span_trace_call_resident(const struct span_call *call, int64_t bytes);
+
 /* span_trace_record - any other record, written once the time is @arrival */
 void span_trace_record(const struct pi_record *record, uint64_t arrival);
 

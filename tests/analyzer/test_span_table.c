@@ -2,7 +2,8 @@
  * Unit: the calls of marked Python functions (PI_REC_SPAN), counted by name
  * and kind against calls the test made: nested calls on three threads,
  * each recorded as it returns. Counts, totals, CPU time, device memory
- * changes (of either sign), calls that raised and threads, per name and
+ * changes (of either sign), resident memory changes of the calls whose
+ * memory was read, calls that raised and threads, per name and
  * kind (two ids of one name are one row); percentiles exact against the
  * sorted durations with --exact, within the histogram's error without; the
  * histograms let go once the file is read. Then the reports: the JSON's
@@ -43,6 +44,11 @@ static const struct {
 /* Every call the test made, as it made it. */
 static struct span_call calls[CALLS_MAX];
 static size_t call_count;
+/* whether each call's resident memory was read, and then its change */
+static struct resident {
+    int read;
+    int64_t bytes;
+} resident[CALLS_MAX];
 static uint32_t ids[NAMES];
 
 static uint64_t next_random(void)
@@ -59,8 +65,14 @@ static void make_call(uint32_t tid, uint64_t start, uint64_t end, unsigned depth
     struct span_call c = {tid, start, end, ids[which], catalog[which].kind, depth,
                           next_random() % 10 == 0, next_random() % (end - start),
                           (int64_t)(next_random() % 2000001) - 1000000};
+    struct resident m = {next_random() % 3 != 0, 0};
+    m.bytes = m.read ? (int64_t)(next_random() % 8000001) - 3000000 : 0;
+    resident[call_count] = m;
     calls[call_count++] = c;
-    span_trace_call(&c);
+    if (m.read)
+        span_trace_call_resident(&c, m.bytes);
+    else
+        span_trace_call(&c);
 }
 
 /* @per_thread top-level calls on each of THREADS threads, some holding a call that holds
@@ -93,8 +105,8 @@ static const char *nested_calls(unsigned per_thread)
 struct truth_row {
     const char *name;
     unsigned kind;
-    uint64_t count, total, cpu, raised, threads;
-    int64_t device;
+    uint64_t count, total, cpu, raised, threads, host_calls;
+    int64_t device, host;
     uint64_t durations[CALLS_MAX];
 };
 
@@ -118,6 +130,8 @@ static void truth_of(const char *name, unsigned kind, struct truth_row *t)
         t->total += c->end - c->start;
         t->cpu += c->cpu_ns;
         t->device += c->device_bytes;
+        t->host += resident[i].bytes;
+        t->host_calls += resident[i].read != 0;
         t->raised += c->raised != 0;
         if (!seen[c->tid - (uint32_t)getpid()]++)
             t->threads++;
@@ -150,6 +164,8 @@ static void assert_rows(int exact)
         cr_assert_eq(r->total_ns, t.total);
         cr_assert_eq(r->cpu_ns, t.cpu);
         cr_assert_eq(r->device_bytes, t.device);
+        cr_assert_eq(r->host_bytes, t.host);
+        cr_assert_eq(r->host_calls, t.host_calls);
         cr_assert_eq(r->raised, t.raised);
         cr_assert_eq(r->threads, t.threads);
         cr_assert_null(r->durations, "the histogram is let go once the file is read");
@@ -222,6 +238,8 @@ Test(span_table, the_json_rows_are_the_calls_by_total_time)
         cr_assert_eq(cJSON_GetObjectItem(row, "cpu_ns")->valuedouble, (double)t.cpu);
         cr_assert_eq(cJSON_GetObjectItem(row, "device_bytes_change")->valuedouble,
                      (double)t.device);
+        cr_assert_eq(cJSON_GetObjectItem(row, "host_bytes_change")->valuedouble, (double)t.host);
+        cr_assert_eq(cJSON_GetObjectItem(row, "host_calls")->valuedouble, (double)t.host_calls);
         cr_assert_eq(cJSON_GetObjectItem(row, "raised")->valuedouble, (double)t.raised);
         cr_assert_eq(cJSON_GetObjectItem(row, "threads")->valuedouble, (double)t.threads);
     }
@@ -301,15 +319,16 @@ Test(span_table, spans_csv_has_a_row_per_call)
     snprintf(csv, sizeof(csv), "%s/spans.csv", dir);
     char *text = slurp(csv);
     const char *header = "job,rank,host,pid,name,kind,tid,depth,start_ns,duration_ns,cpu_ns,"
-                         "device_bytes_change,raised\n";
+                         "device_bytes_change,host_bytes_change,raised\n";
     cr_assert(strncmp(text, header, strlen(header)) == 0, "%.200s", text);
     static struct span_call rows[CALLS_MAX];
+    static struct resident row_resident[CALLS_MAX];
     size_t n = 0;
     for (char *line = strchr(text, '\n') + 1, *end; *line; line = end + 1) {
         end = strchr(line, '\n');
         cr_assert(end, "every row ends its line");
         char *field[16];
-        cr_assert_eq(csv_fields(line, field, 16), 13, "%.200s", line);
+        cr_assert_eq(csv_fields(line, field, 16), 14, "%.200s", line);
         cr_assert_str_eq(field[0], "", "no launcher named a job");
         cr_assert_str_eq(field[1], "-1", "no rank");
         cr_assert_str_eq(field[2], a.processes[0].host);
@@ -322,11 +341,12 @@ Test(span_table, spans_csv_has_a_row_per_call)
                 id = ids[i];
         cr_assert(id, "%s (%s) is a name the test called", field[4], field[5]);
         uint64_t start = (uint64_t)(strtoll(field[8], NULL, 10) - to_wall);
-        cr_assert(strcmp(field[12], "true") == 0 || strcmp(field[12], "false") == 0);
+        cr_assert(strcmp(field[13], "true") == 0 || strcmp(field[13], "false") == 0);
+        row_resident[n] = (struct resident){field[12][0] != '\0', strtoll(field[12], NULL, 10)};
         rows[n++] = (struct span_call){(uint32_t)strtoul(field[6], NULL, 10), start,
                                        start + strtoull(field[9], NULL, 10), id, kind,
                                        (unsigned)strtoul(field[7], NULL, 10),
-                                       strcmp(field[12], "true") == 0,
+                                       strcmp(field[13], "true") == 0,
                                        strtoull(field[10], NULL, 10), strtoll(field[11], NULL, 10)};
     }
     cr_assert_eq(n, call_count, "%zu rows for %zu calls", n, call_count);
@@ -337,6 +357,19 @@ Test(span_table, spans_csv_has_a_row_per_call)
         unlink(csv);
     }
     cr_assert_eq(rmdir(dir), 0, "the tables only, no file left behind");
+    /* each row's resident memory change, where read, is its call's (a call is its thread, its
+     * entry and its depth) */
+    for (size_t k = 0; k < n; k++) {
+        size_t i = 0;
+        while (i < call_count && (calls[i].tid != rows[k].tid || calls[i].start != rows[k].start ||
+                                  calls[i].depth != rows[k].depth))
+            i++;
+        cr_assert_lt(i, call_count, "row %zu is a call made", k);
+        cr_assert(row_resident[k].read == resident[i].read &&
+                      row_resident[k].bytes == resident[i].bytes,
+                  "row %zu: resident memory %d %lld, the call's %d %lld", k, row_resident[k].read,
+                  (long long)row_resident[k].bytes, resident[i].read, (long long)resident[i].bytes);
+    }
     qsort(rows, n, sizeof(*rows), by_thread_and_start);
     qsort(calls, call_count, sizeof(*calls), by_thread_and_start);
     for (size_t i = 0; i < n; i++) {

@@ -4,7 +4,8 @@ each function, its calls' durations in seconds in call order, by native thread i
 PyTorch, so any Python 3.8 to 3.13 runs it. Each timed call's thread CPU time too
 (thread_time around it), and whether the thread was preempted during it (its involuntary
 context switches: another process took its CPU, and the two clocks may be apart by that
-wait). tiny() is called untimed, 3,000 times."""
+wait). tiny() is called untimed, 3,000 times; grow() 8 times, each keeping 2 to 9 MiB
+more, with the process's resident memory read from /proc/self/statm around each call."""
 import gc
 import json
 import os
@@ -40,6 +41,11 @@ def timing(name, call, *args):
         preempted.setdefault(name, {}).setdefault(tid, []).append(switches() != start_switches)
 
 
+def resident():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGESIZE")
+
+
 def serve_some(server, times):
     for _ in range(times):
         timing("Server.serve", server.serve, 20000)
@@ -58,6 +64,11 @@ def main():
         pass
     for _ in range(3000):
         span_targets.tiny()
+    grown = []
+    for i in range(8):
+        before = resident()
+        span_targets.grow(2 + i)
+        grown.append(resident() - before)
     server = span_targets.Server()
     threads = [threading.Thread(target=serve_some, args=(server, 6)) for _ in range(2)]
     for t in threads:
@@ -65,7 +76,8 @@ def main():
     for t in threads:
         t.join()
     print(json.dumps({"pid": os.getpid(), "main_tid": threading.get_native_id(),
-                      "timed": timed, "cpu": cpu, "preempted": preempted, "tiny_calls": 3000}))
+                      "timed": timed, "cpu": cpu, "preempted": preempted, "tiny_calls": 3000,
+                      "grown": grown, "kept": [(2 + i) << 20 for i in range(8)]}))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,18 @@ def handle(seconds):
     return sum(range(2000))
 
 
+KEPT = []
+
+
+def grow(mib):
+    """keeps @mib MiB more, each page written (resident): a request that leaks"""
+    kept = bytearray(mib << 20)
+    for i in range(0, len(kept), 4096):
+        kept[i] = 1
+    KEPT.append(kept)
+    time.sleep(0.005)
+
+
 def tiny():
     """too short for the thread's CPU clock to be read every call"""
     return 1

@@ -23,7 +23,7 @@ PRELOAD = os.environ["PI_PRELOAD"]
 ANALYZE = os.environ["PI_ANALYZE"]
 PROGRAMS = os.path.join(os.environ["PI_SOURCE"], "tests", "programs")
 NAMED = ("span_targets:handle span_targets:outer,span_targets:inner,span_targets:boom,"
-         "span_targets:Server.serve,span_targets:tiny")
+         "span_targets:Server.serve,span_targets:tiny,span_targets:grow")
 
 
 def run(python, program, args=(), spans=None, profiled=True, summary=False):
@@ -131,6 +131,31 @@ class NamedSpans(unittest.TestCase):
                 self.assertGreaterEqual(unread, job["tiny_calls"] - 10)
                 self.assertEqual(spans["span_targets:tiny"]["cpu_calls"],
                                  job["tiny_calls"] - unread)
+
+    def test_resident_memory_each_call_kept(self):
+        # grow() keeps 2 to 9 MiB more each call, each page written: the change the recorder
+        # read at both ends agrees with the job's reads of statm around it, but for what the
+        # job's reads and the threads beside it take meanwhile (within 1 MiB), and holds at
+        # least what the call kept (the allocator may take more from the system than asked)
+        for minor, (job, _, report, _) in self.runs.items():
+            rows = sorted(self.rows(minor, "grow"), key=lambda r: int(r["start_ns"]))
+            spans = {s["name"]: s for s in process(report, job["pid"])["spans"]}
+            with self.subTest(python=minor):
+                self.assertEqual(len(rows), len(job["grown"]))
+                self.assertTrue(all(r["host_bytes_change"] != "" for r in rows), rows)
+                off = [(r["host_bytes_change"], kept, truth)
+                       for r, kept, truth in zip(rows, job["kept"], job["grown"])
+                       if abs(int(r["host_bytes_change"]) - truth) > 1 << 20 or
+                       int(r["host_bytes_change"]) < kept - (64 << 10)]
+                self.assertFalse(off, off)
+                row = spans["span_targets:grow"]
+                self.assertEqual(row["host_calls"], len(job["grown"]))
+                self.assertAlmostEqual(row["host_bytes_change"], sum(job["grown"]),
+                                       delta=len(job["grown"]) << 20)
+                # tiny() is far too short for the file to be read at each end
+                tiny = self.rows(minor, "tiny")
+                self.assertGreaterEqual(sum(r["host_bytes_change"] == "" for r in tiny),
+                                        job["tiny_calls"] - 10)
 
     def test_nesting_and_an_exception(self):
         for minor in self.runs:

@@ -135,6 +135,20 @@ void pi_spans_event(struct pi_process_info *p, const struct pi_event *ev, int ex
     count_thread(s, row, index, r->tid);
 }
 
+void pi_spans_host_memory(struct pi_process_info *p, const struct pi_event *ev, int exact)
+{
+    const struct pi_record *r = &ev->rec;
+    struct pi_spans *s = spans_of(p);
+    size_t index;
+    struct pi_span_row *row =
+        s ? row_of(s, PI_SPAN_NAME(r->arg[0]), PI_SPAN_KIND(r->arg[0]), exact, &index) : NULL;
+    if (!row)
+        return; /* its call is counted apart (unlisted) as its span record comes */
+    /* wraps as the recorder's own unsigned difference did */
+    row->host_bytes = (int64_t)((uint64_t)row->host_bytes + r->arg[1]);
+    row->host_calls++;
+}
+
 void pi_spans_summary(struct pi_process_info *p, uint32_t tid, const struct pi_summary *summary,
                       int exact)
 {
@@ -166,6 +180,8 @@ static void merge_row(struct pi_span_row *into, struct pi_span_row *from)
     into->cpu_ns += from->cpu_ns;
     into->cpu_calls += from->cpu_calls;
     into->device_bytes = (int64_t)((uint64_t)into->device_bytes + (uint64_t)from->device_bytes);
+    into->host_bytes = (int64_t)((uint64_t)into->host_bytes + (uint64_t)from->host_bytes);
+    into->host_calls += from->host_calls;
     into->raised += from->raised;
     pi_histogram_merge(into->durations, from->durations);
 }

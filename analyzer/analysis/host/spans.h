@@ -2,6 +2,7 @@
  * spans.h - the calls of marked Python functions (PI_REC_SPAN, format 15),
  * counted per process by name and kind: how many, how long (total and
  * percentiles), their thread CPU time, the device memory they left behind,
+ * the process's resident memory they changed (the long calls: format 16),
  * how many raised, from how many threads.
  *
  * Memory: a row per name and kind. While its file is read a row holds a
@@ -34,6 +35,10 @@ struct pi_span_row {
      * only for names whose calls last long enough to afford it: PI_SPAN_CPU_UNMEASURED) */
     uint64_t cpu_ns, cpu_calls;
     int64_t device_bytes;  /* the change of the device memory held over the calls, summed */
+    /* the change of the process's resident memory over the calls whose resident memory the
+     * recorder read (as for the CPU time, the calls of names long enough), summed */
+    int64_t host_bytes;
+    uint64_t host_calls;
     uint64_t raised;       /* calls that ended by an exception */
     uint64_t threads;      /* distinct threads that made them */
     double quantile_ns[PI_SPAN_QUANTILE_COUNT]; /* once the file is read */
@@ -53,6 +58,10 @@ struct pi_spans {
 
 /* pi_spans_event - one PI_REC_SPAN record of @process; @exact keeps every duration */
 void pi_spans_event(struct pi_process_info *process, const struct pi_event *ev, int exact);
+
+/* pi_spans_host_memory - one PI_REC_SPAN_HOST_MEMORY record of @process: the resident memory
+ * a call changed, before its PI_REC_SPAN record */
+void pi_spans_host_memory(struct pi_process_info *process, const struct pi_event *ev, int exact);
 
 /* pi_spans_summary - summary mode's count of calls of one name and depth by thread @tid over
  * an interval (their durations' buckets, no CPU time or exceptions) */
