@@ -93,6 +93,11 @@ static void print_generate(FILE *out, const struct pi_requests *q)
     if (prefill >= 0)
         fprintf(out, "; prefill %.0f%% of their model time", 100 * prefill);
     fputc('\n', out);
+    uint64_t outside = pi_requests_outside_model_ns(q);
+    if (g->tokens)
+        fprintf(out, "  outside the model %s a token (%.0f%% of their time: sampling, stopping "
+                     "checks, the streamer)\n",
+                pi_format_ns((double)outside / (double)g->tokens), share(outside, g->total_ns));
     const struct pi_request_quantiles *first = &g->first_token, *each = &g->inter_token;
     if (first->count)
         fprintf(out, "  first token       p50 %s  p99 %s  max %s\n",
@@ -247,6 +252,7 @@ static void generate_json(cJSON *o, const struct pi_requests *q)
     cJSON_AddNumberToObject(gen, "prefill_ns", (double)g->prefill_ns);
     cJSON_AddNumberToObject(gen, "decode_ns", (double)g->decode_ns);
     cJSON_AddNumberToObject(gen, "prefill_share", pi_requests_prefill_share(q));
+    cJSON_AddNumberToObject(gen, "outside_model_ns", (double)pi_requests_outside_model_ns(q));
     quantiles_json(gen, "time_to_first_token", &g->first_token);
     quantiles_json(gen, "inter_token", &g->inter_token);
 }

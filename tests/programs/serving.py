@@ -5,7 +5,8 @@
             requests one at a time; each request's latency by perf_counter around it
   generate  a tiny GPT-2 answering 12 generate() requests of 6 to 17 new tokens
             (exactly: no end-of-sequence token); a streamer's put() gives the moment
-            of each new token: the first is the time to first token
+            of each new token: the first is the time to first token; the model's own
+            forward hooks time its forward passes
   threads   the pipeline's requests served by a pool of 2 threads, by thread
   garbage   60 requests, each a handler of the job's own (marked: PROFINJECT_SPANS
             serving:handle) around the pipeline, with Python's collector on, in a
@@ -86,7 +87,15 @@ def generate_requests(count=12):
                                      n_head=2, eos_token_id=None, bos_token_id=None)
     model = transformers.GPT2LMHeadModel(config).eval()
     out = {"requests": count, "tokens": 0, "latency_s": [], "first_token_s": [],
-           "preempted": []}
+           "preempted": [], "forward_s": 0.0}
+    # the model's forward passes by its own hooks: generate()'s time outside them is the host's
+    # work between tokens
+    entered = []
+    model.register_forward_pre_hook(lambda *_: entered.append(time.perf_counter()))
+
+    def forward_done(*_):
+        out["forward_s"] += time.perf_counter() - entered.pop()
+    model.register_forward_hook(forward_done)
     for i in range(count):
         new = 6 + i
         stamps = Stamps()
@@ -112,15 +121,22 @@ def threaded_requests(count=40):
 
 
 class Collections:
-    """Python's collections as the job's own gc.callbacks time them, from start() on"""
+    """Python's collections as the job's own gc.callbacks time them, from start() on: read
+    by a callback before every other at the start and one after every other at the end, so
+    that the job's clock holds every other callback's; whether the thread was made to wait
+    for a CPU meanwhile (an involuntary context switch)"""
 
     def __init__(self):
-        self.taken = []  # (seconds, inside a handle() call, start perf_counter)
-        self.started = None
+        self.taken = []  # (seconds, inside a handle() call, start, request, preempted)
+        self.started = self.switches = None
 
-    def __call__(self, phase, info):
+    def first(self, phase, info):
         if phase == "start":
+            self.switches = switches()
             self.started = time.perf_counter()
+
+    def last(self, phase, info):
+        if phase != "stop":
             return
         took = time.perf_counter() - self.started
         frame, inside = sys._getframe(1), False
@@ -128,18 +144,20 @@ class Collections:
             inside = frame.f_code is handle.__code__ or \
                 frame.f_code is getattr(handle, "__wrapped__", handle).__code__
             frame = frame.f_back
-        self.taken.append((took, inside, self.started, REQUEST[0]))
+        self.taken.append((took, inside, self.started, REQUEST[0], switches() != self.switches))
 
     def start(self):
-        # off while it is put in place: a collection half seen would count on one side only
+        # off while they are put in place: a collection half seen would count on one side only
         gc.disable()
-        gc.callbacks.append(self)
+        gc.callbacks.insert(0, self.first)
+        gc.callbacks.append(self.last)
         self.from_unix_ns = time.time_ns()
         gc.enable()
 
     def stop(self):
         gc.disable()
-        gc.callbacks.remove(self)
+        gc.callbacks.remove(self.first)
+        gc.callbacks.remove(self.last)
         self.to_unix_ns = time.time_ns()
 
 
@@ -171,6 +189,7 @@ def garbage_requests(count=60):
     taken = collections.taken
     return {"requests": count, "latency_s": [b - a for a, b in spans], "index": len(index),
             "collections_s": [c[0] for c in taken],
+            "collections_preempted": [c[4] for c in taken],
             "inside_s": sum(c[0] for c in taken if c[1]),
             "between_s": sum(c[0] for c in taken if not c[1] and first <= c[2] <= last),
             "inside_by_request_s": [sum(c[0] for c in taken if c[1] and c[3] == i)

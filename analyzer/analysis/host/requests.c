@@ -425,6 +425,13 @@ double pi_requests_prefill_share(const struct pi_requests *q)
     return model ? (double)g->prefill_ns / (double)model : -1;
 }
 
+uint64_t pi_requests_outside_model_ns(const struct pi_requests *q)
+{
+    const struct pi_request_generate *g = &q->generate;
+    uint64_t model = g->prefill_ns + g->decode_ns;
+    return g->total_ns > model ? g->total_ns - model : 0;
+}
+
 void pi_requests_free(struct pi_process_info *p)
 {
     struct pi_requests *q = p->requests;

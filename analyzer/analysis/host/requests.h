@@ -128,6 +128,11 @@ double pi_requests_tokens_per_s(const struct pi_requests *requests);
  * generate() calls; negative: none */
 double pi_requests_prefill_share(const struct pi_requests *requests);
 
+/* pi_requests_outside_model_ns - the time of the generate() calls outside their forward
+ * passes (sampling, logits processors, stopping checks, the streamer: the host's work between
+ * two tokens); 0: none */
+uint64_t pi_requests_outside_model_ns(const struct pi_requests *requests);
+
 /* pi_requests_free - release what @process's requests hold */
 void pi_requests_free(struct pi_process_info *process);
 
