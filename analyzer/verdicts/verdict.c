@@ -274,6 +274,7 @@ int pi_verdict(const struct pi_analysis *a, struct pi_finding *out)
             n += pi_verdict_compute_bound(a, &loop, &out[n]);
         n += pi_verdict_collections(&loop, &out[n]);
         n += pi_verdict_token_overhead(&loop, &out[n]);
+        n += pi_verdict_tokenizer_bound(&loop, &out[n]);
         n += pi_verdict_compiling(p, &out[n]);
     }
     n += pi_verdict_straggler(a, &out[n]);

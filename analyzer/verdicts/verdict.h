@@ -145,6 +145,10 @@ int pi_verdict_collections(const struct pi_loop *loop, struct pi_finding *out);
  * outside their forward passes (verdict_tokens.c): 1 when written to @out */
 int pi_verdict_token_overhead(const struct pi_loop *loop, struct pi_finding *out);
 
+/* pi_verdict_tokenizer_bound - a serving loop's requests spent much of their time tokenizing
+ * (verdict_tokenizer.c): 1 when written to @out */
+int pi_verdict_tokenizer_bound(const struct pi_loop *loop, struct pi_finding *out);
+
 /* pi_loop_intra_op_cpu_ns - the CPU time of the loop's intra-op threads (PyTorch's OpenMP or
  * native pool: threads that make no recorded call) within @span_ns; their count in @threads */
 double pi_loop_intra_op_cpu_ns(const struct pi_loop *loop, double span_ns, int *threads);

@@ -5,9 +5,9 @@
  * others), and a loop that synchronises with a busy GPU waits for that GPU.
  * Scores alone would put the larger share, the wait, first; acting on it
  * changes nothing until the cause is fixed. Likewise a serving loop that
- * computes mostly in Python's garbage collector, or in generate()'s own
- * work between forward passes: that is the cause to act on, the computing
- * its symptom.
+ * computes mostly in Python's garbage collector, its tokenizer, or
+ * generate()'s own work between forward passes: that is the cause to act
+ * on, the computing its symptom.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +17,8 @@
 /* Whether @cause explains @symptom: a wait that acting on @cause removes. */
 static int explains(const struct pi_finding *cause, const struct pi_finding *symptom)
 {
-    if ((strcmp(cause->kind, "gc-bound") == 0 || strcmp(cause->kind, "token-overhead") == 0) &&
+    if ((strcmp(cause->kind, "gc-bound") == 0 || strcmp(cause->kind, "token-overhead") == 0 ||
+         strcmp(cause->kind, "tokenizer-bound") == 0) &&
         strcmp(symptom->kind, "compute-bound") == 0)
         return cause->pid == symptom->pid && cause->score >= symptom->score / 2;
     int wait = strcmp(symptom->kind, "lock-bound") == 0 || strcmp(symptom->kind, "sync-bound") == 0;

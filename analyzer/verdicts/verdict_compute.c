@@ -20,8 +20,6 @@
 
 /* half the loop on a CPU, its own or its pool's, and nothing else held it back */
 #define TOP_FUNCTIONS 3
-/* tokenizing this share of the requests' time or more is worth a word of advice */
-#define TOKENIZING_SHARE 0.25
 
 /*
  * An intra-op thread: one of the process's threads that spent no time in a
@@ -228,25 +226,17 @@ double pi_loop_computed_ns(const struct pi_loop *l)
     return c.main_cpu + c.for_pool;
 }
 
-/* What else the requests' own figures support: generate()'s cache where it ran, a faster
- * tokenizer where tokenizing took much of them. */
+/* What else the requests' own figures support: generate()'s cache where it ran (a
+ * tokenizer that took much of them is a finding of its own: verdict_tokenizer.c). */
 static void serving_advice(const struct pi_requests *q, char *out, size_t size)
 {
     out[0] = '\0';
     if (!q || !q->latency.total_ns)
         return;
-    int used = 0;
     if (q->generate.calls)
-        used = snprintf(out, size, "; for generate(): keep its KV cache (use_cache=True), and a "
-                                   "static cache with torch.compile "
-                                   "(cache_implementation=\"static\") cuts each token's time");
-    double tokenizing =
-        (double)q->part_ns[PI_REQUEST_TOKENIZING] / (double)q->latency.total_ns;
-    if (tokenizing >= TOKENIZING_SHARE && used >= 0 && (size_t)used < size)
-        snprintf(out + used, size - (size_t)used, "; tokenizing took %.0f%% of the requests' "
-                                                  "time: a fast tokenizer (use_fast=True), or a "
-                                                  "batch of requests tokenized at once",
-                 100 * tokenizing);
+        snprintf(out, size, "; for generate(): keep its KV cache (use_cache=True), and a "
+                            "static cache with torch.compile (cache_implementation=\"static\") "
+                            "cuts each token's time");
 }
 
 /* Who computed: "the serving loop of pid 7 computed 91% of the time inside its 200 requests:

@@ -243,6 +243,39 @@ Test(requests, serving_verdict_speaks_of_requests)
     cr_assert_null(strstr(f->summary, "training"), "%s", f->summary);
     cr_assert(strstr(f->advice, "torch.inference_mode"), "%s", f->advice);
     cr_assert_null(strstr(f->advice, "DataLoader"), "%s", f->advice);
+    /* tokenizing took about a tenth of these requests: no finding of its own */
+    for (int i = 0; i < count; i++)
+        cr_assert_str_neq(findings[i].kind, "tokenizer-bound");
+    pi_analysis_free(&a);
+}
+
+/* Requests whose tokenizer takes most of them: every one made slow by its tokenizing. */
+Test(requests, a_tokenizer_that_takes_most_of_the_requests_is_a_finding)
+{
+    struct serving_names n;
+    serving_begin(&n);
+    uint32_t tid = (uint32_t)getpid();
+    uint64_t t = 1000 * MS;
+    for (int i = 0; i < 40; i++) {
+        serving_idle(tid, t + 20 * US, t + 500 * US);
+        t = serving_pipeline_request(&n, tid, t + 520 * US, SLOW_TOKENIZING);
+    }
+    serving_end(t + 1 * MS);
+    struct pi_analysis a = span_trace_analyse(span_trace_write(), 1, NULL);
+    uint64_t tokenizing = 0, total = 0;
+    for (size_t i = 0; i < serving.count; i++) {
+        tokenizing += serving.requests[i].part[PI_REQUEST_TOKENIZING];
+        total += serving.requests[i].end - serving.requests[i].start;
+    }
+    struct pi_finding findings[PI_MAX_FINDINGS];
+    int count = pi_verdict(&a, findings);
+    /* the cause first: it explains more than half of the computing */
+    cr_assert_geq(count, 2);
+    cr_assert_str_eq(findings[0].kind, "tokenizer-bound", "%s: %s", findings[0].kind,
+                     findings[0].summary);
+    cr_assert_float_eq(findings[0].score, (double)tokenizing / (double)total, 1e-9);
+    cr_assert_str_eq(findings[1].kind, "compute-bound");
+    cr_assert(strstr(findings[0].advice, "use_fast=True"), "%s", findings[0].advice);
     pi_analysis_free(&a);
 }
 
