@@ -329,6 +329,11 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
                 pi_span_kind_name(PI_SPAN_KIND(r->arg[0])),
                 string_or(reader, PI_SPAN_NAME(r->arg[0]), "?"), (int64_t)r->arg[1], r->arg[2]);
         break;
+    case PI_REC_SPAN_NOTE:
+        fprintf(dump_out, " %s name=\"%s\" note=\"%s\"", pi_span_kind_name(PI_SPAN_KIND(r->arg[0])),
+                string_or(reader, PI_SPAN_NAME(r->arg[0]), "?"),
+                string_or(reader, (uint32_t)r->arg[1], "?"));
+        break;
     case PI_REC_DEVICE:
         fprintf(dump_out, " ordinal=%" PRIu32 " cc=%u.%u sms=%" PRIu32 " clock_khz=%" PRIu32
                           " name=\"%s\"",

@@ -38,6 +38,7 @@ const char *pi_record_kind_name(unsigned kind)
         [PI_REC_SIGNAL_SENDER] = "signal_sender", [PI_REC_WAIT_IN_FLIGHT] = "wait_in_flight",
         [PI_REC_SPAN] = "span",
         [PI_REC_SPAN_HOST_MEMORY] = "span_host_memory",
+        [PI_REC_SPAN_NOTE] = "span_note",
     };
     return kind < PI_REC_KIND_COUNT && names[kind] ? names[kind] : "unknown";
 }

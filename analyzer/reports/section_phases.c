@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
+#include "analysis/host/spans.h"
 #include "analysis/sites/phases.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
@@ -54,6 +55,47 @@ static size_t recompilations(const struct pi_phases *ph)
     return n;
 }
 
+/* Why torch.compile compiled a frame again, in dynamo's words (the compilations' spans'
+ * notes, analysis/host/spans.h): when, the frame, the reason. */
+static void recompile_reasons_text(FILE *out, const struct pi_analysis *a,
+                                   const struct pi_process_info *p)
+{
+    const struct pi_spans *s = p->spans;
+    size_t shown = 0;
+    for (size_t i = 0; s && i < s->note_count; i++) {
+        const struct pi_span_note *n = &s->notes[i];
+        if (n->kind != PI_SPAN_COMPILE)
+            continue;
+        if (!shown++)
+            fprintf(out, "  compiled again, as dynamo says why:\n");
+        if (shown > TEXT_COMPILATIONS)
+            continue;
+        fprintf(out, "    at %7.2f s  %s: %s\n",
+                n->start_ns > a->base_ns ? (double)(n->start_ns - a->base_ns) / 1e9 : 0.0,
+                n->name ? n->name : "?", n->text ? n->text : "?");
+    }
+    if (shown > TEXT_COMPILATIONS)
+        fprintf(out, "    %zu more (all in the JSON report)\n", shown - TEXT_COMPILATIONS);
+}
+
+static void recompile_reasons_json(cJSON *o, const struct pi_analysis *a,
+                                   const struct pi_process_info *p)
+{
+    cJSON *list = cJSON_AddArrayToObject(o, "recompile_reasons");
+    const struct pi_spans *s = p->spans;
+    for (size_t i = 0; s && i < s->note_count; i++) {
+        const struct pi_span_note *n = &s->notes[i];
+        if (n->kind != PI_SPAN_COMPILE)
+            continue;
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddNumberToObject(row, "start_ns",
+                                n->start_ns > a->base_ns ? (double)(n->start_ns - a->base_ns) : 0);
+        cJSON_AddStringToObject(row, "frame", n->name ? n->name : "?");
+        cJSON_AddStringToObject(row, "reason", n->text ? n->text : "?");
+        cJSON_AddItemToArray(list, row);
+    }
+}
+
 static void process_text(FILE *out, const struct pi_analysis *a, const struct pi_process_info *p)
 {
     const struct pi_phases *ph = p->phases;
@@ -72,16 +114,17 @@ static void process_text(FILE *out, const struct pi_analysis *a, const struct pi
             fprintf(out, "  from %.2f s", (double)(first - a->base_ns) / 1e9);
         fputc('\n', out);
     }
-    if (!ph->compilation_count)
-        return;
-    fprintf(out, "  %zu compilation%s (torch.compile), %zu of them again at a line compiled before:\n",
-            ph->compilation_count, ph->compilation_count == 1 ? "" : "s", recompilations(ph));
+    if (ph->compilation_count)
+        fprintf(out, "  %zu compilation%s (torch.compile), %zu of them again at a line compiled "
+                     "before:\n",
+                ph->compilation_count, ph->compilation_count == 1 ? "" : "s", recompilations(ph));
     for (size_t k = 0; k < ph->compilation_count && k < TEXT_COMPILATIONS; k++) {
         const struct pi_compilation *c = &ph->compilations[k];
         fprintf(out, "    at %7.2f s  %9s  %s%s\n", (double)(c->start_ns - a->base_ns) / 1e9,
                 pi_format_ns((double)(c->end_ns - c->start_ns)), c->line,
                 c->again ? " (again)" : "");
     }
+    recompile_reasons_text(out, a, p);
 }
 
 void pi_report_phases_text(FILE *out, const struct pi_analysis *a)
@@ -116,6 +159,7 @@ void pi_report_phases_json(cJSON *root, const struct pi_analysis *a)
             cJSON_AddItemToArray(bands, band);
         }
         cJSON_AddBoolToObject(o, "bands_cut", ph->bands_cut);
+        recompile_reasons_json(o, a, &a->processes[i]);
         cJSON *compilations = cJSON_AddArrayToObject(o, "compilations");
         for (size_t k = 0; k < ph->compilation_count; k++) {
             const struct pi_compilation *c = &ph->compilations[k];

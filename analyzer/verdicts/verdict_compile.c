@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/host/spans.h"
 #include "analysis/sites/phases.h"
 #include "verdict.h"
 
@@ -17,6 +18,24 @@
  * ranks it before the pace findings */
 #define COMPILING_SAID_SHARE 0.25
 #define COMPILING_FIRST_SHARE 0.5
+
+/* Dynamo's own words on why it compiled a frame again (the compilations' spans' notes): the
+ * first of them and how many there were, in @out; "" where it said none. */
+static void dynamo_reasons(const struct pi_process_info *p, char *out, size_t size)
+{
+    const struct pi_span_note *first = NULL;
+    size_t count = 0;
+    for (size_t i = 0; p->spans && i < p->spans->note_count; i++)
+        if (p->spans->notes[i].kind == PI_SPAN_COMPILE) {
+            first = first ? first : &p->spans->notes[i];
+            count++;
+        }
+    out[0] = '\0';
+    if (first)
+        snprintf(out, size, "; dynamo compiled again %zu time%s, first because %s (%s)", count,
+                 count == 1 ? "" : "s", first->text ? first->text : "?",
+                 first->name ? first->name : "?");
+}
 
 int pi_verdict_compiling(const struct pi_process_info *p, struct pi_finding *f)
 {
@@ -51,13 +70,16 @@ int pi_verdict_compiling(const struct pi_process_info *p, struct pi_finding *f)
         snprintf(recompiled, sizeof(recompiled),
                  "; compiling again cost %.2f s, the most at %s (%.2f s)", again_ns / 1e9,
                  longest_again->line, (double)longest_again->compiling_ns / 1e9);
+    char reasons[700];
+    dynamo_reasons(p, reasons, sizeof(reasons));
     snprintf(f->summary, sizeof(f->summary),
              "pid %d spent %.2f s compiling with torch.compile, %.0f%% of its main thread's "
              "time outside imports: %zu compilation%s, %zu of them again at a line compiled "
-             "before (a new input shape or a guard that failed); the longest %.2f s at %s%s",
+             "before (a new input shape or a guard that failed); the longest %.2f s at %s%s%s",
              f->pid, compiling / 1e9, 100 * share, ph->compilation_count,
              ph->compilation_count == 1 ? "" : "s", again,
-             (double)(longest->end_ns - longest->start_ns) / 1e9, longest->line, recompiled);
+             (double)(longest->end_ns - longest->start_ns) / 1e9, longest->line, recompiled,
+             reasons);
     snprintf(f->line, sizeof(f->line), "%s", longest->line);
     snprintf(f->advice, sizeof(f->advice),
              "compiling is paid once per graph and input shape: where shapes change, mark them "

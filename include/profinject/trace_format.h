@@ -68,7 +68,8 @@
  * (PI_REC_WAIT_IN_FLIGHT). */
 /* 15: exact spans of marked Python functions (PI_REC_SPAN). */
 /* 16: the resident memory a long call of a marked Python function changed
- * (PI_REC_SPAN_HOST_MEMORY). */
+ * (PI_REC_SPAN_HOST_MEMORY); what the framework said of a call (why
+ * torch.compile compiled a frame again: PI_REC_SPAN_NOTE). */
 #define PI_FORMAT_VERSION 16
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -416,6 +417,12 @@ enum pi_record_kind {
      * the call (bytes, as a signed 64-bit number), arg2 = the resident
      * memory at its return (bytes). */
     PI_REC_SPAN_HOST_MEMORY = 48,
+    /* Format 16, while a marked Python function's call is open, by its
+     * thread: what the framework said of it (torch.compile's reason for
+     * compiling a frame again, as dynamo's metrics give it). ts = the call's
+     * entry (its span's ts), arg0 = its span's arg0 without PI_SPAN_RAISED,
+     * arg1 = the string id of the words, arg2 = 0. */
+    PI_REC_SPAN_NOTE = 49,
     PI_REC_KIND_COUNT
 };
 

@@ -235,6 +235,24 @@ static void *span_register(void *self, void *text)
     return api.from_u64(name | (uint64_t)(kind < PI_SPAN_KIND_COUNT ? kind : 0) << 32);
 }
 
+/* _note(text): what the framework said of the calling thread's innermost open span (why
+ * torch.compile compiled again), recorded with it */
+static void *span_note(void *self, void *text)
+{
+    (void)self;
+    const char *utf8 = api.as_utf8(text);
+    struct pi_span_stack *s;
+    if (!utf8)
+        api.err_clear();
+    else if (atomic_load_explicit(&pi_recording, memory_order_relaxed) && (s = pi_span_stack())) {
+        int guard = pi_guard_enter();
+        uint64_t id = pi_intern_cstr(utf8);
+        pi_guard_restore(guard);
+        pi_span_note(s, id);
+    }
+    return none();
+}
+
 /* _say(text): one line on the job's stderr, where a mark cannot be kept */
 static void *span_say(void *self, void *text)
 {
@@ -254,6 +272,7 @@ static struct method_def methods[] = {
     {"_module_leave", module_leave, METH_O, NULL},
     {"_register", span_register, METH_O, NULL},
     {"_say", span_say, METH_O, NULL},
+    {"_note", span_note, METH_O, NULL},
     {"_optimizer_enter", optimizer_enter, METH_FASTCALL, NULL},
     {"_optimizer_leave", optimizer_leave, METH_FASTCALL, NULL},
 };

@@ -6,8 +6,9 @@
 # _module_leave(raised) do so for the outermost nn.Module call only (the C half
 # counts the depth and names the span after type(obj)); _optimizer_enter and
 # _optimizer_leave are PyTorch's global optimizer step hooks; _register("K:name")
-# gives the span id of a name of kind K (enum pi_span_kind); _say(text)
-# writes one diagnostic line; _named is PROFINJECT_SPANS as given; _builtin is 0
+# gives the span id of a name of kind K (enum pi_span_kind); _note(text)
+# keeps what the framework said of the calling thread's innermost open span;
+# _say(text) writes one diagnostic line; _named is PROFINJECT_SPANS as given; _builtin is 0
 # when PROFINJECT_SPANS_BUILTIN=0 turned the built-in spans off.
 #
 # Marked functions are replaced by a wrapper where they are defined (a
@@ -112,6 +113,27 @@ def _install():
             return sid
 
         return by_call(fn, sid_of)
+
+    def compiled_again(make):
+        # a compilation, with dynamo's own word on why it compiled that frame again: the
+        # recompile_reason of the metrics it records before _compile returns
+        def noting(fn, owner_of):
+            def noted(*args, **kwargs):
+                utils = sys.modules.get("torch._dynamo.utils")
+                metrics = getattr(utils, "_compilation_metrics", None)
+                before = metrics[-1] if metrics else None
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    metrics = getattr(utils, "_compilation_metrics", None)
+                    last = metrics[-1] if metrics else None
+                    reason = getattr(last, "recompile_reason", None) if last is not before else None
+                    if reason:
+                        _note(str(reason)[:400])
+
+            return make(wraps(fn, noted), owner_of)
+
+        return noting
 
     def wrap_attribute(owner, name, make):
         raw = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
@@ -272,7 +294,7 @@ def _install():
         marks.setdefault("gc", []).append(collections)
         marks.setdefault("torch.nn.modules.module", []).append(module_call)
         marks.setdefault("torch.compiler", []).append(compiler_flag)
-        mark("torch._dynamo.convert_frame", "_compile", by_code(9))
+        mark("torch._dynamo.convert_frame", "_compile", compiled_again(by_code(9)))
         mark("transformers.pipelines.base", "Pipeline.__call__", by_class(5, ".__call__"))
         mark("transformers.generation.utils", "GenerationMixin.generate", by_class(6, ".generate"))
         mark("transformers.generation.stopping_criteria", "StoppingCriteriaList.__call__",

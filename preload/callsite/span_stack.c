@@ -129,6 +129,15 @@ void pi_span_open(struct pi_span_stack *s, uint64_t sid)
     s->depth++;
 }
 
+void pi_span_note(struct pi_span_stack *s, uint64_t text)
+{
+    if (s->depth == 0 || s->depth > OPEN_MAX)
+        return;
+    const struct open_span *o = &s->open[s->depth - 1];
+    pi_emit(PI_REC_SPAN_NOTE, 0, o->ts, 0,
+            PI_SPAN_ARG0((uint32_t)o->sid, o->sid >> 32, s->depth - 1, 0), text, 0);
+}
+
 /* The innermost open span of @sid ends: spans opened after it and never closed (an
  * optimizer step that raised, whose post-hook never ran) are dropped with it. */
 void pi_span_close(struct pi_span_stack *s, uint64_t sid, int raised)

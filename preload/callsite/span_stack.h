@@ -37,6 +37,10 @@ void pi_span_open(struct pi_span_stack *s, uint64_t sid);
  * is recorded; spans opened after it and never closed are dropped with it */
 void pi_span_close(struct pi_span_stack *s, uint64_t sid, int raised);
 
+/* pi_span_note - words (string id @text) the framework gave about the innermost open span of
+ * @s, recorded now with that span's entry (PI_REC_SPAN_NOTE); none open: nothing */
+void pi_span_note(struct pi_span_stack *s, uint64_t text);
+
 /* pi_span_measure_reads - measure what reading the thread's CPU clock and the process's
  * resident memory cost here, which decides for which names each is read (span_stack.c);
  * once, before the first span */

@@ -3,7 +3,8 @@
   accumulate  AdamW, 3 backward calls (micro-batches) per optimizer step
   manual_sgd  no optimizer: parameters updated by hand after each backward
   compile     torch.compile'd model whose batch size changes: dynamo's own counters,
-              graph breaks and compiled frames
+              graph breaks and compiled frames, and its metrics' reasons for compiling
+              again
 
 "ends" are the perf_counter readings as each step's last call ends (the optimizer step,
 read by its own post-hook; the backward with manual SGD, right after it returned); "preempted", for each, whether the
@@ -85,9 +86,13 @@ def compiled():
         optimizer.step()
         optimizer.zero_grad()
     counters = dynamo_utils.counters
+    # why dynamo compiled again, in its own metrics' words
+    reasons = [m.recompile_reason for m in dynamo_utils.get_compilation_metrics()
+               if getattr(m, "recompile_reason", None)]
     return {"graph_breaks": sum(counters["graph_break"].values()),
             "frames_total": counters["frames"]["total"],
-            "unique_graphs": counters["stats"]["unique_graphs"], "optimizer_steps": 6}
+            "unique_graphs": counters["stats"]["unique_graphs"], "optimizer_steps": 6,
+            "recompile_reasons": reasons}
 
 
 if __name__ == "__main__":

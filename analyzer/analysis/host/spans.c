@@ -149,6 +149,36 @@ void pi_spans_host_memory(struct pi_process_info *p, const struct pi_event *ev, 
     row->host_calls++;
 }
 
+void pi_spans_note(struct pi_process_info *p, const struct pi_event *ev)
+{
+    struct pi_spans *s = spans_of(p);
+    if (!s)
+        return;
+    if (s->note_count == PI_SPAN_NOTES_MAX ||
+        (!s->notes && !(s->notes = calloc(PI_SPAN_NOTES_MAX, sizeof(*s->notes))))) {
+        s->notes_unkept++;
+        return;
+    }
+    const struct pi_record *r = &ev->rec;
+    s->notes[s->note_count++] = (struct pi_span_note){ev->ts_ns, PI_SPAN_KIND(r->arg[0]),
+                                                      PI_SPAN_NAME(r->arg[0]),
+                                                      (uint32_t)r->arg[1], NULL, NULL};
+}
+
+/* The notes' words and their calls' names, while the file's strings are known. */
+static void name_notes(struct pi_spans *s, const struct pi_reader *reader)
+{
+    for (size_t i = 0; i < s->note_count; i++) {
+        struct pi_span_note *n = &s->notes[i];
+        if (n->name)
+            continue; /* a file before this one's */
+        const char *name = pi_reader_string(reader, n->name_id);
+        const char *text = pi_reader_string(reader, n->text_id);
+        n->name = strdup(name ? name : "?");
+        n->text = strdup(text ? text : "?");
+    }
+}
+
 void pi_spans_summary(struct pi_process_info *p, uint32_t tid, const struct pi_summary *summary,
                       int exact)
 {
@@ -215,6 +245,7 @@ void pi_spans_finish_file(struct pi_process_info *p, const struct pi_reader *rea
     if (!s || !s->lookup)
         return;
     struct pi_span_lookup *l = s->lookup;
+    name_notes(s, reader);
     size_t *target = malloc((s->count + 1) * sizeof(*target));
     size_t kept = 0, merged = 0;
     for (size_t i = 0; i < s->count; i++) {
@@ -277,6 +308,11 @@ void pi_spans_free(struct pi_process_info *p)
         free(s->lookup->name_ids);
         free(s->lookup);
     }
+    for (size_t i = 0; i < s->note_count; i++) {
+        free(s->notes[i].name);
+        free(s->notes[i].text);
+    }
+    free(s->notes);
     free(s->rows);
     free(s->steps_name);
     free(s);

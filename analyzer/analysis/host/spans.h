@@ -45,12 +45,25 @@ struct pi_span_row {
     struct pi_histogram *durations; /* while the file is read; NULL after */
 };
 
+/* What the framework said of a call (PI_REC_SPAN_NOTE, format 16): why torch.compile
+ * compiled a frame again. */
+#define PI_SPAN_NOTES_MAX 64
+struct pi_span_note {
+    uint64_t start_ns; /* the call's entry */
+    unsigned kind;     /* its kind (enum pi_span_kind) */
+    uint32_t name_id, text_id; /* while its file is read */
+    char *name, *text; /* once it is read */
+};
+
 struct pi_span_lookup;
 
 struct pi_spans {
     struct pi_span_row *rows; /* in the order their names were first called */
     size_t count, capacity;
     uint64_t unlisted_calls; /* calls of names past PI_SPAN_ROWS_MAX */
+    struct pi_span_note *notes; /* the first PI_SPAN_NOTES_MAX, in the order they came */
+    size_t note_count;
+    uint64_t notes_unkept;
     /* the span whose calls count the steps (span_steps.h): "AdamW.step"; NULL: none */
     char *steps_name;
     struct pi_span_lookup *lookup; /* while the file is read (spans.c) */
@@ -62,6 +75,9 @@ void pi_spans_event(struct pi_process_info *process, const struct pi_event *ev, 
 /* pi_spans_host_memory - one PI_REC_SPAN_HOST_MEMORY record of @process: the resident memory
  * a call changed, before its PI_REC_SPAN record */
 void pi_spans_host_memory(struct pi_process_info *process, const struct pi_event *ev, int exact);
+
+/* pi_spans_note - one PI_REC_SPAN_NOTE record of @process */
+void pi_spans_note(struct pi_process_info *process, const struct pi_event *ev);
 
 /* pi_spans_summary - summary mode's count of calls of one name and depth by thread @tid over
  * an interval (their durations' buckets, no CPU time or exceptions) */

@@ -362,6 +362,9 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_DETAIL:
         pi_summary_event(a, reader, p, ev);
         return;
+    case PI_REC_SPAN_NOTE: /* what the framework said of a call */
+        pi_spans_note(p, ev);
+        return;
     case PI_REC_SPAN_HOST_MEMORY: /* the resident memory the next span record's call changed */
         pi_spans_host_memory(p, ev, a->options.exact);
         return;
