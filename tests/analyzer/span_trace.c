@@ -120,10 +120,16 @@ const char *span_trace_write(void)
 struct pi_analysis span_trace_analyse(const char *path, int exact,
                                       const struct pi_analysis_observer *observer)
 {
-    struct pi_analysis a;
     struct pi_analysis_options options = {.exact = exact, .observer = observer};
+    return span_trace_analyse_with(path, &options);
+}
+
+struct pi_analysis span_trace_analyse_with(const char *path,
+                                           const struct pi_analysis_options *options)
+{
+    struct pi_analysis a;
     char *paths[1] = {(char *)path};
-    cr_assert_eq(pi_analysis_run(&a, &options, paths, 1), 0);
+    cr_assert_eq(pi_analysis_run(&a, options, paths, 1), 0);
     /* read once: the file and its folder go */
     char dir[256];
     snprintf(dir, sizeof(dir), "%s", path);

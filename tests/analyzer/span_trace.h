@@ -61,6 +61,10 @@ const char *span_trace_write(void);
 struct pi_analysis span_trace_analyse(const char *path, int exact,
                                       const struct pi_analysis_observer *observer);
 
+/* span_trace_analyse_with - the same with @options (a warm-up asked for) */
+struct pi_analysis span_trace_analyse_with(const char *path,
+                                           const struct pi_analysis_options *options);
+
 /* span_quantile - the @q quantile of @count sorted values, between order statistics as
  * numpy's default method takes it */
 double span_quantile(const uint64_t *sorted, size_t count, double q);

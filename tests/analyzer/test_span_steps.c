@@ -4,9 +4,12 @@
  * step per optimizer step: as many steps as optimizer steps, each ending
  * at its return and starting at the previous one's, however many backward
  * calls (micro-batches) each holds; a wrapping optimizer's step counts
- * once. Without one, one step per backward call. Each step's time in the
- * DataLoader's next(), synchronisations and GPU work are those that began
- * inside it. These steps win over the read-backs that would otherwise
+ * once. Where a step has two micro-batches or more, each lasts from the
+ * step's start or the previous backward call's return to its own backward
+ * call's return, and the rest of the step follows the last one: over the
+ * steady steps, or every step where all are warm-up. Without an optimizer,
+ * one step per backward call. Each step's time in the DataLoader's next(),
+ * synchronisations and GPU work are those that began inside it. These steps win over the read-backs that would otherwise
  * count every micro-batch. The first step starts at the earliest call that
  * prepared it, not at a call around the whole loop; the loop is the thread
  * with the most optimizer steps.
@@ -23,6 +26,7 @@
 /* What the loop does. */
 struct loop {
     unsigned steps, micro;   /* optimizer steps (or backward calls), backward calls a step */
+    const unsigned *micro_each; /* backward calls of each step, NULL: micro each */
     int optimizer;           /* 0: a manual update, no optimizer */
     int wrapped;             /* the optimizer's step calls a wrapped optimizer's */
     int spans;               /* 0: the same loop recorded without spans */
@@ -34,6 +38,7 @@ struct loop {
 /* What the test knows of each step, then of the calls that fall in steps. */
 struct truth {
     uint64_t start, end, wait, sync, gpu, micro;
+    uint64_t micro_end; /* where its last backward call returned */
 };
 
 static struct truth truth[64];
@@ -115,7 +120,7 @@ static const char *training_loop(const struct loop *l, uint64_t t, uint64_t firs
     truth_count = part_count = 0;
     for (unsigned k = 0; k < l->steps; k++) {
         truth[k].start = k ? truth[k - 1].end : first ? first : t;
-        for (unsigned m = 0; m < l->micro; m++)
+        for (unsigned m = 0; m < (l->micro_each ? l->micro_each[k] : l->micro); m++)
             t = micro_batch(l, id, t);
         if (l->optimizer) {
             uint64_t step = 1 * MS + next_random() % (3 * MS);
@@ -149,7 +154,7 @@ static void place_parts(void)
 {
     for (unsigned k = 0; k < truth_count; k++) {
         struct truth *s = &truth[k];
-        s->wait = s->sync = s->gpu = s->micro = 0;
+        s->wait = s->sync = s->gpu = s->micro = s->micro_end = 0;
         for (unsigned i = 0; i < part_count; i++) {
             const struct part *p = &parts[i];
             if (p->start < s->start || p->start >= s->end)
@@ -158,6 +163,7 @@ static void place_parts(void)
             s->sync += p->what == SYNC ? p->dur : 0;
             s->gpu += p->what == GPU ? p->dur : 0;
             s->micro += p->what == BACKWARD;
+            s->micro_end = p->what == BACKWARD ? p->start + p->dur : s->micro_end;
         }
     }
 }
@@ -182,7 +188,77 @@ static void assert_steps_are_the_truth(const struct pi_steps *steps)
                      (unsigned long long)f.gpu, (unsigned long long)truth[k].gpu);
         cr_assert_eq(f.micro_batches, truth[k].micro, "step %u: %llu backward calls, not %llu",
                      k, (unsigned long long)f.micro_batches, (unsigned long long)truth[k].micro);
+        cr_assert_eq(f.micro_batches_end, truth[k].micro_end,
+                     "step %u: its last backward call returned at %llu, not %llu", k,
+                     (unsigned long long)f.micro_batches_end,
+                     (unsigned long long)truth[k].micro_end);
     }
+}
+
+/* What the test knows of the steps from @first on that have two backward calls or more:
+ * each micro-batch's time and each step's after its last micro-batch, sorted, and the
+ * micro-batches' share of those steps' time. */
+static struct split {
+    uint64_t each[1024], after[64];
+    unsigned each_count, after_count;
+    double share;
+} split;
+
+static void split_from(unsigned first)
+{
+    uint64_t in_micro_batches = 0, in_steps = 0;
+    split.each_count = split.after_count = 0;
+    place_parts();
+    for (unsigned k = first; k < truth_count; k++) {
+        const struct truth *s = &truth[k];
+        if (s->micro < 2)
+            continue;
+        uint64_t from = s->start; /* a micro-batch starts where the one before returned */
+        for (unsigned i = 0; i < part_count; i++) {
+            const struct part *p = &parts[i];
+            if (p->what != BACKWARD || p->start < s->start || p->start >= s->end)
+                continue;
+            cr_assert_lt(split.each_count, 1024);
+            split.each[split.each_count++] = p->start + p->dur - from;
+            from = p->start + p->dur;
+        }
+        split.after[split.after_count++] = s->end - from;
+        in_micro_batches += from - s->start;
+        in_steps += s->end - s->start;
+    }
+    pi_sort_u64(split.each, split.each_count);
+    pi_sort_u64(split.after, split.after_count);
+    split.share = in_steps ? (double)in_micro_batches / (double)in_steps : 0;
+}
+
+/* @got within what the histogram may be off from @want: nothing in exact mode */
+static void assert_near(double got, double want, int exact, const char *what, double q)
+{
+    double tolerance = exact ? 1e-9 * want + 1e-6 : PI_HISTOGRAM_RELATIVE_ERROR * want + 1;
+    double off = got > want ? got - want : want - got;
+    cr_assert_leq(off, tolerance, "%s p%g: %.0f ns, not %.0f", what, 100 * q, got, want);
+}
+
+static void assert_split_is_the_truth(struct pi_steps *steps, int exact)
+{
+    static const double each_q[] = {0.5, 0.9, 0.99}, after_q[] = {0.5, 0.99};
+    struct pi_histogram *each = &steps->micro_batch_ns, *after = &steps->after_micro_batches_ns;
+    cr_assert_eq(each->count, split.each_count, "%llu micro-batches timed, not %u",
+                 (unsigned long long)each->count, split.each_count);
+    cr_assert_eq(after->count, split.after_count, "%llu steps split, not %u",
+                 (unsigned long long)after->count, split.after_count);
+    for (unsigned i = 0; i < sizeof(each_q) / sizeof(*each_q); i++)
+        assert_near(pi_histogram_quantile(each, each_q[i]),
+                    span_quantile(split.each, split.each_count, each_q[i]), exact,
+                    "a micro-batch", each_q[i]);
+    cr_assert_eq(each->max, split.each[split.each_count - 1]);
+    for (unsigned i = 0; i < sizeof(after_q) / sizeof(*after_q); i++)
+        assert_near(pi_histogram_quantile(after, after_q[i]),
+                    span_quantile(split.after, split.after_count, after_q[i]), exact,
+                    "after the last micro-batch", after_q[i]);
+    cr_assert_float_eq(pi_steps_micro_batch_share(steps), split.share, 1e-12,
+                       "the micro-batches' share %.6f, not %.6f",
+                       pi_steps_micro_batch_share(steps), split.share);
 }
 
 Test(span_steps, optimizer_steps_with_gradient_accumulation_are_the_steps)
@@ -198,7 +274,48 @@ Test(span_steps, optimizer_steps_with_gradient_accumulation_are_the_steps)
     assert_steps_are_the_truth(&p->steps);
     cr_assert_eq(p->steps.micro_batches, 12 * 3);
     cr_assert_float_eq(p->steps.micro_batches_p50, 3.0, 1e-9);
+    cr_assert_eq(p->steps.warmup, 1, "a tenth of 12 steps, at least one");
+    split_from(1);
+    assert_split_is_the_truth(&a.processes[0].steps, 0);
     pi_analysis_free(&a);
+}
+
+Test(span_steps, each_micro_batch_lasts_to_its_backward_return)
+{
+    /* 40 steps of one to four micro-batches (a step of one is not split); the automatic
+     * warm-up is a tenth of them */
+    static const unsigned micro[40] = {3, 2, 4, 1, 3, 3, 2, 4, 4, 3, 1, 2, 3, 3, 4, 2, 3, 3, 1, 3,
+                                       2, 4, 3, 3, 3, 2, 1, 4, 3, 3, 2, 3, 4, 3, 3, 2, 3, 1, 3, 4};
+    for (int exact = 0; exact <= 1; exact++) {
+        span_trace_begin();
+        struct loop l = {.steps = 40, .micro_each = micro, .optimizer = 1, .spans = 1,
+                         .read_backs = 1, .tid = (uint32_t)getpid()};
+        struct pi_analysis a = span_trace_analyse(training_loop(&l, 1000 * MS, 0), exact, NULL);
+        assert_steps_are_the_truth(&a.processes[0].steps);
+        cr_assert_eq(a.processes[0].steps.warmup, 4);
+        split_from(4);
+        assert_split_is_the_truth(&a.processes[0].steps, exact);
+        pi_analysis_free(&a);
+    }
+}
+
+Test(span_steps, a_run_all_warm_up_is_split_whole)
+{
+    /* 3 warm-up steps of 12 asked for: the other 9 are split; all 12: every one is */
+    static const unsigned warmups[] = {3, 12};
+    for (unsigned w = 0; w < 2; w++)
+        for (int exact = 0; exact <= 1; exact++) {
+            span_trace_begin();
+            struct loop l = {.steps = 12, .micro = 3, .optimizer = 1, .spans = 1,
+                             .tid = (uint32_t)getpid()};
+            struct pi_analysis_options options = {.exact = exact, .warmup_steps = warmups[w]};
+            struct pi_analysis a =
+                span_trace_analyse_with(training_loop(&l, 1000 * MS, 0), &options);
+            cr_assert_eq(a.processes[0].steps.warmup, warmups[w]);
+            split_from(warmups[w] < l.steps ? warmups[w] : 0);
+            assert_split_is_the_truth(&a.processes[0].steps, exact);
+            pi_analysis_free(&a);
+        }
 }
 
 Test(span_steps, they_win_over_the_read_backs_that_count_every_micro_batch)
@@ -230,6 +347,8 @@ Test(span_steps, a_wrapping_optimizer_counts_once)
     cr_assert_str_eq(p->spans->steps_name, "ZeroRedundancyOptimizer.step");
     assert_steps_are_the_truth(&p->steps);
     cr_assert_float_eq(p->steps.micro_batches_p50, 2.0, 1e-9);
+    split_from(1); /* a tenth of 9 steps, at least one */
+    assert_split_is_the_truth(&a.processes[0].steps, 0);
     pi_analysis_free(&a);
 }
 
@@ -300,5 +419,9 @@ Test(span_steps, the_thread_with_the_most_optimizer_steps_is_the_loop)
     cr_assert_eq(p->steps_tid, main + 1);
     cr_assert_str_eq(p->spans->steps_name, "AdamW.step");
     assert_steps_are_the_truth(&p->steps);
+    /* a micro-batch a step: no split */
+    cr_assert_eq(p->steps.micro_batch_ns.count, 0);
+    cr_assert_eq(p->steps.after_micro_batches_ns.count, 0);
+    cr_assert_float_eq(pi_steps_micro_batch_share(&p->steps), 0.0, 1e-12);
     pi_analysis_free(&a);
 }

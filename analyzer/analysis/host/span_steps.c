@@ -68,16 +68,17 @@ static int starts_a_step(unsigned kind, unsigned depth)
            (kind == PI_SPAN_NAMED && depth == 0);
 }
 
-static void source_init(struct step_source *s, int exact)
+static void source_init(struct step_source *s, int exact, unsigned warmup_steps)
 {
     memset(s, 0, sizeof(*s));
     pi_histogram_init(&s->steps.steady_ns, exact);
     pi_histogram_init(&s->steps.warmup_ns, exact);
+    pi_steps_time_micro_batches(&s->steps, exact, warmup_steps);
     s->first_start = UINT64_MAX;
 }
 
 static struct span_thread *thread_of(struct pi_process_info *p, uint32_t tid, int create,
-                                     int exact)
+                                     int exact, unsigned warmup_steps)
 {
     struct pi_span_steps *s = p->span_steps;
     if (!s && (!create || !(s = p->span_steps = calloc(1, sizeof(*s)))))
@@ -92,8 +93,8 @@ static struct span_thread *thread_of(struct pi_process_info *p, uint32_t tid, in
     memset(t, 0, sizeof(*t));
     t->tid = tid;
     t->starter_min = UINT64_MAX;
-    source_init(&t->optimizer, exact);
-    source_init(&t->backward, exact);
+    source_init(&t->optimizer, exact, warmup_steps);
+    source_init(&t->backward, exact, warmup_steps);
     return t;
 }
 
@@ -123,8 +124,8 @@ static void record_step(struct step_source *s, const struct pi_held_call *c)
 
 static void backward_placed(struct span_thread *t, const struct pi_held_call *c)
 {
-    pi_steps_micro_batch(&t->optimizer.steps, c->start);
-    pi_steps_micro_batch(&t->backward.steps, c->start);
+    pi_steps_micro_batch(&t->optimizer.steps, c->start, c->end);
+    pi_steps_micro_batch(&t->backward.steps, c->start, c->end);
     record_step(&t->backward, c);
 }
 
@@ -143,14 +144,15 @@ static void start_source(struct step_source *s, uint64_t starter_min)
     }
 }
 
-void pi_span_steps_event(struct pi_process_info *p, const struct pi_event *ev, int exact)
+void pi_span_steps_event(struct pi_process_info *p, const struct pi_event *ev, int exact,
+                         unsigned warmup_steps)
 {
     const struct pi_record *r = &ev->rec;
     unsigned kind = PI_SPAN_KIND(r->arg[0]), depth = PI_SPAN_DEPTH(r->arg[0]);
     int starter = starts_a_step(kind, depth);
     if ((!starter && kind != PI_SPAN_OPTIMIZER_STEP) || r->tid == 0)
         return;
-    struct span_thread *t = thread_of(p, r->tid, 1, exact);
+    struct span_thread *t = thread_of(p, r->tid, 1, exact, warmup_steps);
     if (!t)
         return;
     t->parts |= r->tid == (uint32_t)p->header.pid || kind == PI_SPAN_OPTIMIZER_STEP ||
@@ -192,7 +194,7 @@ void pi_span_steps_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur, int
 void pi_span_steps_wait(struct pi_process_info *p, uint32_t tid, uint64_t ts, uint64_t dur,
                         unsigned time_class)
 {
-    struct span_thread *t = p->span_steps ? thread_of(p, tid, 0, 0) : NULL;
+    struct span_thread *t = p->span_steps ? thread_of(p, tid, 0, 0, 0) : NULL;
     if (!t || !t->parts)
         return;
     if (time_class == PI_TIME_SYNC) {

@@ -11,7 +11,10 @@
  * module's forward, a backward, the DataLoader's next(), or a depth-0 call
  * of the user's own) and returned before it began, else at its own entry.
  * The backward calls inside a step are its micro-batches (gradient
- * accumulation). Without optimizer steps, two backward calls or more on a
+ * accumulation): where a step has two or more, each took from the step's
+ * start or the previous one's return to its own backward call's return,
+ * and the rest of the step (the optimizer step, zero_grad) follows the
+ * last one. Without optimizer steps, two backward calls or more on a
  * thread make one step each, in the same way. A step's wait for data is
  * its thread's time in the DataLoader's next(); its synchronisations, lock
  * waits and GPU work are placed by time, as for the other sources.
@@ -29,8 +32,10 @@
 
 #include "analysis/model/model.h"
 
-/* pi_span_steps_event - a PI_REC_SPAN record of @process; @exact: for the steps' histograms */
-void pi_span_steps_event(struct pi_process_info *process, const struct pi_event *ev, int exact);
+/* pi_span_steps_event - a PI_REC_SPAN record of @process; @exact: for the steps' histograms;
+ * @warmup_steps: as pi_span_steps_finish will be given it */
+void pi_span_steps_event(struct pi_process_info *process, const struct pi_event *ev, int exact,
+                         unsigned warmup_steps);
 
 /* pi_span_steps_gpu - GPU work of @dur ns launched at @ts (else started); @collective: an
  * NCCL kernel's */

@@ -4,9 +4,13 @@
  * backward calls): their start and end, the
  * waits they hold, and the GPU work and lock waits that fall in them.
  *
- * Each step keeps its start, end, waits and GPU time (40 bytes: steps are few
- * next to events); GPU records arrive out of order with the main thread's,
- * so those past the last finished step wait in a short list.
+ * Each step keeps its start, end, waits, GPU time and backward calls (104
+ * bytes: steps are few next to events); GPU records arrive out of order with
+ * the main thread's, so those past the last finished step wait in a short
+ * list. The time of each micro-batch (gradient accumulation: steps from
+ * spans) goes to a histogram, once its step is known to be steady: only
+ * the micro-batches of the first steps, which may be warm-up, are kept
+ * until the end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,21 +27,72 @@ struct step {
     uint64_t cpu; /* the main thread's CPU time in it by its clock; PI_STEP_CPU_UNKNOWN: not read */
     uint64_t receive; /* of its time getting the next batch, not blocked: receiving it */
     uint64_t micro_batches; /* backward calls in it (span_steps.c), 0: not counted */
+    uint64_t micro_batches_end; /* where the last of them returned, 0: none */
 };
+
+/* One micro-batch of a step that may be warm-up: its time, until the warm-up is known. */
+struct early_micro_batch {
+    uint64_t step; /* its step, from 0 */
+    uint64_t ns;
+};
+
+/* The most steps an automatic warm-up takes (pi_steps_finish). */
+#define AUTOMATIC_WARMUP_MOST 10
 
 /* What a part of a step is: GPU work, a lock wait, a collective's GPU time; for a source
  * that places them by time rather than as it goes (span_steps.c), a wait for the GPU or for
  * data, and a backward call. */
 enum part { PART_GPU, PART_LOCK, PART_COLLECTIVE_GPU, PART_SYNC, PART_WAIT, PART_MICRO_BATCH };
 
-/* GPU work or a wait that came before its step was finished */
+/* GPU work, a wait or a backward call that came before its step was finished */
 struct pending_part {
     uint64_t ts, dur;
     enum part part;
 };
 
-/* Add one part to @step. */
-static void add_part(struct step *step, uint64_t ts, uint64_t dur, enum part part)
+static uint64_t elapsed(uint64_t from, uint64_t to)
+{
+    return to > from ? to - from : 0; /* 0 for a damaged record that ends before it starts */
+}
+
+/* One micro-batch of step @index took @ns: to the histogram where the step is steady
+ * whatever the warm-up, else kept until pi_steps_finish knows. */
+static void time_micro_batch(struct pi_steps *s, uint64_t index, uint64_t ns)
+{
+    if (index >= s->warmup_most) {
+        pi_histogram_add(&s->micro_batch_ns, ns);
+        return;
+    }
+    if (pi_array_room(&s->early_micro_batches, &s->early_capacity, s->early_count,
+                      sizeof(struct early_micro_batch), 64) != 0)
+        return;
+    ((struct early_micro_batch *)s->early_micro_batches)[s->early_count++] =
+        (struct early_micro_batch){index, ns};
+}
+
+/*
+ * A backward call that returned at @end: one more micro-batch of @step. It
+ * took from the step's start (the first) or the previous one's return to
+ * its own return. A step's first is timed only once a second one shows
+ * gradient accumulation; a step's backward calls come in time order.
+ */
+static void add_micro_batch(struct pi_steps *s, struct step *step, uint64_t end)
+{
+    uint64_t from = step->micro_batches ? step->micro_batches_end : step->start;
+    uint64_t index = (uint64_t)(step - (struct step *)s->steps);
+    step->micro_batches++;
+    if (s->warmup_most && step->micro_batches >= 2) {
+        if (step->micro_batches == 2)
+            time_micro_batch(s, index, elapsed(step->start, step->micro_batches_end));
+        time_micro_batch(s, index, elapsed(from, end));
+    }
+    if (end > step->micro_batches_end)
+        step->micro_batches_end = end;
+}
+
+/* Add one part to @step, one of @s's. */
+static void add_part(struct pi_steps *s, struct step *step, uint64_t ts, uint64_t dur,
+                     enum part part)
 {
     switch (part) {
     case PART_GPU:
@@ -50,7 +105,7 @@ static void add_part(struct step *step, uint64_t ts, uint64_t dur, enum part par
         step->wait += dur;
         return;
     case PART_MICRO_BATCH:
-        step->micro_batches += dur;
+        add_micro_batch(s, step, ts + dur);
         return;
     case PART_LOCK:
     case PART_COLLECTIVE_GPU:
@@ -79,13 +134,13 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     struct step *step = grow_steps(s);
     if (!step)
         return;
-    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0, PI_STEP_CPU_UNKNOWN, 0, 0};
+    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0, PI_STEP_CPU_UNKNOWN, 0, 0, 0};
     /* GPU work and waits for this step: take what started inside it, keep what is later */
     struct pending_part *pending = s->pending;
     size_t kept = 0;
     for (size_t i = 0; i < s->pending_count; i++) {
         if (pending[i].ts >= start && pending[i].ts < end)
-            add_part(step, pending[i].ts, pending[i].dur, pending[i].part);
+            add_part(s, step, pending[i].ts, pending[i].dur, pending[i].part);
         else if (pending[i].ts >= end)
             pending[kept++] = pending[i];
     }
@@ -121,6 +176,8 @@ void pi_steps_merge_light(struct pi_steps *s, const uint64_t *work, double fract
             last->lock += steps[i].lock;
             last->collective_gpu += steps[i].collective_gpu;
             last->micro_batches += steps[i].micro_batches;
+            if (steps[i].micro_batches_end > last->micro_batches_end)
+                last->micro_batches_end = steps[i].micro_batches_end;
         } else {
             steps[kept++] = steps[i];
         }
@@ -169,7 +226,7 @@ static void add_at(struct pi_steps *s, uint64_t ts, uint64_t dur, enum part part
     if (s->count && ts < steps[s->count - 1].end) {
         struct step *step = step_at(s, ts); /* a finished step */
         if (step)
-            add_part(step, ts, dur, part);
+            add_part(s, step, ts, dur, part);
         return;
     }
     if (s->count == 0 && s->pending_count >= PENDING_PRUNE_AT)
@@ -205,9 +262,24 @@ void pi_steps_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
     add_at(s, ts, dur, PART_WAIT);
 }
 
-void pi_steps_micro_batch(struct pi_steps *s, uint64_t ts)
+void pi_steps_micro_batch(struct pi_steps *s, uint64_t start, uint64_t end)
 {
-    add_at(s, ts, 1, PART_MICRO_BATCH);
+    add_at(s, start, elapsed(start, end), PART_MICRO_BATCH);
+}
+
+void pi_steps_time_micro_batches(struct pi_steps *s, int exact, unsigned warmup_steps)
+{
+    pi_histogram_init(&s->micro_batch_ns, exact);
+    pi_histogram_init(&s->after_micro_batches_ns, exact);
+    /* the warm-up is at most the steps asked for, else the automatic warm-up's most */
+    s->warmup_most = warmup_steps ? warmup_steps : AUTOMATIC_WARMUP_MOST;
+}
+
+double pi_steps_micro_batch_share(const struct pi_steps *s)
+{
+    return s->split_steps_total_ns
+               ? (double)s->micro_batches_total_ns / (double)s->split_steps_total_ns
+               : 0;
 }
 
 void pi_steps_add_wait(struct pi_steps *s, uint64_t ts, uint64_t dur)
@@ -227,12 +299,53 @@ uint64_t pi_steps_end_ns(const struct pi_steps *s, uint64_t i)
     return i < s->count && s->steps ? ((const struct step *)s->steps)[i].end : 0;
 }
 
+/* The kept micro-batches of the steps from @first on go to the histogram. */
+static void place_early_micro_batches(struct pi_steps *s, uint64_t first)
+{
+    const struct early_micro_batch *early = s->early_micro_batches;
+    for (size_t i = 0; i < s->early_count; i++)
+        if (early[i].step >= first)
+            pi_histogram_add(&s->micro_batch_ns, early[i].ns);
+}
+
+/* The steps from @first on with two micro-batches or more: their time after the last one
+ * returned, and their micro-batches' time and their own in all. */
+static void time_after_micro_batches(struct pi_steps *s, uint64_t first)
+{
+    const struct step *steps = s->steps;
+    for (uint64_t i = first; i < s->count; i++) {
+        if (steps[i].micro_batches < 2)
+            continue;
+        pi_histogram_add(&s->after_micro_batches_ns,
+                         elapsed(steps[i].micro_batches_end, steps[i].end));
+        s->micro_batches_total_ns += elapsed(steps[i].start, steps[i].micro_batches_end);
+        s->split_steps_total_ns += elapsed(steps[i].start, steps[i].end);
+    }
+}
+
+/* The warm-up is known: the split of the steady steps by their micro-batches, or of all of
+ * them where no steady step has two (a run all warm-up). */
+static void settle_micro_batches(struct pi_steps *s)
+{
+    place_early_micro_batches(s, s->warmup);
+    time_after_micro_batches(s, s->warmup);
+    if (s->after_micro_batches_ns.count == 0) {
+        place_early_micro_batches(s, 0);
+        time_after_micro_batches(s, 0);
+    }
+    free(s->early_micro_batches);
+    s->early_micro_batches = NULL;
+    s->early_count = s->early_capacity = 0;
+}
+
 void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
 {
     uint64_t warmup = warmup_steps;
     if (warmup == 0 && s->count >= 3) {
         warmup = s->count / 10;
-        warmup = warmup < 1 ? 1 : warmup > 10 ? 10 : warmup;
+        warmup = warmup < 1                       ? 1
+                 : warmup > AUTOMATIC_WARMUP_MOST ? AUTOMATIC_WARMUP_MOST
+                                                  : warmup;
     }
     if (warmup > s->count)
         warmup = s->count;
@@ -258,6 +371,8 @@ void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
             s->steady_gpu_ns += steps[i].gpu;
         }
     }
+    if (s->warmup_most)
+        settle_micro_batches(s);
 }
 
 /* The steady steps' time not spent getting data (waiting or receiving) or waiting for the GPU. */
@@ -317,10 +432,13 @@ void pi_steps_free(struct pi_steps *s)
 {
     pi_histogram_free(&s->steady_ns);
     pi_histogram_free(&s->warmup_ns);
+    pi_histogram_free(&s->micro_batch_ns);
+    pi_histogram_free(&s->after_micro_batches_ns);
     free(s->steps);
     free(s->pending);
     free(s->wakes);
-    s->steps = s->pending = s->wakes = NULL;
+    free(s->early_micro_batches);
+    s->steps = s->pending = s->wakes = s->early_micro_batches = NULL;
 }
 
 void pi_steps_receive(struct pi_steps *s, uint64_t ns)
@@ -337,7 +455,8 @@ int pi_steps_figures(const struct pi_steps *s, uint64_t index, struct pi_step_fi
     *out = (struct pi_step_figures){step->start,   step->end,  step->wait,
                                     step->sync,    step->gpu,  step->lock,
                                     step->release, step->collective_gpu, step->cpu,
-                                    step->receive, step->micro_batches};
+                                    step->receive, step->micro_batches,
+                                    step->micro_batches_end};
     return 1;
 }
 

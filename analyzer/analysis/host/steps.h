@@ -47,8 +47,24 @@ void pi_steps_collective_gpu(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 void pi_steps_sync(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 void pi_steps_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
 
-/* pi_steps_micro_batch - a backward call began at @ts: one more micro-batch of its step */
-void pi_steps_micro_batch(struct pi_steps *steps, uint64_t ts);
+/* pi_steps_micro_batch - an outermost backward call from @start to @end: one more
+ * micro-batch of the step it began in */
+void pi_steps_micro_batch(struct pi_steps *steps, uint64_t start, uint64_t end);
+
+/**
+ * pi_steps_time_micro_batches - time each micro-batch of @steps' steps that have two or more
+ * (pi_steps_micro_batch), in histograms exact where @exact
+ * @warmup_steps: as pi_steps_finish will be given it (0: automatic)
+ *
+ * Which steps are warm-up is known only at pi_steps_finish: the micro-batches of the steps
+ * that may be are kept until then (16 bytes each, of at most @warmup_steps steps or the
+ * automatic warm-up's most), those of the later ones go to the histogram as they come.
+ */
+void pi_steps_time_micro_batches(struct pi_steps *steps, int exact, unsigned warmup_steps);
+
+/* pi_steps_micro_batch_share - of the time of the steps timed by their micro-batches, the
+ * share the micro-batches took (0..1; 0: no step had two) */
+double pi_steps_micro_batch_share(const struct pi_steps *steps);
 
 /* pi_steps_add_wait - @dur ns from @ts waited for data, for the finished step it falls in */
 void pi_steps_add_wait(struct pi_steps *steps, uint64_t ts, uint64_t dur);
@@ -80,6 +96,7 @@ struct pi_step_figures {
     uint64_t cpu; /* the main thread's CPU time by its clock, PI_STEP_CPU_UNKNOWN: not read */
     uint64_t receive; /* getting the next batch, not blocked: receiving and rebuilding it */
     uint64_t micro_batches; /* its backward calls (steps from spans), 0: not counted */
+    uint64_t micro_batches_end; /* where the last of them returned, 0: none */
 };
 
 /* pi_steps_receive - @ns of the last finished step spent receiving its next batch: in the

@@ -119,6 +119,19 @@ struct pi_steps {
      * step (their micro-batches); 0: not counted */
     uint64_t micro_batches;
     double micro_batches_p50;
+    /* the split of the steps with two micro-batches or more (gradient accumulation), over
+     * the steady ones (all of them where no steady step has two): each micro-batch's time,
+     * from its step's start or the previous backward call's return to its own backward
+     * call's return; each step's time after its last backward call returned (the optimizer
+     * step and the rest); and the micro-batches' time and those steps' time in all */
+    struct pi_histogram micro_batch_ns, after_micro_batches_ns;
+    uint64_t micro_batches_total_ns, split_steps_total_ns;
+    /* detection state (steps.c): steps from this one (from 0) on are steady whatever their
+     * count (0: micro-batches are not timed); the micro-batches of those before, until
+     * pi_steps_finish knows which of them are warm-up */
+    uint64_t warmup_most;
+    void *early_micro_batches;
+    size_t early_count, early_capacity;
     void *steps; /* every step: start, end, waits, GPU time (steps.c) */
     size_t capacity;
     void *pending; /* GPU work after the last finished step */

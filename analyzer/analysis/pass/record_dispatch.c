@@ -371,7 +371,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
     case PI_REC_SPAN: /* and on: a call its thread made */
         p->python = 1; /* a marked Python function ran */
         pi_spans_event(p, ev, a->options.exact);
-        pi_span_steps_event(p, ev, a->options.exact);
+        pi_span_steps_event(p, ev, a->options.exact, a->options.warmup_steps);
         pi_requests_span(p, ev, a->options.exact);
         break;
     default:
