@@ -1,7 +1,8 @@
 /*
  * section_steps.c - the training process's steps in every report: how
  * they were found, their time and where it went (getting input, CPU,
- * waiting on the GPU, other), warm-up, memory growth per step; in JSON
+ * waiting on the GPU, other), its split across gradient accumulation's
+ * micro-batches, warm-up, memory growth per step; in JSON
  * each process's steps; on the page every step as a stacked bar and the
  * step time over the run.
  *
@@ -86,6 +87,23 @@ static void print_growth(FILE *out, const struct pi_process_info *p)
     fprintf(out, " (over the %" PRIu64 " steady steps)\n", g->steady_steps);
 }
 
+/* Gradient accumulation: the backward calls of the median step, how long each micro-batch
+ * took and the rest of the step after the last one, and the micro-batches' share of it. */
+static void print_micro_batches(FILE *out, const struct pi_steps *s)
+{
+    struct pi_histogram *each = (struct pi_histogram *)&s->micro_batch_ns;
+    struct pi_histogram *after = (struct pi_histogram *)&s->after_micro_batches_ns;
+    fprintf(out, "  micro-batches     %.3g a step", s->micro_batches_p50);
+    if (each->count && after->count)
+        fprintf(out, ": each p50 %s, p99 %s; after the last %s p50 (optimizer step and the "
+                     "rest); %.0f%% of the step",
+                pi_format_ns(pi_histogram_quantile(each, 0.5)),
+                pi_format_ns(pi_histogram_quantile(each, 0.99)),
+                pi_format_ns(pi_histogram_quantile(after, 0.5)),
+                100 * pi_steps_micro_batch_share(s));
+    fputc('\n', out);
+}
+
 /* A rank's CPU share above holds its collective waits (lock waits of the main thread, NCCL
  * kernels): said apart, as the RANKS section splits them. */
 static void print_rank_waits(FILE *out, const struct pi_process_info *p, double total)
@@ -118,9 +136,7 @@ void pi_report_steps_text(FILE *out, const struct pi_analysis *a)
         fprintf(out, " at %.2f steps/s", (double)steady * 1e9 / (double)s->steady_total_ns);
     fprintf(out, "\n");
     if (p->steps_tid && s->micro_batches_p50 > 1) /* gradient accumulation */
-        fprintf(out, "  micro-batches     %.3g backward calls a step (median), %" PRIu64
-                     " in all\n",
-                s->micro_batches_p50, s->micro_batches);
+        print_micro_batches(out, s);
     struct pi_histogram *h = (struct pi_histogram *)&s->steady_ns;
     if (h->count) {
         fprintf(out, "  steady step time  p50 %s  p90 %s  p99 %s  max %s\n",
@@ -183,6 +199,11 @@ void pi_report_steps_json(cJSON *process, struct pi_process_info *p)
         cJSON *micro = cJSON_AddObjectToObject(steps, "micro_batches");
         cJSON_AddNumberToObject(micro, "per_step_p50", p->steps.micro_batches_p50);
         cJSON_AddNumberToObject(micro, "total", (double)p->steps.micro_batches);
+        /* the split of the steps with two or more (span_steps.h) */
+        pi_quantiles_json(cJSON_AddObjectToObject(micro, "duration"), &p->steps.micro_batch_ns);
+        pi_quantiles_json(cJSON_AddObjectToObject(micro, "tail"),
+                          &p->steps.after_micro_batches_ns);
+        cJSON_AddNumberToObject(micro, "share", pi_steps_micro_batch_share(&p->steps));
     }
     cJSON_AddItemToObject(process, "steps", steps);
 }
