@@ -8,7 +8,10 @@
 
 "ends" are the perf_counter readings as each step's last call ends (the optimizer step,
 read by its own post-hook; the backward with manual SGD, right after it returned); "preempted", for each, whether the
-thread was made to wait for a CPU (an involuntary context switch) since the one before."""
+thread was made to wait for a CPU (an involuntary context switch) since the one before;
+with accumulate, "backward_ends" the readings right after each step's backward calls
+returned, one list a step: a micro-batch lasts from the step's start (the one before's
+end) or the micro-batch before's to its own."""
 import gc
 import json
 import os
@@ -51,14 +54,18 @@ def accumulate(steps=20, micro=3):
     # profiler of PyTorch's own closes its range, and a pause of the machine there would
     # fall between the two clocks' ends of one step
     optimizer.register_step_post_hook(lambda *_: clock.end())
+    backward_ends = []
     for _ in range(steps):
+        backward_ends.append([])
         for _ in range(micro):
             loss = torch.nn.functional.cross_entropy(net(x), y) / micro
             loss.backward()
+            backward_ends[-1].append(time.perf_counter())
         optimizer.step()
         optimizer.zero_grad()
     return {"ends": clock.ends, "preempted": clock.preempted, "optimizer_steps": steps,
-            "backward_calls": steps * micro, "micro_batches": micro}
+            "backward_calls": steps * micro, "micro_batches": micro,
+            "backward_ends": backward_ends}
 
 
 def manual_sgd(steps=25):

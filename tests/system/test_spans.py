@@ -5,18 +5,21 @@ against the job's perf_counter around it (within 1% or 50 us), on each Python 3.
 3.13 found here, nested calls, a call that raised, calls on two threads. And the
 steps of training loops with no DataLoader, from the framework's own calls: one per
 optimizer step with three backward calls each, one per backward with no optimizer,
-against the job's own count and clock; a torch.compile'd loop whose dynamo counters
+against the job's own count and clock, and the median micro-batch against the job's;
+a torch.compile'd loop whose dynamo counters
 (graph breaks, frames compiled) are the same with the library as without it."""
 import csv
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from job_clock import assert_agree, assert_ends_agree, unpreempted  # noqa: E402
+from job_clock import (agrees, assert_agree, assert_ends_agree, few_preempted,  # noqa: E402
+                       unpreempted)
 from profiled_job import analyzer_report, pythons  # noqa: E402
 
 PRELOAD = os.environ["PI_PRELOAD"]
@@ -211,11 +214,16 @@ class SummaryMode(unittest.TestCase):
 class TrainingSteps(unittest.TestCase):
     """PyTorch's loops, with this Python (the project's, which has torch)."""
 
+    runs = {}  # each mode's job, run once for the tests that read it
+
     def steps(self, mode):
-        job, traces, _ = run(sys.executable, "span_training.py", [mode])
-        report = analyzer_report(ANALYZE, traces)
-        rows = [r for r in export(traces)["steps"] if int(r["pid"]) == job["pid"]]
-        return job, process(report, job["pid"]), sorted(rows, key=lambda r: int(r["step"]))
+        if mode not in self.runs:
+            job, traces, _ = run(sys.executable, "span_training.py", [mode])
+            report = analyzer_report(ANALYZE, traces)
+            rows = [r for r in export(traces)["steps"] if int(r["pid"]) == job["pid"]]
+            self.runs[mode] = (job, process(report, job["pid"]),
+                               sorted(rows, key=lambda r: int(r["step"])))
+        return self.runs[mode]
 
     def check_ends(self, job, rows):
         # step k ends where the job's clock read "ends"[k]; the steps' durations are the
@@ -243,6 +251,34 @@ class TrainingSteps(unittest.TestCase):
         self.assertEqual(spans["backward"]["count"], job["backward_calls"])
         self.assertEqual(spans["Sequential"]["count"], job["backward_calls"])
         self.assertEqual(spans["Sequential"]["kind"], "module")
+
+    def test_the_median_micro_batch_is_the_jobs(self):
+        # each micro-batch lasts from its step's start (the step before's end, as the
+        # optimizer's post-hook read it) or the micro-batch before's backward return to its
+        # own, by the job's clock; the first step has no start read, and the warm-up steps
+        # are not in our figures
+        job, p, _ = self.steps("accumulate")
+        steps = p["steps"]
+        durations, tails, preempted = [], [], []
+        in_micro_batches = in_steps = 0
+        for k in range(max(1, steps["warmup"]), len(job["ends"])):
+            start, backward_ends, end = job["ends"][k - 1], job["backward_ends"][k], job["ends"][k]
+            starts = [start] + backward_ends[:-1]
+            durations += [b - a for a, b in zip(starts, backward_ends)]
+            tails.append(end - backward_ends[-1])
+            in_micro_batches += backward_ends[-1] - start
+            in_steps += end - start
+            preempted.append(job["preempted"][k])
+        micro = steps["micro_batches"]
+        self.assertEqual(micro["duration"]["count"], len(durations))
+        self.assertEqual(micro["tail"]["count"], len(tails))
+        few_preempted(preempted)
+        median = statistics.median(durations)
+        self.assertTrue(agrees(micro["duration"]["p50_ns"], median), (micro["duration"], median))
+        self.assertTrue(agrees(micro["tail"]["p50_ns"], statistics.median(tails)),
+                        (micro["tail"], statistics.median(tails)))
+        # a step's two ends are each some microseconds apart on the two clocks
+        self.assertAlmostEqual(micro["share"], in_micro_batches / in_steps, delta=0.01)
 
     def test_manual_sgd_has_a_step_per_backward(self):
         job, p, rows = self.steps("manual_sgd")
