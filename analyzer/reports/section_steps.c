@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/host/evaluation_loops.h"
 #include "analysis/host/spans.h"
 #include "analysis/host/steps.h"
 #include "reports/format/figures.h"
@@ -164,6 +165,11 @@ void pi_report_steps_text(FILE *out, const struct pi_analysis *a)
         fprintf(out, "  warm-up           %" PRIu64 " steps in %s, waiting for data %.0f%%\n",
                 s->warmup, pi_format_ns((double)s->warmup_total_ns),
                 100.0 * s->warmup_wait_ns / s->warmup_total_ns);
+    const struct pi_evaluation_loops *e = p->evaluation_loops;
+    if (e && e->count + e->unkept) /* the steps that hold one are that much longer */
+        fprintf(out, "  evaluation loops  %" PRIu64 " (module calls without autograd between "
+                     "training steps), %s in all\n",
+                (uint64_t)e->count + e->unkept, pi_format_ns((double)e->total_ns));
     print_growth(out, p);
 }
 
@@ -187,6 +193,25 @@ static cJSON *steps_json(struct pi_steps *s)
     return steps;
 }
 
+/* {"count", "total_ns", "loops": [{"start_ns", "end_ns", "forwards"}]}: the evaluation loops
+ * inside training (analysis/host/evaluation_loops.h); none: nothing */
+static void evaluation_loops_json(cJSON *steps, const struct pi_evaluation_loops *e)
+{
+    if (!e)
+        return;
+    cJSON *o = cJSON_AddObjectToObject(steps, "evaluation_loops");
+    cJSON_AddNumberToObject(o, "count", (double)(e->count + e->unkept));
+    cJSON_AddNumberToObject(o, "total_ns", (double)e->total_ns);
+    cJSON *loops = cJSON_AddArrayToObject(o, "loops");
+    for (size_t i = 0; i < e->count; i++) {
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddNumberToObject(row, "start_ns", (double)e->loops[i].start_ns);
+        cJSON_AddNumberToObject(row, "end_ns", (double)e->loops[i].end_ns);
+        cJSON_AddNumberToObject(row, "forwards", (double)e->loops[i].forwards);
+        cJSON_AddItemToArray(loops, row);
+    }
+}
+
 void pi_report_steps_json(cJSON *process, struct pi_process_info *p)
 {
     cJSON *steps = steps_json(&p->steps);
@@ -205,6 +230,7 @@ void pi_report_steps_json(cJSON *process, struct pi_process_info *p)
                           &p->steps.after_micro_batches_ns);
         cJSON_AddNumberToObject(micro, "share", pi_steps_micro_batch_share(&p->steps));
     }
+    evaluation_loops_json(steps, p->evaluation_loops);
     cJSON_AddItemToObject(process, "steps", steps);
 }
 

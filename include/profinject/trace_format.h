@@ -69,7 +69,8 @@
 /* 15: exact spans of marked Python functions (PI_REC_SPAN). */
 /* 16: the resident memory a long call of a marked Python function changed
  * (PI_REC_SPAN_HOST_MEMORY); what the framework said of a call (why
- * torch.compile compiled a frame again: PI_REC_SPAN_NOTE). */
+ * torch.compile compiled a frame again: PI_REC_SPAN_NOTE); an outermost
+ * module call made with autograd off (PI_SPAN_NO_GRAD). */
 #define PI_FORMAT_VERSION 16
 #define PI_ENDIAN_MARK 0x01020304u
 #define PI_FRAME_MAGIC 0x52464950u /* "PIFR" */
@@ -402,7 +403,8 @@ enum pi_record_kind {
      * that made it. ts = its entry, dur = entry to return (or exception),
      * arg0 = string id of its name ("AdamW.step") | its kind << 32
      * (enum pi_span_kind) | its depth among the thread's open spans << 40
-     * | PI_SPAN_RAISED when it ended by an exception (PI_SPAN_NAME,
+     * | PI_SPAN_RAISED when it ended by an exception | PI_SPAN_NO_GRAD
+     * (format 16) for a module call made with autograd off (PI_SPAN_NAME,
      * PI_SPAN_KIND, PI_SPAN_DEPTH), arg1 = the thread's CPU time over the
      * call (ns; PI_SPAN_CPU_UNMEASURED where the calls of that name are too
      * short for the clock's cost), arg2 = the change of the device memory
@@ -934,6 +936,9 @@ enum pi_span_kind {
     PI_SPAN_KIND_COUNT
 };
 #define PI_SPAN_RAISED (1ull << 48)
+/* format 16: an outermost module call (PI_SPAN_MODULE) made with autograd off
+ * (torch.no_grad, torch.inference_mode): evaluation, inference */
+#define PI_SPAN_NO_GRAD (1ull << 49)
 #define PI_SPAN_CPU_UNMEASURED UINT64_MAX
 #define PI_SPAN_NAME(arg0) ((uint32_t)(arg0))
 #define PI_SPAN_KIND(arg0) ((unsigned)(((arg0) >> 32) & 0xffu))

@@ -147,9 +147,39 @@ static uint64_t module_name(void *module, const void *type)
     return pi_intern_cstr(name) | kind;
 }
 
+/* torch's is_grad_enabled (torch._C's, a C function), given by the Python half once torch
+ * is there: whether an outermost module call runs with autograd (training) or without
+ * (evaluation, inference); NULL: not asked */
+static void *grad_enabled;
+
+static void *grad_mode_from(void *self, void *function)
+{
+    (void)self;
+    if (!grad_enabled && function != api.none) {
+        api.inc_ref(function);
+        grad_enabled = function;
+    }
+    return none();
+}
+
+/* Whether autograd is off now (1), on (0), or not known (0). */
+static int autograd_off(void)
+{
+    void *enabled = grad_enabled ? api.call(grad_enabled, NULL) : NULL;
+    if (!enabled) {
+        if (grad_enabled)
+            api.err_clear();
+        return 0;
+    }
+    int off = enabled != api.true_object;
+    api.dec_ref(enabled);
+    return off;
+}
+
 /* _module_enter(module), _module_leave(raised): only the outermost call of a thread is a
  * span, named after the module's class (tp_name: its __name__ for a class written in
- * Python), looked up again only when the outermost module changes */
+ * Python), looked up again only when the outermost module changes; marked where it runs
+ * with autograd off */
 static void *module_enter(void *self, void *module)
 {
     (void)self;
@@ -164,8 +194,12 @@ static void *module_enter(void *self, void *module)
             s->module_sid &= ~(1ull << 63);
             pi_guard_restore(guard);
         }
-        if (s->module_sid)
+        if (s->module_sid) {
+            int off = autograd_off(); /* before the span's clock starts */
             pi_span_open(s, s->module_sid);
+            if (off)
+                pi_span_flag_innermost(s, PI_SPAN_NO_GRAD);
+        }
     }
     return none();
 }
@@ -273,6 +307,7 @@ static struct method_def methods[] = {
     {"_register", span_register, METH_O, NULL},
     {"_say", span_say, METH_O, NULL},
     {"_note", span_note, METH_O, NULL},
+    {"_grad_mode_from", grad_mode_from, METH_O, NULL},
     {"_optimizer_enter", optimizer_enter, METH_FASTCALL, NULL},
     {"_optimizer_leave", optimizer_leave, METH_FASTCALL, NULL},
 };

@@ -8,6 +8,8 @@
 # _optimizer_leave are PyTorch's global optimizer step hooks; _register("K:name")
 # gives the span id of a name of kind K (enum pi_span_kind); _note(text)
 # keeps what the framework said of the calling thread's innermost open span;
+# _grad_mode_from(torch._C.is_grad_enabled) lets the C half mark an outermost
+# module call made with autograd off;
 # _say(text) writes one diagnostic line; _named is PROFINJECT_SPANS as given; _builtin is 0
 # when PROFINJECT_SPANS_BUILTIN=0 turned the built-in spans off.
 #
@@ -248,6 +250,8 @@ def _install():
             original = mod.Module.__call__
             if getattr(original, "__profinject_span__", False):
                 return True
+            # whether an outermost call runs with autograd: torch._C is loaded by now
+            _grad_mode_from(getattr(sys.modules.get("torch._C"), "is_grad_enabled", None))
 
             def __call__(self, *args, **kwargs):
                 # inside a region torch.compile traces, is_compiling() is a

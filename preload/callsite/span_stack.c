@@ -118,6 +118,7 @@ void pi_span_open(struct pi_span_stack *s, uint64_t sid)
     if (s->depth < OPEN_MAX) {
         struct open_span *o = &s->open[s->depth];
         o->sid = sid;
+        o->flags = 0;
         o->device = device_bytes();
         o->resident = worth_reading((uint32_t)sid, resident_read_ticks) ? pi_resident_bytes_now()
                                                                          : UINT64_MAX;
@@ -127,6 +128,12 @@ void pi_span_open(struct pi_span_stack *s, uint64_t sid)
         o->ts = pi_clock_ticks(); /* last: the span's time leaves out its own reads */
     }
     s->depth++;
+}
+
+void pi_span_flag_innermost(struct pi_span_stack *s, uint64_t flag)
+{
+    if (s->depth && s->depth <= OPEN_MAX)
+        s->open[s->depth - 1].flags |= flag;
 }
 
 void pi_span_note(struct pi_span_stack *s, uint64_t text)
@@ -160,7 +167,7 @@ void pi_span_close(struct pi_span_stack *s, uint64_t sid, int raised)
         cpu_ns = end > o->cpu_ns ? end - o->cpu_ns : 0;
     }
     note_length((uint32_t)sid, ticks);
-    uint64_t arg0 = PI_SPAN_ARG0((uint32_t)sid, sid >> 32, s->depth, raised);
+    uint64_t arg0 = PI_SPAN_ARG0((uint32_t)sid, sid >> 32, s->depth, raised) | o->flags;
     if (o->resident != UINT64_MAX && o->resident) {
         uint64_t resident = pi_resident_bytes_now();
         if (resident) /* 0: unreadable */

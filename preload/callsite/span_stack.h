@@ -14,6 +14,7 @@ struct open_span {
     uint64_t sid; /* name | kind << 32 */
     uint64_t ts, cpu_ns, device;
     uint64_t resident; /* the process's resident bytes at its entry; UINT64_MAX: not read */
+    uint64_t flags;    /* ORed into its record's arg0 (PI_SPAN_NO_GRAD) */
 };
 struct pi_span_stack {
     uint32_t generation; /* pi_generation it was set up in: a fork child starts empty */
@@ -36,6 +37,10 @@ void pi_span_open(struct pi_span_stack *s, uint64_t sid);
 /* pi_span_close - the innermost open span of @sid ends now (@raised: by an exception) and
  * is recorded; spans opened after it and never closed are dropped with it */
 void pi_span_close(struct pi_span_stack *s, uint64_t sid, int raised);
+
+/* pi_span_flag_innermost - @flag (PI_SPAN_NO_GRAD) into the record of the innermost open
+ * span of @s */
+void pi_span_flag_innermost(struct pi_span_stack *s, uint64_t flag);
 
 /* pi_span_note - words (string id @text) the framework gave about the innermost open span of
  * @s, recorded now with that span's entry (PI_REC_SPAN_NOTE); none open: nothing */

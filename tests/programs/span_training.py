@@ -2,6 +2,9 @@
 
   accumulate  AdamW, 3 backward calls (micro-batches) per optimizer step
   manual_sgd  no optimizer: parameters updated by hand after each backward
+  evaluate    SGD with a teacher's no_grad forward inside every step, and every 10 steps
+              a no_grad evaluation loop of 100 forwards, timed by its own clock (not a
+              step: inside the step that follows)
   compile     torch.compile'd model whose batch size changes: dynamo's own counters,
               graph breaks and compiled frames, and its metrics' reasons for compiling
               again
@@ -83,6 +86,32 @@ def manual_sgd(steps=25):
     return {"ends": clock.ends, "preempted": clock.preempted, "backward_calls": steps}
 
 
+class Teacher(torch.nn.Sequential):
+    """a model of its own class: an evaluation loop calls one model"""
+
+
+def evaluate(steps=30, every=10, forwards=100):
+    net, teacher = model(), Teacher(*model())
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+    x, y = torch.randn(64, 256), torch.randint(0, 10, (64,))
+    loops = []
+    for step in range(steps):
+        with torch.no_grad():  # a teacher's forward in the step: no evaluation loop
+            target = teacher(x).argmax(1)
+        loss = torch.nn.functional.cross_entropy(net(x), target) + \
+            0.0 * torch.nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        if step % every == every - 1:
+            with torch.no_grad():
+                start = time.perf_counter()
+                for _ in range(forwards):
+                    net(x)
+                loops.append(time.perf_counter() - start)
+    return {"optimizer_steps": steps, "evaluation_s": loops, "forwards": forwards}
+
+
 def compiled():
     import torch._dynamo.utils as dynamo_utils
     net = model()
@@ -107,6 +136,7 @@ if __name__ == "__main__":
     # a collection between a step's last call and the clock read after it would put its
     # time between the two clocks' step ends (a collection is a span of its own)
     gc.disable()
-    out = {"accumulate": accumulate, "manual_sgd": manual_sgd, "compile": compiled}[sys.argv[1]]()
+    out = {"accumulate": accumulate, "manual_sgd": manual_sgd, "compile": compiled,
+           "evaluate": evaluate}[sys.argv[1]]()
     out["pid"] = os.getpid()
     print(json.dumps(out))

@@ -89,6 +89,8 @@ class PipelineRequests(unittest.TestCase):
         self.assertIn("REQUESTS (pid %d" % self.job["pid"], self.text)
         self.assertNotIn("training loop", self.text)
         self.assertNotIn("steps             none found", self.text)
+        # its model's calls without autograd are requests, no evaluation inside training
+        self.assertNotIn("evaluation_loops", self.p["steps"])
 
     def test_no_collection_is_blamed_with_the_collector_off(self):
         self.assertNotIn("gc-bound", [f["kind"] for f in self.p["verdict"]])

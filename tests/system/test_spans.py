@@ -287,6 +287,19 @@ class TrainingSteps(unittest.TestCase):
         self.assertNotIn("optimizer_step", {s["kind"] for s in p["spans"]})
         self.check_ends(job, rows)
 
+    def test_evaluation_loops_between_steps(self):
+        # no_grad loops of forwards every 10 steps, by the job's clock around each; a
+        # teacher's no_grad forward inside every step is none
+        job, p, rows = self.steps("evaluate")
+        self.assertEqual(p["steps"]["count"], job["optimizer_steps"])
+        loops = p["steps"]["evaluation_loops"]
+        self.assertEqual(loops["count"], len(job["evaluation_s"]), loops)
+        self.assertEqual([l["forwards"] for l in loops["loops"]],
+                         [job["forwards"]] * len(job["evaluation_s"]))
+        # the job's clock holds its loop's own bookkeeping around the first and last forward
+        assert_agree(self, [(l["end_ns"] - l["start_ns"], s)
+                            for l, s in zip(loops["loops"], job["evaluation_s"])])
+
     def test_torch_compile_is_not_disturbed(self):
         alone, _, _ = run(sys.executable, "span_training.py", ["compile"], profiled=False)
         job, traces, _ = run(sys.executable, "span_training.py", ["compile"])

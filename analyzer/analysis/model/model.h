@@ -143,6 +143,7 @@ struct pi_step_sources;
 struct pi_span_steps;
 struct pi_spans;
 struct pi_requests;
+struct pi_evaluation_loops;
 struct pi_python_time;
 struct pi_python_lines;
 struct pi_native_time;
@@ -312,6 +313,8 @@ struct pi_process_info {
     struct pi_step_sources *step_sources; /* relay and read-back step detection (relay_steps.c) */
     struct pi_span_steps *span_steps; /* steps from spans, while the file is read (span_steps.h) */
     struct pi_spans *spans; /* marked Python functions' calls by name (host/spans.h); NULL: none */
+    /* evaluation loops inside training (host/evaluation_loops.h); NULL: none */
+    struct pi_evaluation_loops *evaluation_loops;
     /* the requests it served (host/requests.h); once its file is read, NULL: it served none */
     struct pi_requests *requests;
     struct pi_memory_growth growth;

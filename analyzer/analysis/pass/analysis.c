@@ -13,6 +13,7 @@
 
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/host/evaluation_loops.h"
 #include "analysis/host/requests.h"
 #include "analysis/host/span_steps.h"
 #include "analysis/host/spans.h"
@@ -140,6 +141,7 @@ void pi_analysis_free(struct pi_analysis *a)
         pi_span_steps_free(p);
         pi_spans_free(p);
         pi_requests_free(p);
+        pi_evaluation_loops_free(p);
         pi_python_lines_free(p);
         pi_native_time_free(p);
         pi_phases_free(p);

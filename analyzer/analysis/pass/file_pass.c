@@ -7,6 +7,7 @@
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/gpu/gpu_timing.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/host/evaluation_loops.h"
 #include "analysis/host/requests.h"
 #include "analysis/host/span_steps.h"
 #include "analysis/host/spans.h"
@@ -110,6 +111,7 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
     pi_span_steps_finish(p, reader, a->options.warmup_steps);
     pi_spans_finish_file(p, reader);
     pi_requests_finish_file(p, reader);
+    pi_evaluation_loops_finish_file(p);
     /* the main thread's clock splits the main thread's steps only */
     if (!p->steps_tid || p->steps_tid == (uint32_t)p->header.pid)
         pi_steps_measure_cpu(&p->steps, &p->main_cpu);
@@ -134,7 +136,7 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
     pi_python_sites_finish_file(a, reader);
     pi_python_time_finish_file(a, reader);
     pi_python_lines_finish_file(p, reader);
-    struct pi_step_bounds bounds = {0, 0, 0};
+    struct pi_step_bounds bounds = {0, 0, 0, NULL, 0};
     const struct pi_steps *steps = &p->steps;
     if (steps->count) {
         bounds.first_start_ns = pi_steps_start_ns(steps, 0);
@@ -151,7 +153,14 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
         to = p->requests->last_end_ns;
     }
     pi_native_time_finish_file(p, reader, from, to);
+    const struct pi_evaluation_loops *e = p->evaluation_loops;
+    struct pi_phase_window *evaluation = e && e->count ? calloc(e->count, sizeof(*evaluation)) : NULL;
+    for (size_t i = 0; evaluation && i < e->count; i++)
+        evaluation[i] = (struct pi_phase_window){e->loops[i].start_ns, e->loops[i].end_ns};
+    bounds.evaluation = evaluation;
+    bounds.evaluation_count = evaluation ? e->count : 0;
     pi_phases_finish_file(p, reader, &bounds);
+    free(evaluation);
 }
 
 void *pi_file_pass_open_observer(const struct pi_analysis_options *options)

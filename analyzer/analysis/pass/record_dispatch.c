@@ -10,6 +10,7 @@
 #include "analysis/gpu/gemm.h"
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/relay_steps.h"
+#include "analysis/host/evaluation_loops.h"
 #include "analysis/host/requests.h"
 #include "analysis/host/span_steps.h"
 #include "analysis/host/spans.h"
@@ -373,6 +374,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         pi_spans_event(p, ev, a->options.exact);
         pi_span_steps_event(p, ev, a->options.exact, a->options.warmup_steps);
         pi_requests_span(p, ev, a->options.exact);
+        pi_evaluation_loops_span(p, ev);
         break;
     default:
         break;

@@ -81,6 +81,15 @@ static enum pi_phase phase_of_stack(const struct pi_call_site *site)
     return found;
 }
 
+/* Whether @ns falls in one of the evaluation loops the caller found. */
+static int in_evaluation(const struct pi_step_bounds *steps, uint64_t ns)
+{
+    for (size_t i = 0; i < steps->evaluation_count; i++)
+        if (ns >= steps->evaluation[i].start_ns && ns <= steps->evaluation[i].end_ns)
+            return 1;
+    return 0;
+}
+
 /* The phase of a sample that no stack named, by when it came against the steps. */
 static enum pi_phase phase_by_steps(const struct pi_step_bounds *steps, uint64_t ns)
 {
@@ -178,6 +187,8 @@ void pi_phases_finish_file(struct pi_process_info *p, const struct pi_reader *re
             if (e)
                 phase = (enum pi_phase)(e->value[0] - 1);
         }
+        if (phase == PI_PHASE_COUNT && in_evaluation(steps, m->ns))
+            phase = PI_PHASE_EVALUATION; /* a no_grad loop between training steps */
         if (phase == PI_PHASE_COUNT)
             phase = phase_by_steps(steps, m->ns);
         uint64_t start = m->ns > m->dur_ns ? m->ns - m->dur_ns : m->ns;

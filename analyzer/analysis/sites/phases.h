@@ -5,6 +5,8 @@
  * checkpoint saving and shutdown. Each Python time sample of the main
  * thread (PI_REC_PY_SAMPLE) belongs to one phase: by its stack first
  * (importing, compiling, saving, loading, evaluating, in that order), else
+ * evaluating inside an evaluation loop of the framework's own calls (a
+ * no_grad loop between training steps: pi_step_bounds), else
  * by when it came against the steps (before the first: start-up; the
  * warm-up steps; the steady steps; after the last: shutdown), else, in a
  * process without steps, "running".
@@ -77,11 +79,19 @@ const char *pi_phase_name(enum pi_phase phase);
 /* pi_phases_event - keep a PI_REC_PY_SAMPLE of @process (record_dispatch.c) */
 void pi_phases_event(struct pi_process_info *process, const struct pi_event *ev);
 
-/* Where a process's steps lie, for its phases (0s: no steps). */
+/* A stretch of time: an evaluation loop inside training. */
+struct pi_phase_window {
+    uint64_t start_ns, end_ns;
+};
+
+/* Where a process's steps lie, for its phases (0s: no steps), and its evaluation loops (the
+ * framework's own calls: host/evaluation_loops.h, found by the caller). */
 struct pi_step_bounds {
     uint64_t first_start_ns; /* the first step's start */
     uint64_t steady_start_ns; /* the first steady step's start (the warm-up's end) */
     uint64_t last_end_ns;    /* the last step's end */
+    const struct pi_phase_window *evaluation;
+    size_t evaluation_count;
 };
 
 /* pi_phases_finish_file - place the file's samples in phases, once its steps are known */
