@@ -1010,6 +1010,9 @@ static inline unsigned pi_kinds_of_version(unsigned version)
            : version < 9 ? PI_REC_PROC_PSS + 1
            : version < 12 ? PI_REC_NATIVE_SAMPLE + 1
            : version < 13 ? PI_REC_DEVICE + 1
+           : version < 14 ? PI_REC_SIGNAL_SENDER + 1
+           : version < 15 ? PI_REC_WAIT_IN_FLIGHT + 1
+           : version < 16 ? PI_REC_SPAN + 1
                           : PI_REC_KIND_COUNT;
 }
 

@@ -156,6 +156,40 @@ Test(reader_input, unknown_record_kind)
     assert_error_at(offset, "unknown kind 999");
 }
 
+/* A kind past the file's own format version: a span's host memory (16) in a version-15 file,
+ * a span (15) in a version-14 one; each read where its version has it. */
+Test(reader_input, a_kind_newer_than_its_files_version)
+{
+    static const struct {
+        unsigned version;
+        uint16_t kind;
+        int known;
+    } cases[] = {{15, PI_REC_SPAN_HOST_MEMORY, 0}, {15, PI_REC_SPAN_NOTE, 0},
+                 {16, PI_REC_SPAN_HOST_MEMORY, 1}, {16, PI_REC_SPAN_NOTE, 1},
+                 {14, PI_REC_SPAN, 0}, {15, PI_REC_SPAN, 1},
+                 {13, PI_REC_WAIT_IN_FLIGHT, 0}, {14, PI_REC_WAIT_IN_FLIGHT, 1}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint8_t header[16384];
+        size_t size = synthetic_header(header, cases[i].version);
+        struct pi_record records[2] = {mark(1), mark(2)};
+        records[1].kind = cases[i].kind;
+        begin_file();
+        synthetic_frame(header, size);
+        long offset = synthetic_records(records, 2);
+        synthetic_end();
+        uint64_t count;
+        const char *error = read_all(&count);
+        if (cases[i].known) {
+            cr_assert_str_eq(error, "", "version %u, kind %u", cases[i].version, cases[i].kind);
+            cr_assert_eq(count, 2);
+        } else {
+            char words[64];
+            snprintf(words, sizeof(words), "unknown kind %u", cases[i].kind);
+            assert_error_at(offset, words);
+        }
+    }
+}
+
 Test(reader_input, string_longer_than_its_frame)
 {
     uint8_t header[16384];
