@@ -6,8 +6,12 @@ against the job's perf_counter around it (within 1% or 50 us), on each Python 3.
 steps of training loops with no DataLoader, from the framework's own calls: one per
 optimizer step with three backward calls each, one per backward with no optimizer,
 against the job's own count and clock, and the median micro-batch against the job's;
-a torch.compile'd loop whose dynamo counters
-(graph breaks, frames compiled) are the same with the library as without it."""
+no_grad evaluation loops between steps; a torch.compile'd loop whose dynamo counters
+(graph breaks, frames compiled) are the same with the library as without it, and its
+reasons for compiling again. And the framework's own spans against the job's calls:
+from_pretrained of a model and its tokenizer (each call, named after the class loaded,
+timed)."""
+import collections
 import csv
 import json
 import os
@@ -319,6 +323,61 @@ class TrainingSteps(unittest.TestCase):
         [phases] = [ph for ph in report["phases"] if ph["pid"] == job["pid"]]
         self.assertEqual([r["reason"] for r in phases["recompile_reasons"]],
                          [reason[:400] for reason in job["recompile_reasons"]])
+
+
+def by_start(rows):
+    return sorted(rows, key=lambda r: int(r["start_ns"]))
+
+
+class FromPretrained(unittest.TestCase):
+    """A model and its tokenizer loaded with from_pretrained (tests/programs/span_pretrained.py):
+    one span a call, named after the class loaded, of kind from_pretrained, each as long as
+    the job's own clock says where the call it timed is the one the span records."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.job, traces, cls.stderr = run(sys.executable, "span_pretrained.py")
+        rows = [r for r in export(traces)["spans"] if int(r["pid"]) == cls.job["pid"] and
+                r["kind"] == "from_pretrained"]
+        cls.rows = by_start(rows)
+        # a from_pretrained may call another inside (the report counts both): the job's
+        # calls are the outermost ones
+        cls.outermost = [r for r in cls.rows if r["depth"] == "0"]
+        cls.report = process(analyzer_report(ANALYZE, traces), cls.job["pid"])
+
+    def test_one_span_a_call_named_after_the_class_loaded(self):
+        calls, saved = self.job["calls"], self.job["saved"]
+        self.assertEqual(saved["model"], "BertForSequenceClassification")
+        # the Auto classes load the classes saved: the span names the class that loads
+        self.assertEqual([c["class"] for c in calls], [saved[c["what"]] for c in calls])
+        self.assertEqual([r["name"] for r in self.outermost],
+                         [c["class"] + ".from_pretrained" for c in calls], self.stderr[-2000:])
+        self.assertEqual({r["tid"] for r in self.outermost}, {str(self.job["tid"])})
+        self.assertEqual({r["raised"] for r in self.outermost}, {"false"})
+
+    def test_the_report_counts_them_by_name_and_kind(self):
+        spans = {s["name"]: s for s in self.report["spans"]}
+        made = collections.Counter(c["class"] + ".from_pretrained" for c in self.job["calls"])
+        for name, count in made.items():
+            with self.subTest(name=name):
+                self.assertEqual(spans[name]["kind"], "from_pretrained")
+                self.assertEqual(spans[name]["count"], sum(r["name"] == name for r in self.rows))
+                self.assertEqual(sum(r["name"] == name for r in self.outermost), count)
+
+    def test_each_call_lasts_what_the_job_measured(self):
+        calls = self.job["calls"]
+        self.assertEqual(len(self.outermost), len(calls))
+        pairs = list(zip(self.outermost, calls))
+        for row, call in pairs:
+            # the Auto classes read the folder's config before the call the span records:
+            # that span lies inside the job's timing, never longer
+            self.assertLessEqual(int(row["duration_ns"]), call["seconds"] * 1e9, (row, call))
+        for what in ("model", "tokenizer"):
+            with self.subTest(what=what):
+                timed = [(int(r["duration_ns"]), c["seconds"], c["preempted"]) for r, c in pairs
+                         if c["how"] == "direct" and c["what"] == what]
+                kept = unpreempted([(o, d) for o, d, _ in timed], [p for _, _, p in timed])
+                assert_agree(self, kept)
 
 
 if __name__ == "__main__":
