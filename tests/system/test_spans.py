@@ -10,7 +10,8 @@ no_grad evaluation loops between steps; a torch.compile'd loop whose dynamo coun
 (graph breaks, frames compiled) are the same with the library as without it, and its
 reasons for compiling again. And the framework's own spans against the job's calls:
 from_pretrained of a model and its tokenizer (each call, named after the class loaded,
-timed)."""
+timed), a DataLoader iterator's next() (each call, the one that ends each epoch raised,
+timed without workers)."""
 import collections
 import csv
 import json
@@ -378,6 +379,58 @@ class FromPretrained(unittest.TestCase):
                          if c["how"] == "direct" and c["what"] == what]
                 kept = unpreempted([(o, d) for o, d, _ in timed], [p for _, _, p in timed])
                 assert_agree(self, kept)
+
+
+class DataLoaderNext(unittest.TestCase):
+    """A DataLoader read by hand with next() (tests/programs/span_dataloader.py), without
+    workers and with two: one dataloader_next span a call, the call that ends each epoch
+    (StopIteration) raised, each as long as the job's clock around next() without workers."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.job, traces, cls.stderr = run(sys.executable, "span_dataloader.py")
+        cls.all_rows = [r for r in export(traces)["spans"] if r["kind"] == "dataloader_next"]
+        rows = by_start(r for r in cls.all_rows if int(r["pid"]) == cls.job["pid"])
+        # the loaders were read one after the other, in the job's order: without workers first
+        cls.loaders = {}
+        for workers in ("0", "2"):
+            count = len(cls.job["loaders"][workers]["calls"])
+            cls.loaders[workers], rows = rows[:count], rows[count:]
+        cls.left = rows
+
+    def test_one_span_per_next_call(self):
+        self.assertEqual(self.left, [])
+        for workers, loader in self.job["loaders"].items():
+            with self.subTest(num_workers=workers):
+                self.assertTrue(loader["right"], "a batch was not the samples it should hold")
+                # each epoch: a call per batch, and the one that raises
+                self.assertEqual(len(loader["calls"]), loader["epochs"] * (loader["batches"] + 1))
+                rows = self.loaders[workers]
+                self.assertEqual(len(rows), len(loader["calls"]), self.stderr[-2000:])
+                self.assertEqual({r["name"] for r in rows}, {"DataLoader.__next__"})
+                self.assertEqual({r["depth"] for r in rows}, {"0"})
+
+    def test_the_call_that_ends_each_epoch_raised(self):
+        for workers, loader in self.job["loaders"].items():
+            with self.subTest(num_workers=workers):
+                raised = [r["raised"] == "true" for r in self.loaders[workers]]
+                self.assertEqual(raised, [c["raised"] for c in loader["calls"]])
+                self.assertEqual(sum(raised), loader["epochs"])
+
+    def test_worker_processes_record_no_next_calls(self):
+        # the workers make the batches; next() is the main process's own call
+        self.assertEqual({r["pid"] for r in self.all_rows}, {str(self.job["pid"])})
+
+    def test_each_call_lasts_what_the_job_measured(self):
+        for workers, loader in self.job["loaders"].items():
+            with self.subTest(num_workers=workers):
+                rows, calls = self.loaders[workers], loader["calls"]
+                self.assertEqual(len(rows), len(calls))
+                pairs = [(int(r["duration_ns"]), c["seconds"]) for r, c in zip(rows, calls)]
+                # inside the job's timing, never longer
+                self.assertTrue(all(o <= d * 1e9 for o, d in pairs), pairs)
+                if workers == "0":
+                    assert_agree(self, unpreempted(pairs, [c["preempted"] for c in calls]))
 
 
 if __name__ == "__main__":
