@@ -9,12 +9,13 @@ def agrees(ns, seconds):
 
 
 def assert_agree(test, pairs):
-    """Each (ours in ns, the job's in s) within 1% or 50 us, but for one in 20 at most whose
-    job's clock is the longer: a virtual CPU the host takes away for a while is seen by
-    neither the guest's context switches nor the test (both clocks then hold the gap at
-    different moments), and only ever lengthens what the job measured around the call."""
+    """Each (ours in ns, the job's in s) within 1% or 50 us, but for one in 20 at most, and at
+    least one, whose job's clock is the longer: a virtual CPU the host takes away for a while
+    is seen by neither the guest's context switches nor the test (both clocks then hold the
+    gap at different moments), and only ever lengthens what the job measured around the
+    call. A dozen calls may meet one such pause as well as a hundred."""
     off = [(o, d) for o, d in pairs if not agrees(o, d)]
-    test.assertLessEqual(len(off), len(pairs) // 20, off)
+    test.assertLessEqual(len(off), max(1, len(pairs) // 20), off)
     test.assertTrue(all(int(o) <= d * 1e9 for o, d in off), off)
 
 
