@@ -6,6 +6,9 @@ What exact spans cost (preload/callsite/python_spans.h). Prints "name value" lin
          tools/bench; best of 9 rounds of N calls each, the two interleaved
   tiny   loop_ns: ns per iteration of a loop of tiny PyTorch operations (an add_ on
          1,024 floats, an SGD step every 10 of them); best of 9 rounds of N
+  module call_ns: ns per call of a tiny model (a Linear of 8 by 8 on one row), each an
+         outermost module call (a span, and autograd's mode read once), alternately
+         under autograd and torch.no_grad; best of 9 rounds of N
 tools/bench runs it with and without the library and the built-in spans, in pairs.
 """
 import sys
@@ -63,5 +66,26 @@ def tiny(n):
     print("loop_ns %.1f" % min(rounds))
 
 
+def module(n):
+    import torch
+
+    torch.set_num_threads(1)
+    net = torch.nn.Linear(8, 8)
+    x = torch.zeros(1, 8)
+
+    def loop():
+        for i in range(n // 2):
+            net(x)
+            with torch.no_grad():
+                net(x)
+
+    rounds = []
+    for _ in range(9):
+        start = time.perf_counter_ns()
+        loop()
+        rounds.append((time.perf_counter_ns() - start) / (n // 2 * 2))
+    print("call_ns %.1f" % min(rounds))
+
+
 if __name__ == "__main__":
-    {"calls": calls, "tiny": tiny}[sys.argv[1]](int(sys.argv[2]))
+    {"calls": calls, "tiny": tiny, "module": module}[sys.argv[1]](int(sys.argv[2]))
