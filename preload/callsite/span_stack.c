@@ -42,11 +42,12 @@ static _Atomic uint64_t typical[TYPICAL_SLOTS]; /* name id << 32 | ticks, 0: non
 static uint64_t cpu_read_ticks;                 /* what two reads cost, set at install */
 static uint64_t resident_read_ticks;            /* likewise */
 
-/* whether the calls of @name last at least CPU_WORTH times @read_ticks (unknown: yes) */
-static int worth_reading(uint32_t name, uint64_t read_ticks)
+/* the typical length of @name's calls (ticks), UINT64_MAX while not known: read once a span,
+ * each read is worth it for calls of at least CPU_WORTH times its cost */
+static uint64_t typical_ticks(uint32_t name)
 {
     uint64_t t = atomic_load_explicit(&typical[name % TYPICAL_SLOTS], memory_order_relaxed);
-    return (uint32_t)(t >> 32) != name || (t & 0xffffffffu) >= CPU_WORTH * read_ticks;
+    return (uint32_t)(t >> 32) == name ? t & 0xffffffffu : UINT64_MAX;
 }
 
 static void note_length(uint32_t name, uint64_t ticks)
@@ -120,9 +121,10 @@ void pi_span_open(struct pi_span_stack *s, uint64_t sid)
         o->sid = sid;
         o->flags = 0;
         o->device = device_bytes();
-        o->resident = worth_reading((uint32_t)sid, resident_read_ticks) ? pi_resident_bytes_now()
-                                                                         : UINT64_MAX;
-        o->cpu_ns = worth_reading((uint32_t)sid, cpu_read_ticks)
+        uint64_t typical_length = typical_ticks((uint32_t)sid);
+        o->resident = typical_length >= CPU_WORTH * resident_read_ticks ? pi_resident_bytes_now()
+                                                                        : UINT64_MAX;
+        o->cpu_ns = typical_length >= CPU_WORTH * cpu_read_ticks
                         ? pi_clock_ns(CLOCK_THREAD_CPUTIME_ID)
                         : PI_SPAN_CPU_UNMEASURED;
         o->ts = pi_clock_ticks(); /* last: the span's time leaves out its own reads */
