@@ -1,5 +1,6 @@
 """A figure of ours against the job's own clock, for the suites that time calls both ways
 (test_spans, test_requests): within 1% or 50 us, where the job's thread kept its CPU."""
+import statistics
 import unittest
 
 
@@ -49,3 +50,18 @@ def few_preempted(preempted):
     if sum(preempted) > len(preempted) // 10:
         raise unittest.SkipTest("%d of %d calls preempted: the machine is too loaded to "
                                 "compare clocks within 50 us" % (sum(preempted), len(preempted)))
+
+
+def assert_median_agrees(test, ours_ns, theirs_s):
+    """The median of ours (ns) against the median of the job's values (s), within 1% or 50 us
+    of where that median can lie when one in 20 of the values, and at least one, is
+    displaced by a pause either way (the rule assert_agree keeps call by call): with a
+    dozen values two neighbours in the middle may stand 50 us apart."""
+    values = sorted(theirs_s)
+    k = max(1, len(values) // 20)
+    lowest = statistics.median([float("-inf")] * k + values[:len(values) - k])
+    highest = statistics.median(values[k:] + [float("inf")] * k)
+    ours = int(ours_ns) / 1e9
+    test.assertTrue(lowest - max(0.01 * lowest, 50e-6) <= ours
+                    <= highest + max(0.01 * highest, 50e-6),
+                    (ours, statistics.median(values), lowest, highest))
