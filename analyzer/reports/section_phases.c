@@ -114,14 +114,16 @@ static void process_text(FILE *out, const struct pi_analysis *a, const struct pi
             fprintf(out, "  from %.2f s", (double)(first - a->base_ns) / 1e9);
         fputc('\n', out);
     }
+    int by_frame = ph->compilation_count && ph->compilations[0].frame[0];
     if (ph->compilation_count)
-        fprintf(out, "  %zu compilation%s (torch.compile), %zu of them again at a line compiled "
-                     "before:\n",
-                ph->compilation_count, ph->compilation_count == 1 ? "" : "s", recompilations(ph));
+        fprintf(out, "  %zu compilation%s (torch.compile), %zu of them again %s:\n",
+                ph->compilation_count, ph->compilation_count == 1 ? "" : "s", recompilations(ph),
+                by_frame ? "of a frame compiled before" : "at a line compiled before");
     for (size_t k = 0; k < ph->compilation_count && k < TEXT_COMPILATIONS; k++) {
         const struct pi_compilation *c = &ph->compilations[k];
-        fprintf(out, "    at %7.2f s  %9s  %s%s\n", (double)(c->start_ns - a->base_ns) / 1e9,
-                pi_format_ns((double)(c->end_ns - c->start_ns)), c->line,
+        fprintf(out, "    at %7.2f s  %9s  %s%s%s%s\n", (double)(c->start_ns - a->base_ns) / 1e9,
+                pi_format_ns((double)(c->end_ns - c->start_ns)), c->frame[0] ? c->frame : c->line,
+                c->frame[0] && c->line[0] ? ", from " : "", c->frame[0] ? c->line : "",
                 c->again ? " (again)" : "");
     }
     recompile_reasons_text(out, a, p);
@@ -168,6 +170,7 @@ void pi_report_phases_json(cJSON *root, const struct pi_analysis *a)
             cJSON_AddNumberToObject(row, "end_ns", (double)c->end_ns);
             cJSON_AddNumberToObject(row, "compiling_ns", (double)c->compiling_ns);
             cJSON_AddStringToObject(row, "line", c->line);
+            cJSON_AddStringToObject(row, "frame", c->frame); /* "": sampled only */
             cJSON_AddBoolToObject(row, "again", c->again);
             cJSON_AddItemToArray(compilations, row);
         }

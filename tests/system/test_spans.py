@@ -321,6 +321,11 @@ class TrainingSteps(unittest.TestCase):
         [phases] = [ph for ph in report["phases"] if ph["pid"] == job["pid"]]
         self.assertEqual([r["reason"] for r in phases["recompile_reasons"]],
                          [reason[:400] for reason in job["recompile_reasons"]])
+        # the phases count a compilation per frame dynamo compiled, however close together,
+        # and one again per recompilation dynamo gave a reason for
+        self.assertEqual(len(phases["compilations"]), job["frames_total"], phases["compilations"])
+        self.assertEqual(sum(c["again"] for c in phases["compilations"]),
+                         len(job["recompile_reasons"]))
 
 
 def by_start(rows):

@@ -375,6 +375,7 @@ void pi_record_dispatch(struct pi_analysis *a, const struct pi_reader *reader,
         pi_span_steps_event(p, ev, a->options.exact, a->options.warmup_steps);
         pi_requests_span(p, ev, a->options.exact);
         pi_evaluation_loops_span(p, ev);
+        pi_phases_compile_call(p, ev);
         break;
     default:
         break;

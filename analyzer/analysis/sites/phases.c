@@ -27,12 +27,17 @@ const char *pi_phase_name(enum pi_phase phase)
     return phase < PI_PHASE_COUNT ? names[phase] : "?";
 }
 
+static struct pi_phases *phases_of(struct pi_process_info *p)
+{
+    if (!p->phases)
+        p->phases = calloc(1, sizeof(*p->phases));
+    return p->phases;
+}
+
 void pi_phases_event(struct pi_process_info *p, const struct pi_event *ev)
 {
-    if (!p->phases && !(p->phases = calloc(1, sizeof(*p->phases))))
-        return;
-    struct pi_phases *ph = p->phases;
-    if (ph->moment_count == MOMENTS_MAX ||
+    struct pi_phases *ph = phases_of(p);
+    if (!ph || ph->moment_count == MOMENTS_MAX ||
         pi_array_room(&ph->moments, &ph->moment_capacity, ph->moment_count, sizeof(*ph->moments),
                       1024) != 0)
         return; /* the rest of the file is left out of its phases */
@@ -142,6 +147,24 @@ static int compiled_from(const struct pi_call_site *site, char *out, size_t size
     return 0;
 }
 
+/* Each compilation's line where none was found, and whether it compiled again a frame (where
+ * the compile calls name it) or a line compiled before; the compile calls are let go. */
+static void settle_compilations(struct pi_phases *ph)
+{
+    for (size_t k = 0; k < ph->compilation_count; k++) {
+        struct pi_compilation *c = &ph->compilations[k];
+        if (!c->line[0] && !c->frame[0]) /* a compile call needs no sampled line to be named */
+            snprintf(c->line, sizeof(c->line), "(its caller was not in the samples' stacks)");
+        c->again = 0;
+        for (size_t j = 0; j < k && !c->again; j++)
+            c->again = c->frame[0] ? strcmp(ph->compilations[j].frame, c->frame) == 0
+                                   : strcmp(ph->compilations[j].line, c->line) == 0;
+    }
+    free(ph->compile_calls);
+    ph->compile_calls = NULL;
+    ph->compile_call_count = ph->compile_call_capacity = 0;
+}
+
 /* A compiling sample: the compilation under way goes on, or a new one starts. */
 static void add_compiling(struct pi_phases *ph, const struct pi_reader *reader, uint64_t stack,
                           uint64_t start, uint64_t end, uint64_t dur, uint64_t other_since)
@@ -166,12 +189,77 @@ static void add_compiling(struct pi_phases *ph, const struct pi_reader *reader, 
     c->compiling_ns += dur;
 }
 
+void pi_phases_compile_call(struct pi_process_info *p, const struct pi_event *ev)
+{
+    if (PI_SPAN_KIND(ev->rec.arg[0]) != PI_SPAN_COMPILE)
+        return;
+    struct pi_phases *ph = phases_of(p);
+    if (!ph || pi_array_room(&ph->compile_calls, &ph->compile_call_capacity,
+                             ph->compile_call_count, sizeof(*ph->compile_calls), 16) != 0)
+        return;
+    uint64_t end = ev->dur_ns <= UINT64_MAX - ev->ts_ns ? ev->ts_ns + ev->dur_ns : UINT64_MAX;
+    ph->compile_calls[ph->compile_call_count++] =
+        (struct pi_compile_call){ev->ts_ns, end, PI_SPAN_NAME(ev->rec.arg[0])};
+}
+
+static int by_start(const void *x, const void *y)
+{
+    const struct pi_compile_call *a = x, *b = y;
+    return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns ? 1 : b->end_ns > a->end_ns;
+}
+
+/* The user's line of the sampled compilation of @sampled that overlaps @c, "" when none. */
+static const char *sampled_line(const struct pi_compilation *sampled, size_t count,
+                                const struct pi_compile_call *c)
+{
+    for (size_t k = 0; k < count; k++)
+        if (sampled[k].start_ns < c->end_ns && c->start_ns <= sampled[k].end_ns)
+            return sampled[k].line;
+    return "";
+}
+
+/* The compile calls, where any came, are the compilations: each outermost one (a frame
+ * compiled while another is, is part of it), in time order. */
+static void compilations_from_calls(struct pi_phases *ph, const struct pi_reader *reader)
+{
+    if (!ph->compile_call_count)
+        return;
+    qsort(ph->compile_calls, ph->compile_call_count, sizeof(*ph->compile_calls), by_start);
+    struct pi_compilation *made = calloc(ph->compile_call_count, sizeof(*made));
+    if (!made)
+        return; /* the sampled ones stay */
+    size_t n = 0;
+    uint64_t covered = 0;
+    for (size_t i = 0; i < ph->compile_call_count; i++) {
+        const struct pi_compile_call *c = &ph->compile_calls[i];
+        if (n && c->end_ns <= covered)
+            continue; /* inside the one before */
+        struct pi_compilation *m = &made[n++];
+        m->start_ns = c->start_ns;
+        m->end_ns = c->end_ns;
+        m->compiling_ns = c->end_ns - c->start_ns;
+        const char *name = pi_reader_string(reader, c->name);
+        snprintf(m->frame, sizeof(m->frame), "%s", name ? name : "?");
+        snprintf(m->line, sizeof(m->line), "%s",
+                 sampled_line(ph->compilations, ph->compilation_count, c));
+        covered = c->end_ns;
+    }
+    free(ph->compilations);
+    ph->compilations = made;
+    ph->compilation_count = ph->compilation_capacity = n;
+}
+
 void pi_phases_finish_file(struct pi_process_info *p, const struct pi_reader *reader,
                            const struct pi_step_bounds *steps)
 {
     struct pi_phases *ph = p->phases;
-    if (!ph || !ph->moment_count)
+    if (!ph)
         return;
+    if (!ph->moment_count) {
+        compilations_from_calls(ph, reader);
+        settle_compilations(ph);
+        return;
+    }
     struct pi_u64_map *by_stack = pi_u64_map_new(); /* stack -> its phase + 1 */
     uint64_t other_since = 0; /* work since the last compiling sample */
     for (size_t i = 0; by_stack && i < ph->moment_count; i++) {
@@ -203,14 +291,8 @@ void pi_phases_finish_file(struct pi_process_info *p, const struct pi_reader *re
         }
     }
     pi_u64_map_free(by_stack);
-    for (size_t k = 0; k < ph->compilation_count; k++) {
-        struct pi_compilation *c = &ph->compilations[k];
-        if (!c->line[0])
-            snprintf(c->line, sizeof(c->line), "(its caller was not in the samples' stacks)");
-        c->again = 0;
-        for (size_t j = 0; j < k && !c->again; j++)
-            c->again = strcmp(ph->compilations[j].line, c->line) == 0;
-    }
+    compilations_from_calls(ph, reader);
+    settle_compilations(ph);
     free(ph->moments);
     ph->moments = NULL;
     ph->moment_count = ph->moment_capacity = 0;
@@ -224,6 +306,7 @@ void pi_phases_free(struct pi_process_info *p)
     free(ph->moments);
     free(ph->bands);
     free(ph->compilations);
+    free(ph->compile_calls);
     free(ph);
     p->phases = NULL;
 }

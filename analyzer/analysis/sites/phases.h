@@ -17,7 +17,11 @@
  * compilations: a run of them with less than PI_COMPILE_GAP_NS of other
  * work between (imports inside a compilation are part of it), named by the
  * user's line of the first. A compilation at a line compiled before is a
- * recompilation (a new shape, a guard that failed).
+ * recompilation (a new shape, a guard that failed). Where the framework's
+ * own calls were marked (PI_SPAN_COMPILE, format 15), the compilations are
+ * those calls instead, exact: one per frame dynamo compiled, however close
+ * together, named by that frame, again where the frame was compiled
+ * before; the user's line is the sampled compilation's that overlaps it.
  */
 #ifndef PI_PHASES_H
 #define PI_PHASES_H
@@ -55,7 +59,8 @@ struct pi_compilation {
     uint64_t start_ns, end_ns;
     uint64_t compiling_ns; /* its samples' time */
     char line[200];        /* the user's line that called what was compiled */
-    int again;             /* a line compiled before: a recompilation */
+    char frame[200];       /* the frame compiled, from the compile calls; "": sampled only */
+    int again;             /* a frame (else a line) compiled before: a recompilation */
 };
 
 struct pi_phases {
@@ -71,6 +76,12 @@ struct pi_phases {
         uint64_t ns, dur_ns, stack;
     } *moments;
     size_t moment_count, moment_capacity;
+    /* during the pass: this file's compile calls (PI_SPAN_COMPILE), name a string id */
+    struct pi_compile_call {
+        uint64_t start_ns, end_ns;
+        uint32_t name;
+    } *compile_calls;
+    size_t compile_call_count, compile_call_capacity;
 };
 
 /* pi_phase_name - "compiling", "steady steps", ... */
@@ -78,6 +89,10 @@ const char *pi_phase_name(enum pi_phase phase);
 
 /* pi_phases_event - keep a PI_REC_PY_SAMPLE of @process (record_dispatch.c) */
 void pi_phases_event(struct pi_process_info *process, const struct pi_event *ev);
+
+/* pi_phases_compile_call - a PI_REC_SPAN record of @process: a compilation where its kind is
+ * PI_SPAN_COMPILE (record_dispatch.c) */
+void pi_phases_compile_call(struct pi_process_info *process, const struct pi_event *ev);
 
 /* A stretch of time: an evaluation loop inside training. */
 struct pi_phase_window {
