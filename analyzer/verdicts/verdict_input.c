@@ -223,9 +223,9 @@ int pi_verdict_input_bound(const struct pi_analysis *a, const struct pi_loop *l,
                       by_cpu ? "CPU" : "time");
     if (needed > 0 && n > 0 && (size_t)n < sizeof(f->summary))
         snprintf(f->summary + n, sizeof(f->summary) - (size_t)n,
-                 "; a worker takes %.1f ms a batch, the loop %.1f ms a step: %.0f workers would "
+                 "; a worker takes %.1f ms a batch, the loop %.1f ms a step: %.0f worker%s would "
                  "keep up",
-                 per_batch / 1e6, own_per_step / 1e6, needed);
+                 per_batch / 1e6, own_per_step / 1e6, needed, needed < 1.5 ? "" : "s");
     advise(f, cause, f->line, needed, w.concurrent,
            w.ns[PI_WORKER_OTHER] > w.ns[PI_WORKER_COMPUTING] / 2);
     pi_finding_evidence(f, "worker_reading_share", share[PI_WORKER_READING], "");
