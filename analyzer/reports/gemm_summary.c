@@ -67,12 +67,14 @@ static void per_step(struct pi_gemm_summary *s, const struct pi_process_info *p)
 {
     s->mfu = -1;
     const struct pi_steps *steps = p ? &p->steps : NULL;
-    if (!steps || !p->gemm || steps->count <= steps->warmup)
+    if (!steps || !p->gemm || pi_steps_steady_count(steps) == 0)
         return;
     double flops = 0;
     for (uint64_t i = steps->warmup; i < steps->count; i++)
-        flops += pi_gemm_flops_between(p, pi_steps_start_ns(steps, i), pi_steps_end_ns(steps, i));
-    s->steady_steps = steps->count - steps->warmup;
+        if (pi_steps_steady(steps, i))
+            flops += pi_gemm_flops_between(p, pi_steps_start_ns(steps, i),
+                                           pi_steps_end_ns(steps, i));
+    s->steady_steps = pi_steps_steady_count(steps);
     s->flops_per_step = flops / (double)s->steady_steps;
     s->steady_ns = steps->steady_total_ns;
     if (s->has_peak && s->steady_ns)

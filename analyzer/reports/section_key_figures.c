@@ -12,6 +12,7 @@
 
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/host/requests.h"
+#include "analysis/host/steps.h"
 #include "analysis/pass/process_ends.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
@@ -61,7 +62,7 @@ static void key_figures_of(const struct pi_analysis *a, struct pi_key_figures *k
     k->pid = p->header.pid;
     k->requests = p->requests;
     const struct pi_steps *s = &p->steps;
-    k->steady_steps = s->count - s->warmup;
+    k->steady_steps = pi_steps_steady_count(s);
     /* an exact histogram sorts its samples when asked: not const */
     struct pi_histogram *h = (struct pi_histogram *)&s->steady_ns;
     if (k->steady_steps && s->steady_total_ns) {

@@ -40,11 +40,16 @@ static const char *steps_span(const struct pi_process_info *p)
 static const char *span_source(const struct pi_process_info *p, char *words, size_t size)
 {
     const char *name = steps_span(p);
-    int optimizer = strcmp(p->steps_from, "optimizer step") == 0;
-    int n = optimizer ? snprintf(words, size, "one per optimizer step (%s)",
-                                 name ? name : "the optimizer's step")
-                      : snprintf(words, size, "one per backward call (no optimizer%s%s)",
-                                 name ? "; " : "", name ? name : "");
+    int n;
+    if (strcmp(p->steps_from, "optimizer step") == 0)
+        n = snprintf(words, size, "one per optimizer step (%s)",
+                     name ? name : "the optimizer's step");
+    else if (strcmp(p->steps_from, "backward") == 0)
+        n = snprintf(words, size, "one per backward call (no optimizer%s%s)", name ? "; " : "",
+                     name ? name : "");
+    else
+        n = snprintf(words, size, "one per batch the loop took (no optimizer or backward%s%s)",
+                     name ? "; " : "", name ? name : "");
     if (n > 0 && (size_t)n < size && p->steps_tid != (uint32_t)p->header.pid)
         snprintf(words + n, size - (size_t)n, " of thread %u", p->steps_tid);
     return words;
@@ -113,7 +118,7 @@ static void print_rank_waits(FILE *out, const struct pi_process_info *p, double 
     double collective = 0;
     for (uint64_t i = s->warmup; i < s->count; i++) {
         struct pi_step_figures f;
-        if (pi_steps_figures(s, i, &f))
+        if (pi_steps_steady(s, i) && pi_steps_figures(s, i, &f))
             collective += (double)f.lock;
     }
     if (collective > 0)
@@ -128,13 +133,16 @@ void pi_report_steps_text(FILE *out, const struct pi_analysis *a)
     if (!p || p->steps.count == 0)
         return;
     const struct pi_steps *s = &p->steps;
-    uint64_t steady = s->count - s->warmup;
+    uint64_t steady = pi_steps_steady_count(s);
     char words[400];
     fprintf(out, "\nSTEPS (pid %d, %s)\n", p->header.pid, steps_source(p, words, sizeof(words)));
     fprintf(out, "  %" PRIu64 " steps: %" PRIu64 " warm-up, %" PRIu64 " steady", s->count,
             s->warmup, steady);
     if (steady && s->steady_total_ns)
         fprintf(out, " at %.2f steps/s", (double)steady * 1e9 / (double)s->steady_total_ns);
+    if (s->evaluation_steps)
+        fprintf(out, "; %" PRIu64 " holding an evaluation loop (%s), not in the steady figures",
+                s->evaluation_steps, pi_format_ns((double)s->evaluation_steps_ns));
     fprintf(out, "\n");
     if (p->steps_tid && s->micro_batches_p50 > 1) /* gradient accumulation */
         print_micro_batches(out, s);
@@ -178,6 +186,8 @@ static cJSON *steps_json(struct pi_steps *s)
     cJSON *steps = cJSON_CreateObject();
     cJSON_AddNumberToObject(steps, "count", (double)s->count);
     cJSON_AddNumberToObject(steps, "warmup", (double)s->warmup);
+    /* past the warm-up, holding an evaluation loop: in neither "warmup" nor "steady" */
+    cJSON_AddNumberToObject(steps, "evaluation_steps", (double)s->evaluation_steps);
     cJSON *steady = cJSON_AddObjectToObject(steps, "steady");
     pi_quantiles_json(steady, &s->steady_ns);
     cJSON_AddNumberToObject(steady, "data_wait_ns", (double)s->steady_wait_ns);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/host/span_steps.h"
 #include "analysis/host/steps.h"
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_lines.h"
@@ -29,7 +30,11 @@ const char *pi_process_role(const struct pi_process_info *p,
 
 const char *pi_loop_name(const struct pi_process_info *p)
 {
-    return p && p->requests ? "the serving loop" : "the training loop";
+    if (p && p->requests)
+        return "the serving loop";
+    return p && p->steps_from && strcmp(p->steps_from, PI_STEPS_FROM_BATCHES) == 0
+               ? "the inference loop"
+               : "the training loop";
 }
 
 uint64_t pi_steps_done_by(const struct pi_process_info *training, uint64_t ns)

@@ -10,6 +10,7 @@
 #include "analysis/gpu/gpu_analysis.h"
 #include "analysis/gpu/gpu_timeline.h"
 #include "analysis/host/requests.h"
+#include "analysis/host/steps.h"
 #include "analysis/host/threads.h"
 
 #include <stdio.h>
@@ -44,11 +45,11 @@ void pi_loop_of(const struct pi_process_info *p, struct pi_loop *l)
     l->gpu_ns = t && t->durations ? (double)p->gpu_busy_ns : -1;
     l->main_wall_ns = l->main ? (double)pi_thread_wall_ns(p, l->main) : 0;
     l->cpu_ns = -1;
-    if (p->steps.count > p->steps.warmup + 1) {
+    if (pi_steps_steady_count(&p->steps) > 1) {
         if (p->steps.steady_cpu_measured)
             l->cpu_ns = (double)p->steps.steady_cpu_ns;
         l->basis = "steady steps";
-        l->steps = (double)(p->steps.count - p->steps.warmup);
+        l->steps = (double)pi_steps_steady_count(&p->steps);
         l->total_ns = (double)p->steps.steady_total_ns;
         l->data_wait_ns = (double)p->steps.steady_wait_ns;
         l->data_receive_ns = (double)p->steps.steady_receive_ns;

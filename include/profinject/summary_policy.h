@@ -229,12 +229,15 @@ static inline void pi_summary_classify(const struct pi_record *r, uint32_t pid, 
         c->key[1] = r->arg[1];
         return;
     case PI_REC_SPAN:
-        /* optimizer steps, backward calls and batches make the exact steps: whole; the
-         * others (a request, a user's function, a collection) are counted by name and
-         * depth, their durations' percentiles kept in the buckets */
+        /* optimizer steps, backward calls, batches and a thread's outermost module calls
+         * make the exact steps (a forward between two batches makes them two steps'; a
+         * no_grad one, an evaluation loop): whole; the others (a request, a user's
+         * function, a collection) are counted by name and depth, their durations'
+         * percentiles kept in the buckets */
         if (PI_SPAN_KIND(r->arg[0]) == PI_SPAN_OPTIMIZER_STEP ||
             PI_SPAN_KIND(r->arg[0]) == PI_SPAN_BACKWARD ||
-            PI_SPAN_KIND(r->arg[0]) == PI_SPAN_DATALOADER_NEXT)
+            PI_SPAN_KIND(r->arg[0]) == PI_SPAN_DATALOADER_NEXT ||
+            PI_SPAN_KIND(r->arg[0]) == PI_SPAN_MODULE)
             return;
         c->role = PI_SUMMARY_COUNTED;
         c->key[0] = PI_SPAN_ARG0(PI_SPAN_NAME(r->arg[0]), PI_SPAN_KIND(r->arg[0]), 0, 0);

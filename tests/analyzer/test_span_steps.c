@@ -425,3 +425,97 @@ Test(span_steps, the_thread_with_the_most_optimizer_steps_is_the_loop)
     cr_assert_float_eq(pi_steps_micro_batch_share(&p->steps), 0.0, 1e-12);
     pi_analysis_free(&a);
 }
+
+/*
+ * An evaluation or inference loop: no optimizer, no backward. Each batch taken by next()
+ * is a step, from that call's entry to the entry of the next batch's call, or of the one
+ * that ended the epoch by StopIteration; two DataLoaders zipped take two batches a step;
+ * a batch taken and never used is no step (the one before ends at its entry all the same),
+ * and a last step with no call after its batch's ends where its forward returned. The
+ * model's calls are not requests.
+ */
+static uint64_t forward_end; /* where the latest forward returned */
+
+/* One step of @nexts batches taken back to back, a forward and a synchronisation, from @t:
+ * where it ends */
+static uint64_t batch_step(uint32_t tid, const uint32_t *id, uint64_t t, unsigned nexts)
+{
+    struct truth *s = &truth[truth_count++];
+    memset(s, 0, sizeof(*s));
+    s->start = t;
+    for (unsigned n = 0; n < nexts; n++) {
+        uint64_t next = 100 * US + next_random() % (2 * MS);
+        call(tid, id[n], PI_SPAN_DATALOADER_NEXT, 0, t, t + next);
+        s->wait += next;
+        t += next + 5 * US;
+    }
+    uint64_t forward = 1 * MS + next_random() % (3 * MS), gpu = 200 * US;
+    call(tid, id[2], PI_SPAN_MODULE, 0, t, t + forward);
+    span_trace_gpu(t + forward / 2, gpu, t + forward + 2 * MS);
+    s->gpu = gpu;
+    t += forward + 5 * US;
+    forward_end = t - 5 * US;
+    uint64_t sync = 100 * US + next_random() % MS;
+    span_trace_sync(tid, t, sync);
+    return t + sync + 5 * US;
+}
+
+/* The steps from @first on end where the next one starts; the last at @end. */
+static void end_steps(unsigned first, uint64_t end)
+{
+    for (unsigned k = first; k + 1 < truth_count; k++)
+        truth[k].end = truth[k + 1].start;
+    truth[truth_count - 1].end = end;
+}
+
+Test(span_steps, batches_are_the_steps_of_a_loop_without_an_optimizer)
+{
+    span_trace_begin();
+    uint32_t tid = (uint32_t)getpid();
+    uint32_t id[3] = {span_trace_name("DataLoader.__next__"),
+                      span_trace_name("DataLoader.__next__"), span_trace_name("ResNet")};
+    uint64_t t = 1000 * MS;
+    truth_count = 0;
+    for (unsigned epoch = 0; epoch < 3; epoch++) {
+        unsigned first = truth_count;
+        for (unsigned k = 0; k < 8; k++)
+            t = batch_step(tid, id, t, epoch == 2 ? 2 : 1); /* the third epoch zipped */
+        end_steps(first, t);
+        /* next() raising StopIteration: the epoch's last step ends at its entry */
+        struct span_call stop = {tid, t, t + 300 * US, id[0], PI_SPAN_DATALOADER_NEXT, 0, 1, 0, 0};
+        span_trace_call(&stop);
+        t += 50 * MS; /* between epochs: evaluation, checkpoints; no step */
+    }
+    /* a loop that takes a batch more than it uses and leaves: that one is no step */
+    unsigned first = truth_count;
+    for (unsigned k = 0; k < 4; k++)
+        t = batch_step(tid, id, t, 1);
+    end_steps(first, t);
+    call(tid, id[0], PI_SPAN_DATALOADER_NEXT, 0, t, t + 400 * US);
+    t += 20 * MS;
+    /* a last loop and nothing after its last batch's work */
+    first = truth_count;
+    for (unsigned k = 0; k < 3; k++)
+        t = batch_step(tid, id, t, 1);
+    end_steps(first, forward_end);
+    struct pi_analysis a = span_trace_analyse(span_trace_write(), 0, NULL);
+    const struct pi_process_info *p = &a.processes[0];
+    cr_assert_str_eq(p->steps_from, "DataLoader next()");
+    cr_assert_null(p->requests, "a batch loop serves no requests");
+    cr_assert_eq(p->steps.count, truth_count, "%llu steps, %u batches used",
+                 (unsigned long long)p->steps.count, truth_count);
+    for (unsigned k = 0; k < truth_count; k++) {
+        struct pi_step_figures f;
+        uint64_t end = truth[k].end;
+        cr_assert(pi_steps_figures(&p->steps, k, &f), "step %u", k);
+        cr_assert_eq(f.start, truth[k].start, "step %u starts at %llu, not %llu", k,
+                     (unsigned long long)f.start, (unsigned long long)truth[k].start);
+        cr_assert_eq(f.end, end, "step %u ends at %llu, not %llu", k,
+                     (unsigned long long)f.end, (unsigned long long)end);
+        cr_assert_eq(f.wait, truth[k].wait, "step %u waited %llu ns in next(), not %llu", k,
+                     (unsigned long long)f.wait, (unsigned long long)truth[k].wait);
+        cr_assert_eq(f.gpu, truth[k].gpu, "step %u: GPU work %llu, not %llu", k,
+                     (unsigned long long)f.gpu, (unsigned long long)truth[k].gpu);
+    }
+    pi_analysis_free(&a);
+}

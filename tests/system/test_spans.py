@@ -289,6 +289,34 @@ class TrainingSteps(unittest.TestCase):
         self.assertNotIn("optimizer_step", {s["kind"] for s in p["spans"]})
         self.check_ends(job, rows)
 
+    def test_batches_make_the_steps_of_a_loop_without_an_optimizer(self):
+        # a step per batch, from the entry of the next() that took it to the entry of the
+        # one after, by the job's clock read right before each; the call that ended an
+        # epoch ends its last step, zipped DataLoaders take a batch each for one step, and
+        # the batch taken but not used by a loop that then left is none
+        job, p, rows = self.steps("batches")
+        self.assertEqual(p["steps"]["found_from"], "DataLoader next()")
+        self.assertEqual(p["steps"]["count"], len(job["waits"]))
+        self.assertEqual(len(rows), len(job["waits"]))
+        self.assertFalse(p.get("requests"), "a batch loop serves no requests")
+        def first(lists):
+            return [x for each in lists for x in each[:-1]]
+
+        def then(lists):
+            return [x for each in lists for x in each[1:]]
+
+        # a moment is read by each clock microseconds apart, before the call's work: a CPU
+        # taken away inside the call (its workers', on this machine's few cores) moves
+        # neither, a pause between the two readings is the one in 20 allowed
+        readings = job["epochs"]
+        assert_ends_agree(self, [r["start_unix_ns"] for r in rows], first(readings))
+        assert_ends_agree(self, [r["end_unix_ns"] for r in rows], then(readings))
+        # each step's wait for data is its next() call's, where it kept its CPU
+        waits = [(r["data_wait_ns"], w, late)
+                 for r, w, late in zip(rows, job["waits"], first(job["next_preempted"]))
+                 if w is not None]
+        assert_agree(self, unpreempted([w[:2] for w in waits], [w[2] for w in waits]))
+
     def test_evaluation_loops_between_steps(self):
         # no_grad loops of forwards every 10 steps, by the job's clock around each; a
         # teacher's no_grad forward inside every step is none
@@ -301,6 +329,25 @@ class TrainingSteps(unittest.TestCase):
         # the job's clock holds its loop's own bookkeeping around the first and last forward
         assert_agree(self, [(l["end_ns"] - l["start_ns"], s)
                             for l, s in zip(loops["loops"], job["evaluation_s"])])
+
+    def test_steps_holding_an_evaluation_loop_are_not_steady(self):
+        # the steady figures are the training steps': by the job's clock, each steady step
+        # lasts from the optimizer step before's post-hook to its own; the steps that hold
+        # an evaluation loop are counted apart
+        job, p, _ = self.steps("evaluate")
+        steps = p["steps"]
+        self.assertEqual(steps["evaluation_steps"],
+                         sum(k >= steps["warmup"] for k in job["holding"]))
+        steady = [k for k in range(max(1, steps["warmup"]), len(job["ends"]))
+                  if k not in job["holding"]]
+        self.assertEqual(steps["steady"]["count"],
+                         steps["count"] - steps["warmup"] - steps["evaluation_steps"])
+        few_preempted([job["preempted"][k] for k in steady])
+        durations = [job["ends"][k] - job["ends"][k - 1] for k in steady]
+        assert_median_agrees(self, steps["steady"]["p50_ns"], durations)
+        # the longest steady step is a training step, far from an evaluation loop's length
+        self.assertLess(steps["steady"]["max_ns"] / 1e9, min(job["evaluation_s"]) / 2,
+                        (steps["steady"], job["evaluation_s"]))
 
     def test_torch_compile_is_not_disturbed(self):
         alone, _, _ = run(sys.executable, "span_training.py", ["compile"], profiled=False)

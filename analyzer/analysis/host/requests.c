@@ -18,6 +18,7 @@
 #include "analysis/common/array_room.h"
 #include "analysis/common/u64_map.h"
 #include "analysis/host/request_calls.h"
+#include "analysis/host/span_steps.h"
 
 const double pi_request_quantile_levels[PI_REQUEST_QUANTILE_COUNT] = {0.50, 0.90, 0.95,
                                                                       0.99, 0.999, 1.0};
@@ -391,6 +392,10 @@ void pi_requests_finish_file(struct pi_process_info *p, const struct pi_reader *
         return;
     struct pi_request_pass *s = q->pass;
     struct candidate *chosen = !s->training && s->outermost >= 2 ? choose(s, reader) : NULL;
+    /* a model called on each batch of a DataLoader is a batch loop's steps, not requests */
+    if (chosen && chosen->kind == PI_SPAN_MODULE && p->steps_from &&
+        strcmp(p->steps_from, PI_STEPS_FROM_BATCHES) == 0)
+        chosen = NULL;
     int kept = chosen && keep_figures(q, s, chosen, reader) == 0;
     pass_free(s);
     q->pass = NULL;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "analysis/common/array_room.h"
+#include "analysis/host/evaluation_loops.h"
 #include "analysis/host/held_call.h"
 #include "analysis/host/spans.h"
 #include "analysis/host/steps.h"
@@ -54,6 +55,15 @@ struct span_thread {
     uint64_t starter_min;
     struct step_source optimizer, backward;
     struct pi_held_call next; /* its latest outermost DataLoader next(), held as the others */
+    /* steps by batches, where neither optimizer steps nor backward calls count them (an
+     * evaluation or inference loop): the latest start and return of a call of the loop's
+     * work (work_calls), the latest such start that had come with the held next() and
+     * whether that one raised (StopIteration ends an epoch) */
+    struct step_source loader;
+    uint64_t work_start_max, work_end_max, next_work_before;
+    int next_raised;
+    uint64_t loader_open;     /* entry of the next() that began the open step, 0: none */
+    uint64_t loader_prev_end; /* return of the latest next() placed */
 };
 
 struct pi_span_steps {
@@ -65,6 +75,14 @@ struct pi_span_steps {
 static int starts_a_step(unsigned kind, unsigned depth)
 {
     return kind == PI_SPAN_MODULE || kind == PI_SPAN_BACKWARD || kind == PI_SPAN_DATALOADER_NEXT ||
+           (kind == PI_SPAN_NAMED && depth == 0);
+}
+
+/* Calls of a loop's work, one of which between two batches makes them two steps' batches
+ * (two DataLoaders zipped take two batches a step). */
+static int work_call(unsigned kind, unsigned depth)
+{
+    return kind == PI_SPAN_MODULE || kind == PI_SPAN_BACKWARD || kind == PI_SPAN_OPTIMIZER_STEP ||
            (kind == PI_SPAN_NAMED && depth == 0);
 }
 
@@ -95,6 +113,7 @@ static struct span_thread *thread_of(struct pi_process_info *p, uint32_t tid, in
     t->starter_min = UINT64_MAX;
     source_init(&t->optimizer, exact, warmup_steps);
     source_init(&t->backward, exact, warmup_steps);
+    source_init(&t->loader, exact, warmup_steps);
     return t;
 }
 
@@ -129,10 +148,57 @@ static void backward_placed(struct span_thread *t, const struct pi_held_call *c)
     record_step(&t->backward, c);
 }
 
-static void next_placed(struct span_thread *t, const struct pi_held_call *c)
+/* Batches taken this close together with none of the loop's work between are one step's
+ * (zip() takes the second microseconds after the first); further apart, the first was
+ * taken and left (a loop that broke, then another loop's first batch). */
+#define SAME_STEP_GAP_NS 1000000ull
+
+/* A batch's step by batches: from the entry of the next() that took it, where the loop's
+ * work came since the batch before (else it is one more batch of the same step), to the
+ * entry of the next one that does, or of the call that ended the epoch. A step in which
+ * none of the loop's work came is none: its batch was taken and left. */
+static void loader_placed(struct span_thread *t, const struct pi_held_call *c,
+                          uint64_t work_before, int raised)
+{
+    struct step_source *s = &t->loader;
+    int worked = work_before > t->loader_prev_end;
+    if (t->loader_open &&
+        (raised || worked ||
+         (c->start > t->loader_prev_end && c->start - t->loader_prev_end >= SAME_STEP_GAP_NS))) {
+        if (worked && c->start > t->loader_open) {
+            pi_steps_record(&s->steps, t->loader_open, c->start, 0, 0);
+            s->calls++;
+        }
+        t->loader_open = 0;
+    }
+    if (!raised) {
+        if (!t->loader_open)
+            t->loader_open = c->start;
+        pi_steps_wait(&s->steps, c->start, c->end - c->start);
+        count_name(s, c->name);
+    }
+    t->loader_prev_end = c->end;
+}
+
+/* The last step by batches, open at the end: it ends at the return of the loop's work done
+ * since its last batch; without any (a loop that took one more batch and left) it is none. */
+static void loader_close(struct span_thread *t)
+{
+    struct step_source *s = &t->loader;
+    if (t->loader_open && t->work_start_max > t->loader_prev_end &&
+        t->work_end_max > t->loader_open) {
+        pi_steps_record(&s->steps, t->loader_open, t->work_end_max, 0, 0);
+        s->calls++;
+    }
+    t->loader_open = 0;
+}
+
+static void next_placed(struct span_thread *t, const struct pi_held_call *c,
+                        uint64_t work_before, int raised)
 {
     pi_steps_wait(&t->optimizer.steps, c->start, c->end - c->start);
     pi_steps_wait(&t->backward.steps, c->start, c->end - c->start);
+    loader_placed(t, c, work_before, raised);
 }
 
 /* The first call of @s's kind: the calls that returned before it may start its first step. */
@@ -169,7 +235,13 @@ void pi_span_steps_event(struct pi_process_info *p, const struct pi_event *ev, i
             backward_placed(t, &placed);
     } else if (kind == PI_SPAN_DATALOADER_NEXT) {
         if (pi_held_call_take(&t->next, &c, &placed))
-            next_placed(t, &placed);
+            next_placed(t, &placed, t->next_work_before, t->next_raised);
+        t->next_work_before = t->work_start_max; /* the held call is now this one */
+        t->next_raised = (r->arg[0] & PI_SPAN_RAISED) != 0;
+    }
+    if (work_call(kind, depth)) {
+        t->work_start_max = c.start > t->work_start_max ? c.start : t->work_start_max;
+        t->work_end_max = c.end > t->work_end_max ? c.end : t->work_end_max;
     }
     if (starter && c.start < t->starter_min)
         t->starter_min = c.start;
@@ -184,9 +256,11 @@ void pi_span_steps_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur, int
             continue;
         pi_steps_gpu(&t->optimizer.steps, ts, dur);
         pi_steps_gpu(&t->backward.steps, ts, dur);
+        pi_steps_gpu(&t->loader.steps, ts, dur);
         if (collective) { /* NCCL's kernels wait on the GPU for the other ranks */
             pi_steps_collective_gpu(&t->optimizer.steps, ts, dur);
             pi_steps_collective_gpu(&t->backward.steps, ts, dur);
+            pi_steps_collective_gpu(&t->loader.steps, ts, dur);
         }
     }
 }
@@ -200,9 +274,11 @@ void pi_span_steps_wait(struct pi_process_info *p, uint32_t tid, uint64_t ts, ui
     if (time_class == PI_TIME_SYNC) {
         pi_steps_sync(&t->optimizer.steps, ts, dur);
         pi_steps_sync(&t->backward.steps, ts, dur);
+        pi_steps_sync(&t->loader.steps, ts, dur);
     } else if (time_class == PI_TIME_LOCK_WAIT) {
         pi_steps_lock(&t->optimizer.steps, ts, dur);
         pi_steps_lock(&t->backward.steps, ts, dur);
+        pi_steps_lock(&t->loader.steps, ts, dur);
     }
 }
 
@@ -211,7 +287,8 @@ void pi_span_steps_wait(struct pi_process_info *p, uint32_t tid, uint64_t ts, ui
 static void place_held(struct span_thread *t)
 {
     if (t->next.held)
-        next_placed(t, &t->next);
+        next_placed(t, &t->next, t->next_work_before, t->next_raised);
+    loader_close(t);
     if (t->backward.held.held)
         backward_placed(t, &t->backward.held);
     if (t->optimizer.held.held)
@@ -219,16 +296,23 @@ static void place_held(struct span_thread *t)
     t->next.held = t->backward.held.held = t->optimizer.held.held = 0;
 }
 
-/* The thread whose steps by optimizer steps (by backward calls where @backward) are the
- * most, at least @least; the main thread (@main) on a tie. NULL when none has. */
-static struct span_thread *busiest(struct pi_span_steps *s, int backward, uint64_t least,
-                                   uint32_t main)
+enum source_kind { BY_OPTIMIZER, BY_BACKWARD, BY_LOADER };
+
+static struct step_source *source_of(struct span_thread *t, enum source_kind kind)
+{
+    return kind == BY_OPTIMIZER ? &t->optimizer : kind == BY_BACKWARD ? &t->backward : &t->loader;
+}
+
+/* The thread whose steps of @kind are the most, at least @least; the main thread (@main) on
+ * a tie. NULL when none has. */
+static struct span_thread *busiest(struct pi_span_steps *s, enum source_kind kind,
+                                   uint64_t least, uint32_t main)
 {
     struct span_thread *best = NULL;
     for (size_t i = 0; i < s->count; i++) {
         struct span_thread *t = &s->threads[i];
-        uint64_t calls = backward ? t->backward.calls : t->optimizer.calls;
-        uint64_t most = !best ? 0 : backward ? best->backward.calls : best->optimizer.calls;
+        uint64_t calls = source_of(t, kind)->calls;
+        uint64_t most = best ? source_of(best, kind)->calls : 0;
         if (calls >= least && (!best || calls > most || (calls == most && t->tid == main)))
             best = t;
     }
@@ -277,19 +361,28 @@ int pi_span_steps_finish(struct pi_process_info *p, const struct pi_reader *read
     for (size_t i = 0; i < s->count; i++)
         place_held(&s->threads[i]);
     uint32_t main = (uint32_t)p->header.pid;
-    struct span_thread *t = busiest(s, 0, 1, main);
-    struct step_source *source = t ? &t->optimizer : NULL;
-    const char *from = "optimizer step";
-    if (!t && (t = busiest(s, 1, 2, main))) {
-        source = &t->backward;
-        from = "backward";
-    }
-    if (!source) {
+    /* by batches only where no user's NVTX ranges count them: those are the user's word */
+    int by_batches = !p->steps_from || strcmp(p->steps_from, "NVTX") != 0;
+    enum source_kind kind = BY_OPTIMIZER;
+    struct span_thread *t = busiest(s, BY_OPTIMIZER, 1, main);
+    if (!t && (t = busiest(s, BY_BACKWARD, 2, main)))
+        kind = BY_BACKWARD;
+    if (!t && by_batches && (t = busiest(s, BY_LOADER, 2, main)))
+        kind = BY_LOADER;
+    if (!t) {
         pi_span_steps_free(p);
         return 0;
     }
+    struct step_source *source = source_of(t, kind);
+    const char *from = kind == BY_OPTIMIZER  ? "optimizer step"
+                       : kind == BY_BACKWARD ? "backward"
+                                             : PI_STEPS_FROM_BATCHES;
+    const struct pi_evaluation_loops *e = p->evaluation_loops;
+    for (size_t i = 0; e && i < e->count; i++)
+        pi_steps_mark_evaluation(&source->steps, e->loops[i].start_ns, e->loops[i].end_ns);
     pi_steps_finish(&source->steps, warmup_steps);
-    count_micro_batches(&source->steps);
+    if (kind != BY_LOADER)
+        count_micro_batches(&source->steps);
     struct pi_steps replaced = p->steps;
     p->steps = source->steps;
     memset(&source->steps, 0, sizeof(source->steps));
@@ -312,6 +405,7 @@ void pi_span_steps_free(struct pi_process_info *p)
     for (size_t i = 0; i < s->count; i++) {
         pi_steps_free(&s->threads[i].optimizer.steps);
         pi_steps_free(&s->threads[i].backward.steps);
+        pi_steps_free(&s->threads[i].loader.steps);
     }
     free(s->threads);
     free(s);

@@ -15,7 +15,16 @@
  * start or the previous one's return to its own backward call's return,
  * and the rest of the step (the optimizer step, zero_grad) follows the
  * last one. Without optimizer steps, two backward calls or more on a
- * thread make one step each, in the same way. A step's wait for data is
+ * thread make one step each, in the same way. Without either (an
+ * evaluation or inference loop), a batch taken by the DataLoader's next()
+ * makes a step from that call's entry to the entry of the next batch's
+ * call, or of the call that ended the epoch by StopIteration; batches taken
+ * within 1 ms with none of the loop's work between them (a module's
+ * forward, a backward, an optimizer step, a user's call) are one step's
+ * (DataLoaders zipped); a step with none of that work is none (a batch
+ * taken and left by a loop that broke); the last open step ends at the
+ * return of the work done after its batch.
+ * A step's wait for data is
  * its thread's time in the DataLoader's next(); its synchronisations, lock
  * waits and GPU work are placed by time, as for the other sources.
  *
@@ -31,6 +40,9 @@
 #include <stdint.h>
 
 #include "analysis/model/model.h"
+
+/* steps_from of steps by batches (an evaluation or inference loop: no optimizer, no backward) */
+#define PI_STEPS_FROM_BATCHES "DataLoader next()"
 
 /* pi_span_steps_event - a PI_REC_SPAN record of @process; @exact: for the steps' histograms;
  * @warmup_steps: as pi_span_steps_finish will be given it */

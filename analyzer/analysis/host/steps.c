@@ -28,6 +28,7 @@ struct step {
     uint64_t receive; /* of its time getting the next batch, not blocked: receiving it */
     uint64_t micro_batches; /* backward calls in it (span_steps.c), 0: not counted */
     uint64_t micro_batches_end; /* where the last of them returned, 0: none */
+    int evaluation; /* it holds an evaluation loop: not a steady step (pi_steps_mark_evaluation) */
 };
 
 /* One micro-batch of a step that may be warm-up: its time, until the warm-up is known. */
@@ -134,7 +135,7 @@ void pi_steps_record(struct pi_steps *s, uint64_t start, uint64_t end, uint64_t 
     struct step *step = grow_steps(s);
     if (!step)
         return;
-    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0, PI_STEP_CPU_UNKNOWN, 0, 0, 0};
+    *step = (struct step){start, end, wait, sync, 0, 0, 0, 0, 0, PI_STEP_CPU_UNKNOWN, 0, 0, 0, 0};
     /* GPU work and waits for this step: take what started inside it, keep what is later */
     struct pending_part *pending = s->pending;
     size_t kept = 0;
@@ -299,12 +300,14 @@ uint64_t pi_steps_end_ns(const struct pi_steps *s, uint64_t i)
     return i < s->count && s->steps ? ((const struct step *)s->steps)[i].end : 0;
 }
 
-/* The kept micro-batches of the steps from @first on go to the histogram. */
+/* The kept micro-batches of the steps from @first on, but those holding an evaluation loop,
+ * go to the histogram. */
 static void place_early_micro_batches(struct pi_steps *s, uint64_t first)
 {
     const struct early_micro_batch *early = s->early_micro_batches;
+    const struct step *steps = s->steps;
     for (size_t i = 0; i < s->early_count; i++)
-        if (early[i].step >= first)
+        if (early[i].step >= first && !(early[i].step < s->count && steps[early[i].step].evaluation))
             pi_histogram_add(&s->micro_batch_ns, early[i].ns);
 }
 
@@ -314,7 +317,7 @@ static void time_after_micro_batches(struct pi_steps *s, uint64_t first)
 {
     const struct step *steps = s->steps;
     for (uint64_t i = first; i < s->count; i++) {
-        if (steps[i].micro_batches < 2)
+        if (steps[i].micro_batches < 2 || steps[i].evaluation)
             continue;
         pi_histogram_add(&s->after_micro_batches_ns,
                          elapsed(steps[i].micro_batches_end, steps[i].end));
@@ -336,6 +339,26 @@ static void settle_micro_batches(struct pi_steps *s)
     free(s->early_micro_batches);
     s->early_micro_batches = NULL;
     s->early_count = s->early_capacity = 0;
+}
+
+void pi_steps_mark_evaluation(struct pi_steps *s, uint64_t start, uint64_t end)
+{
+    struct step *steps = s->steps;
+    for (uint64_t i = 0; i < s->count; i++)
+        if (steps[i].start < end && start < steps[i].end)
+            steps[i].evaluation = 1;
+}
+
+int pi_steps_steady(const struct pi_steps *s, uint64_t index)
+{
+    const struct step *steps = s->steps;
+    return index >= s->warmup && index < s->count && !(steps && steps[index].evaluation);
+}
+
+uint64_t pi_steps_steady_count(const struct pi_steps *s)
+{
+    return s->count > s->warmup + s->evaluation_steps ? s->count - s->warmup - s->evaluation_steps
+                                                      : 0;
 }
 
 void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
@@ -362,6 +385,9 @@ void pi_steps_finish(struct pi_steps *s, unsigned warmup_steps)
             pi_histogram_add(&s->warmup_ns, total);
             s->warmup_total_ns += total;
             s->warmup_wait_ns += steps[i].wait;
+        } else if (steps[i].evaluation) {
+            s->evaluation_steps++;
+            s->evaluation_steps_ns += total;
         } else {
             pi_histogram_add(&s->steady_ns, total);
             s->steady_total_ns += total;
@@ -401,7 +427,7 @@ void pi_steps_measure_cpu(struct pi_steps *s, const struct pi_clock_samples *c)
         uint64_t used = to > from ? to - from : 0, waited = step->wait + step->receive + step->sync;
         uint64_t host = step->end - step->start > waited ? step->end - step->start - waited : 0;
         step->cpu = used < host ? used : host;
-        cpu += i >= s->warmup ? used : 0;
+        cpu += pi_steps_steady(s, i) ? used : 0;
     }
     if (!spanned)
         return;

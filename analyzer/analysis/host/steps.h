@@ -106,6 +106,17 @@ void pi_steps_receive(struct pi_steps *steps, uint64_t ns);
 /* pi_steps_figures - step @index's figures (0 first, warm-up included); 0 when out of range */
 int pi_steps_figures(const struct pi_steps *steps, uint64_t index, struct pi_step_figures *out);
 
+/* pi_steps_mark_evaluation - an evaluation loop ran from @start to @end (ns): the steps it
+ * overlaps are not steady steps (their time is mostly the loop's), before pi_steps_finish */
+void pi_steps_mark_evaluation(struct pi_steps *steps, uint64_t start, uint64_t end);
+
+/* pi_steps_steady - whether step @index is one of the steady steps: past the warm-up, and
+ * holding no evaluation loop */
+int pi_steps_steady(const struct pi_steps *steps, uint64_t index);
+
+/* pi_steps_steady_count - the steady steps: neither warm-up nor holding an evaluation loop */
+uint64_t pi_steps_steady_count(const struct pi_steps *steps);
+
 /* pi_steps_finish - settle warm-up against steady state once the thread ended */
 void pi_steps_finish(struct pi_steps *steps, unsigned warmup_steps);
 

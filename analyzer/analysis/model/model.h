@@ -85,6 +85,8 @@ struct pi_steps {
     uint64_t steady_cpu_ns;
     int steady_cpu_measured;
     uint64_t warmup_total_ns, warmup_wait_ns;
+    /* steps past the warm-up that hold an evaluation loop: left out of the steady figures */
+    uint64_t evaluation_steps, evaluation_steps_ns;
     /* detection state (batch_receipts.c) */
     uint64_t wait_total_ns, sync_total_ns; /* the main thread's data and GPU waits so far */
     /* the last receipt's end, where its steps start (ns 0: none yet) */

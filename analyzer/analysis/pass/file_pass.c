@@ -107,11 +107,12 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
         p->nvtx_steps = dataloader;
         p->steps_from = "NVTX";
     }
+    /* evaluation loops first: the steps that hold one are not steady steps */
+    pi_evaluation_loops_finish_file(p);
     /* the framework's own optimizer steps or backward calls, where marked: exact, they win */
     pi_span_steps_finish(p, reader, a->options.warmup_steps);
     pi_spans_finish_file(p, reader);
     pi_requests_finish_file(p, reader);
-    pi_evaluation_loops_finish_file(p);
     /* the main thread's clock splits the main thread's steps only */
     if (!p->steps_tid || p->steps_tid == (uint32_t)p->header.pid)
         pi_steps_measure_cpu(&p->steps, &p->main_cpu);
