@@ -519,3 +519,38 @@ Test(span_steps, batches_are_the_steps_of_a_loop_without_an_optimizer)
     }
     pi_analysis_free(&a);
 }
+
+Test(span_steps, every_batch_is_a_step_where_no_span_marks_the_work)
+{
+    /* the loop computes in functions no span marks (numpy, torch's functions): each batch
+     * begins a step, however close together; the epoch's StopIteration ends the last */
+    span_trace_begin();
+    uint32_t tid = (uint32_t)getpid(), next = span_trace_name("DataLoader.__next__");
+    uint64_t t = 1000 * MS;
+    truth_count = 0;
+    for (unsigned k = 0; k < 6; k++) {
+        struct truth *s = &truth[truth_count++];
+        memset(s, 0, sizeof(*s));
+        s->start = t;
+        uint64_t wait = 50 * US + next_random() % MS;
+        call(tid, next, PI_SPAN_DATALOADER_NEXT, 0, t, t + wait);
+        s->wait = wait;
+        t += wait + 20 * US + next_random() % (2 * MS); /* its work: no span */
+    }
+    end_steps(0, t);
+    struct span_call stop = {tid, t, t + 100 * US, next, PI_SPAN_DATALOADER_NEXT, 0, 1, 0, 0};
+    span_trace_call(&stop);
+    struct pi_analysis a = span_trace_analyse(span_trace_write(), 0, NULL);
+    const struct pi_process_info *p = &a.processes[0];
+    cr_assert_str_eq(p->steps_from, "DataLoader next()");
+    cr_assert_eq(p->steps.count, truth_count, "%llu steps, %u batches",
+                 (unsigned long long)p->steps.count, truth_count);
+    for (unsigned k = 0; k < truth_count; k++) {
+        struct pi_step_figures f;
+        cr_assert(pi_steps_figures(&p->steps, k, &f), "step %u", k);
+        cr_assert_eq(f.start, truth[k].start, "step %u start", k);
+        cr_assert_eq(f.end, truth[k].end, "step %u end", k);
+        cr_assert_eq(f.wait, truth[k].wait, "step %u wait", k);
+    }
+    pi_analysis_free(&a);
+}

@@ -16,6 +16,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from job_clock import assert_ends_agree  # noqa: E402
 from profiled_job import run_job  # noqa: E402
 
 ANALYZE = os.environ["PI_ANALYZE"]
@@ -54,26 +55,33 @@ def run(options, **env):
 STARVED_LOOP = os.path.join(SOURCE, "tests", "analyzer", "workloads", "starved_loop.py")
 
 
-def starved_steps(work_ms, steps=40):
-    """The starved loop's own arrivals and the steps the report found for it, as
-    (truth, [(start_unix_ns, duration_ns)...])."""
+def starved_steps(work_ms, steps=40, spans=True):
+    """The starved loop's own clock and the steps the report found for it, as (truth,
+    [duration_ns...], [(start_unix_ns, end_unix_ns)...]); without the built-in spans
+    (@spans false), the steps a job gets where the DataLoader's next() is not marked."""
     traces = tempfile.mkdtemp(prefix="pi-starved-")
+    env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces)
+    if not spans:
+        env["PROFINJECT_SPANS_BUILTIN"] = "0"
     job = run_job([sys.executable, STARVED_LOOP, str(steps), str(work_ms)], timeout=300,
-                  env=dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=traces))
+                  env=env)
     assert job.returncode == 0, job.stderr
     truth = json.loads(job.stdout)
     tables = tempfile.mkdtemp()
     subprocess.run([ANALYZE, traces, "--quiet", "--export", tables], check=True,
                    capture_output=True)
     with open(os.path.join(tables, "steps.csv")) as f:
-        found = [int(row["duration_ns"]) for row in csv.DictReader(f)
-                 if int(row["pid"]) == truth["pid"]]
-    return truth, found
+        rows = [row for row in csv.DictReader(f) if int(row["pid"]) == truth["pid"]]
+    return (truth, [int(row["duration_ns"]) for row in rows],
+            [(int(row["start_unix_ns"]), int(row["end_unix_ns"])) for row in rows])
 
 
 class StarvedLoopSteps(unittest.TestCase):
     """A tiny model starved by its input: every batch is a step, whatever the loop's own
-    work between batches (none at all, 0.2 ms, 1 ms, 5 ms), and each step lasts what the
+    work between batches (none at all, 0.2 ms, 1 ms, 5 ms). With the DataLoader's next()
+    marked (the default), each step lasts from one next() call's entry to the next's by
+    the loop's clock read right before each. Without (PROFINJECT_SPANS_BUILTIN=0, as on a
+    Python before 3.9), the batches the loop receives make the steps, each as long as the
     loop's own clock says, from one batch's arrival to the next: nine steps in ten within
     10% or 5 ms, every one within 10% or 15 ms (the loop reads its clock when it runs again
     after taking its batch, which beside two busy processes waits for a CPU for a few ms).
@@ -84,10 +92,21 @@ class StarvedLoopSteps(unittest.TestCase):
     all in one wait, and its thread's calls are the same whether it took each batch as
     it came or kept one for later; the count stays exact."""
 
-    def test_each_batch_a_step_of_its_own_length(self):
+    def test_each_batch_a_step_from_its_next_call(self):
+        for work_ms in (0, 1):
+            with self.subTest(work_ms=work_ms):
+                truth, found, bounds = starved_steps(work_ms)
+                self.assertEqual(len(found), truth["steps"], f"{work_ms} ms of work a step")
+                # as moments: a pause between the loop's reading and the call's entry (a
+                # collection the call's arguments set off) moves one moment, two durations
+                befores = [ns / 1e9 for ns in truth["befores_ns"]]
+                assert_ends_agree(self, [start for start, _ in bounds], befores[:-1])
+                assert_ends_agree(self, [end for _, end in bounds], befores[1:])
+
+    def test_each_batch_a_step_of_its_own_length_without_spans(self):
         for work_ms in (0, 0.2, 1, 5):
             with self.subTest(work_ms=work_ms):
-                truth, found = starved_steps(work_ms)
+                truth, found, _ = starved_steps(work_ms, spans=False)
                 self.assertEqual(len(found), truth["steps"], f"{work_ms} ms of work a step")
                 arrivals, checked = truth["arrivals_ns"], truth["steps"] - 1
                 tail = truth["steps"] - truth["prefetched"]

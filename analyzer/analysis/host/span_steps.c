@@ -45,6 +45,11 @@ struct step_source {
     } names[STEP_NAMES];
 };
 
+/* The calls a thread's steps may be counted by, the first that has steps chosen: optimizer
+ * steps; backward calls; batches with the loop's work between (where the thread made such
+ * calls); every batch (where it made none: a loop whose work no span marks). */
+enum source_kind { BY_OPTIMIZER, BY_BACKWARD, BY_BATCH_WORK, BY_BATCH, SOURCE_COUNT };
+
 struct span_thread {
     uint32_t tid;
     /* its steps take GPU work and waits: the main thread, and a thread that steps an
@@ -53,17 +58,17 @@ struct span_thread {
     int parts;
     /* the earliest entry of a call that may start the first step, among those that returned */
     uint64_t starter_min;
-    struct step_source optimizer, backward;
+    struct step_source source[SOURCE_COUNT];
     struct pi_held_call next; /* its latest outermost DataLoader next(), held as the others */
-    /* steps by batches, where neither optimizer steps nor backward calls count them (an
-     * evaluation or inference loop): the latest start and return of a call of the loop's
-     * work (work_calls), the latest such start that had come with the held next() and
-     * whether that one raised (StopIteration ends an epoch) */
-    struct step_source loader;
+    /* for the steps by batches, where neither optimizer steps nor backward calls count them
+     * (an evaluation or inference loop): the latest start and return of a call of the
+     * loop's work (work_call), the latest such start that had come with the held next()
+     * and whether that one raised (StopIteration ends an epoch) */
     uint64_t work_start_max, work_end_max, next_work_before;
     int next_raised;
-    uint64_t loader_open;     /* entry of the next() that began the open step, 0: none */
-    uint64_t loader_prev_end; /* return of the latest next() placed */
+    uint64_t work_open;  /* entry of the next() that began the open step by batches, 0: none */
+    uint64_t batch_open; /* likewise, every batch a step */
+    uint64_t next_end;   /* return of the latest next() placed */
 };
 
 struct pi_span_steps {
@@ -111,9 +116,8 @@ static struct span_thread *thread_of(struct pi_process_info *p, uint32_t tid, in
     memset(t, 0, sizeof(*t));
     t->tid = tid;
     t->starter_min = UINT64_MAX;
-    source_init(&t->optimizer, exact, warmup_steps);
-    source_init(&t->backward, exact, warmup_steps);
-    source_init(&t->loader, exact, warmup_steps);
+    for (int k = 0; k < SOURCE_COUNT; k++)
+        source_init(&t->source[k], exact, warmup_steps);
     return t;
 }
 
@@ -143,9 +147,9 @@ static void record_step(struct step_source *s, const struct pi_held_call *c)
 
 static void backward_placed(struct span_thread *t, const struct pi_held_call *c)
 {
-    pi_steps_micro_batch(&t->optimizer.steps, c->start, c->end);
-    pi_steps_micro_batch(&t->backward.steps, c->start, c->end);
-    record_step(&t->backward, c);
+    pi_steps_micro_batch(&t->source[BY_OPTIMIZER].steps, c->start, c->end);
+    pi_steps_micro_batch(&t->source[BY_BACKWARD].steps, c->start, c->end);
+    record_step(&t->source[BY_BACKWARD], c);
 }
 
 /* Batches taken this close together with none of the loop's work between are one step's
@@ -153,52 +157,59 @@ static void backward_placed(struct span_thread *t, const struct pi_held_call *c)
  * taken and left (a loop that broke, then another loop's first batch). */
 #define SAME_STEP_GAP_NS 1000000ull
 
-/* A batch's step by batches: from the entry of the next() that took it, where the loop's
- * work came since the batch before (else it is one more batch of the same step), to the
- * entry of the next one that does, or of the call that ended the epoch. A step in which
- * none of the loop's work came is none: its batch was taken and left. */
-static void loader_placed(struct span_thread *t, const struct pi_held_call *c,
-                          uint64_t work_before, int raised)
+/* The step by batches open since @open ends at @end (when it is a step: @counts). */
+static void end_batch_step(struct step_source *s, uint64_t *open, uint64_t end, int counts)
 {
-    struct step_source *s = &t->loader;
-    int worked = work_before > t->loader_prev_end;
-    if (t->loader_open &&
-        (raised || worked ||
-         (c->start > t->loader_prev_end && c->start - t->loader_prev_end >= SAME_STEP_GAP_NS))) {
-        if (worked && c->start > t->loader_open) {
-            pi_steps_record(&s->steps, t->loader_open, c->start, 0, 0);
-            s->calls++;
-        }
-        t->loader_open = 0;
-    }
-    if (!raised) {
-        if (!t->loader_open)
-            t->loader_open = c->start;
-        pi_steps_wait(&s->steps, c->start, c->end - c->start);
-        count_name(s, c->name);
-    }
-    t->loader_prev_end = c->end;
-}
-
-/* The last step by batches, open at the end: it ends at the return of the loop's work done
- * since its last batch; without any (a loop that took one more batch and left) it is none. */
-static void loader_close(struct span_thread *t)
-{
-    struct step_source *s = &t->loader;
-    if (t->loader_open && t->work_start_max > t->loader_prev_end &&
-        t->work_end_max > t->loader_open) {
-        pi_steps_record(&s->steps, t->loader_open, t->work_end_max, 0, 0);
+    if (*open && counts && end > *open) {
+        pi_steps_record(&s->steps, *open, end, 0, 0);
         s->calls++;
     }
-    t->loader_open = 0;
+    *open = 0;
 }
 
+/*
+ * A batch's step: from the entry of the next() that took it to the entry of the next one
+ * that begins a step, or of the call that ended the epoch (@raised). By the loop's work:
+ * a batch begins a step where the loop's work came since the batch before, or where it was
+ * taken a while after (else it is one more batch of the same step), and a step in which
+ * none of that work came is none (its batch was taken and left). Every batch: each begins
+ * a step.
+ */
+static void batch_placed(struct span_thread *t, const struct pi_held_call *c,
+                         uint64_t work_before, int raised)
+{
+    int worked = work_before > t->next_end;
+    int apart = c->start > t->next_end && c->start - t->next_end >= SAME_STEP_GAP_NS;
+    if (raised || worked || apart)
+        end_batch_step(&t->source[BY_BATCH_WORK], &t->work_open, c->start, worked);
+    end_batch_step(&t->source[BY_BATCH], &t->batch_open, c->start, 1);
+    if (!raised) {
+        if (!t->work_open)
+            t->work_open = c->start;
+        t->batch_open = c->start;
+        count_name(&t->source[BY_BATCH_WORK], c->name);
+        count_name(&t->source[BY_BATCH], c->name);
+    }
+    t->next_end = c->end;
+}
+
+/* The last steps by batches, open at the end: by the loop's work, it ends at the return of
+ * the work done since its batch (without any, a loop that took one more batch and left, it
+ * is none); every batch, it is none (where it ended is not known). */
+static void batches_close(struct span_thread *t)
+{
+    end_batch_step(&t->source[BY_BATCH_WORK], &t->work_open, t->work_end_max,
+                   t->work_start_max > t->next_end);
+    t->batch_open = 0;
+}
+
+/* A batch: the time in next() is each source's wait for data, in the step it falls in. */
 static void next_placed(struct span_thread *t, const struct pi_held_call *c,
                         uint64_t work_before, int raised)
 {
-    pi_steps_wait(&t->optimizer.steps, c->start, c->end - c->start);
-    pi_steps_wait(&t->backward.steps, c->start, c->end - c->start);
-    loader_placed(t, c, work_before, raised);
+    for (int k = 0; k < SOURCE_COUNT; k++)
+        pi_steps_wait(&t->source[k].steps, c->start, c->end - c->start);
+    batch_placed(t, c, work_before, raised);
 }
 
 /* The first call of @s's kind: the calls that returned before it may start its first step. */
@@ -226,12 +237,13 @@ void pi_span_steps_event(struct pi_process_info *p, const struct pi_event *ev, i
     uint64_t end = ev->dur_ns <= UINT64_MAX - ev->ts_ns ? ev->ts_ns + ev->dur_ns : UINT64_MAX;
     struct pi_held_call c = {ev->ts_ns, end, PI_SPAN_NAME(r->arg[0]), 1}, placed;
     if (kind == PI_SPAN_OPTIMIZER_STEP) {
-        start_source(&t->optimizer, t->starter_min);
-        if (pi_held_call_take(&t->optimizer.held, &c, &placed))
-            record_step(&t->optimizer, &placed);
+        struct step_source *optimizer = &t->source[BY_OPTIMIZER];
+        start_source(optimizer, t->starter_min);
+        if (pi_held_call_take(&optimizer->held, &c, &placed))
+            record_step(optimizer, &placed);
     } else if (kind == PI_SPAN_BACKWARD) {
-        start_source(&t->backward, t->starter_min);
-        if (pi_held_call_take(&t->backward.held, &c, &placed))
+        start_source(&t->source[BY_BACKWARD], t->starter_min);
+        if (pi_held_call_take(&t->source[BY_BACKWARD].held, &c, &placed))
             backward_placed(t, &placed);
     } else if (kind == PI_SPAN_DATALOADER_NEXT) {
         if (pi_held_call_take(&t->next, &c, &placed))
@@ -254,13 +266,10 @@ void pi_span_steps_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur, int
         struct span_thread *t = &s->threads[i];
         if (!t->parts)
             continue;
-        pi_steps_gpu(&t->optimizer.steps, ts, dur);
-        pi_steps_gpu(&t->backward.steps, ts, dur);
-        pi_steps_gpu(&t->loader.steps, ts, dur);
-        if (collective) { /* NCCL's kernels wait on the GPU for the other ranks */
-            pi_steps_collective_gpu(&t->optimizer.steps, ts, dur);
-            pi_steps_collective_gpu(&t->backward.steps, ts, dur);
-            pi_steps_collective_gpu(&t->loader.steps, ts, dur);
+        for (int k = 0; k < SOURCE_COUNT; k++) {
+            pi_steps_gpu(&t->source[k].steps, ts, dur);
+            if (collective) /* NCCL's kernels wait on the GPU for the other ranks */
+                pi_steps_collective_gpu(&t->source[k].steps, ts, dur);
         }
     }
 }
@@ -271,14 +280,11 @@ void pi_span_steps_wait(struct pi_process_info *p, uint32_t tid, uint64_t ts, ui
     struct span_thread *t = p->span_steps ? thread_of(p, tid, 0, 0, 0) : NULL;
     if (!t || !t->parts)
         return;
-    if (time_class == PI_TIME_SYNC) {
-        pi_steps_sync(&t->optimizer.steps, ts, dur);
-        pi_steps_sync(&t->backward.steps, ts, dur);
-        pi_steps_sync(&t->loader.steps, ts, dur);
-    } else if (time_class == PI_TIME_LOCK_WAIT) {
-        pi_steps_lock(&t->optimizer.steps, ts, dur);
-        pi_steps_lock(&t->backward.steps, ts, dur);
-        pi_steps_lock(&t->loader.steps, ts, dur);
+    for (int k = 0; k < SOURCE_COUNT; k++) {
+        if (time_class == PI_TIME_SYNC)
+            pi_steps_sync(&t->source[k].steps, ts, dur);
+        else if (time_class == PI_TIME_LOCK_WAIT)
+            pi_steps_lock(&t->source[k].steps, ts, dur);
     }
 }
 
@@ -286,21 +292,15 @@ void pi_span_steps_wait(struct pi_process_info *p, uint32_t tid, uint64_t ts, ui
  * optimizer step whose step they may fall in. */
 static void place_held(struct span_thread *t)
 {
+    struct step_source *optimizer = &t->source[BY_OPTIMIZER], *backward = &t->source[BY_BACKWARD];
     if (t->next.held)
         next_placed(t, &t->next, t->next_work_before, t->next_raised);
-    loader_close(t);
-    if (t->backward.held.held)
-        backward_placed(t, &t->backward.held);
-    if (t->optimizer.held.held)
-        record_step(&t->optimizer, &t->optimizer.held);
-    t->next.held = t->backward.held.held = t->optimizer.held.held = 0;
-}
-
-enum source_kind { BY_OPTIMIZER, BY_BACKWARD, BY_LOADER };
-
-static struct step_source *source_of(struct span_thread *t, enum source_kind kind)
-{
-    return kind == BY_OPTIMIZER ? &t->optimizer : kind == BY_BACKWARD ? &t->backward : &t->loader;
+    batches_close(t);
+    if (backward->held.held)
+        backward_placed(t, &backward->held);
+    if (optimizer->held.held)
+        record_step(optimizer, &optimizer->held);
+    t->next.held = backward->held.held = optimizer->held.held = 0;
 }
 
 /* The thread whose steps of @kind are the most, at least @least; the main thread (@main) on
@@ -311,8 +311,8 @@ static struct span_thread *busiest(struct pi_span_steps *s, enum source_kind kin
     struct span_thread *best = NULL;
     for (size_t i = 0; i < s->count; i++) {
         struct span_thread *t = &s->threads[i];
-        uint64_t calls = source_of(t, kind)->calls;
-        uint64_t most = best ? source_of(best, kind)->calls : 0;
+        uint64_t calls = t->source[kind].calls;
+        uint64_t most = best ? best->source[kind].calls : 0;
         if (calls >= least && (!best || calls > most || (calls == most && t->tid == main)))
             best = t;
     }
@@ -367,13 +367,17 @@ int pi_span_steps_finish(struct pi_process_info *p, const struct pi_reader *read
     struct span_thread *t = busiest(s, BY_OPTIMIZER, 1, main);
     if (!t && (t = busiest(s, BY_BACKWARD, 2, main)))
         kind = BY_BACKWARD;
-    if (!t && by_batches && (t = busiest(s, BY_LOADER, 2, main)))
-        kind = BY_LOADER;
+    if (!t && by_batches && (t = busiest(s, BY_BATCH_WORK, 2, main)))
+        kind = BY_BATCH_WORK;
+    if (!t && by_batches && (t = busiest(s, BY_BATCH, 2, main)))
+        kind = BY_BATCH;
+    if (t && kind == BY_BATCH && t->work_start_max)
+        t = NULL; /* every batch a step only where no span marks the loop's work */
     if (!t) {
         pi_span_steps_free(p);
         return 0;
     }
-    struct step_source *source = source_of(t, kind);
+    struct step_source *source = &t->source[kind];
     const char *from = kind == BY_OPTIMIZER  ? "optimizer step"
                        : kind == BY_BACKWARD ? "backward"
                                              : PI_STEPS_FROM_BATCHES;
@@ -381,7 +385,7 @@ int pi_span_steps_finish(struct pi_process_info *p, const struct pi_reader *read
     for (size_t i = 0; e && i < e->count; i++)
         pi_steps_mark_evaluation(&source->steps, e->loops[i].start_ns, e->loops[i].end_ns);
     pi_steps_finish(&source->steps, warmup_steps);
-    if (kind != BY_LOADER)
+    if (kind == BY_OPTIMIZER || kind == BY_BACKWARD)
         count_micro_batches(&source->steps);
     struct pi_steps replaced = p->steps;
     p->steps = source->steps;
@@ -403,9 +407,8 @@ void pi_span_steps_free(struct pi_process_info *p)
     if (!s)
         return;
     for (size_t i = 0; i < s->count; i++) {
-        pi_steps_free(&s->threads[i].optimizer.steps);
-        pi_steps_free(&s->threads[i].backward.steps);
-        pi_steps_free(&s->threads[i].loader.steps);
+        for (int k = 0; k < SOURCE_COUNT; k++)
+            pi_steps_free(&s->threads[i].source[k].steps);
     }
     free(s->threads);
     free(s);

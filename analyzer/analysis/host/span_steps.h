@@ -23,7 +23,9 @@
  * forward, a backward, an optimizer step, a user's call) are one step's
  * (DataLoaders zipped); a step with none of that work is none (a batch
  * taken and left by a loop that broke); the last open step ends at the
- * return of the work done after its batch.
+ * return of the work done after its batch. On a thread where no span marks
+ * the loop's work (it computes in plain functions), every batch begins a
+ * step, and a last step no call ends is none.
  * A step's wait for data is
  * its thread's time in the DataLoader's next(); its synchronisations, lock
  * waits and GPU work are placed by time, as for the other sources.
