@@ -2,10 +2,11 @@
 """A Hugging Face text classifier trained from scratch on the CPU, nothing
 downloaded: a word-level tokenizer built from a synthetic corpus, the corpus
 tokenized, a small BERT (random weights, from a config) trained with the
-Trainer and its DataLoader workers, then a text-classification pipeline on
-a few sentences. Prints what it did and how long each part took by its own
-clock (--summary FILE: the same as JSON): the optimizer steps
-(Trainer.state.global_step), tokenization, training, the forward passes
+Trainer and its DataLoader workers, evaluated every --eval-steps steps, then
+a text-classification pipeline on a few sentences. Prints what it did and how
+long each part took by its own clock (--summary FILE: the same as JSON): the
+optimizer steps (Trainer.state.global_step), the global step after which
+each evaluation ran, tokenization, training, the forward passes
 (module hooks, training's and the pipeline's), the backward passes (from
 each training forward's end to its optimizer step), the optimizer steps
 (optimizer hooks) and the pipeline.
@@ -84,6 +85,16 @@ class Stopwatch:
             self.started = None
 
 
+class Evaluations(transformers.TrainerCallback):
+    """The global step after which each evaluation ran."""
+
+    def __init__(self):
+        self.at_steps = []
+
+    def on_evaluate(self, args, state, control, **kwargs):
+        self.at_steps.append(state.global_step)
+
+
 class OptimizerClock(transformers.TrainerCallback):
     """Hooks the Trainer's optimizer once it exists: the optimizer steps, and
     from the end of each training forward pass to the optimizer step (the
@@ -109,6 +120,8 @@ def main():
     parser.add_argument("--train-samples", type=int, default=768)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--eval-samples", type=int, default=128)
+    parser.add_argument("--eval-steps", type=int, default=16, help="0: no evaluation")
     parser.add_argument("--summary", help="write the job's own figures as JSON to this file")
     args = parser.parse_args()
     torch.manual_seed(0)
@@ -131,18 +144,26 @@ def main():
     optimizer, backward = Stopwatch(), Stopwatch()
     train_set = Encoded({k: v[:args.train_samples] for k, v in encoded.items()},
                         labels[:args.train_samples])
+    held_out = slice(args.train_samples, args.train_samples + args.eval_samples)
+    eval_set = Encoded({k: v[held_out] for k, v in encoded.items()}, labels[held_out])
+    evaluations = Evaluations()
     options = transformers.TrainingArguments(
         output_dir=tempfile.mkdtemp(), use_cpu=True, num_train_epochs=1,
         per_device_train_batch_size=args.batch_size, dataloader_num_workers=args.workers,
         report_to="none", save_strategy="no", logging_strategy="no", disable_tqdm=True,
-        learning_rate=1e-3)
+        learning_rate=1e-3, eval_strategy="steps" if args.eval_steps else "no",
+        eval_steps=args.eval_steps or None, per_device_eval_batch_size=args.batch_size)
     trainer = transformers.Trainer(model=model, args=options, train_dataset=train_set,
-                                   callbacks=[OptimizerClock(optimizer, backward, forward)])
+                                   eval_dataset=eval_set if args.eval_steps else None,
+                                   callbacks=[OptimizerClock(optimizer, backward, forward),
+                                              evaluations])
     start = time.perf_counter()
     result = trainer.train()
     figures["train_s"] = time.perf_counter() - start
     figures["train_runtime_s"] = result.metrics["train_runtime"]
     figures["steps"] = trainer.state.global_step
+    figures["evaluated_at_steps"] = evaluations.at_steps
+    figures["eval_batches"] = -(-len(eval_set) // args.batch_size)
     figures["optimizer_s"], figures["optimizer_calls"] = optimizer.seconds, optimizer.calls
     figures["backward_s"] = backward.seconds
 

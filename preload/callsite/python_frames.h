@@ -8,7 +8,10 @@
 #include "profinject/trace_format.h"
 #include "python_runtime.h"
 
-#define PI_PYTHON_FRAMES_MAX 32
+/* A Trainer's evaluation reaches a BERT layer's Linear 40 frames down (a module call is three
+ * frames): a walk cut at 32 lost the outer frames, and Trainer.train's inclusive time lost
+ * those samples. A stack record holds 170 frames (PI_MAX_STRING_LEN). */
+#define PI_PYTHON_FRAMES_MAX 96
 
 /* pi_python_frames_skip_file - frames of code from file @filename (a str object, compared by
  * address) are left out of every walk: the spans' wrappers (python_spans.h) */

@@ -64,9 +64,24 @@ class HuggingFaceTrainer(unittest.TestCase):
         self.assertEqual(steps["count"], self.job["steps"], steps)
         self.assertEqual(steps["found_from"], "optimizer step")
 
+    def test_evaluations_inside_training_are_not_steady_steps(self):
+        # the Trainer evaluated after the global steps its callback saw: each a no_grad loop
+        # of the eval set's batches; those before the last step lie in the step after, which
+        # is then left out of the steady figures
+        steps, job = self.main["steps"], self.job
+        inside = [g for g in job["evaluated_at_steps"] if g < job["steps"]]
+        self.assertGreaterEqual(len(inside), 2, job)
+        loops = steps["evaluation_loops"]["loops"]
+        self.assertEqual([loop["forwards"] for loop in loops[:len(inside)]],
+                         [job["eval_batches"]] * len(inside), loops)
+        self.assertEqual(steps["evaluation_steps"], sum(g >= steps["warmup"] for g in inside))
+        self.assertEqual(steps["steady"]["count"],
+                         steps["count"] - steps["warmup"] - steps["evaluation_steps"])
+
     def test_the_workers_io_is_listed(self):
+        # two workers for training, and two more for each evaluation's DataLoader
         workers = [p for p in self.report["processes"] if p["ppid"] == self.job["pid"]]
-        self.assertEqual(len(workers), 2)
+        self.assertEqual(len(workers), 2 * (1 + len(self.job["evaluated_at_steps"])))
         for worker in workers:
             io = sum(t["time_ns"]["other_io"] + t["time_ns"]["file_io"] for t in worker["threads"])
             self.assertGreater(io, 0, worker["pid"])
