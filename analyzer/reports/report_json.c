@@ -3,15 +3,15 @@
  * report, schema "profinject-report" (its version below), documented field
  * by field in analyzer/REPORT.md. Times are integer nanoseconds, sizes
  * bytes. The order of the keys is set here; each section adds its own
- * (section_*.c), at the top or into each process's object.
+ * (section_*.c), at the top or into each process's object. The file is
+ * streamed (format/json_stream.h): a process's object, a rank's entry and
+ * a section's keys are made, written and freed one after the other.
  */
 #include <cjson/cJSON.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "report.h"
+#include "reports/format/json_stream.h"
 #include "reports/format/output_file.h"
-#include "reports/format/terminal_text.h"
 #include "section_phases.h"
 #include "section_capture_windows.h"
 #include "section_collectives.h"
@@ -52,46 +52,85 @@ static cJSON *process_json(struct pi_analysis *a, struct pi_process_info *p)
     return o;
 }
 
-cJSON *pi_report_json_object(struct pi_analysis *a)
+/* The keys before the processes. */
+static void head_json(cJSON *root, struct pi_analysis *a)
 {
-    cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "profinject-report");
     cJSON_AddNumberToObject(root, "version", JSON_SCHEMA_VERSION);
     pi_report_overview_json(root, a);
     pi_report_verdict_json(root, a);
     pi_report_host_memory_json(root, a);
+}
+
+/* The sections after the processes, in their order, each adding its keys to the root: the
+ * tree takes them all, the stream one at a time; the ranks, between them, stream their list. */
+typedef void (*tail_section)(cJSON *root, const struct pi_analysis *a);
+static const tail_section before_ranks[] = {
+    pi_report_gpu_json,         pi_report_gpu_modules_json, pi_report_latency_json,
+    pi_report_sites_json,       pi_report_python_time_json, pi_report_native_time_json,
+    pi_report_phases_json,
+};
+static const tail_section after_ranks[] = {pi_report_collectives_json, pi_report_gemm_json};
+#define COUNT(array) (sizeof(array) / sizeof(*(array)))
+
+cJSON *pi_report_json_object(struct pi_analysis *a)
+{
+    cJSON *root = cJSON_CreateObject();
+    head_json(root, a);
     cJSON *processes = cJSON_AddArrayToObject(root, "processes");
     for (size_t i = 0; i < a->process_count; i++)
         cJSON_AddItemToArray(processes, process_json(a, &a->processes[i]));
-    pi_report_gpu_json(root, a);
-    pi_report_gpu_modules_json(root, a);
-    pi_report_latency_json(root, a);
-    pi_report_sites_json(root, a);
-    pi_report_python_time_json(root, a);
-    pi_report_native_time_json(root, a);
-    pi_report_phases_json(root, a);
+    for (size_t i = 0; i < COUNT(before_ranks); i++)
+        before_ranks[i](root, a);
     pi_report_ranks_json(root, a);
-    pi_report_collectives_json(root, a);
-    pi_report_gemm_json(root, a);
+    for (size_t i = 0; i < COUNT(after_ranks); i++)
+        after_ranks[i](root, a);
     return root;
+}
+
+/* @section's keys written, then freed. */
+static void stream_section(struct pi_json_stream *s, tail_section section,
+                           const struct pi_analysis *a)
+{
+    cJSON *keys = cJSON_CreateObject();
+    if (keys)
+        section(keys, a);
+    pi_json_stream_members(s, keys);
+    cJSON_Delete(keys);
+}
+
+/* The same document as pi_report_json_object prints, a process and a rank at a time. */
+static void stream_report(struct pi_json_stream *s, struct pi_analysis *a)
+{
+    pi_json_stream_open_object(s, NULL);
+    cJSON *head = cJSON_CreateObject();
+    if (head)
+        head_json(head, a);
+    pi_json_stream_members(s, head);
+    cJSON_Delete(head);
+    pi_json_stream_open_array(s, "processes");
+    for (size_t i = 0; i < a->process_count; i++) {
+        cJSON *process = process_json(a, &a->processes[i]);
+        pi_json_stream_value(s, NULL, process);
+        cJSON_Delete(process);
+    }
+    pi_json_stream_close(s);
+    for (size_t i = 0; i < COUNT(before_ranks); i++)
+        stream_section(s, before_ranks[i], a);
+    pi_report_ranks_json_stream(s, a);
+    for (size_t i = 0; i < COUNT(after_ranks); i++)
+        stream_section(s, after_ranks[i], a);
+    pi_json_stream_close(s);
 }
 
 int pi_report_json(const char *path, struct pi_analysis *a)
 {
-    cJSON *root = pi_report_json_object(a);
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text)
+    char temporary[4096];
+    FILE *out = pi_create_temporary(path, temporary, sizeof(temporary));
+    if (!out)
         return -1;
-    size_t length = strlen(text);
-    if (!pi_is_utf8(text, length)) { /* a copy only where a name is not UTF-8 */
-        char *valid = pi_valid_utf8(text, length, &length);
-        free(text);
-        if (!valid)
-            return -1;
-        text = valid;
-    }
-    int result = pi_write_file_atomically(path, text, length);
-    free(text);
-    return result;
+    struct pi_json_stream s;
+    pi_json_stream_init(&s, out);
+    stream_report(&s, a);
+    return pi_commit_temporary(out, temporary, path, pi_json_stream_ok(&s));
 }

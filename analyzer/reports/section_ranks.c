@@ -11,6 +11,7 @@
 #include "analysis/ranks/ranks.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
+#include "reports/format/json_stream.h"
 
 /* The text report lists this many ranks, slowest first; JSON and the export have all. */
 #define TEXT_RANKS 16
@@ -159,14 +160,9 @@ static void add_quantiles(cJSON *o, const char *prefix, struct pi_histogram *h)
     }
 }
 
-void pi_report_ranks_json(cJSON *root, struct pi_analysis *a)
+/* The ranks' figures but their list, into @o. */
+static void ranks_head_json(cJSON *o, struct pi_ranks *r)
 {
-    struct pi_ranks *r = a->ranks;
-    if (!r) {
-        cJSON_AddNullToObject(root, "ranks");
-        return;
-    }
-    cJSON *o = cJSON_AddObjectToObject(root, "ranks");
     cJSON_AddStringToObject(o, "job", r->job);
     cJSON_AddNumberToObject(o, "world_size", (double)r->world);
     cJSON_AddNumberToObject(o, "count", (double)r->count);
@@ -194,26 +190,68 @@ void pi_report_ranks_json(cJSON *root, struct pi_analysis *a)
     cJSON_AddBoolToObject(clock, "one_host", r->hosts <= 1);
     cJSON_AddNumberToObject(clock, "wall_clock_drift_ns", (double)r->clock_drift_ns);
     cJSON_AddNumberToObject(clock, "sync_read_ns", (double)r->clock_read_ns);
-    cJSON *list = cJSON_AddArrayToObject(o, "list");
-    for (size_t i = 0; i < r->count; i++) {
-        const struct pi_rank_summary *s = &r->ranks[i];
-        struct shares sh = shares_of(s);
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddNumberToObject(e, "rank", (double)s->rank);
-        cJSON_AddNumberToObject(e, "local_rank", (double)s->local_rank);
-        cJSON_AddStringToObject(e, "host", s->host);
-        cJSON_AddNumberToObject(e, "pid", s->pid);
-        cJSON_AddNumberToObject(e, "steps", (double)s->steps);
-        cJSON_AddNumberToObject(e, "warmup_steps", (double)s->warmup);
-        add_quantiles(e, "step", (struct pi_histogram *)&s->step_ns);
-        add_quantiles(e, "collective_wait", (struct pi_histogram *)&s->lock_ns);
-        cJSON_AddNumberToObject(e, "compute_share", sh.compute);
-        cJSON_AddNumberToObject(e, "collective_share", sh.collective);
-        cJSON_AddNumberToObject(e, "input_share", sh.input);
-        cJSON_AddNumberToObject(e, "gpu_wait_share", sh.gpu_wait);
-        cJSON_AddNumberToObject(e, "slowest_steps", (double)s->slowest);
-        cJSON_AddItemToArray(list, e);
+}
+
+/* A rank's entry in the list. */
+static cJSON *rank_json(const struct pi_rank_summary *s)
+{
+    struct shares sh = shares_of(s);
+    cJSON *e = cJSON_CreateObject();
+    if (!e)
+        return NULL;
+    cJSON_AddNumberToObject(e, "rank", (double)s->rank);
+    cJSON_AddNumberToObject(e, "local_rank", (double)s->local_rank);
+    cJSON_AddStringToObject(e, "host", s->host);
+    cJSON_AddNumberToObject(e, "pid", s->pid);
+    cJSON_AddNumberToObject(e, "steps", (double)s->steps);
+    cJSON_AddNumberToObject(e, "warmup_steps", (double)s->warmup);
+    add_quantiles(e, "step", (struct pi_histogram *)&s->step_ns);
+    add_quantiles(e, "collective_wait", (struct pi_histogram *)&s->lock_ns);
+    cJSON_AddNumberToObject(e, "compute_share", sh.compute);
+    cJSON_AddNumberToObject(e, "collective_share", sh.collective);
+    cJSON_AddNumberToObject(e, "input_share", sh.input);
+    cJSON_AddNumberToObject(e, "gpu_wait_share", sh.gpu_wait);
+    cJSON_AddNumberToObject(e, "slowest_steps", (double)s->slowest);
+    return e;
+}
+
+void pi_report_ranks_json(cJSON *root, struct pi_analysis *a)
+{
+    struct pi_ranks *r = a->ranks;
+    if (!r) {
+        cJSON_AddNullToObject(root, "ranks");
+        return;
     }
+    cJSON *o = cJSON_AddObjectToObject(root, "ranks");
+    ranks_head_json(o, r);
+    cJSON *list = cJSON_AddArrayToObject(o, "list");
+    for (size_t i = 0; i < r->count; i++)
+        cJSON_AddItemToArray(list, rank_json(&r->ranks[i]));
+}
+
+void pi_report_ranks_json_stream(struct pi_json_stream *stream, struct pi_analysis *a)
+{
+    struct pi_ranks *r = a->ranks;
+    if (!r) {
+        cJSON *none = cJSON_CreateNull();
+        pi_json_stream_value(stream, "ranks", none);
+        cJSON_Delete(none);
+        return;
+    }
+    pi_json_stream_open_object(stream, "ranks");
+    cJSON *head = cJSON_CreateObject();
+    if (head)
+        ranks_head_json(head, r);
+    pi_json_stream_members(stream, head);
+    cJSON_Delete(head);
+    pi_json_stream_open_array(stream, "list");
+    for (size_t i = 0; i < r->count; i++) {
+        cJSON *e = rank_json(&r->ranks[i]);
+        pi_json_stream_value(stream, NULL, e);
+        cJSON_Delete(e);
+    }
+    pi_json_stream_close(stream);
+    pi_json_stream_close(stream);
 }
 
 void pi_report_ranks_html(FILE *out, struct pi_analysis *a)
