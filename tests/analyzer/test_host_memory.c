@@ -28,6 +28,10 @@ static struct pi_analysis *tree(size_t processes)
 
 static void release(struct pi_analysis *a)
 {
+    for (size_t i = 0; i < a->process_count; i++) {
+        pi_series_free(&a->processes[i].rss);
+        pi_series_free(&a->processes[i].pss);
+    }
     free(a->processes);
     free(a);
 }

@@ -1,8 +1,34 @@
 /*
- * series.c - a bounded series halves its resolution when full, so a long
- * run keeps its shape in fixed memory; the slope is a least-squares fit.
+ * series.c - a bounded series grows to its bound, then halves its
+ * resolution when full, so a long run keeps its shape in fixed memory; the
+ * slope is a least-squares fit.
  */
 #include "series.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FIRST_CAPACITY 16
+
+/* Room for twice the points (at most PI_SERIES_MAX); 0, or -1 when out of memory. */
+static int grow(struct pi_series *s)
+{
+    uint32_t capacity = s->capacity ? 2 * s->capacity : FIRST_CAPACITY;
+    if (capacity > PI_SERIES_MAX)
+        capacity = PI_SERIES_MAX;
+    uint64_t *block = malloc(2 * (size_t)capacity * sizeof(*block));
+    if (!block)
+        return -1;
+    if (s->count) {
+        memcpy(block, s->t, s->count * sizeof(*block));
+        memcpy(block + capacity, s->v, s->count * sizeof(*block));
+    }
+    free(s->t);
+    s->t = block;
+    s->v = block + capacity;
+    s->capacity = capacity;
+    return 0;
+}
 
 void pi_series_add(struct pi_series *s, uint64_t t, uint64_t v)
 {
@@ -11,18 +37,27 @@ void pi_series_add(struct pi_series *s, uint64_t t, uint64_t v)
     if (++s->pending < s->stride)
         return;
     s->pending = 0;
-    if (s->count == PI_SERIES_MAX) {
-        /* full: keep every other point and sample half as often from now on */
-        for (uint32_t i = 0; i < PI_SERIES_MAX / 2; i++) {
+    if (s->count == s->capacity && (s->capacity == PI_SERIES_MAX || grow(s) != 0)) {
+        if (s->count == 0)
+            return; /* no memory for a first point */
+        /* full (or no memory for more): keep every other point and sample half as often
+         * from now on */
+        for (uint32_t i = 0; i < s->count / 2; i++) {
             s->t[i] = s->t[2 * i];
             s->v[i] = s->v[2 * i];
         }
-        s->count = PI_SERIES_MAX / 2;
+        s->count /= 2;
         s->stride *= 2;
     }
     s->t[s->count] = t;
     s->v[s->count] = v;
     s->count++;
+}
+
+void pi_series_free(struct pi_series *s)
+{
+    free(s->t);
+    memset(s, 0, sizeof(*s));
 }
 
 void pi_fit_add(struct pi_fit *f, double x, double y)

@@ -439,6 +439,7 @@ void pi_gpu_free_process(struct pi_process_info *p)
     pi_u64_map_free(m->correlations);
     pi_memory_order_free(&m->order);
     free(m->changes);
+    pi_series_free(&m->series);
     pi_gpu_timing_free(m);
     free(m);
     p->gpu = NULL;

@@ -122,6 +122,8 @@ void pi_analysis_free(struct pi_analysis *a)
         free(p->host);
         free(p->cgroup);
         free(p->stderr_tail);
+        pi_series_free(&p->rss);
+        pi_series_free(&p->pss);
         for (int k = 0; k < p->sender_count; k++)
             free(p->senders[k].command);
         free(p->inherited_unresolved);
