@@ -32,7 +32,8 @@ void pi_relay_gpu(struct pi_process_info *process, uint64_t ts, uint64_t dur, in
  */
 uint64_t pi_relay_finish(struct pi_process_info *process, unsigned warmup_steps);
 
-/* pi_relay_thread - the relay thread's tid, 0 when none */
+/* pi_relay_thread - the relay thread's tid, 0 when none (after pi_relay_finish, before
+ * pi_relay_free: the pass keeps it in relay_tid) */
 uint32_t pi_relay_thread(const struct pi_process_info *process);
 
 void pi_relay_free(struct pi_process_info *process);

@@ -312,7 +312,8 @@ struct pi_process_info {
     uint32_t steps_tid;
     uint64_t gpu_busy_ns;
     struct pi_gpu_memory *gpu; /* NULL when the process made no CUDA calls */
-    struct pi_step_sources *step_sources; /* relay and read-back step detection (relay_steps.c) */
+    /* relay and read-back step detection (relay_steps.c), while the file is read: NULL after */
+    struct pi_step_sources *step_sources;
     struct pi_span_steps *span_steps; /* steps from spans, while the file is read (span_steps.h) */
     struct pi_spans *spans; /* marked Python functions' calls by name (host/spans.h); NULL: none */
     /* evaluation loops inside training (host/evaluation_loops.h); NULL: none */
