@@ -5,6 +5,7 @@
 #include "threads.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/common/array_room.h"
@@ -135,4 +136,15 @@ void pi_thread_name(struct pi_process_info *p, uint32_t tid, const char *name)
     struct pi_thread_info *t = pi_thread_of(p, tid);
     if (t && name)
         snprintf(t->name, sizeof(t->name), "%s", name);
+}
+
+void pi_threads_trim(struct pi_process_info *p)
+{
+    if (p->thread_count == 0 || p->thread_count == p->thread_capacity)
+        return;
+    struct pi_thread_info *fitted = realloc(p->threads, p->thread_count * sizeof(*p->threads));
+    if (!fitted)
+        return; /* kept as it was */
+    p->threads = fitted;
+    p->thread_capacity = p->thread_count;
 }

@@ -43,4 +43,8 @@ struct pi_thread_info *pi_thread_of(struct pi_process_info *process, uint32_t ti
 /* pi_thread_name - name the thread @tid of @process */
 void pi_thread_name(struct pi_process_info *process, uint32_t tid, const char *name);
 
+/* pi_threads_trim - once @process's file is read: its threads' array no longer than they
+ * are (it doubles from 16 as they come: 3 KB in every rank of 2 threads) */
+void pi_threads_trim(struct pi_process_info *process);
+
 #endif

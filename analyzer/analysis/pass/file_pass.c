@@ -164,6 +164,7 @@ static void finish_process(struct pi_analysis *a, struct pi_process_info *p,
     bounds.evaluation_count = evaluation ? e->count : 0;
     pi_phases_finish_file(p, reader, &bounds);
     free(evaluation);
+    pi_threads_trim(p);
 }
 
 void *pi_file_pass_open_observer(const struct pi_analysis_options *options)
