@@ -116,7 +116,7 @@ void pi_report_threads_html(FILE *out, const struct pi_analysis *a)
     fputs("</svg>\n", out);
 }
 
-#define ROWS 16
+#define ROWS PI_TIMELINE_THREADS_DRAWN /* the threads whose timelines the pass kept */
 #define ROW_H 16
 #define LABEL_W 160
 
@@ -225,7 +225,7 @@ void pi_report_threads_over_time_html(FILE *out, const struct pi_analysis *a)
         const struct pi_process_info *p = &a->processes[i];
         for (size_t k = 0; k < p->thread_count && row < ROWS; k++) {
             const struct pi_thread_info *t = &p->threads[k];
-            if (pi_thread_wall_ns(p, t) == 0 || t->events < 2)
+            if (!pi_thread_timeline_drawable(p, t))
                 continue;
             thread_row(out, a, p, t, 4 + ROW_H * row++, span);
         }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "thread_cpu.h"
+#include "threads.h"
 
 #define FIRST_BUCKET_NS 10000000u
 
@@ -108,6 +109,31 @@ void pi_thread_timeline_cpu(struct pi_thread_info *thread, uint64_t start_ns,
         t->cpu->cpu_us[bucket] = saturated(t->cpu->cpu_us[bucket] + used / 1000);
         t->cpu->measured_us[bucket] = saturated(t->cpu->measured_us[bucket] + part / 1000);
         at += part;
+    }
+}
+
+int pi_thread_timeline_drawable(const struct pi_process_info *p, const struct pi_thread_info *t)
+{
+    return pi_thread_wall_ns(p, t) > 0 && t->events >= 2;
+}
+
+void pi_thread_timelines_settle(const struct pi_analysis *a, struct pi_process_info *p)
+{
+    /* the rows the processes before it take, counted until they fill the page (the first
+     * few processes, in a job of many) */
+    size_t drawn = 0;
+    for (const struct pi_process_info *q = a->processes;
+         q < p && drawn < PI_TIMELINE_THREADS_DRAWN; q++)
+        for (size_t k = 0; k < q->thread_count; k++)
+            drawn += pi_thread_timeline_drawable(q, &q->threads[k]);
+    for (size_t k = 0; k < p->thread_count; k++) {
+        struct pi_thread_info *t = &p->threads[k];
+        if (drawn < PI_TIMELINE_THREADS_DRAWN && pi_thread_timeline_drawable(p, t)) {
+            drawn++;
+            continue;
+        }
+        pi_thread_timeline_free(t->timeline);
+        t->timeline = NULL;
     }
 }
 

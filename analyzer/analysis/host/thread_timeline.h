@@ -37,6 +37,21 @@ void pi_thread_timeline_add(struct pi_thread_info *thread, uint64_t start_ns, ui
 void pi_thread_timeline_cpu(struct pi_thread_info *thread, uint64_t start_ns,
                             const struct pi_clock_samples *samples);
 
+/* The page draws the timelines of this many threads: the first, in file order, that
+ * pi_thread_timeline_drawable takes. */
+#define PI_TIMELINE_THREADS_DRAWN 16
+
+/* pi_thread_timeline_drawable - @t of @p lived and did something: a row on the page, when among
+ * the first PI_TIMELINE_THREADS_DRAWN such threads */
+int pi_thread_timeline_drawable(const struct pi_process_info *p, const struct pi_thread_info *t);
+
+/**
+ * pi_thread_timelines_settle - @p committed after @analysis's processes before it: the
+ * timelines of its threads that the page will not draw let go. A thread's are 3 KB: two
+ * threads a rank were 6 KB a rank of a many-rank job, of which the page draws 16 threads.
+ */
+void pi_thread_timelines_settle(const struct pi_analysis *analysis, struct pi_process_info *p);
+
 /* pi_thread_timeline_free - release @timeline (NULL: nothing) */
 void pi_thread_timeline_free(struct pi_thread_timeline *timeline);
 

@@ -66,7 +66,9 @@ struct pi_thread_info {
     /* its CPU time by the kernel's clock while recording was on (thread_cpu.h) */
     struct pi_thread_cpu cpu;
     uint64_t events;
-    struct pi_thread_timeline *timeline; /* its waits over time (thread_timeline.h), NULL: none */
+    /* its waits over time (thread_timeline.h), NULL: none, or not drawn on the page (let go at
+     * the commit of its file) */
+    struct pi_thread_timeline *timeline;
 };
 
 /* The main thread's running wait totals at a moment where a step may start or end. */

@@ -239,6 +239,7 @@ void pi_file_pass_commit(struct pi_analysis *a, struct pi_process_info *p, void 
     /* after the observer: the export writes each step of every rank */
     if (pi_ranks_add(a, p))
         pi_training_keep_figures(a, p);
+    pi_thread_timelines_settle(a, p);
     a->records += p->records;
     a->lost += p->lost;
     a->strings_lost += p->strings_lost;
