@@ -88,8 +88,9 @@ static void *reader_thread(void *context)
 
 /* Copy @size bytes of @from to @to, memory that is zero and was never written (calloc): the
  * parts that are zero in @from are not written, so pages with nothing in them take no memory,
- * as when reading one by one fills the slot in place. A process record is 35 KB, most of it
- * an RSS series that few processes fill: written whole, it was 25 KB more a rank. */
+ * as when reading one by one fills the slot in place. A process record is 9 KB, a good part
+ * of it room for windows and devices that most processes leave empty (when it held its RSS
+ * series inline, 35 KB, writing it whole was 25 KB more a rank). */
 static void copy_into_zeroed(void *to, const void *from, size_t size)
 {
     static const char zero[512];
