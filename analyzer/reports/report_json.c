@@ -62,15 +62,15 @@ static void head_json(cJSON *root, struct pi_analysis *a)
     pi_report_host_memory_json(root, a);
 }
 
-/* The sections after the processes, in their order, each adding its keys to the root: the
- * tree takes them all, the stream one at a time; the ranks, between them, stream their list. */
+/* The sections after the processes up to the ranks, in their order, each adding its keys to
+ * the root: the tree takes them all, the stream one at a time. Then the ranks and the
+ * collectives, which stream an entry per rank, and the products. */
 typedef void (*tail_section)(cJSON *root, const struct pi_analysis *a);
 static const tail_section before_ranks[] = {
     pi_report_gpu_json,         pi_report_gpu_modules_json, pi_report_latency_json,
     pi_report_sites_json,       pi_report_python_time_json, pi_report_native_time_json,
     pi_report_phases_json,
 };
-static const tail_section after_ranks[] = {pi_report_collectives_json, pi_report_gemm_json};
 #define COUNT(array) (sizeof(array) / sizeof(*(array)))
 
 cJSON *pi_report_json_object(struct pi_analysis *a)
@@ -83,8 +83,8 @@ cJSON *pi_report_json_object(struct pi_analysis *a)
     for (size_t i = 0; i < COUNT(before_ranks); i++)
         before_ranks[i](root, a);
     pi_report_ranks_json(root, a);
-    for (size_t i = 0; i < COUNT(after_ranks); i++)
-        after_ranks[i](root, a);
+    pi_report_collectives_json(root, a);
+    pi_report_gemm_json(root, a);
     return root;
 }
 
@@ -118,8 +118,8 @@ static void stream_report(struct pi_json_stream *s, struct pi_analysis *a)
     for (size_t i = 0; i < COUNT(before_ranks); i++)
         stream_section(s, before_ranks[i], a);
     pi_report_ranks_json_stream(s, a);
-    for (size_t i = 0; i < COUNT(after_ranks); i++)
-        stream_section(s, after_ranks[i], a);
+    pi_report_collectives_json_stream(s, a);
+    stream_section(s, pi_report_gemm_json, a);
     pi_json_stream_close(s);
 }
 

@@ -12,6 +12,7 @@
 #include "analysis/gpu/collectives.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/format.h"
+#include "reports/format/json_stream.h"
 
 /* bytes per second over @gpu_ns, 0 without GPU time */
 static double per_second(double bytes, uint64_t gpu_ns)
@@ -136,6 +137,19 @@ void pi_report_collectives_json(cJSON *root, const struct pi_analysis *a)
     for (size_t i = 0; i < a->process_count; i++)
         if (a->processes[i].collectives)
             cJSON_AddItemToArray(list, json_process(&a->processes[i]));
+}
+
+void pi_report_collectives_json_stream(struct pi_json_stream *stream, const struct pi_analysis *a)
+{
+    pi_json_stream_open_array(stream, "collectives");
+    for (size_t i = 0; i < a->process_count; i++) {
+        if (!a->processes[i].collectives)
+            continue;
+        cJSON *process = json_process(&a->processes[i]);
+        pi_json_stream_value(stream, NULL, process);
+        cJSON_Delete(process);
+    }
+    pi_json_stream_close(stream);
 }
 
 static void html_process(FILE *out, const struct pi_process_info *p)
