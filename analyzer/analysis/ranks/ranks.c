@@ -89,9 +89,11 @@ static int64_t alignment(struct pi_ranks *r, const struct pi_rank_summary *s,
                          const struct pi_process_info *p)
 {
     int64_t offset = (int64_t)(p->header.start_realtime_ns - p->header.start_monotonic_ns);
+    /* from the latest rank back, to the first on its boot: the ranks of a host come in a
+     * run, so it is one comparison, not one per rank read (5 x 10^7 for 10,000 ranks) */
     int new_boot = 1;
-    for (size_t i = 0; i + 1 < r->count; i++)
-        new_boot &= strcmp(r->ranks[i].boot, s->boot) != 0 || !s->boot[0];
+    for (size_t i = r->count - 1; new_boot && i-- > 0;)
+        new_boot = strcmp(r->ranks[i].boot, s->boot) != 0 || !s->boot[0];
     r->hosts += new_boot;
     if (r->count == 1) {
         snprintf(r->reference_boot, sizeof(r->reference_boot), "%s", s->boot);
