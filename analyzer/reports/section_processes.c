@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec_images.h"
 #include "reports/format/call_site_format.h"
 #include "reports/format/figures.h"
 #include "reports/format/format.h"
@@ -19,22 +20,12 @@
 #include "section_host_memory.h"
 #include "verdicts/process_words.h"
 
-/* "exec 2/4" when @p is one image of a chain of execs (the same pid, several files). */
-static const char *exec_image(const struct pi_analysis *a, const struct pi_process_info *p,
-                              char *out, size_t size)
+/* "[exec 2/4] " when @place is one image of a chain of execs (the same pid, several files). */
+static const char *exec_image(const struct pi_exec_image *place, char *out, size_t size)
 {
-    size_t images = 0, index = 0;
-    for (size_t i = 0; i < a->process_count; i++) {
-        const struct pi_process_info *q = &a->processes[i];
-        if (q->header.pid != p->header.pid || q->header.pid_ns != p->header.pid_ns ||
-            strcmp(q->host ? q->host : "", p->host ? p->host : "") != 0)
-            continue;
-        images++;
-        index += q->header.start_monotonic_ns < p->header.start_monotonic_ns;
-    }
-    if (images < 2)
+    if (!place || place->images < 2)
         return "";
-    snprintf(out, size, "[exec %zu/%zu] ", index + 1, images);
+    snprintf(out, size, "[exec %zu/%zu] ", place->index + 1, place->images);
     return out;
 }
 
@@ -54,6 +45,7 @@ void pi_report_processes_text(FILE *out, const struct pi_analysis *a)
         fprintf(out, " %10s", "pss peak");
     fprintf(out, " %12s %12s %10s %10s  %s\n", "growth", "2nd half", "user cpu", "sys cpu",
             "command");
+    struct pi_exec_image *images = pi_exec_images(a);
     for (size_t i = 0; i < a->process_count; i++) {
         const struct pi_process_info *p = &a->processes[i];
         uint64_t middle = p->start_ns + (p->end_ns - p->start_ns) / 2;
@@ -72,8 +64,9 @@ void pi_report_processes_text(FILE *out, const struct pi_analysis *a)
             fprintf(out, " %10s", p->pss.count ? pi_format_bytes((double)p->pss_peak) : "-");
         fprintf(out, " %12s %12s %10s %10s  %s%.40s\n", whole, half,
                 pi_format_ns((double)p->cpu_user_ns), pi_format_ns((double)p->cpu_sys_ns),
-                exec_image(a, p, image, sizeof(image)), p->command);
+                exec_image(images ? &images[i] : NULL, image, sizeof(image)), p->command);
     }
+    free(images);
 }
 
 cJSON *pi_report_process_json(const struct pi_analysis *a, const struct pi_process_info *p)
