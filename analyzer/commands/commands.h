@@ -15,6 +15,8 @@ int pi_cmd_dump(int argc, char **argv);
 int pi_cmd_info(int argc, char **argv);
 int pi_cmd_report(int argc, char **argv);
 int pi_cmd_compare(int argc, char **argv);
+int pi_cmd_partial(int argc, char **argv);
+int pi_cmd_merge(int argc, char **argv);
 
 
 /* pi_parse_count - @text as a whole number from @min to @max into @out; on

@@ -16,6 +16,8 @@ static void usage(FILE *out)
             "  compare BASE NEW [--threshold p95=10%%]...   regression check, exit 3 if worse\n"
             "  info FILE|DIR...   header, process tree, record counts, losses, time span\n"
             "  dump FILE...       every record as text, header first\n"
+            "  partial FILE -o OUT   one file's pass, for merge (a rank a task: Slurm, Dask, Spark)\n"
+            "  merge [options] DIR|PARTIAL...   the report of partials: the same as report's\n"
             "\n"
             "Trace files are written by LD_PRELOAD=libprofinject.so into ./profinject-traces\n"
             "(or $PROFINJECT_OUTPUT). Exit status: 0 ok, 1 usage, 2 unreadable input.\n");
@@ -33,6 +35,10 @@ int main(int argc, char **argv)
         return pi_cmd_info(argc - 2, argv + 2);
     if (strcmp(argv[1], "report") == 0)
         return pi_cmd_report(argc - 2, argv + 2);
+    if (strcmp(argv[1], "partial") == 0)
+        return pi_cmd_partial(argc - 2, argv + 2);
+    if (strcmp(argv[1], "merge") == 0)
+        return pi_cmd_merge(argc - 2, argv + 2);
     if (strcmp(argv[1], "compare") == 0)
         return pi_cmd_compare(argc - 2, argv + 2);
     return pi_cmd_report(argc - 1, argv + 1);

@@ -31,6 +31,9 @@ struct step {
     int evaluation; /* it holds an evaluation loop: not a steady step (pi_steps_mark_evaluation) */
 };
 
+_Static_assert(sizeof(struct step) == PI_STEP_RECORD_WORDS * sizeof(uint64_t),
+               "a step's record is PI_STEP_RECORD_WORDS numbers (partial files)");
+
 /* One micro-batch of a step that may be warm-up: its time, until the warm-up is known. */
 struct early_micro_batch {
     uint64_t step; /* its step, from 0 */

@@ -91,6 +91,10 @@ int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start,
 /* A step's CPU time where the main thread's clock did not span it. */
 #define PI_STEP_CPU_UNKNOWN UINT64_MAX
 
+/* The numbers of one step's record in pi_steps.steps (steps.c), all uint64_t: a partial
+ * file (pass/partial.h) writes them one by one without knowing their names. */
+#define PI_STEP_RECORD_WORDS 13
+
 struct pi_step_figures {
     uint64_t start, end, wait, sync, gpu, lock, release, collective_gpu;
     uint64_t cpu; /* the main thread's CPU time by its clock, PI_STEP_CPU_UNKNOWN: not read */

@@ -61,8 +61,7 @@ static void one_by_one(struct pi_analysis *a, char **paths, size_t count)
     }
 }
 
-int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *options, char **paths,
-                    size_t count)
+int pi_analysis_begin(struct pi_analysis *a, const struct pi_analysis_options *options, size_t count)
 {
     memset(a, 0, sizeof(*a));
     a->options = *options;
@@ -72,6 +71,14 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
     pi_latency_table_init(&a->files, options->exact);
     a->processes = calloc(count ? count : 1, sizeof(*a->processes));
     if (!a->processes)
+        return -1;
+    return 0;
+}
+
+int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *options, char **paths,
+                    size_t count)
+{
+    if (pi_analysis_begin(a, options, count) != 0)
         return -1;
     /* headers first: the base time of the Chrome trace is the earliest start; how far
      * each parent's file is needed for its fork children's inherited ids */
@@ -102,6 +109,11 @@ int pi_analysis_run(struct pi_analysis *a, const struct pi_analysis_options *opt
         one_by_one(a, paths, count);
     if (observer && observer->end)
         observer->end(observer->context, a);
+    return pi_analysis_end(a);
+}
+
+int pi_analysis_end(struct pi_analysis *a)
+{
     pi_lineage_free(a->lineage); /* every name was looked up during the pass */
     a->lineage = NULL;
     pi_python_sites_sort(a);

@@ -22,4 +22,12 @@ int pi_analysis_run(struct pi_analysis *analysis, const struct pi_analysis_optio
 
 void pi_analysis_free(struct pi_analysis *analysis);
 
+/* The pass's first and last steps, for a pass over partial files (partial_merge.h):
+ * pi_analysis_begin - @analysis empty with @options, room for @count processes (0, or -1);
+ * pi_analysis_end - once every file is committed, what needs them all (the ranks'
+ * straggler, the tree's memory peak); 0, or -1 when a file could not be read */
+int pi_analysis_begin(struct pi_analysis *analysis, const struct pi_analysis_options *options,
+                      size_t count);
+int pi_analysis_end(struct pi_analysis *analysis);
+
 #endif

@@ -1,0 +1,78 @@
+/* partial_values.c - the model's small shared structures in a partial file (see partial_values.h). */
+#include "partial_values.h"
+
+#include <stdlib.h>
+
+#include "analysis/pass/partial_parts.h"
+#include "analysis/sites/call_sites.h"
+
+void pi_partial_histogram(struct pi_codec *c, struct pi_histogram *h)
+{
+    pi_codec_u64(c, &h->count);
+    pi_codec_u64(c, &h->sum);
+    pi_codec_u64(c, &h->min);
+    pi_codec_u64(c, &h->max);
+    /* the buckets held: none, or [lo, hi) */
+    int has = h->counts != NULL;
+    pi_codec_int(c, &has);
+    pi_codec_u32(c, &h->lo);
+    pi_codec_u32(c, &h->hi);
+    if (c->reading && (h->hi < h->lo || (has && h->hi == h->lo) || h->hi - h->lo > c->left))
+        pi_codec_fail(c, "histogram buckets out of range");
+    if (c->reading)
+        h->counts = NULL;
+    if (has && !c->failed) {
+        if (c->reading && !(h->counts = calloc(h->hi - h->lo, sizeof(*h->counts))))
+            pi_codec_fail(c, "out of memory");
+        if (h->counts)
+            pi_codec_u64s(c, h->counts, h->hi - h->lo);
+    }
+    if (c->reading && !h->counts)
+        h->lo = h->hi = 0;
+    pi_codec_int(c, &h->exact);
+    pi_codec_int(c, &h->sorted);
+    if (ARRAY(c, h->values, h->value_count))
+        pi_codec_u64s(c, h->values, h->value_count);
+    if (c->reading)
+        h->values_capacity = h->value_count;
+}
+
+static void frame(struct pi_codec *c, struct pi_site_frame *f)
+{
+    pi_codec_int(c, &f->python);
+    pi_codec_str(c, &f->file);
+    pi_codec_str(c, &f->function);
+    pi_codec_u32(c, &f->line);
+    pi_codec_str(c, &f->module);
+    pi_codec_str(c, &f->build_id);
+    pi_codec_u64(c, &f->offset);
+    pi_codec_int(c, &f->has_offset);
+    pi_codec_str(c, &f->symbol);
+    pi_codec_u64(c, &f->symbol_offset);
+    pi_codec_int(c, &f->has_symbol_offset);
+}
+
+void pi_partial_call_site(struct pi_codec *c, struct pi_call_site **site)
+{
+    if (!PRESENT(c, *site))
+        return;
+    struct pi_call_site *s = *site;
+    for (size_t i = 0, n = ARRAY(c, s->frames, s->count); i < n; i++)
+        frame(c, &s->frames[i]);
+    pi_codec_size(c, &s->python_count);
+    if (c->reading && s->python_count > s->count)
+        pi_codec_fail(c, "a call site's frames out of range");
+    pi_codec_str(c, &s->headline);
+    pi_codec_str(c, &s->text);
+}
+
+void pi_partial_series(struct pi_codec *c, struct pi_series *s)
+{
+    size_t n = s->count;
+    pi_codec_count(c, &n, PI_SERIES_MAX, 2);
+    s->count = (uint32_t)n;
+    pi_codec_u64s(c, s->t, s->count);
+    pi_codec_u64s(c, s->v, s->count);
+    pi_codec_u32(c, &s->stride);
+    pi_codec_u32(c, &s->pending);
+}
