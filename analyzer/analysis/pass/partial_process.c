@@ -15,7 +15,8 @@
 
 
 
-static void fatal_signal(struct pi_codec *c, struct pi_fatal_signal *f)
+/* @with_site: the fatal signal's frames; the stop signal has none (model.h) */
+static void fatal_signal(struct pi_codec *c, struct pi_fatal_signal *f, int with_site)
 {
     pi_codec_int(c, &f->seen);
     pi_codec_u32(c, &f->tid);
@@ -23,7 +24,8 @@ static void fatal_signal(struct pi_codec *c, struct pi_fatal_signal *f)
     pi_codec_i32(c, &f->code);
     pi_codec_uint(c, &f->flags);
     pi_codec_u64(c, &f->detail);
-    pi_partial_call_site(c, &f->site);
+    if (with_site)
+        pi_partial_call_site(c, &f->site);
     pi_codec_u64(c, &f->ns);
 }
 
@@ -157,6 +159,8 @@ static void steps(struct pi_codec *c, struct pi_steps *s)
      * per-step figures were let go */
     size_t records = s->steps ? (size_t)s->count : 0;
     pi_codec_count(c, &records, (size_t)s->count, PI_STEP_RECORD_WORDS);
+    if (c->reading && records && records != s->count) /* the reports read one a step */
+        pi_codec_fail(c, "steps without their records");
     if (c->reading && records &&
         !(s->steps = calloc(records, PI_STEP_RECORD_WORDS * sizeof(uint64_t))))
         pi_codec_fail(c, "out of memory");
@@ -204,8 +208,8 @@ static void process_figures(struct pi_codec *c, struct pi_process_info *p)
     pi_codec_u64(c, &p->end_reason);
     pi_codec_int(c, &p->replaced_by_exec);
     pi_codec_str(c, &p->stderr_tail);
-    fatal_signal(c, &p->fatal);
-    fatal_signal(c, &p->stop);
+    fatal_signal(c, &p->fatal, 1);
+    fatal_signal(c, &p->stop, 0);
     pi_codec_int(c, &p->stopped);
     COUNT_OF(c, p->sender_count, 4);
     for (int i = 0; i < p->sender_count; i++) {
