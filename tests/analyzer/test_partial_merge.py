@@ -12,6 +12,7 @@ reason and a non-zero exit.
 
 Run by ctest with PI_ANALYZE, PI_GEN_RANKS and PI_SOURCE in the environment."""
 import filecmp
+import json
 import os
 import shutil
 import subprocess
@@ -124,7 +125,9 @@ class PartialMerge(unittest.TestCase):
         self.assertEqual(len(os.listdir(parts)), 1000)
         self.assertEqual(self.assert_same([traces], [parts], work), 0)
         with open(os.path.join(work, "merged", "report.json")) as f:
-            self.assertIn("rank00617", f.read(), "the planted straggler is named")
+            ranks = json.load(f)["ranks"]
+        self.assertEqual(ranks["count"], 1000)
+        self.assertEqual(ranks["straggler"]["rank"], 617, "the planted straggler")
 
     def test_files_in_their_order(self):
         """Partials named one by one are merged in the order given, as report reads traces."""
@@ -229,6 +232,20 @@ class Refusals(unittest.TestCase):
         run = subprocess.run([ANALYZE, "merge", self.good, exact], capture_output=True, text=True)
         self.assertEqual(run.returncode, 2)
         self.assertIn("made with other options", run.stderr)
+
+    def test_outputs_are_not_inputs(self):
+        run = subprocess.run([ANALYZE, "merge", "--json", self.good, self.good],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("refusing to overwrite it", run.stderr)
+        with open(self.good, "rb") as f:
+            self.assertEqual(f.read(), self.data)
+        trace = os.path.join(self.work, "trace.pitrace.zst")
+        shutil.copy(PartialMerge.traces_in(os.path.join(H100, "train-nopin"))[0], trace)
+        run = subprocess.run([ANALYZE, "partial", trace, "-o", trace], capture_output=True,
+                             text=True)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("is the input trace", run.stderr)
 
     def test_outputs_that_need_every_event(self):
         for option in ("--chrome-trace", "--export"):
