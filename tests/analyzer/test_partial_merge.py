@@ -205,6 +205,13 @@ class Refusals(unittest.TestCase):
         self.assertIn("written by analyzer " + other.decode(), said)
         self.assertIn("make it again with this analyzer", said)
 
+    def test_other_model(self):
+        """The same version built with another model: the sizes' fingerprint differs."""
+        at = 10 + self.data[9] - 1 + 1  # past the analyzer's version and the trace format
+        data = self.data[:at] + bytes([self.data[at] ^ 0x01]) + self.data[at + 1:]
+        self.assertIn("written by another build of this analyzer version",
+                      self.merge(data, "m.pipartial"))
+
     def test_cut_short(self):
         for keep in (4, len(self.data) // 2, len(self.data) - 1):
             with self.subTest(keep=keep):

@@ -8,10 +8,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/gpu/collectives.h"
+#include "analysis/gpu/gemm.h"
+#include "analysis/gpu/gpu_analysis.h"
+#include "analysis/host/requests.h"
+#include "analysis/host/spans.h"
 #include "analysis/pass/file_merge.h"
 #include "analysis/pass/partial_codec.h"
 #include "analysis/pass/partial_process.h"
 #include "analysis/pass/partial_tables.h"
+#include "analysis/sites/native_time.h"
+#include "analysis/sites/phases.h"
+#include "analysis/sites/python_lines.h"
+#include "analysis/sites/python_sites.h"
+#include "analysis/sites/python_time.h"
 #include "profinject/trace_format.h"
 
 static const char magic[8] = {'P', 'I', 'P', 'A', 'R', 'T', 'L', '\n'};
@@ -36,6 +46,23 @@ static void mark(struct pi_codec *c, const char *bytes, size_t n, const char *wr
             pi_codec_fail(c, "cannot write");
         }
     }
+}
+
+/* The sizes of the model's structures a partial holds: a build whose model changed
+ * without a new partial format (a field added between two releases) reads as another. */
+static uint64_t model_fingerprint(void)
+{
+    const uint64_t sizes[] = {sizeof(struct pi_process_info), sizeof(struct pi_steps),
+                              sizeof(struct pi_thread_info), sizeof(struct pi_analysis),
+                              sizeof(struct pi_gpu_memory),   sizeof(struct pi_spans),
+                              sizeof(struct pi_requests),     sizeof(struct pi_collectives),
+                              sizeof(struct pi_gemm),         sizeof(struct pi_python_time),
+                              sizeof(struct pi_python_sites), sizeof(struct pi_native_time),
+                              sizeof(struct pi_phases),       sizeof(struct pi_python_lines)};
+    uint64_t hash = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        hash = (hash ^ sizes[i]) * 1099511628211ull;
+    return hash;
 }
 
 /* The head: what it is, who wrote it, with which options, from which trace. */
@@ -67,6 +94,11 @@ static void head(struct pi_codec *c, struct pi_partial_head *h)
     }
     if (c->reading)
         free(analyzer);
+    uint64_t model = model_fingerprint();
+    pi_codec_u64(c, &model);
+    if (c->reading && !c->failed && model != model_fingerprint())
+        pi_codec_fail(c, "written by another build of this analyzer version, whose model "
+                         "differs: make it again with this analyzer");
     pi_codec_int(c, &h->options.exact);
     pi_codec_uint(c, &h->options.warmup_steps);
     pi_codec_str(c, &h->trace_path);

@@ -11,7 +11,8 @@
  *
  * The file (analyzer/REPORT.md, "Partial files"): the 8 bytes "PIPARTL\n",
  * the partial format's version as a varint, the version of the analyzer
- * that wrote it and of the trace format it reads, the analysis options
+ * that wrote it and of the trace format it reads, a fingerprint of its
+ * model (the sizes of the structures written), the analysis options
  * that change figures (exact percentiles, warm-up steps), the trace's path,
  * whether the trace could be read to its end, then the process record
  * (partial_process.h), the file's tables (partial_tables.h) and the 4 bytes
