@@ -4,7 +4,8 @@
 our own), then `merge`: text, JSON and HTML must be byte for byte those of
 `profinject-analyze -j 4` on all the traces at once (the same analyzer's
 whole analysis is the truth), and the exit status the same, on the real
-H100 jobs of tests/analyzer/fixtures/h100/, on 1,000 synthetic ranks
+fixture jobs of tests/analyzer/fixtures/ (the H100 ones, the loaded
+ones, a format 1 trace), on 1,000 synthetic ranks
 (tools/benchmarks/gen_ranks.c), with options, with files given in an
 order of their own and with a trace cut short. Partials of another
 version, cut short, or a folder without any are refused, each with its
@@ -91,17 +92,21 @@ class PartialMerge(unittest.TestCase):
         return sorted(os.path.join(folder, n) for n in os.listdir(folder)
                       if n.endswith(".pitrace.zst"))
 
-    def test_h100_jobs(self):
-        """Real host and GPU records: DataLoader workers, CUPTI and event timing, compiling."""
-        jobs = sorted(d for d in os.listdir(H100) if os.path.isdir(os.path.join(H100, d)))
-        self.assertGreaterEqual(len(jobs), 4)
+    def test_fixture_jobs(self):
+        """Real host and GPU records: the H100 jobs (DataLoader workers, CUPTI and event timing,
+        compiling), the loaded CPU jobs, a format 1 trace."""
+        fixtures = os.path.dirname(H100)
+        jobs = [os.path.join(root, d) for root in (H100, os.path.join(fixtures, "loaded"))
+                for d in sorted(os.listdir(root)) if os.path.isdir(os.path.join(root, d))]
+        self.assertGreaterEqual(len(jobs), 7)
+        jobs.append(os.path.join(fixtures, "format1-cuda-runtime.pitrace.zst"))
         for job in jobs:
-            with self.subTest(job=job):
+            with self.subTest(job=os.path.basename(job)):
                 work = self.work()
-                traces = self.traces_in(os.path.join(H100, job))
+                traces = self.traces_in(job) if os.path.isdir(job) else [job]
                 parts = os.path.join(work, "parts")
                 self.assertEqual(self.map_partials(traces, parts), [0] * len(traces))
-                self.assertEqual(self.assert_same([os.path.join(H100, job)], [parts], work), 0)
+                self.assertEqual(self.assert_same([job], [parts], work), 0)
 
     def test_h100_options(self):
         """--exact and --warmup given to partial count as given to report."""
