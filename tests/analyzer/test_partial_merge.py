@@ -217,6 +217,33 @@ class Refusals(unittest.TestCase):
         self.assertIn("written by another build of this analyzer version",
                       self.merge(data, "m.pipartial"))
 
+    def test_read_failed_is_said_by_merge(self):
+        """A partial of a trace with a read error partway: the report of what was read, and
+        exit status 2, as report gives for that trace."""
+        def varint_end(at):
+            while self.data[at] & 0x80:
+                at += 1
+            return at + 1
+        at = varint_end(8)                        # the partial format
+        at = varint_end(at) + self.data[9] - 1    # the analyzer's version
+        at = varint_end(varint_end(at))           # the trace format, the model
+        at = varint_end(varint_end(at))           # --exact, --warmup
+        length = 0
+        for shift, byte in enumerate(self.data[at:at + 10]):
+            length |= (byte & 0x7f) << (7 * shift)
+            if not byte & 0x80:
+                break
+        at = varint_end(at) + length - 1          # the trace's path
+        self.assertEqual(self.data[at], 0, "read to its end")
+        data = self.data[:at] + bytes([2]) + self.data[at + 1:]  # zigzag: 1
+        folder = tempfile.mkdtemp(dir=self.work)
+        with open(os.path.join(folder, "failed.pipartial"), "wb") as f:
+            f.write(data)
+        run = subprocess.run([ANALYZE, "merge", folder], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2, run.stderr)
+        good = subprocess.run([ANALYZE, "merge", self.good], capture_output=True, text=True)
+        self.assertEqual(run.stdout, good.stdout, "the same report of what was read")
+
     def test_cut_short(self):
         for keep in (4, len(self.data) // 2, len(self.data) - 1):
             with self.subTest(keep=keep):

@@ -163,7 +163,8 @@ void pi_codec_doubles(struct pi_codec *c, double *v, size_t n)
 
 void pi_codec_chars(struct pi_codec *c, char *v, size_t n)
 {
-    size_t length = c->reading ? 0 : strnlen(v, n);
+    /* at most n - 1 characters either way: read back, the array ends with its NUL */
+    size_t length = c->reading ? 0 : strnlen(v, n - 1);
     if (!pi_codec_count(c, &length, n - 1, 1))
         return;
     for (size_t i = 0; i < length; i++) {
