@@ -20,8 +20,9 @@ static void usage(FILE *out)
             "  one trace file read into OUT, a partial for `profinject-analyze merge`; OUT a\n"
             "  directory: OUT/NAME.pipartial for FILE NAME.pitrace.zst. --exact and --warmup\n"
             "  as for report; every partial of one merge must be made with the same ones.\n"
-            "  Exit status: 0, 1 usage, 2 the file could not be read (to its end: the partial\n"
-            "  is written all the same and the merge exits 2 too, as report does).\n");
+            "  Exit status: 0, 1 usage, 2 the file could not be opened (no partial), or had a\n"
+            "  read error partway (the partial of what was read is written, and merge exits 2\n"
+            "  too, as report does), or OUT could not be written.\n");
 }
 
 /* OUT, or OUT/NAME.pipartial where OUT is a directory */
