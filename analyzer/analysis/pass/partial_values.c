@@ -17,7 +17,9 @@ void pi_partial_histogram(struct pi_codec *c, struct pi_histogram *h)
     pi_codec_int(c, &has);
     pi_codec_u32(c, &h->lo);
     pi_codec_u32(c, &h->hi);
-    if (c->reading && (h->hi < h->lo || (has && h->hi == h->lo) || h->hi - h->lo > c->left))
+    /* the reports turn bucket indices into values: none past the last a value can have */
+    if (c->reading && (h->hi < h->lo || (has && h->hi == h->lo) || h->hi - h->lo > c->left ||
+                       h->hi > pi_histogram_bucket_of(UINT64_MAX) + 1))
         pi_codec_fail(c, "histogram buckets out of range");
     if (c->reading)
         h->counts = NULL;
