@@ -5,13 +5,16 @@ our own), then `merge`: text, JSON and HTML must be byte for byte those of
 `profinject-analyze -j 4` on all the traces at once (the same analyzer's
 whole analysis is the truth), and the exit status the same, on the real
 fixture jobs of tests/analyzer/fixtures/ (the H100 ones, the loaded
-ones, a format 1 trace), on 1,000 synthetic ranks
+ones, a format 1 trace), on PyTorch loops recorded here with the
+framework's own calls (steps by optimizer step, evaluation loops inside
+them, torch.compile's compilations), on 1,000 synthetic ranks
 (tools/benchmarks/gen_ranks.c), with options, with files given in an
 order of their own and with a trace cut short. Partials of another
 version, cut short, or a folder without any are refused, each with its
 reason and a non-zero exit.
 
-Run by ctest with PI_ANALYZE, PI_GEN_RANKS and PI_SOURCE in the environment."""
+Run by ctest with PI_ANALYZE, PI_GEN_RANKS, PI_PRELOAD and PI_SOURCE in the
+environment."""
 import filecmp
 import json
 import os
@@ -107,6 +110,32 @@ class PartialMerge(unittest.TestCase):
                 parts = os.path.join(work, "parts")
                 self.assertEqual(self.map_partials(traces, parts), [0] * len(traces))
                 self.assertEqual(self.assert_same([job], [parts], work), 0)
+
+    def test_loops_with_the_frameworks_own_calls(self):
+        """Traces recorded now, with spans: evaluation loops inside training steps, and
+        torch.compile compiling again."""
+        program = os.path.join(SOURCE, "tests", "programs", "span_training.py")
+        for mode in ("evaluate", "compile"):
+            with self.subTest(mode=mode):
+                work = self.work()
+                traces = os.path.join(work, "traces")
+                subprocess.run([sys.executable, program, mode], check=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=dict(os.environ, LD_PRELOAD=os.environ["PI_PRELOAD"],
+                                        PROFINJECT_OUTPUT=traces))
+                parts = os.path.join(work, "parts")
+                found = self.traces_in(traces)
+                self.assertEqual(self.map_partials(found, parts), [0] * len(found))
+                self.assertEqual(self.assert_same([traces], [parts], work), 0)
+                with open(os.path.join(work, "whole", "report.json")) as f:
+                    whole = json.load(f)
+                # the traces hold what this test is for
+                if mode == "evaluate":
+                    trained = [p for p in whole["processes"] if p["steps"]["evaluation_steps"]]
+                    self.assertEqual(len(trained), 1, whole["processes"])
+                else:
+                    self.assertTrue(any(c["frame"] for ph in whole["phases"]
+                                        for c in ph["compilations"]), whole["phases"])
 
     def test_h100_options(self):
         """--exact and --warmup given to partial count as given to report."""

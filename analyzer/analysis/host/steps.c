@@ -28,7 +28,7 @@ struct step {
     uint64_t receive; /* of its time getting the next batch, not blocked: receiving it */
     uint64_t micro_batches; /* backward calls in it (span_steps.c), 0: not counted */
     uint64_t micro_batches_end; /* where the last of them returned, 0: none */
-    int evaluation; /* it holds an evaluation loop: not a steady step (pi_steps_mark_evaluation) */
+    uint64_t evaluation; /* 1: it holds an evaluation loop, not a steady step (pi_steps_mark_evaluation) */
 };
 
 _Static_assert(sizeof(struct step) == PI_STEP_RECORD_WORDS * sizeof(uint64_t),

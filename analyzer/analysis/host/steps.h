@@ -93,7 +93,7 @@ int pi_steps_span(const struct pi_steps *steps, uint64_t index, uint64_t *start,
 
 /* The numbers of one step's record in pi_steps.steps (steps.c), all uint64_t: a partial
  * file (pass/partial.h) writes them one by one without knowing their names. */
-#define PI_STEP_RECORD_WORDS 13
+#define PI_STEP_RECORD_WORDS 14
 
 struct pi_step_figures {
     uint64_t start, end, wait, sync, gpu, lock, release, collective_gpu;

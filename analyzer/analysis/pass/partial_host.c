@@ -160,6 +160,7 @@ void pi_partial_phases(struct pi_codec *c, struct pi_phases **phases_of)
         pi_codec_u64(c, &k->end_ns);
         pi_codec_u64(c, &k->compiling_ns);
         pi_codec_chars(c, k->line, sizeof(k->line));
+        pi_codec_chars(c, k->frame, sizeof(k->frame));
         pi_codec_int(c, &k->again);
     }
     if (c->reading) {

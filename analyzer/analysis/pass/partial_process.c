@@ -123,6 +123,8 @@ static void steps(struct pi_codec *c, struct pi_steps *s)
     pi_codec_int(c, &s->steady_cpu_measured);
     pi_codec_u64(c, &s->warmup_total_ns);
     pi_codec_u64(c, &s->warmup_wait_ns);
+    pi_codec_u64(c, &s->evaluation_steps);
+    pi_codec_u64(c, &s->evaluation_steps_ns);
     pi_codec_u64(c, &s->wait_total_ns);
     pi_codec_u64(c, &s->sync_total_ns);
     step_point(c, &s->span_start);

@@ -72,9 +72,21 @@ void pi_partial_series(struct pi_codec *c, struct pi_series *s)
 {
     size_t n = s->count;
     pi_codec_count(c, &n, PI_SERIES_MAX, 2);
+    if (c->reading) { /* one block, as series.c keeps it: the times, then the values */
+        s->t = s->v = NULL;
+        s->capacity = 0;
+        if (n && !(s->t = malloc(2 * n * sizeof(*s->t)))) {
+            pi_codec_fail(c, "out of memory");
+            n = 0;
+        }
+        s->v = s->t ? s->t + n : NULL;
+        s->capacity = (uint32_t)n;
+    }
     s->count = (uint32_t)n;
-    pi_codec_u64s(c, s->t, s->count);
-    pi_codec_u64s(c, s->v, s->count);
+    if (s->count) {
+        pi_codec_u64s(c, s->t, s->count);
+        pi_codec_u64s(c, s->v, s->count);
+    }
     pi_codec_u32(c, &s->stride);
     pi_codec_u32(c, &s->pending);
 }
