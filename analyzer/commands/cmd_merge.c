@@ -7,8 +7,6 @@
  * order given.
  */
 #include <dirent.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +17,6 @@
 #include "commands.h"
 #include "reader/trace_inputs.h"
 #include "reports/format/output_file.h"
-#include "reports/format/terminal_text.h"
 #include "reports/report.h"
 
 static void usage(FILE *out)
@@ -120,33 +117,6 @@ static void free_inputs(struct inputs *in)
     free(in->at);
 }
 
-static int written(const char *what, const char *path, int result)
-{
-    if (result != 0) {
-        fprintf(stderr, "profinject-analyze: cannot write %s %s: %s\n", what, path,
-                strerror(errno));
-        return PI_EXIT_BAD_INPUT;
-    }
-    fprintf(stderr, "profinject-analyze: wrote %s %s\n", what, path);
-    return PI_EXIT_OK;
-}
-
-/* The text report on stdout, ended quietly by a reader that stopped reading (as report). */
-static int print_text(struct pi_analysis *analysis)
-{
-    signal(SIGPIPE, SIG_IGN);
-    errno = 0;
-    FILE *text = pi_terminal_stream(stdout);
-    pi_report_text(text, analysis);
-    int failed = pi_terminal_stream_close(text, stdout) != 0;
-    if (failed && errno != EPIPE) {
-        fprintf(stderr, "profinject-analyze: cannot write the report to stdout: %s\n",
-                strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 /* An output named like one of the partials would overwrite it. */
 static int clobbers(const struct pi_trace_inputs *partials, const char *option, const char *path)
 {
@@ -224,11 +194,11 @@ int pi_cmd_merge(int argc, char **argv)
         return PI_EXIT_BAD_INPUT;
     }
     status = merged ? PI_EXIT_BAD_INPUT : PI_EXIT_OK;
-    if (json && written("JSON report", json, pi_report_json(json, &analysis)))
+    if (json && pi_report_written("JSON report", json, pi_report_json(json, &analysis)))
         status = PI_EXIT_BAD_INPUT;
-    if (html && written("HTML report", html, pi_report_html(html, &analysis)))
+    if (html && pi_report_written("HTML report", html, pi_report_html(html, &analysis)))
         status = PI_EXIT_BAD_INPUT;
-    if (!quiet && print_text(&analysis) != 0)
+    if (!quiet && pi_report_print_text(&analysis) != 0)
         status = PI_EXIT_BAD_INPUT;
     pi_analysis_free(&analysis);
     return status;

@@ -3,8 +3,6 @@
  * report users run after every recording. Text on stdout; JSON, Chrome
  * trace and HTML files on request.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +14,6 @@
 #include "reports/export_parquet.h"
 #include "reports/format/output_file.h"
 #include "reports/report.h"
-#include "reports/format/terminal_text.h"
 #include "reader/trace_inputs.h"
 
 static void usage(FILE *out)
@@ -110,35 +107,6 @@ static int parse(int argc, char **argv, struct report_options *o)
         }
     }
     return o->input_count > 0 ? 0 : -1;
-}
-
-static int written(const char *what, const char *path, int result)
-{
-    if (result != 0) {
-        fprintf(stderr, "profinject-analyze: cannot write %s %s: %s\n", what, path,
-                strerror(errno));
-        return PI_EXIT_BAD_INPUT;
-    }
-    fprintf(stderr, "profinject-analyze: wrote %s %s\n", what, path);
-    return PI_EXIT_OK;
-}
-
-/* The text report on stdout. A reader that stopped reading (`| head`) ends
- * it quietly: SIGPIPE is ignored and EPIPE is no error; other write errors
- * (a full disk) are. */
-static int print_text(struct pi_analysis *analysis)
-{
-    signal(SIGPIPE, SIG_IGN); /* for good: stdout is flushed again at exit */
-    errno = 0;
-    FILE *text = pi_terminal_stream(stdout);
-    pi_report_text(text, analysis);
-    int failed = pi_terminal_stream_close(text, stdout) != 0;
-    if (failed && errno != EPIPE) {
-        fprintf(stderr, "profinject-analyze: cannot write the report to stdout: %s\n",
-                strerror(errno));
-        return -1;
-    }
-    return 0;
 }
 
 /* An output that is one of the inputs (by its name, a link or another path) would overwrite
@@ -305,7 +273,7 @@ int pi_cmd_report(int argc, char **argv)
         if (!chrome_out) {
             pi_trace_inputs_free(&inputs);
             free(o.inputs);
-            return written("Chrome trace", o.chrome, -1);
+            return pi_report_written("Chrome trace", o.chrome, -1);
         }
         pi_chrome_trace_observer(&chrome, chrome_out, &observer);
         observers.to[observers.count++] = &observer;
@@ -315,7 +283,7 @@ int pi_cmd_report(int argc, char **argv)
         if (pi_export_observer(&export, o.export_dir, &export_observer) != 0) {
             pi_trace_inputs_free(&inputs);
             free(o.inputs);
-            return written("export to", o.export_dir, -1);
+            return pi_report_written("export to", o.export_dir, -1);
         }
         observers.to[observers.count++] = &export_observer;
     }
@@ -329,21 +297,21 @@ int pi_cmd_report(int argc, char **argv)
     if (o.chrome) {
         /* written only where the analysis read something, like the other files */
         int kept = pi_commit_temporary(chrome_out, chrome_tmp, o.chrome, analysis.process_count > 0);
-        if (analysis.process_count > 0 && written("Chrome trace", o.chrome, kept) != PI_EXIT_OK)
+        if (analysis.process_count > 0 && pi_report_written("Chrome trace", o.chrome, kept) != PI_EXIT_OK)
             status = PI_EXIT_BAD_INPUT;
     }
     /* The files first, then the text: `... --json F | head` must still write F. */
     if (analysis.process_count > 0) {
-        if (o.json && written("JSON report", o.json, pi_report_json(o.json, &analysis)))
+        if (o.json && pi_report_written("JSON report", o.json, pi_report_json(o.json, &analysis)))
             status = PI_EXIT_BAD_INPUT;
-        if (o.html && written("HTML report", o.html, pi_report_html(o.html, &analysis)))
+        if (o.html && pi_report_written("HTML report", o.html, pi_report_html(o.html, &analysis)))
             status = PI_EXIT_BAD_INPUT;
         if (o.export_dir &&
-            written("tables in", o.export_dir, pi_export_finish(&export, &analysis)))
+            pi_report_written("tables in", o.export_dir, pi_export_finish(&export, &analysis)))
             status = PI_EXIT_BAD_INPUT;
         else if (o.export_dir && pi_export_parquet(o.export_dir, o.export_format) != 0)
             status = PI_EXIT_BAD_INPUT;
-        if (!o.quiet && print_text(&analysis) != 0)
+        if (!o.quiet && pi_report_print_text(&analysis) != 0)
             status = PI_EXIT_BAD_INPUT;
     }
     if (o.export_dir && analysis.process_count == 0)

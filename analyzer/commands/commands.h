@@ -28,6 +28,17 @@ int pi_parse_count(const char *option, const char *text, double min, double max,
  * Return: 0, or -1 with a message printed. */
 int pi_finish_stdout(FILE *text);
 
+struct pi_analysis;
+
+/* pi_report_written - say that @what (a "JSON report") was written to @path, or, where
+ * @result is not 0, that it could not be (errno's reason)
+ * Return: PI_EXIT_OK, or PI_EXIT_BAD_INPUT when it was not written. */
+int pi_report_written(const char *what, const char *path, int result);
+
+/* pi_report_print_text - the text report of @analysis on stdout
+ * Return: 0, or -1 with a message when stdout could not take it (not a closed pipe). */
+int pi_report_print_text(struct pi_analysis *analysis);
+
 /* pi_print_header - the header of one trace file, as "name: value" lines */
 void pi_print_header(FILE *out, const struct pi_reader *reader);
 
