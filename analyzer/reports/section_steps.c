@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analysis/host/evaluation_loops.h"
+#include "analysis/host/span_steps.h"
 #include "analysis/host/spans.h"
 #include "analysis/host/steps.h"
 #include "reports/format/figures.h"
@@ -47,8 +48,12 @@ static const char *span_source(const struct pi_process_info *p, char *words, siz
     else if (strcmp(p->steps_from, "backward") == 0)
         n = snprintf(words, size, "one per backward call (no optimizer%s%s)", name ? "; " : "",
                      name ? name : "");
-    else
+    else if (strcmp(p->steps_from, PI_STEPS_FROM_BATCHES) == 0)
         n = snprintf(words, size, "one per batch the loop took (no optimizer or backward%s%s)",
+                     name ? "; " : "", name ? name : "");
+    else
+        n = snprintf(words, size,
+                     "one per batch the loop took (no optimizer, backward or model call%s%s)",
                      name ? "; " : "", name ? name : "");
     if (n > 0 && (size_t)n < size && p->steps_tid != (uint32_t)p->header.pid)
         snprintf(words + n, size - (size_t)n, " of thread %u", p->steps_tid);

@@ -11,11 +11,19 @@
 #include "analysis/sites/python_lines.h"
 #include "profinject/in_flight_words.h"
 
+/* A loop of a model's calls over a DataLoader's batches, with no backward or optimizer. */
+static int inference(const struct pi_process_info *p)
+{
+    return p->steps_from && strcmp(p->steps_from, PI_STEPS_FROM_BATCHES) == 0;
+}
+
 const char *pi_process_role(const struct pi_process_info *p,
                             const struct pi_process_info *training, char *buf, size_t size)
 {
     if (p == training) /* inference is not training */
-        return p->requests ? "the serving process" : "the training process";
+        return p->requests ? "the serving process"
+               : inference(p) ? "the inference process"
+                              : "the training process";
     if (p->rank >= 0) {
         snprintf(buf, size, "rank %ld", p->rank);
         return buf;
@@ -24,7 +32,8 @@ const char *pi_process_role(const struct pi_process_info *p,
     if (training && p->header.ppid == training->header.pid && p->command && training->command &&
         strcmp(p->command, training->command) == 0)
         return training->requests ? "a worker of the serving process"
-                                  : "a worker of the training process";
+               : inference(training) ? "a worker of the inference process"
+                                     : "a worker of the training process";
     return NULL;
 }
 
@@ -32,9 +41,7 @@ const char *pi_loop_name(const struct pi_process_info *p)
 {
     if (p && p->requests)
         return "the serving loop";
-    return p && p->steps_from && strcmp(p->steps_from, PI_STEPS_FROM_BATCHES) == 0
-               ? "the inference loop"
-               : "the training loop";
+    return p && inference(p) ? "the inference loop" : "the training loop";
 }
 
 uint64_t pi_steps_done_by(const struct pi_process_info *training, uint64_t ns)

@@ -542,7 +542,7 @@ Test(span_steps, every_batch_is_a_step_where_no_span_marks_the_work)
     span_trace_call(&stop);
     struct pi_analysis a = span_trace_analyse(span_trace_write(), 0, NULL);
     const struct pi_process_info *p = &a.processes[0];
-    cr_assert_str_eq(p->steps_from, "DataLoader next()");
+    cr_assert_str_eq(p->steps_from, "DataLoader next(), every batch");
     cr_assert_eq(p->steps.count, truth_count, "%llu steps, %u batches",
                  (unsigned long long)p->steps.count, truth_count);
     for (unsigned k = 0; k < truth_count; k++) {

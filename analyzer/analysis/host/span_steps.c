@@ -378,9 +378,10 @@ int pi_span_steps_finish(struct pi_process_info *p, const struct pi_reader *read
         return 0;
     }
     struct step_source *source = &t->source[kind];
-    const char *from = kind == BY_OPTIMIZER  ? "optimizer step"
-                       : kind == BY_BACKWARD ? "backward"
-                                             : PI_STEPS_FROM_BATCHES;
+    const char *from = kind == BY_OPTIMIZER     ? "optimizer step"
+                       : kind == BY_BACKWARD    ? "backward"
+                       : kind == BY_BATCH_WORK  ? PI_STEPS_FROM_BATCHES
+                                                : PI_STEPS_FROM_EVERY_BATCH;
     const struct pi_evaluation_loops *e = p->evaluation_loops;
     for (size_t i = 0; e && i < e->count; i++)
         pi_steps_mark_evaluation(&source->steps, e->loops[i].start_ns, e->loops[i].end_ns);

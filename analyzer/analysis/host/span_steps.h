@@ -43,8 +43,11 @@
 
 #include "analysis/model/model.h"
 
-/* steps_from of steps by batches (an evaluation or inference loop: no optimizer, no backward) */
+/* steps_from of steps by batches (no optimizer, no backward): with a model's or the user's
+ * marked calls between them, an evaluation or inference loop; with none, a loop whose work
+ * no span marks (training or not, it cannot be told) */
 #define PI_STEPS_FROM_BATCHES "DataLoader next()"
+#define PI_STEPS_FROM_EVERY_BATCH "DataLoader next(), every batch"
 
 /* pi_span_steps_event - a PI_REC_SPAN record of @process; @exact: for the steps' histograms;
  * @warmup_steps: as pi_span_steps_finish will be given it */
