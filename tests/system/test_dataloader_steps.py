@@ -97,11 +97,15 @@ class StarvedLoopSteps(unittest.TestCase):
             with self.subTest(work_ms=work_ms):
                 truth, found, bounds = starved_steps(work_ms)
                 self.assertEqual(len(found), truth["steps"], f"{work_ms} ms of work a step")
-                # as moments: a pause between the loop's reading and the call's entry (a
-                # collection the call's arguments set off) moves one moment, two durations
+                # as moments: a pause between the loop's reading and the call's entry moves
+                # one moment, two durations. Within 1 ms, not 50 us: this loop (its
+                # collector on, the DataLoader's feeder threads beside it) had up to 4 of 40
+                # readings 0.06 to 0.57 ms before the call's entry, with no collection and
+                # none of our samples between. What this checks is where a step is cut: at
+                # its next() call's entry, not at its batch's arrival up to 120 ms later
                 befores = [ns / 1e9 for ns in truth["befores_ns"]]
-                assert_ends_agree(self, [start for start, _ in bounds], befores[:-1])
-                assert_ends_agree(self, [end for _, end in bounds], befores[1:])
+                assert_ends_agree(self, [start for start, _ in bounds], befores[:-1], 1e6)
+                assert_ends_agree(self, [end for _, end in bounds], befores[1:], 1e6)
 
     def test_each_batch_a_step_of_its_own_length_without_spans(self):
         for work_ms in (0, 0.2, 1, 5):
