@@ -47,7 +47,7 @@ void pi_partial_gpu_memory(struct pi_codec *c, struct pi_gpu_memory **memory)
     pi_codec_u64(c, &m->failures_total);
     U64S(c, m->device_live);
     U64S(c, m->device_peak);
-    pi_codec_uint(c, &m->devices_seen);
+    COUNT_OF(c, m->devices_seen, PI_MAX_DEVICES); /* the reports index the arrays above by it */
     pi_codec_u64(c, &m->pinned_live);
     pi_codec_u64(c, &m->pinned_peak);
     pi_codec_u64(c, &m->allocations);

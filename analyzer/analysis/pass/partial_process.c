@@ -247,7 +247,7 @@ static void process_figures(struct pi_codec *c, struct pi_process_info *p)
     pi_codec_u64(c, &p->rss_last);
     pi_partial_series(c, &p->rss);
     pi_codec_u32(c, &p->oom.readings);
-    pi_codec_u32(c, &p->oom.rise_count);
+    COUNT_OF(c, p->oom.rise_count, 4); /* of rises[] */
     pi_codec_u64(c, &p->oom.first);
     pi_codec_u64(c, &p->oom.last);
     for (int i = 0; i < 4; i++) {
