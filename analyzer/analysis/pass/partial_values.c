@@ -52,6 +52,9 @@ static void frame(struct pi_codec *c, struct pi_site_frame *f)
     pi_codec_str(c, &f->symbol);
     pi_codec_u64(c, &f->symbol_offset);
     pi_codec_int(c, &f->has_symbol_offset);
+    /* the reader names every frame ("?" where a name is unknown), and the reports rely on it */
+    if (c->reading && (f->python ? !f->file || !f->function : !f->module || !f->build_id))
+        pi_codec_fail(c, "a frame without its names");
 }
 
 void pi_partial_call_site(struct pi_codec *c, struct pi_call_site **site)
