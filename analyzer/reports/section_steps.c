@@ -41,20 +41,23 @@ static const char *steps_span(const struct pi_process_info *p)
 static const char *span_source(const struct pi_process_info *p, char *words, size_t size)
 {
     const char *name = steps_span(p);
-    int n;
-    if (strcmp(p->steps_from, "optimizer step") == 0)
-        n = snprintf(words, size, "one per optimizer step (%s)",
-                     name ? name : "the optimizer's step");
-    else if (strcmp(p->steps_from, "backward") == 0)
-        n = snprintf(words, size, "one per backward call (no optimizer%s%s)", name ? "; " : "",
-                     name ? name : "");
-    else if (strcmp(p->steps_from, PI_STEPS_FROM_BATCHES) == 0)
-        n = snprintf(words, size, "one per batch the loop took (no optimizer or backward%s%s)",
-                     name ? "; " : "", name ? name : "");
-    else
-        n = snprintf(words, size,
-                     "one per batch the loop took (no optimizer, backward or model call%s%s)",
-                     name ? "; " : "", name ? name : "");
+    /* without an optimizer: what the steps are, before the call's name */
+    static const struct {
+        const char *from, *words;
+    } others[] = {
+        {"backward", "one per backward call (no optimizer"},
+        {PI_STEPS_FROM_BATCHES, "one per batch the loop took (no optimizer or backward"},
+        {PI_STEPS_FROM_EVERY_BATCH,
+         "one per batch the loop took (no optimizer, backward or model call"},
+    };
+    size_t k = 0;
+    while (k + 1 < sizeof(others) / sizeof(others[0]) && strcmp(p->steps_from, others[k].from))
+        k++;
+    int n = strcmp(p->steps_from, "optimizer step") == 0
+                ? snprintf(words, size, "one per optimizer step (%s)",
+                           name ? name : "the optimizer's step")
+                : snprintf(words, size, "%s%s%s)", others[k].words, name ? "; " : "",
+                           name ? name : "");
     if (n > 0 && (size_t)n < size && p->steps_tid != (uint32_t)p->header.pid)
         snprintf(words + n, size - (size_t)n, " of thread %u", p->steps_tid);
     return words;

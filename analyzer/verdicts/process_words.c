@@ -11,18 +11,12 @@
 #include "analysis/sites/python_lines.h"
 #include "profinject/in_flight_words.h"
 
-/* A loop of a model's calls over a DataLoader's batches, with no backward or optimizer. */
-static int inference(const struct pi_process_info *p)
-{
-    return p->steps_from && strcmp(p->steps_from, PI_STEPS_FROM_BATCHES) == 0;
-}
-
 const char *pi_process_role(const struct pi_process_info *p,
                             const struct pi_process_info *training, char *buf, size_t size)
 {
     if (p == training) /* inference is not training */
         return p->requests ? "the serving process"
-               : inference(p) ? "the inference process"
+               : pi_steps_by_batches(p) ? "the inference process"
                               : "the training process";
     if (p->rank >= 0) {
         snprintf(buf, size, "rank %ld", p->rank);
@@ -32,7 +26,7 @@ const char *pi_process_role(const struct pi_process_info *p,
     if (training && p->header.ppid == training->header.pid && p->command && training->command &&
         strcmp(p->command, training->command) == 0)
         return training->requests ? "a worker of the serving process"
-               : inference(training) ? "a worker of the inference process"
+               : pi_steps_by_batches(training) ? "a worker of the inference process"
                                      : "a worker of the training process";
     return NULL;
 }
@@ -41,7 +35,7 @@ const char *pi_loop_name(const struct pi_process_info *p)
 {
     if (p && p->requests)
         return "the serving loop";
-    return p && inference(p) ? "the inference loop" : "the training loop";
+    return p && pi_steps_by_batches(p) ? "the inference loop" : "the training loop";
 }
 
 uint64_t pi_steps_done_by(const struct pi_process_info *training, uint64_t ns)

@@ -393,8 +393,7 @@ void pi_requests_finish_file(struct pi_process_info *p, const struct pi_reader *
     struct pi_request_pass *s = q->pass;
     struct candidate *chosen = !s->training && s->outermost >= 2 ? choose(s, reader) : NULL;
     /* a model called on each batch of a DataLoader is a batch loop's steps, not requests */
-    if (chosen && chosen->kind == PI_SPAN_MODULE && p->steps_from &&
-        strcmp(p->steps_from, PI_STEPS_FROM_BATCHES) == 0)
+    if (chosen && chosen->kind == PI_SPAN_MODULE && pi_steps_by_batches(p))
         chosen = NULL;
     int kept = chosen && keep_figures(q, s, chosen, reader) == 0;
     pass_free(s);

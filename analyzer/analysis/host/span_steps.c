@@ -74,7 +74,17 @@ struct span_thread {
 struct pi_span_steps {
     struct span_thread *threads;
     size_t count, capacity;
+    /* an optimizer step came, on any thread: the optimizer steps count the steps whatever
+     * else comes, so the sources by batches were let go and take nothing more (every GPU
+     * kernel, wait and synchronisation would go to them too) */
+    int trained;
 };
+
+/* The sources that still take calls and parts: the first ones, in enum order. */
+static int sources_fed(const struct pi_span_steps *s)
+{
+    return s->trained ? BY_BATCH_WORK : SOURCE_COUNT;
+}
 
 /* Calls that prepare a step, the earliest of which before the first one starts it. */
 static int starts_a_step(unsigned kind, unsigned depth)
@@ -84,11 +94,12 @@ static int starts_a_step(unsigned kind, unsigned depth)
 }
 
 /* Calls of a loop's work, one of which between two batches makes them two steps' batches
- * (two DataLoaders zipped take two batches a step). */
+ * (two DataLoaders zipped take two batches a step): those that prepare a step but the
+ * batch itself, and the optimizer's step. */
 static int work_call(unsigned kind, unsigned depth)
 {
-    return kind == PI_SPAN_MODULE || kind == PI_SPAN_BACKWARD || kind == PI_SPAN_OPTIMIZER_STEP ||
-           (kind == PI_SPAN_NAMED && depth == 0);
+    return (starts_a_step(kind, depth) && kind != PI_SPAN_DATALOADER_NEXT) ||
+           kind == PI_SPAN_OPTIMIZER_STEP;
 }
 
 static void source_init(struct step_source *s, int exact, unsigned warmup_steps)
@@ -204,12 +215,22 @@ static void batches_close(struct span_thread *t)
 }
 
 /* A batch: the time in next() is each source's wait for data, in the step it falls in. */
-static void next_placed(struct span_thread *t, const struct pi_held_call *c,
-                        uint64_t work_before, int raised)
+static void next_placed(const struct pi_span_steps *s, struct span_thread *t,
+                        const struct pi_held_call *c, uint64_t work_before, int raised)
 {
-    for (int k = 0; k < SOURCE_COUNT; k++)
+    for (int k = 0; k < sources_fed(s); k++)
         pi_steps_wait(&t->source[k].steps, c->start, c->end - c->start);
-    batch_placed(t, c, work_before, raised);
+    if (!s->trained)
+        batch_placed(t, c, work_before, raised);
+}
+
+/* The first optimizer step: the sources by batches can no longer give the steps. */
+static void let_batches_go(struct pi_span_steps *s)
+{
+    s->trained = 1;
+    for (size_t i = 0; i < s->count; i++)
+        for (int k = BY_BATCH_WORK; k < SOURCE_COUNT; k++)
+            pi_steps_free(&s->threads[i].source[k].steps);
 }
 
 /* The first call of @s's kind: the calls that returned before it may start its first step. */
@@ -238,6 +259,8 @@ void pi_span_steps_event(struct pi_process_info *p, const struct pi_event *ev, i
     struct pi_held_call c = {ev->ts_ns, end, PI_SPAN_NAME(r->arg[0]), 1}, placed;
     if (kind == PI_SPAN_OPTIMIZER_STEP) {
         struct step_source *optimizer = &t->source[BY_OPTIMIZER];
+        if (!p->span_steps->trained)
+            let_batches_go(p->span_steps);
         start_source(optimizer, t->starter_min);
         if (pi_held_call_take(&optimizer->held, &c, &placed))
             record_step(optimizer, &placed);
@@ -247,7 +270,7 @@ void pi_span_steps_event(struct pi_process_info *p, const struct pi_event *ev, i
             backward_placed(t, &placed);
     } else if (kind == PI_SPAN_DATALOADER_NEXT) {
         if (pi_held_call_take(&t->next, &c, &placed))
-            next_placed(t, &placed, t->next_work_before, t->next_raised);
+            next_placed(p->span_steps, t, &placed, t->next_work_before, t->next_raised);
         t->next_work_before = t->work_start_max; /* the held call is now this one */
         t->next_raised = (r->arg[0] & PI_SPAN_RAISED) != 0;
     }
@@ -266,7 +289,7 @@ void pi_span_steps_gpu(struct pi_process_info *p, uint64_t ts, uint64_t dur, int
         struct span_thread *t = &s->threads[i];
         if (!t->parts)
             continue;
-        for (int k = 0; k < SOURCE_COUNT; k++) {
+        for (int k = 0; k < sources_fed(s); k++) {
             pi_steps_gpu(&t->source[k].steps, ts, dur);
             if (collective) /* NCCL's kernels wait on the GPU for the other ranks */
                 pi_steps_collective_gpu(&t->source[k].steps, ts, dur);
@@ -280,7 +303,7 @@ void pi_span_steps_wait(struct pi_process_info *p, uint32_t tid, uint64_t ts, ui
     struct span_thread *t = p->span_steps ? thread_of(p, tid, 0, 0, 0) : NULL;
     if (!t || !t->parts)
         return;
-    for (int k = 0; k < SOURCE_COUNT; k++) {
+    for (int k = 0; k < sources_fed(p->span_steps); k++) {
         if (time_class == PI_TIME_SYNC)
             pi_steps_sync(&t->source[k].steps, ts, dur);
         else if (time_class == PI_TIME_LOCK_WAIT)
@@ -290,12 +313,13 @@ void pi_span_steps_wait(struct pi_process_info *p, uint32_t tid, uint64_t ts, ui
 
 /* The calls still held were outermost: place them, the waits and backward calls before the
  * optimizer step whose step they may fall in. */
-static void place_held(struct span_thread *t)
+static void place_held(const struct pi_span_steps *s, struct span_thread *t)
 {
     struct step_source *optimizer = &t->source[BY_OPTIMIZER], *backward = &t->source[BY_BACKWARD];
     if (t->next.held)
-        next_placed(t, &t->next, t->next_work_before, t->next_raised);
-    batches_close(t);
+        next_placed(s, t, &t->next, t->next_work_before, t->next_raised);
+    if (!s->trained)
+        batches_close(t);
     if (backward->held.held)
         backward_placed(t, &backward->held);
     if (optimizer->held.held)
@@ -359,7 +383,7 @@ int pi_span_steps_finish(struct pi_process_info *p, const struct pi_reader *read
     if (!s)
         return 0;
     for (size_t i = 0; i < s->count; i++)
-        place_held(&s->threads[i]);
+        place_held(s, &s->threads[i]);
     uint32_t main = (uint32_t)p->header.pid;
     /* by batches only where no user's NVTX ranges count them: those are the user's word */
     int by_batches = !p->steps_from || strcmp(p->steps_from, "NVTX") != 0;
@@ -400,6 +424,11 @@ int pi_span_steps_finish(struct pi_process_info *p, const struct pi_reader *read
     }
     pi_span_steps_free(p);
     return 1;
+}
+
+int pi_steps_by_batches(const struct pi_process_info *p)
+{
+    return p->steps_from && strcmp(p->steps_from, PI_STEPS_FROM_BATCHES) == 0;
 }
 
 void pi_span_steps_free(struct pi_process_info *p)

@@ -49,6 +49,10 @@
 #define PI_STEPS_FROM_BATCHES "DataLoader next()"
 #define PI_STEPS_FROM_EVERY_BATCH "DataLoader next(), every batch"
 
+/* pi_steps_by_batches - whether @process's steps are a loop of a model's calls over a
+ * DataLoader's batches, with no backward or optimizer step: inference, not training */
+int pi_steps_by_batches(const struct pi_process_info *process);
+
 /* pi_span_steps_event - a PI_REC_SPAN record of @process; @exact: for the steps' histograms;
  * @warmup_steps: as pi_span_steps_finish will be given it */
 void pi_span_steps_event(struct pi_process_info *process, const struct pi_event *ev, int exact,
