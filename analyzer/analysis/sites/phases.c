@@ -205,7 +205,9 @@ void pi_phases_compile_call(struct pi_process_info *p, const struct pi_event *ev
 static int by_start(const void *x, const void *y)
 {
     const struct pi_compile_call *a = x, *b = y;
-    return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns ? 1 : b->end_ns > a->end_ns;
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns ? -1 : 1;
+    return a->end_ns > b->end_ns ? -1 : a->end_ns < b->end_ns; /* the outer one first */
 }
 
 /* The user's line of the sampled compilation of @sampled that overlaps @c, "" when none. */
@@ -255,12 +257,9 @@ void pi_phases_finish_file(struct pi_process_info *p, const struct pi_reader *re
     struct pi_phases *ph = p->phases;
     if (!ph)
         return;
-    if (!ph->moment_count) {
-        compilations_from_calls(ph, reader);
-        settle_compilations(ph);
-        return;
-    }
-    struct pi_u64_map *by_stack = pi_u64_map_new(); /* stack -> its phase + 1 */
+    /* stack -> its phase + 1; none without samples (the compile calls still make the
+     * compilations) */
+    struct pi_u64_map *by_stack = ph->moment_count ? pi_u64_map_new() : NULL;
     uint64_t other_since = 0; /* work since the last compiling sample */
     for (size_t i = 0; by_stack && i < ph->moment_count; i++) {
         const struct pi_phase_moment *m = &ph->moments[i];
