@@ -14,8 +14,9 @@ code objects the job defined, not a wrapper around them):
 
   python span_tools.py after    the tools start once span_targets is imported and, under
                                 the profiler, marked (its Python half has run)
-  python span_tools.py before   the tools start first, then span_targets is imported:
-                                its functions are marked while they run
+  python span_tools.py before   the tools start first, then span_targets is imported
+                                (under the profiler, once its finder is in
+                                sys.meta_path): its functions are marked while they run
 
 Prints one JSON line: the job's own count of each function's calls, each tool's count,
 whether each tool was still the one installed at the end, the sys.monitoring tool ids
@@ -153,13 +154,25 @@ def work(span_targets, calls):
 def main():
     mode = sys.argv[1]
     free = None
+    profiled = "profinject" in os.environ.get("LD_PRELOAD", "")
     if mode == "before":
         free = start_tools()
+        if profiled:
+            # the profiler's finder comes at its first safe point, which on 3.8 is the
+            # first time the main thread lets another hold the GIL (usually before the
+            # script runs, later on a busy machine): it must be in sys.meta_path before the
+            # import, for the functions to be marked as they are defined rather than
+            # in place after some calls. It is the one finder no module defined (the
+            # library ran its code); setuptools' may stand in front of it
+            deadline = time.monotonic() + 10
+            while all(getattr(f, "__module__", None) != "builtins" for f in sys.meta_path) \
+                    and time.monotonic() < deadline:
+                time.sleep(0.001)
     sys.path.insert(0, HERE)
     import span_targets
 
     if mode == "after":
-        if "profinject" in os.environ.get("LD_PRELOAD", ""):
+        if profiled:
             # marked at the profiler's first safe point: a sleep lets one come
             deadline = time.monotonic() + 10
             while not hasattr(span_targets.handle, "__profinject_span__") and \
