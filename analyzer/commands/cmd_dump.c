@@ -309,6 +309,9 @@ static void print_record(const struct pi_reader *reader, const struct pi_event *
             fprintf(dump_out, " io %s fd=%" PRId64 " class=%s",
                     pi_io_op_name(PI_IO_OP(PI_IN_FLIGHT_IO_FLAGS(what))), (int64_t)r->arg[1],
                     pi_fd_class_name(PI_IO_CLASS(PI_IN_FLIGHT_IO_FLAGS(what))));
+        else if (what & PI_IN_FLIGHT_GPU)
+            fprintf(dump_out, " gpu %s handle=0x%" PRIx64,
+                    pi_cuda_api_name(PI_CUDA_API(PI_IN_FLIGHT_GPU_FLAGS(what))), r->arg[1]);
         else
             fprintf(dump_out, " %s object=0x%" PRIx64, pi_wait_kind_name(what), r->arg[1]);
         fprintf(dump_out, " dur_ns=%" PRIu64, ev->dur_ns);

@@ -2,7 +2,7 @@
  * in_flight_words.h - what a thread is blocked in, in words, as the
  * library's live answers (`profinject stacks`) and the reports say it:
  * "a condition wait", "a semaphore (a Python lock or queue)", "read on a
- * pipe". One definition for both sides of PI_REC_WAIT_IN_FLIGHT.
+ * pipe", "cudaStreamSynchronize (waiting for the GPU)". One definition for both sides of PI_REC_WAIT_IN_FLIGHT.
  */
 #ifndef PROFINJECT_IN_FLIGHT_WORDS_H
 #define PROFINJECT_IN_FLIGHT_WORDS_H
@@ -13,7 +13,8 @@
 
 #include "trace_format.h"
 
-/* pi_in_flight_words - @what (PI_IN_FLIGHT_WAIT, PI_IN_FLIGHT_IO_CALL) as a noun, into @out */
+/* pi_in_flight_words - @what (PI_IN_FLIGHT_WAIT, PI_IN_FLIGHT_IO_CALL, PI_IN_FLIGHT_GPU_CALL)
+ * as a noun, into @out */
 static inline void pi_in_flight_words(uint32_t what, char *out, size_t size)
 {
     if (what & PI_IN_FLIGHT_IO) {
@@ -31,6 +32,15 @@ static inline void pi_in_flight_words(uint32_t what, char *out, size_t size)
             snprintf(out, size, "%s on a %s", name, classes[fd_class]);
         else
             snprintf(out, size, "%s", name);
+        return;
+    }
+    if (what & PI_IN_FLIGHT_GPU) {
+#define PI_IN_FLIGHT_API_NAME(name) [PI_CUDA_API_##name] = #name,
+        static const char *const apis[PI_CUDA_API_COUNT] = {PI_CUDA_APIS(PI_IN_FLIGHT_API_NAME)};
+#undef PI_IN_FLIGHT_API_NAME
+        unsigned api = PI_CUDA_API(PI_IN_FLIGHT_GPU_FLAGS(what));
+        snprintf(out, size, "%s (waiting for the GPU)",
+                 api < PI_CUDA_API_COUNT && apis[api] ? apis[api] : "a CUDA call");
         return;
     }
     static const char *const waits[PI_WAIT_KIND_COUNT] = {

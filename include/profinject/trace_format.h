@@ -906,12 +906,20 @@ enum pi_wait_kind {
 };
 
 /* PI_REC_WAIT_IN_FLIGHT: what the thread was blocked in, in 32 bits: a wait
- * (enum pi_wait_kind), or an I/O call (PI_IO_FLAGS of its operation and its
- * descriptor's class) with PI_IN_FLIGHT_IO set. */
+ * (enum pi_wait_kind), an I/O call (PI_IO_FLAGS of its operation and its
+ * descriptor's class) with PI_IN_FLIGHT_IO set, or (format 16) a CUDA call
+ * that blocks until the device caught up, a synchronisation or a copy that
+ * waits (the PI_CUDA_FLAGS(api, subtype, 0) of its PI_REC_GPU_SYNC or
+ * PI_REC_GPU_COPY record) with PI_IN_FLIGHT_GPU set: where a collective's
+ * peers never came, what its rank's host is blocked in (an NCCL kernel
+ * waits on the device, not in a call). */
 #define PI_IN_FLIGHT_IO (1u << 31)
+#define PI_IN_FLIGHT_GPU (1u << 30)
 #define PI_IN_FLIGHT_WAIT(kind) ((uint32_t)(kind))
 #define PI_IN_FLIGHT_IO_CALL(op, fd_class) (PI_IN_FLIGHT_IO | PI_IO_FLAGS(op, fd_class, 0))
 #define PI_IN_FLIGHT_IO_FLAGS(what) ((unsigned)(what) & 0xffffu) /* for PI_IO_OP, PI_IO_CLASS */
+#define PI_IN_FLIGHT_GPU_CALL(cuda_flags) (PI_IN_FLIGHT_GPU | ((uint32_t)(cuda_flags) & 0xfff0u))
+#define PI_IN_FLIGHT_GPU_FLAGS(what) ((unsigned)(what) & 0xffffu) /* for PI_CUDA_API, _SUBTYPE */
 #define PI_IN_FLIGHT_TID(arg0) ((uint32_t)(arg0))
 #define PI_IN_FLIGHT_WHAT(arg0) ((uint32_t)((arg0) >> 32))
 

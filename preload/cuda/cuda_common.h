@@ -94,4 +94,16 @@ void pi_cuda_emit_launch(unsigned api, unsigned kind, unsigned bits, uint64_t co
 void pi_cuda_emit_sync(unsigned api, unsigned kind, unsigned bits, const void *handle,
                        uint64_t start, int failed);
 
+/* pi_cuda_block_begin - the calling thread is about to block in CUDA call @api (a
+ * synchronisation of @kind, or a copy of @kind that waits) since @start: kept as its wait in
+ * flight until pi_wait_end, so a rank whose GPU waits for a collective's missing peers says
+ * where. A stream's wait for an event queues, never blocks: nothing kept. */
+static inline void pi_cuda_block_begin(unsigned api, unsigned kind,
+                                       const void *handle, uint64_t start)
+{
+    if (api != PI_CUDA_API_cudaStreamWaitEvent)
+        pi_wait_begin(PI_IN_FLIGHT_GPU_CALL(PI_CUDA_FLAGS(api, kind, 0)),
+                      (uint64_t)(uintptr_t)handle, start);
+}
+
 #endif

@@ -40,14 +40,17 @@ static unsigned pinned_bits(unsigned kind, const void *dst, const void *src)
                pi_cuda_emit_copy(api, kind_value, bits_value, bytes, corr, stream, start, end,    \
                                  r != cudaSuccess))
 
+/* a copy that waits for the device: kept as the thread's wait while it blocks */
 #define MEMCPY_HOOK(name, api, per_thread)                                                        \
     PI_EXPORT cudaError_t name(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) \
     {                                                                                             \
         typedef cudaError_t (*fn)(void *, const void *, size_t, enum cudaMemcpyKind);             \
         RUNTIME_REAL(fn, name);                                                                   \
         unsigned k = copy_kind(kind);                                                             \
-        TIMED_COPY(api, k, pinned_bits(k, dst, src), count, NULL, per_thread,                     \
-                   name##_real(dst, src, count, kind));                                           \
+        TIMED_CALL(NULL, per_thread, pi_cuda_block_begin(api, k, NULL, start),                    \
+                   name##_real(dst, src, count, kind),                                            \
+                   (pi_wait_end(), pi_cuda_emit_copy(api, k, pinned_bits(k, dst, src), count,     \
+                                                     corr, NULL, start, end, r != cudaSuccess))); \
     }
 
 #define MEMCPY_ASYNC_HOOK(name, api, per_thread)                                                  \

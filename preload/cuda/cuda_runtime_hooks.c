@@ -259,9 +259,11 @@ GRAPH_HOOK(cudaGraphLaunch_ptsz, 1)
         if (!pi_hook_active())                                                                    \
             return name##_real args;                                                              \
         uint64_t start = pi_clock_ticks();                                                        \
+        pi_cuda_block_begin(api, kind, handle, start);                                            \
         ENTER();                                                                                  \
         cudaError_t r = name##_real args;                                                         \
         LEAVE();                                                                                  \
+        pi_wait_end();                                                                            \
         pi_cuda_emit_sync(api, kind, 0, handle, start, r != cudaSuccess);                         \
         return r;                                                                                 \
     }

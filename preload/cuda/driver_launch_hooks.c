@@ -27,9 +27,13 @@ static CUresult copy(int id, unsigned api, unsigned kind, int flavour, uint64_t 
     uint64_t corr = CORRELATION();
     if (!nested)
         pi_gpu_timing_start(&pair, stream, flavour, start);
+    if (!async)
+        pi_cuda_block_begin(api, kind, NULL, start);
     /* the ABI passes pointers and device addresses alike in integer registers */
     CUresult r = async ? ((CUresult(*)(uint64_t, uint64_t, size_t, CUstream))fn)(dst, src, bytes, stream)
                        : ((CUresult(*)(uint64_t, uint64_t, size_t))fn)(dst, src, bytes);
+    if (!async)
+        pi_wait_end();
     uint64_t end = pi_clock_ticks();
     if (!nested)
         pi_gpu_timing_finish(&pair, corr, r != CUDA_SUCCESS, end);
@@ -214,9 +218,13 @@ static CUresult sync_call(int id, unsigned api, unsigned kind, int flavour, cons
         return CUDA_ERROR_NOT_INITIALIZED;
     int active = pi_hook_active();
     uint64_t start = active ? pi_clock_ticks() : 0;
-    CUresult r = arity == 0 ? ((CUresult(*)(void))fn)() : ((CUresult(*)(const void *))fn)(handle);
     if (active)
+        pi_cuda_block_begin(api, kind, handle, start);
+    CUresult r = arity == 0 ? ((CUresult(*)(void))fn)() : ((CUresult(*)(const void *))fn)(handle);
+    if (active) {
+        pi_wait_end();
         pi_cuda_emit_sync(api, kind, BITS(), handle, start, r != CUDA_SUCCESS);
+    }
     return r;
 }
 
