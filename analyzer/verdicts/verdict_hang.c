@@ -8,11 +8,18 @@
  * signal ended it (PI_REC_WAIT_IN_FLIGHT): its innermost user line and the
  * Python call it made there. A rank that was not blocked is placed by the
  * last time sample of its main thread.
+ *
+ * NCCL's collectives wait on the device: a waiting rank's host blocks in a
+ * CUDA synchronisation, and the collective is told by its communicator's
+ * call count. The ranks of one communicator (by its unique id's hash) call
+ * its collectives in the same order, so the first call a rank never made
+ * is the one the others wait for.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/gpu/collectives.h"
 #include "analysis/sites/call_sites.h"
 #include "analysis/sites/python_lines.h"
 #include "process_words.h"
@@ -79,21 +86,81 @@ static void rank_list(const struct placed *ranks, const int *in, size_t count, i
     }
 }
 
-/* Where a rank that never came was: what it was blocked in, or where it last ran. */
-static void elsewhere(const struct placed *r, char *out, size_t size)
+/* The NCCL collective the waiting ranks wait for: on communicator @hash, call @seq. */
+struct awaited {
+    uint64_t hash;
+    uint64_t seq;   /* the first call a rank that never came did not make; 0: none known */
+    unsigned func;  /* its function, where a waiting rank's last call was it; 0: not known */
+    int nranks;
+};
+
+/* @p's communicator of @hash that is still its own: the latest made with it */
+static const struct pi_nccl_communicator *communicator(const struct pi_process_info *p,
+                                                       uint64_t hash)
+{
+    const struct pi_collectives *c = p->collectives;
+    const struct pi_nccl_communicator *found = NULL;
+    for (size_t i = 0; c && i < c->comm_count; i++)
+        if (c->comms[i].hash == hash && !c->comms[i].failed)
+            found = &c->comms[i];
+    return found;
+}
+
+/* The communicator on which the waiting ranks (@in[] 1) went furthest past a member that
+ * never came (@in[] 0), into @out: 1, or 0 when none did (no NCCL, or gloo's waits). */
+static int awaited_collective(const struct placed *ranks, const int *in, size_t count,
+                              struct awaited *out)
+{
+    uint64_t widest = 0;
+    for (size_t i = 0; i < count; i++) {
+        const struct pi_collectives *c = in[i] ? ranks[i].p->collectives : NULL;
+        for (size_t k = 0; c && k < c->comm_count; k++) {
+            uint64_t hash = c->comms[k].hash, fewest = UINT64_MAX, most = 0;
+            if (!hash || communicator(ranks[i].p, hash) != &c->comms[k])
+                continue;
+            for (size_t j = 0; j < count; j++) {
+                const struct pi_nccl_communicator *m = communicator(ranks[j].p, hash);
+                if (m && in[j] && m->calls > most)
+                    most = m->calls;
+                else if (m && !in[j] && m->calls < fewest)
+                    fewest = m->calls;
+            }
+            if (fewest == UINT64_MAX || most <= fewest || most - fewest <= widest)
+                continue;
+            widest = most - fewest;
+            *out = (struct awaited){hash, fewest + 1, 0, c->comms[k].nranks};
+            for (size_t j = 0; j < count; j++) {
+                const struct pi_nccl_communicator *m = communicator(ranks[j].p, hash);
+                if (m && in[j] && m->calls == out->seq)
+                    out->func = m->last_func;
+            }
+        }
+    }
+    return widest > 0;
+}
+
+/* Where a rank that never came was: what it was blocked in, or where it last ran; with the
+ * last call it made on @nccl's communicator (NULL: none known). */
+static void elsewhere(const struct placed *r, const struct awaited *nccl, char *out, size_t size)
 {
     const struct pi_python_lines *lines = r->p->python_lines;
+    const struct pi_nccl_communicator *m = nccl ? communicator(r->p, nccl->hash) : NULL;
+    char last[80] = "";
+    if (m)
+        snprintf(last, sizeof(last), ", whose last call on that communicator was #%" PRIu64 ",",
+                 m->calls);
     if (r->blocked) {
         char what[600];
         pi_blocked_words(r->blocked, what, sizeof(what));
-        snprintf(out, size, "Rank %ld (pid %d) was in %s, for %.2f s", r->p->rank,
-                 r->p->header.pid, what, (double)r->blocked->for_ns / 1e9);
+        snprintf(out, size, "Rank %ld (pid %d)%s was in %s, for %.2f s", r->p->rank,
+                 r->p->header.pid, last, what, (double)r->blocked->for_ns / 1e9);
     } else if (lines && lines->last.file && lines->last.function) {
-        snprintf(out, size, "Rank %ld (pid %d) was running, last seen at %s:%u in %s",
-                 r->p->rank, r->p->header.pid, lines->last.file, lines->last.line,
+        snprintf(out, size, "Rank %ld (pid %d)%s was running, last seen at %s:%u in %s",
+                 r->p->rank, r->p->header.pid, last, lines->last.file, lines->last.line,
                  lines->last.function);
     } else {
-        snprintf(out, size, "Rank %ld (pid %d) was running", r->p->rank, r->p->header.pid);
+        snprintf(out, size, "Rank %ld (pid %d)%s was running", r->p->rank, r->p->header.pid,
+                 last);
     }
 }
 
@@ -143,20 +210,31 @@ static int write_hang(struct placed *ranks, size_t count, struct pi_finding *f)
     if (missing)
         at += (size_t)snprintf(s, size,
                                "%s never came to the call where %s (of %zu) waited %.2f s or more "
-                               "until the job ended, %s",
+                               "until the job ended, in %s",
                                absent, waiting, count, (double)waited / 1e9, what);
     else
         at += (size_t)snprintf(s, size,
-                               "every rank (%zu) waited %.2f s or more until the job ended, %s: "
+                               "every rank (%zu) waited %.2f s or more until the job ended, in %s: "
                                "the rank they wait for is none of the traced ones, or they wait "
                                "for each other",
                                count, (double)waited / 1e9, what);
+    struct awaited nccl;
+    int by_nccl = missing && awaited_collective(ranks, in, count, &nccl);
+    if (by_nccl && at < size) {
+        char call[64];
+        snprintf(call, sizeof(call), "%s%s#%" PRIu64, nccl.func ? pi_nccl_func_name(nccl.func) : "",
+                 nccl.func ? " " : "call ", nccl.seq);
+        at += (size_t)snprintf(s + at, size - at,
+                               ": NCCL %s of communicator %016" PRIx64 " (%d ranks), which "
+                               "they made and %s never did",
+                               call, nccl.hash, nccl.nranks, absent);
+    }
     size_t said = 0;
     for (size_t i = 0; i < count && at < size && said < RANKS_NAMED; i++) {
         if (in[i])
             continue;
         char where[900];
-        elsewhere(&ranks[i], where, sizeof(where));
+        elsewhere(&ranks[i], by_nccl ? &nccl : NULL, where, sizeof(where));
         at += (size_t)snprintf(s + at, size - at, "%s%s", said++ ? "; " : ". ", where);
     }
     char printable[sizeof(f->summary)];
@@ -174,6 +252,14 @@ static int write_hang(struct placed *ranks, size_t count, struct pi_finding *f)
     if (missing)
         pi_finding_evidence(f, "first_missing_rank", (double)first_missing, "");
     pi_finding_evidence(f, "waited_s", (double)waited / 1e9, "s");
+    if (by_nccl) {
+        /* the lowest missing rank of the communicator: how far it came */
+        const struct pi_nccl_communicator *m = NULL;
+        for (size_t i = 0; i < count && !m; i++)
+            m = in[i] ? NULL : communicator(ranks[i].p, nccl.hash);
+        pi_finding_evidence(f, "collective_seq", (double)nccl.seq, "");
+        pi_finding_evidence(f, "missing_rank_last_seq", (double)m->calls, "");
+    }
     return 1;
 }
 

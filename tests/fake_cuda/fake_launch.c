@@ -31,7 +31,7 @@ static CUresult copy(void *dst, const void *src, size_t bytes, CUstream stream, 
 {
     struct fake_stream *s = fake_stream_of(stream);
     if (!async)
-        fake_sleep_until(fake_device_end());
+        fake_stream_wait(NULL);
     uint64_t duration = (uint64_t)(bytes / FAKE_COPY_BYTES_PER_NS) + 1000;
     uint64_t end = fake_enqueue(s, duration);
     fake_gpu_work(FAKE_WORK_COPY, end - duration, end, NULL, stream);
@@ -105,7 +105,7 @@ EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context
 static CUresult set(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream, int async)
 {
     if (!async)
-        fake_sleep_until(fake_device_end());
+        fake_stream_wait(NULL);
     uint64_t end = fake_enqueue(fake_stream_of(stream), 1000);
     fake_gpu_work(FAKE_WORK_SET, end - 1000, end, NULL, stream);
     memset((void *)dst, value, n);
@@ -152,13 +152,13 @@ static CUresult stream_destroy(CUstream stream)
 
 static CUresult stream_synchronize(CUstream stream)
 {
-    fake_sleep_until(fake_stream_end(fake_stream_of(stream)));
+    fake_stream_wait(fake_stream_of(stream));
     return CUDA_SUCCESS;
 }
 
 static CUresult ctx_synchronize(void)
 {
-    fake_sleep_until(fake_device_end());
+    fake_stream_wait(NULL);
     return CUDA_SUCCESS;
 }
 
@@ -212,7 +212,7 @@ static CUresult stream_wait_event(CUstream stream, CUevent event, unsigned int f
     (void)flags;
     struct fake_event *e = (struct fake_event *)event;
     uint64_t now = fake_now_ns();
-    if (e->at > now)
+    if (e->at > now && e->at != FAKE_NEVER) /* behind a closed gate: not followed */
         fake_enqueue(fake_stream_of(stream), e->at - now);
     return CUDA_SUCCESS;
 }
@@ -377,7 +377,7 @@ static CUresult launch(CUfunction f, CUstream stream, void **params)
     if (!f)
         return CUDA_ERROR_INVALID_HANDLE;
     uint64_t duration = kernel_duration(params);
-    uint64_t end = fake_enqueue(fake_stream_of(stream), duration);
+    uint64_t end = fake_enqueue_kernel(fake_stream_of(stream), duration);
     fake_gpu_work(FAKE_WORK_KERNEL, end - duration, end, ((struct fake_function *)f)->name, stream);
     return CUDA_SUCCESS;
 }

@@ -3,13 +3,25 @@
  * the nvidia-nccl-cu13 wheel, with the entries the profiler hooks and the
  * queries it makes. Communicators live in this process only: every rank of
  * one is the caller. Device work follows fake_nccl.h.
+ *
+ * With FAKE_NCCL_RENDEZVOUS=DIR, a communicator made by ncclCommInitRank
+ * spans processes: DIR/<unique id> holds each rank's count of calls made
+ * on it (its sequence number, the truth a test reads back), and a call's
+ * kernel does not start until every rank made that call, as NCCL's waits
+ * on the device for its peers: a rank that never comes leaves the others
+ * blocked in their next synchronisation.
  */
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <nccl.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fake_nccl.h"
@@ -22,7 +34,74 @@ void __cudaRegisterFunction(void **, const char *, char *, const char *, int, ui
 
 struct ncclComm {
     int rank, nranks;
+    _Atomic uint64_t *made; /* FAKE_NCCL_RENDEZVOUS: each rank's calls on it; NULL: none */
+    uint64_t seq;           /* this rank's calls on it */
 };
+
+/* ---- rendezvous: a call's kernel waits until every rank made the call ---- */
+
+struct arrival {
+    struct ncclComm *comm;
+    uint64_t seq;
+};
+
+static int everyone_came(void *arg)
+{
+    const struct arrival *a = arg;
+    for (int i = 0; i < a->comm->nranks; i++)
+        if (atomic_load(&a->comm->made[i]) < a->seq)
+            return 0;
+    return 1;
+}
+
+/* DIR/<the unique id in hex>: one count a rank, shared by the processes of the ranks */
+static _Atomic uint64_t *rendezvous(const ncclUniqueId *id, int nranks)
+{
+    const char *dir = getenv("FAKE_NCCL_RENDEZVOUS");
+    if (!dir || !id)
+        return NULL;
+    char path[4096];
+    int at = snprintf(path, sizeof(path), "%s/", dir);
+    for (int i = 0; i < 16 && at < (int)sizeof(path) - 3; i++)
+        at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", (unsigned char)id->internal[i]);
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    size_t size = (size_t)nranks * sizeof(uint64_t);
+    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return map == MAP_FAILED ? NULL : map;
+}
+
+/* The calling thread's next kernel waits for every rank of @comm to have made call @seq. */
+static void gate_next_kernel(struct ncclComm *comm, uint64_t seq)
+{
+    static void (*gate)(int (*)(void *), void *);
+    if (!gate) {
+        void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        gate = driver ? (void (*)(int (*)(void *), void *))dlsym(driver, "fake_gate_next_kernel")
+                      : NULL;
+    }
+    struct arrival *a = malloc(sizeof(*a)); /* the gate may stay closed for ever: kept */
+    if (!gate || !a) {
+        free(a);
+        return;
+    }
+    *a = (struct arrival){comm, seq};
+    gate(everyone_came, a);
+}
+
+/* @comm's next call made: counted where the other ranks see it */
+static uint64_t arrive(struct ncclComm *comm)
+{
+    if (!comm->made)
+        return 0;
+    atomic_store(&comm->made[comm->rank], ++comm->seq);
+    return comm->seq;
+}
 
 enum { K_ALL_REDUCE, K_BROADCAST, K_REDUCE, K_ALL_GATHER, K_REDUCE_SCATTER, K_SEND_RECV, K_COUNT };
 static const char *const kernel_names[K_COUNT] = {
@@ -60,6 +139,8 @@ static ncclResult_t launch(int kernel, unsigned long long ns, cudaStream_t strea
 static __thread int group_depth, group_kernel = -1;
 static __thread unsigned long long group_ns;
 static __thread cudaStream_t group_stream;
+static __thread struct ncclComm *group_comm; /* the group's last call across processes */
+static __thread uint64_t group_seq;
 
 static ncclResult_t work(int kernel, size_t count, ncclDataType_t datatype, ncclComm_t comm,
                          cudaStream_t stream)
@@ -67,11 +148,19 @@ static ncclResult_t work(int kernel, size_t count, ncclDataType_t datatype, nccl
     if (!comm || !type_size(datatype))
         return ncclInvalidArgument;
     unsigned long long ns = FAKE_NCCL_KERNEL_NS(count * type_size(datatype));
-    if (group_depth == 0)
+    uint64_t seq = arrive(comm);
+    if (group_depth == 0) {
+        if (seq)
+            gate_next_kernel(comm, seq);
         return launch(kernel, ns, stream);
+    }
     if (group_kernel < 0) {
         group_kernel = kernel;
         group_stream = stream;
+    }
+    if (seq) {
+        group_comm = comm;
+        group_seq = seq;
     }
     group_ns += ns;
     return ncclSuccess;
@@ -89,9 +178,12 @@ EXPORT ncclResult_t ncclGroupEnd(void)
         return ncclInvalidUsage;
     if (--group_depth > 0 || group_kernel < 0)
         return ncclSuccess;
+    if (group_comm)
+        gate_next_kernel(group_comm, group_seq);
     ncclResult_t r = launch(group_kernel, group_ns, group_stream);
     group_kernel = -1;
     group_ns = 0;
+    group_comm = NULL;
     return r;
 }
 
@@ -189,8 +281,10 @@ static ncclResult_t make(ncclComm_t *comm, int nranks, int rank)
 
 EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
-    (void)id;
-    return make(comm, nranks, rank);
+    ncclResult_t r = make(comm, nranks, rank);
+    if (r == ncclSuccess)
+        (*comm)->made = rendezvous(&id, nranks);
+    return r;
 }
 
 EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
@@ -255,15 +349,22 @@ EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm)
     return comm ? ncclSuccess : ncclInvalidArgument;
 }
 
+/* A communicator across processes is kept: a gate still closed may read it. */
+static void end(ncclComm_t comm)
+{
+    if (comm && !comm->made)
+        free(comm);
+}
+
 EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
-    free(comm);
+    end(comm);
     return ncclSuccess;
 }
 
 EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
-    free(comm);
+    end(comm);
     return ncclSuccess;
 }
 

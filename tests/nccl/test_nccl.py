@@ -5,6 +5,9 @@
   collective table, communicators and NCCL kernels outside any call must
   give back exactly the calls, counts and bytes the program says it made,
   and the GPU time the fake device's rule gives them (fake_nccl.h);
+- three ranks on the fake NCCL across processes (tests/nccl/nccl_ranks.py), one of
+  which skips an all-reduce: the hang verdict must name it, the collective the others
+  wait for by the fake NCCL's own count of each rank's calls, and where each rank is;
 - the real libnccl.so.2 of the nvidia-nccl-cu13 wheel, driven through
   ctypes (dlsym) by the CUDA venv's Python: it answers exactly as without
   the preload, and the trace holds the ncclCommInitRank that fails without
@@ -15,10 +18,13 @@ import collections
 import json
 import os
 import re
+import signal
+import struct
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -232,6 +238,114 @@ def real_libnccl():
                            "['purelib'])"], capture_output=True, text=True).stdout.strip()
     path = os.path.join(site, "nvidia", "nccl", "lib", "libnccl.so.2")
     return (CUDA_PYTHON, path) if os.path.isfile(path) else (None, None)
+
+
+def line_of(path, marker):
+    with open(path) as f:
+        [line] = [n for n, text in enumerate(f, 1) if marker in text]
+    return line
+
+
+class FakeNcclHang(unittest.TestCase):
+    """Three ranks of tests/nccl/nccl_ranks.py on the fake NCCL across processes: at step
+    10 rank 2 skips the all-reduce and stays in its own code; the others' kernels wait for
+    it on the device, and their hosts in cudaStreamSynchronize. Each rank is stopped by
+    SIGTERM once every rank is where it stays. The truth: each rank's own account of where
+    it went, and the fake NCCL's own count of each rank's calls on the communicator."""
+    RANKS, SKIPPING, HANG_STEP = 3, 2, 10
+    PROGRAM = os.path.join(HERE, "nccl_ranks.py")
+
+    @classmethod
+    def setUpClass(cls):
+        work = tempfile.mkdtemp(prefix="pi-nccl-hang-")
+        cls.truth_dir, rendezvous, cls.traces = (os.path.join(work, name) for name in
+                                                 ("truth", "rendezvous", "traces"))
+        for d in (cls.truth_dir, rendezvous):
+            os.mkdir(d)
+        command = [sys.executable, cls.PROGRAM, os.path.join(PROGRAMS, "fake_cuda",
+                                                             "libcudart.so.13"),
+                   os.path.join(PROGRAMS, "fake_nccl", "libnccl.so.2"), "--truth", cls.truth_dir,
+                   f"--skip-rank={cls.SKIPPING}", f"--hang-step={cls.HANG_STEP}"]
+        ranks = []
+        try:
+            for rank in range(cls.RANKS):
+                env = dict(os.environ, LD_PRELOAD=PRELOAD, PROFINJECT_OUTPUT=cls.traces,
+                           FAKE_NCCL_RENDEZVOUS=rendezvous, RANK=str(rank),
+                           LOCAL_RANK=str(rank), WORLD_SIZE=str(cls.RANKS),
+                           MASTER_ADDR="127.0.0.1", MASTER_PORT=str(20000 + os.getpid() % 10000))
+                ranks.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
+                                              stderr=subprocess.PIPE, text=True))
+            deadline = time.monotonic() + 60
+            while len([n for n in os.listdir(cls.truth_dir) if n.endswith(".where")]) < cls.RANKS:
+                assert time.monotonic() < deadline, "the ranks never got where they stay"
+                assert all(r.poll() is None for r in ranks), [r.communicate() for r in ranks]
+                time.sleep(0.05)
+            time.sleep(1.5)  # the others in cudaStreamSynchronize, the skipping one in stuck()
+        finally:
+            for r in ranks:
+                r.send_signal(signal.SIGTERM)
+            cls.ends = [r.communicate(timeout=30) and r.returncode for r in ranks]
+        cls.ranks = {}
+        for rank in range(cls.RANKS):
+            with open(os.path.join(cls.truth_dir, f"rank{rank}.where")) as f:
+                step, where = f.read().split()
+            with open(os.path.join(cls.truth_dir, f"rank{rank}.pid")) as f:
+                cls.ranks[rank] = {"pid": int(f.read()), "step": int(step), "where": where}
+        with open(os.path.join(cls.truth_dir, "unique_id"), "rb") as f:
+            cls.hash = "%016x" % fnv1a(f.read())
+        # the fake NCCL's count of each rank's calls on the communicator, by its unique id
+        [counts] = os.listdir(rendezvous)
+        with open(os.path.join(rendezvous, counts), "rb") as f:
+            cls.made = list(struct.unpack(f"<{cls.RANKS}Q", f.read()))
+        cls.report = report(cls.traces)
+
+    def test_the_job_went_where_it_was_to(self):
+        self.assertEqual(self.ends, [-signal.SIGTERM] * self.RANKS)
+        self.assertEqual({r: (t["step"], t["where"]) for r, t in self.ranks.items()},
+                         {0: (10, "all_reduce"), 1: (10, "all_reduce"), 2: (10, "stuck")})
+        self.assertEqual(self.made, [10, 10, 9])
+
+    def test_the_hang_names_the_rank_that_never_came_and_the_collective(self):
+        hang = self.report["verdict"][0]
+        self.assertEqual(hang["kind"], "hang", hang)
+        waiting = [r for r, count in enumerate(self.made) if count == max(self.made)]
+        [missing] = [r for r, count in enumerate(self.made) if count < max(self.made)]
+        evidence = hang["evidence"]
+        self.assertEqual((evidence["waiting_ranks"], evidence["missing_ranks"],
+                          evidence["first_missing_rank"]), (len(waiting), 1, missing))
+        # the collective waited for: the first call the missing rank never made, by the fake
+        # NCCL's own count, and how far it came
+        self.assertEqual(evidence["collective_seq"], self.made[missing] + 1)
+        self.assertEqual(evidence["missing_rank_last_seq"], self.made[missing])
+        wait_line = line_of(self.PROGRAM, "# the others wait here")
+        stuck_line = line_of(self.PROGRAM, "# stuck here")
+        self.assertEqual(hang["line"], f"{self.PROGRAM}:{wait_line} in main")
+        summary = hang["summary"]
+        self.assertTrue(summary.startswith(f"rank {missing} never came to the call where ranks "
+                                           f"{waiting[0]} and {waiting[1]} (of {self.RANKS}) "
+                                           "waited"), summary)
+        # blocked in the synchronisation, the runtime's or the driver's under it
+        self.assertRegex(summary, r"cu(da)?StreamSynchronize \(waiting for the GPU\) at "
+                         + re.escape(f"{self.PROGRAM}:{wait_line} in main"))
+        self.assertIn(f"NCCL all_reduce #{self.made[missing] + 1} of communicator {self.hash} "
+                      f"({self.RANKS} ranks), which they made and rank {missing} never did",
+                      summary)
+        pid = self.ranks[missing]["pid"]
+        self.assertRegex(summary, rf"Rank {missing} \(pid {pid}\), whose last call on that "
+                         rf"communicator was #{self.made[missing]}, was (in a sleep at "
+                         rf"{re.escape(self.PROGRAM)}:{stuck_line}|running, last seen at "
+                         rf"{re.escape(self.PROGRAM)}:\d+) in stuck")
+
+    def test_each_waiting_rank_says_what_it_was_blocked_in(self):
+        wait_line = line_of(self.PROGRAM, "# the others wait here")
+        by_pid = {p["pid"]: p for p in self.report["processes"]}
+        for rank, truth in self.ranks.items():
+            if truth["where"] != "all_reduce":
+                continue
+            [main] = [b for b in by_pid[truth["pid"]]["end"]["blocked"] if b["tid"] == truth["pid"]]
+            self.assertRegex(main["in"], r"^cu(da)?StreamSynchronize \(waiting for the GPU\)")
+            self.assertEqual(main["line"], f"{self.PROGRAM}:{wait_line} in main")
+            self.assertGreaterEqual(main["for_ns"], 1.5e9, main)
 
 
 class RealNccl(unittest.TestCase):

@@ -329,8 +329,11 @@ static void collective(struct pi_collectives *c, struct state *s, const struct p
         c->calls++;
         c->bytes += bytes;
         c->host_ns += ev->dur_ns;
-        if (m)
+        if (m) {
             m->calls++;
+            m->last_func = func;
+            m->last_ns = ev->ts_ns;
+        }
     }
     uint32_t index = (uint32_t)i;
     if (grouped) {

@@ -33,7 +33,10 @@ struct pi_nccl_communicator {
     int failed;
     uint64_t at_ns, init_ns; /* when it was asked for; host time of the call */
     unsigned end_op;         /* finalize, destroy or abort; 0: none recorded */
-    uint64_t calls;          /* collectives and point-to-point calls on it */
+    uint64_t calls;          /* collectives and point-to-point calls on it: the last one's
+                              * sequence number, as NCCL's own count */
+    unsigned last_func;      /* enum pi_nccl_func of the last call; 0: none */
+    uint64_t last_ns;        /* when the last call was made */
 };
 
 struct pi_nccl_kernel {

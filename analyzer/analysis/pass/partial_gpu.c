@@ -136,6 +136,8 @@ void pi_partial_collectives(struct pi_codec *c, struct pi_collectives **collecti
         pi_codec_u64(c, &m->init_ns);
         pi_codec_uint(c, &m->end_op);
         pi_codec_u64(c, &m->calls);
+        pi_codec_uint(c, &m->last_func);
+        pi_codec_u64(c, &m->last_ns);
     }
     for (size_t i = 0, n = ARRAY(c, k->outside, k->outside_count); i < n; i++) {
         pi_codec_str(c, &k->outside[i].name);
