@@ -14,14 +14,16 @@
 const char *pi_process_role(const struct pi_process_info *p,
                             const struct pi_process_info *training, char *buf, size_t size)
 {
-    if (p == training) /* inference is not training */
-        return p->requests ? "the serving process"
-               : pi_steps_by_batches(p) ? "the inference process"
-                              : "the training process";
+    /* a rank by its rank, the one whose figures the report shows too: among ranks, "the
+     * training process" would not say which */
     if (p->rank >= 0) {
         snprintf(buf, size, "rank %ld", p->rank);
         return buf;
     }
+    if (p == training) /* inference is not training */
+        return p->requests ? "the serving process"
+               : pi_steps_by_batches(p) ? "the inference process"
+                              : "the training process";
     /* a fork child that kept the training process's image: a DataLoader worker or the like */
     if (training && p->header.ppid == training->header.pid && p->command && training->command &&
         strcmp(p->command, training->command) == 0)
