@@ -70,6 +70,7 @@ static const struct setting settings[] = {
     {"PROFINJECT_CONTROL_DIR", TEXT, 0, 0, 0, NULL, 0},
     {PI_RECORD_UNTIL_ENV, NUMBER, 0, UINT64_MAX / 2, 0, NULL, 0},
     {"PROFINJECT_ATTACHED", CHOICE, 0, 0, 0, "0|1", 0},
+    {"PROFINJECT_JOB_ID", TEXT, 0, 0, 0, NULL, 0}, /* kept in the header: groups the ranks */
 #ifdef PI_TEST_KNOBS /* fault injection: the tests' build only (preload/CMakeLists.txt) */
     {"PROFINJECT_TEST_WRITER_STALL_MS", NUMBER, 0, 600000, 0, NULL, 0},
     {"PROFINJECT_TEST_STOP_STALL_MS", NUMBER, 0, 600000, 0, NULL, 0},

@@ -157,11 +157,13 @@ class Run(unittest.TestCase):
 
     def test_wrong_settings_are_told_once_for_the_tree(self):
         # a typo in a name, a value not among the choices, a number that is not one:
-        # each said once, by the first process (sh), not by the two it starts
+        # each said once, by the first process (sh), not by the two it starts; the job id
+        # docs/distributed.md tells users to set is no typo
         run = subprocess.run([LAUNCHER, "run", "-o", tempfile.mkdtemp(), "--", "sh", "-c",
                               "/bin/true; /bin/true"], capture_output=True, text=True,
                              env=dict(os.environ, PROFINJECT_GPU_TIMNG="events",
-                                      PROFINJECT_GPU_TIMING="event", PROFINJECT_PY_TIME_MS="fast"))
+                                      PROFINJECT_GPU_TIMING="event", PROFINJECT_PY_TIME_MS="fast",
+                                      PROFINJECT_JOB_ID="run42"))
         self.assertEqual(run.returncode, 0)
         told = sorted(line for line in run.stderr.splitlines()
                       if not line.startswith(("profinject: traces in", "profinject: analyse",
