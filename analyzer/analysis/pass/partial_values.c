@@ -31,6 +31,14 @@ void pi_partial_histogram(struct pi_codec *c, struct pi_histogram *h)
     }
     if (c->reading && !h->counts)
         h->lo = h->hi = 0;
+    /* every value is in a bucket; and a quantile's position, a double, must convert back to
+     * the count's type (past 2^53 it may round up beyond it) */
+    uint64_t total = 0;
+    int over = 0;
+    for (uint32_t i = 0; c->reading && !c->failed && h->counts && i < h->hi - h->lo; i++)
+        over |= __builtin_add_overflow(total, h->counts[i], &total);
+    if (c->reading && !c->failed && (over || total != h->count || h->count > (1ull << 53)))
+        pi_codec_fail(c, "histogram counts that do not add up");
     pi_codec_int(c, &h->exact);
     pi_codec_int(c, &h->sorted);
     if (ARRAY(c, h->values, h->value_count))
