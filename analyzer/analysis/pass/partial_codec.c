@@ -212,6 +212,13 @@ void pi_codec_str(struct pi_codec *c, char **v)
         *v = read;
 }
 
+void pi_codec_text(struct pi_codec *c, char **v)
+{
+    pi_codec_str(c, v);
+    if (c->reading && !c->failed && !*v)
+        pi_codec_fail(c, "a text that is never absent, absent");
+}
+
 /* Literals the model points at, read back once each and kept: a handful in all. */
 static struct {
     pthread_mutex_t lock;

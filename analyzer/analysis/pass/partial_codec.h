@@ -48,6 +48,9 @@ void pi_codec_chars(struct pi_codec *c, char *v, size_t n);
 
 /* pi_codec_str - a malloc'd string or NULL, which stays NULL */
 void pi_codec_str(struct pi_codec *c, char **v);
+/* pi_codec_text - pi_codec_str of a string the analysis always sets (a reason, a name the
+ * reports print as they find it): a partial without it is refused */
+void pi_codec_text(struct pi_codec *c, char **v);
 
 /* pi_codec_interned - a string the model points at but does not own (a literal such as
  * steps_from's): read back as one kept for the life of the program */

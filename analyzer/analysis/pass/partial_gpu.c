@@ -97,6 +97,9 @@ void pi_partial_gpu_timeline(struct pi_codec *c, struct pi_gpu_timeline **timeli
     struct pi_gpu_timeline *t = *timeline;
     pi_codec_u64(c, &t->origin_ns);
     pi_codec_u64(c, &t->bucket_ns);
+    /* the timeline divides by its bucket, which only ever doubles up to 2^50 ns */
+    if (c->reading && (t->bucket_ns == 0 || t->bucket_ns > (1ull << 51)))
+        pi_codec_fail(c, "a GPU timeline bucket out of range");
     U64S(c, t->busy);
     pi_codec_u64(c, &t->durations);
     pi_codec_u64(c, &t->first_gpu_ns);
@@ -140,7 +143,7 @@ void pi_partial_collectives(struct pi_codec *c, struct pi_collectives **collecti
         pi_codec_u64(c, &m->last_ns);
     }
     for (size_t i = 0, n = ARRAY(c, k->outside, k->outside_count); i < n; i++) {
-        pi_codec_str(c, &k->outside[i].name);
+        pi_codec_text(c, &k->outside[i].name);
         pi_codec_u64(c, &k->outside[i].kernels);
         pi_codec_u64(c, &k->outside[i].gpu_ns);
     }
@@ -175,7 +178,7 @@ void pi_partial_gemm(struct pi_codec *c, struct pi_gemm **gemm_of)
         pi_codec_u64(c, &s->gpu_ns);
     }
     for (size_t i = 0, n = ARRAY(c, g->kernels, g->kernel_count); i < n; i++) {
-        pi_codec_str(c, &g->kernels[i].name);
+        pi_codec_text(c, &g->kernels[i].name);
         pi_codec_double(c, &g->kernels[i].flops);
         pi_codec_u64(c, &g->kernels[i].kernels);
         pi_codec_u64(c, &g->kernels[i].gpu_ns);

@@ -18,7 +18,7 @@ void pi_partial_spans(struct pi_codec *c, struct pi_spans **spans_of)
     struct pi_spans *s = *spans_of;
     for (size_t i = 0, n = ARRAY(c, s->rows, s->count); i < n; i++) {
         struct pi_span_row *r = &s->rows[i];
-        pi_codec_str(c, &r->name);
+        pi_codec_text(c, &r->name);
         pi_codec_uint(c, &r->kind);
         pi_codec_u64(c, &r->count);
         pi_codec_u64(c, &r->total_ns);
@@ -40,8 +40,8 @@ void pi_partial_spans(struct pi_codec *c, struct pi_spans **spans_of)
         pi_codec_uint(c, &note->kind);
         pi_codec_u32(c, &note->name_id);
         pi_codec_u32(c, &note->text_id);
-        pi_codec_str(c, &note->name);
-        pi_codec_str(c, &note->text);
+        pi_codec_text(c, &note->name);
+        pi_codec_text(c, &note->text);
     }
     pi_codec_u64(c, &s->notes_unkept);
     pi_codec_str(c, &s->steps_name);
@@ -176,7 +176,7 @@ void pi_partial_native_time(struct pi_codec *c, struct pi_native_time **native_o
     struct pi_native_time *t = *native_of;
     for (size_t i = 0, n = ARRAY(c, t->operators, t->count); i < n; i++) {
         pi_codec_u32(c, &t->operators[i].tid);
-        pi_codec_str(c, &t->operators[i].name);
+        pi_codec_text(c, &t->operators[i].name);
         pi_codec_u64(c, &t->operators[i].ns);
         pi_codec_u64(c, &t->operators[i].samples);
         pi_codec_u64(c, &t->operators[i].steady_ns);

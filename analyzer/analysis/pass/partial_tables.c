@@ -81,7 +81,7 @@ static void python_sites(struct pi_codec *c, struct pi_python_sites **sites)
         pi_codec_int(c, &s->processes[i].pid);
         pi_codec_uint(c, &s->processes[i].version);
         pi_codec_uint(c, &s->processes[i].mode);
-        pi_codec_str(c, &s->processes[i].reason);
+        pi_codec_text(c, &s->processes[i].reason);
     }
 }
 
@@ -89,7 +89,7 @@ static void call_tree(struct pi_codec *c, struct pi_call_tree *t)
 {
     for (size_t i = 0, n = ARRAY(c, t->nodes, t->count); i < n; i++) {
         struct pi_call_tree_node *node = &t->nodes[i];
-        pi_codec_str(c, &node->label);
+        pi_codec_text(c, &node->label);
         pi_codec_u32(c, &node->parent);
         pi_codec_u32(c, &node->first_child);
         pi_codec_u32(c, &node->next_sibling);
@@ -119,8 +119,8 @@ static void python_time(struct pi_codec *c, struct pi_python_time **time_of)
         pi_codec_u64(c, &p->import_ns);
         for (size_t f = 0, m = ARRAY(c, p->functions, p->function_count); f < m; f++) {
             struct pi_python_function *fn = &p->functions[f];
-            pi_codec_str(c, &fn->file);
-            pi_codec_str(c, &fn->function);
+            pi_codec_text(c, &fn->file);
+            pi_codec_text(c, &fn->function);
             pi_codec_u64(c, &fn->inclusive_ns);
             pi_codec_u64(c, &fn->self_ns);
             pi_codec_u64(c, &fn->work_self_ns);
