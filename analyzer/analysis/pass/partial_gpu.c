@@ -172,6 +172,8 @@ void pi_partial_gemm(struct pi_codec *c, struct pi_gemm **gemm_of)
         pi_codec_u32(c, &s->k);
         pi_codec_u32(c, &s->batch);
         pi_codec_interned(c, &s->dtype);
+        if (c->reading && !c->failed && !s->dtype) /* always one of pi_gemm_dtype's */
+            pi_codec_fail(c, "a matrix product shape without its type");
         pi_codec_u64(c, &s->calls);
         pi_codec_u64(c, &s->kernels);
         pi_codec_u64(c, &s->flops);
