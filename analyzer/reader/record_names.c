@@ -45,18 +45,14 @@ const char *pi_record_kind_name(unsigned kind)
 
 const char *pi_io_op_name(unsigned op)
 {
-#define PI_IO_OP_NAME(NAME, name, traits) [PI_IO_##NAME] = name,
-    static const char *const names[PI_IO_OP_COUNT] = {PI_IO_OPERATIONS(PI_IO_OP_NAME)};
-#undef PI_IO_OP_NAME
-    return op < PI_IO_OP_COUNT && names[op] ? names[op] : "unknown";
+    const char *name = pi_io_op_text(op);
+    return name ? name : "unknown";
 }
 
 const char *pi_cuda_api_name(unsigned api)
 {
-#define PI_CUDA_API_NAME(name) [PI_CUDA_API_##name] = #name,
-    static const char *const names[PI_CUDA_API_COUNT] = {PI_CUDA_APIS(PI_CUDA_API_NAME)};
-#undef PI_CUDA_API_NAME
-    return api < PI_CUDA_API_COUNT && names[api] ? names[api] : "unknown";
+    const char *name = pi_cuda_api_text(api);
+    return name ? name : "unknown";
 }
 
 const char *pi_gpu_copy_kind_name(unsigned kind)

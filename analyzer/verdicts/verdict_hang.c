@@ -89,8 +89,9 @@ static void rank_list(const struct placed *ranks, const int *in, size_t count, i
 /* The NCCL collective the waiting ranks wait for: on communicator @hash, call @seq. */
 struct awaited {
     uint64_t hash;
-    uint64_t seq;   /* the first call a rank that never came did not make; 0: none known */
-    unsigned func;  /* its function, where a waiting rank's last call was it; 0: not known */
+    uint64_t seq;          /* the first call a rank that never came did not make */
+    uint64_t missing_last; /* the last call on it of the first rank (in order) that never came */
+    unsigned func;         /* its function, where a waiting rank's last call was it; 0: not known */
     int nranks;
 };
 
@@ -107,28 +108,32 @@ static const struct pi_nccl_communicator *communicator(const struct pi_process_i
 }
 
 /* The communicator on which the waiting ranks (@in[] 1) went furthest past a member that
- * never came (@in[] 0), into @out: 1, or 0 when none did (no NCCL, or gloo's waits). */
+ * never came (@in[] 0), into @out: 1, or 0 when none did (no NCCL, or gloo's waits). The
+ * communicators looked at are those of the ranks that never came: a few, where the waiting
+ * ones may be thousands. */
 static int awaited_collective(const struct placed *ranks, const int *in, size_t count,
                               struct awaited *out)
 {
     uint64_t widest = 0;
     for (size_t i = 0; i < count; i++) {
-        const struct pi_collectives *c = in[i] ? ranks[i].p->collectives : NULL;
+        const struct pi_collectives *c = in[i] ? NULL : ranks[i].p->collectives;
         for (size_t k = 0; c && k < c->comm_count; k++) {
-            uint64_t hash = c->comms[k].hash, fewest = UINT64_MAX, most = 0;
+            uint64_t hash = c->comms[k].hash, fewest = UINT64_MAX, most = 0, first = UINT64_MAX;
             if (!hash || communicator(ranks[i].p, hash) != &c->comms[k])
                 continue;
             for (size_t j = 0; j < count; j++) {
                 const struct pi_nccl_communicator *m = communicator(ranks[j].p, hash);
                 if (m && in[j] && m->calls > most)
                     most = m->calls;
-                else if (m && !in[j] && m->calls < fewest)
-                    fewest = m->calls;
+                if (m && !in[j]) {
+                    fewest = m->calls < fewest ? m->calls : fewest;
+                    first = first == UINT64_MAX ? m->calls : first;
+                }
             }
-            if (fewest == UINT64_MAX || most <= fewest || most - fewest <= widest)
+            if (most <= fewest || most - fewest <= widest)
                 continue;
             widest = most - fewest;
-            *out = (struct awaited){hash, fewest + 1, 0, c->comms[k].nranks};
+            *out = (struct awaited){hash, fewest + 1, first, 0, c->comms[k].nranks};
             for (size_t j = 0; j < count; j++) {
                 const struct pi_nccl_communicator *m = communicator(ranks[j].p, hash);
                 if (m && in[j] && m->calls == out->seq)
@@ -253,12 +258,8 @@ static int write_hang(struct placed *ranks, size_t count, struct pi_finding *f)
         pi_finding_evidence(f, "first_missing_rank", (double)first_missing, "");
     pi_finding_evidence(f, "waited_s", (double)waited / 1e9, "s");
     if (by_nccl) {
-        /* the lowest missing rank of the communicator: how far it came */
-        const struct pi_nccl_communicator *m = NULL;
-        for (size_t i = 0; i < count && !m; i++)
-            m = in[i] ? NULL : communicator(ranks[i].p, nccl.hash);
         pi_finding_evidence(f, "collective_seq", (double)nccl.seq, "");
-        pi_finding_evidence(f, "missing_rank_last_seq", (double)m->calls, "");
+        pi_finding_evidence(f, "missing_rank_last_seq", (double)nccl.missing_last, "");
     }
     return 1;
 }

@@ -2,7 +2,8 @@
  * in_flight_words.h - what a thread is blocked in, in words, as the
  * library's live answers (`profinject stacks`) and the reports say it:
  * "a condition wait", "a semaphore (a Python lock or queue)", "read on a
- * pipe", "cudaStreamSynchronize (waiting for the GPU)". One definition for both sides of PI_REC_WAIT_IN_FLIGHT.
+ * pipe", "cudaStreamSynchronize (waiting for the GPU)". One definition for
+ * both sides of PI_REC_WAIT_IN_FLIGHT.
  */
 #ifndef PROFINJECT_IN_FLIGHT_WORDS_H
 #define PROFINJECT_IN_FLIGHT_WORDS_H
@@ -18,16 +19,14 @@
 static inline void pi_in_flight_words(uint32_t what, char *out, size_t size)
 {
     if (what & PI_IN_FLIGHT_IO) {
-#define PI_IN_FLIGHT_OP_NAME(NAME, name, traits) [PI_IO_##NAME] = name,
-        static const char *const ops[PI_IO_OP_COUNT] = {PI_IO_OPERATIONS(PI_IN_FLIGHT_OP_NAME)};
-#undef PI_IN_FLIGHT_OP_NAME
         static const char *const classes[PI_FD_CLASS_COUNT] = {
             [PI_FD_FILE] = "file", [PI_FD_PIPE] = "pipe", [PI_FD_SOCKET] = "socket",
             [PI_FD_DEVICE] = "device", [PI_FD_TTY] = "terminal",
         };
         unsigned flags = PI_IN_FLIGHT_IO_FLAGS(what), op = PI_IO_OP(flags);
         unsigned fd_class = PI_IO_CLASS(flags);
-        const char *name = op < PI_IO_OP_COUNT && ops[op] ? ops[op] : "an I/O call";
+        const char *name = pi_io_op_text(op);
+        name = name ? name : "an I/O call";
         if (fd_class < PI_FD_CLASS_COUNT && classes[fd_class])
             snprintf(out, size, "%s on a %s", name, classes[fd_class]);
         else
@@ -35,12 +34,8 @@ static inline void pi_in_flight_words(uint32_t what, char *out, size_t size)
         return;
     }
     if (what & PI_IN_FLIGHT_GPU) {
-#define PI_IN_FLIGHT_API_NAME(name) [PI_CUDA_API_##name] = #name,
-        static const char *const apis[PI_CUDA_API_COUNT] = {PI_CUDA_APIS(PI_IN_FLIGHT_API_NAME)};
-#undef PI_IN_FLIGHT_API_NAME
-        unsigned api = PI_CUDA_API(PI_IN_FLIGHT_GPU_FLAGS(what));
-        snprintf(out, size, "%s (waiting for the GPU)",
-                 api < PI_CUDA_API_COUNT && apis[api] ? apis[api] : "a CUDA call");
+        const char *api = pi_cuda_api_text(PI_CUDA_API(PI_IN_FLIGHT_GPU_FLAGS(what)));
+        snprintf(out, size, "%s (waiting for the GPU)", api ? api : "a CUDA call");
         return;
     }
     static const char *const waits[PI_WAIT_KIND_COUNT] = {

@@ -680,6 +680,15 @@ static inline unsigned pi_io_traits(unsigned op)
     }
 }
 
+/* pi_io_op_text - @op's name ("read", "recv"); NULL for an unknown one */
+static inline const char *pi_io_op_text(unsigned op)
+{
+#define PI_IO_OP_NAME(NAME, name, traits) [PI_IO_##NAME] = name,
+    static const char *const names[PI_IO_OP_COUNT] = {PI_IO_OPERATIONS(PI_IO_OP_NAME)};
+#undef PI_IO_OP_NAME
+    return op < PI_IO_OP_COUNT ? names[op] : NULL;
+}
+
 /* pi_io_moves_bytes - whether a PI_REC_IO of @op has the bytes moved in arg1 */
 static inline int pi_io_moves_bytes(unsigned op)
 {
@@ -741,6 +750,15 @@ static inline int pi_io_is_pipe_receipt(unsigned op, unsigned fd_class)
 #define PI_CUDA_API_ENUM(name) PI_CUDA_API_##name,
 enum pi_cuda_api { PI_CUDA_API_NONE = 0, PI_CUDA_APIS(PI_CUDA_API_ENUM) PI_CUDA_API_COUNT };
 #undef PI_CUDA_API_ENUM
+
+/* pi_cuda_api_text - @api's name ("cudaStreamSynchronize"); NULL for an unknown one */
+static inline const char *pi_cuda_api_text(unsigned api)
+{
+#define PI_CUDA_API_NAME(name) [PI_CUDA_API_##name] = #name,
+    static const char *const names[PI_CUDA_API_COUNT] = {PI_CUDA_APIS(PI_CUDA_API_NAME)};
+#undef PI_CUDA_API_NAME
+    return api < PI_CUDA_API_COUNT ? names[api] : NULL;
+}
 
 /* CUDA record flags: bit 0 failed, 1 driver level, 2 nested in a runtime
  * call (its parent has the same meaning: not counted twice), 3 async,

@@ -332,7 +332,6 @@ static void collective(struct pi_collectives *c, struct state *s, const struct p
         if (m) {
             m->calls++;
             m->last_func = func;
-            m->last_ns = ev->ts_ns;
         }
     }
     uint32_t index = (uint32_t)i;

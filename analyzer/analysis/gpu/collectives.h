@@ -36,7 +36,6 @@ struct pi_nccl_communicator {
     uint64_t calls;          /* collectives and point-to-point calls on it: the last one's
                               * sequence number, as NCCL's own count */
     unsigned last_func;      /* enum pi_nccl_func of the last call; 0: none */
-    uint64_t last_ns;        /* when the last call was made */
 };
 
 struct pi_nccl_kernel {

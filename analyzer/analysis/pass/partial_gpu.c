@@ -140,7 +140,6 @@ void pi_partial_collectives(struct pi_codec *c, struct pi_collectives **collecti
         pi_codec_uint(c, &m->end_op);
         pi_codec_u64(c, &m->calls);
         pi_codec_uint(c, &m->last_func);
-        pi_codec_u64(c, &m->last_ns);
     }
     for (size_t i = 0, n = ARRAY(c, k->outside, k->outside_count); i < n; i++) {
         pi_codec_text(c, &k->outside[i].name);
